@@ -1,0 +1,4 @@
+from mapkit.cli import run
+
+run()
+

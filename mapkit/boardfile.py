@@ -1,0 +1,329 @@
+"""Reading and writing board files: bytes → JSON → JSON Schema → model.
+
+Gate 1 (JSON syntax) and gate 2 (schema) live here; each collects every problem it can before
+reporting. Only when both pass is the model built, so the model code can trust its input.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+from mapkit import model
+from mapkit.errors import ERROR, BoardError, Problem, did_you_mean
+from mapkit.resources import schema_path
+
+MAX_FILE_BYTES = 20 * 1024 * 1024
+
+_JSON_TYPES = {dict: "an object", list: "an array", str: "a string", bool: "a boolean",
+               int: "an integer", float: "a number", type(None): "null"}
+_SCHEMA_TYPES = {"object": "an object", "array": "an array", "string": "a string",
+                 "integer": "an integer", "number": "a number", "boolean": "a boolean", "null": "null"}
+
+
+@lru_cache(maxsize=1)
+def board_schema() -> dict:
+    return json.loads(schema_path().read_text(encoding="utf-8"))
+
+
+@lru_cache(maxsize=1)
+def _validator() -> jsonschema.protocols.Validator:
+    return jsonschema.Draft202012Validator(board_schema())
+
+
+def json_path(parts) -> str:
+    out = "$"
+    for part in parts:
+        out += f"[{part}]" if isinstance(part, int) else f".{part}"
+    return out
+
+
+def _quote(value: Any, limit: int = 60) -> str:
+    if isinstance(value, float) and not math.isfinite(value):
+        return "an infinite number"  # what json reads for a literal like 1e999
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+# ---------------------------------------------------------------- gate 1: bytes and JSON syntax
+
+def read_json(path: Path, source: str) -> tuple[Any, list[Problem]]:
+    """Parse a board file. Returns (data, problems); data is None when there are problems."""
+
+    def problem(code: str, message: str, where: str = "$") -> tuple[None, list[Problem]]:
+        return None, [Problem(ERROR, code, message, json_path=where, source=source)]
+
+    if path.is_dir():
+        return problem("not-a-file", "is a directory, not a board file; give a .json file or a bundled board's name")
+    if not path.exists():
+        return problem("not-found", "no such file; give a board file's path or a bundled board's name (see `mapkit validate --help`)")
+    try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            return problem("too-large", f"file is {size // (1024 * 1024)} MiB; a board file is at most {MAX_FILE_BYTES // (1024 * 1024)} MiB")
+        raw = path.read_bytes()
+    except OSError as exc:
+        return problem("unreadable", f"cannot read the file: {exc.strerror or exc}")
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        return problem("not-json", f"not UTF-8 text (byte {exc.start}); a board file is JSON in UTF-8")
+    if not text.strip():
+        return problem("empty", "the file is empty; a board file is a JSON object (see schemas/board.schema.json)")
+
+    def reject_constant(name: str):
+        raise ValueError(f"{name} is not allowed in a board file")
+
+    try:
+        data = json.loads(text, parse_constant=reject_constant)
+    except json.JSONDecodeError as exc:
+        hint = ""
+        if path.suffix.lower() in (".yaml", ".yml") or text.lstrip()[:1] not in ("{", "["):
+            hint = " (mapkit reads JSON board files; is this YAML or another format?)"
+        return problem("json-syntax", f"invalid JSON: {exc.msg.lower()}{hint}", f"{exc.lineno}:{exc.colno}")
+    except RecursionError:
+        return problem("json-syntax", "invalid JSON: nested too deeply")
+    except ValueError as exc:
+        if "digits" in str(exc):
+            return problem("json-syntax", "a number in the file is too large (over 4300 digits)")
+        return problem("json-syntax", f"invalid JSON: {str(exc).lower()}")
+    return data, []
+
+
+# ---------------------------------------------------------------- gate 2: JSON Schema
+
+def _subject(data: Any, parts: list) -> str:
+    """The designer's name for what a path points into: `route parkrose-pdx`, `station pdx`."""
+    if len(parts) < 2 or not isinstance(data, dict):
+        return ""
+    section, index = parts[0], parts[1]
+    items = data.get(section)
+    if not isinstance(items, list) or not isinstance(index, int) or index >= len(items):
+        if section == "ticket_decks" and len(parts) >= 3 and isinstance(parts[2], int):
+            deck = data.get("ticket_decks", {}).get(index)
+            if isinstance(deck, list) and parts[2] < len(deck) and isinstance(deck[parts[2]], dict):
+                t = deck[parts[2]]
+                return f"ticket {t.get('from', '?')}-{t.get('to', '?')}"
+        return ""
+    item = items[index]
+    if not isinstance(item, dict):
+        return ""
+    if section == "stations":
+        return f"station {item.get('id', index)}"
+    if section == "palette":
+        return f"color {item.get('id', index)}"
+    if section == "routes":
+        if isinstance(item.get("id"), str):
+            return f"route {item['id']}"
+        return f"route {item.get('from', '?')}-{item.get('to', '?')}"
+    return ""
+
+
+def _schema_message(error: jsonschema.ValidationError) -> tuple[str, list]:
+    """A plain message for one schema error, and the path it is best reported at."""
+    parts = list(error.absolute_path)
+    v, value, inst = error.validator, error.validator_value, error.instance
+    if v == "required":
+        missing = error.message.split("'")[1] if "'" in error.message else error.message
+        return f"missing required field '{missing}'", parts
+    if v == "additionalProperties":
+        allowed = list(error.schema.get("properties", {}))
+        extras = [k for k in inst if k not in allowed] if isinstance(inst, dict) else []
+        name = extras[0] if extras else "?"
+        more = f" (and {len(extras) - 1} more)" if len(extras) > 1 else ""
+        return f"unknown field '{name}'{did_you_mean(name, allowed)}{more}", parts + [name]
+    if v == "type":
+        want = value if isinstance(value, str) else value[0]
+        got = _JSON_TYPES.get(type(inst), type(inst).__name__)
+        shown = _quote(inst)
+        return (f"expected {_SCHEMA_TYPES.get(want, want)}, got {shown}" if shown.startswith("an infinite")
+                else f"expected {_SCHEMA_TYPES.get(want, want)}, got {got} {shown}"), parts
+    if v == "enum":
+        choices = ", ".join(f"'{c}'" for c in value)
+        return f"{_quote(inst)} is not one of {choices}{did_you_mean(str(inst), [str(c) for c in value])}", parts
+    if v == "const":
+        if parts == ["schema_version"]:
+            return f"unsupported schema version {_quote(inst)}; this mapkit reads version {value}", parts
+        return f"{_quote(inst)} must be {_quote(value)}", parts
+    if v == "not":
+        return f"{_quote(inst)} is reserved and cannot be used here", parts
+    if v == "pattern":
+        return (f"{_quote(inst)} is not a valid id: use lowercase letters, digits and dashes"
+                f" (like 'pioneer-square')", parts)
+    if v in ("minimum", "exclusiveMinimum"):
+        return f"{_quote(inst)} is too small (the least allowed is {value}{', exclusive' if v.startswith('excl') else ''})", parts
+    if v in ("maximum", "exclusiveMaximum"):
+        return f"{_quote(inst)} is too large (the most allowed is {value})", parts
+    if v == "minLength":
+        return ("must not be empty" if value == 1 else f"{_quote(inst)} is shorter than {value} characters"), parts
+    if v == "maxLength":
+        return f"{_quote(inst, 40)} is longer than {value} characters", parts
+    if v == "minItems":
+        return f"needs at least {value} item{'s' if value != 1 else ''}, has {len(inst)}", parts
+    if v == "maxItems":
+        return f"has {len(inst)} items; at most {value} are allowed", parts
+    if v == "oneOf" and parts and parts[-2:-1] == ["waypoints"] or (v == "oneOf" and "waypoints" in parts):
+        return f"{_quote(inst)} is not a point: give {{\"lat\", \"lon\"}} or {{\"x\", \"y\"}} in mm", parts
+    if v == "pattern" or v == "propertyNames":
+        return f"{_quote(inst)} is not a valid name: use lowercase letters, digits and dashes", parts
+    return error.message[:1].lower() + error.message[1:], parts
+
+
+def schema_problems(data: Any, source: str) -> list[Problem]:
+    problems = []
+    for error in _validator().iter_errors(data):
+        message, parts = _schema_message(error)
+        problems.append(Problem(ERROR, "schema", message, json_path=json_path(parts),
+                                subject=_subject(data, parts), source=source))
+    return problems
+
+
+# ---------------------------------------------------------------- the model
+
+def _point(raw: dict) -> model.Point:
+    if "x" in raw:
+        return model.Point(x=float(raw["x"]), y=float(raw["y"]))
+    return model.Point(lat=float(raw["lat"]), lon=float(raw["lon"]))
+
+
+def default_route_ids(routes: list[dict]) -> list[str]:
+    """Route ids: the file's own, or `<from>-<to>`, with `#1`, `#2` for the tracks of a double."""
+    ids, seen_in_group = [], {}
+    for raw in routes:
+        if "id" in raw:
+            ids.append(raw["id"])
+            continue
+        base = f"{raw['from']}-{raw['to']}"
+        if "double" in raw:
+            n = seen_in_group.get(raw["double"], 0) + 1
+            seen_in_group[raw["double"]] = n
+            ids.append(f"{base}#{n}")
+        else:
+            ids.append(base)
+    return ids
+
+
+def build_board(data: dict, source: str = "") -> model.Board:
+    """The model of a schema-valid board file."""
+    palette = tuple(
+        model.Color(
+            id=c["id"], name=c["name"], hex=c["hex"], kind=c["kind"], symbol=c.get("symbol"),
+            cards=model.CardConstraint(**c.get("cards", {})), json_path=f"$.palette[{i}]",
+        )
+        for i, c in enumerate(data["palette"])
+    )
+    kinds = {c.id: c.kind for c in palette}
+    gray = data.get("gray", {})
+    gray_kind = gray.get("kind", "rail")
+    stations = tuple(
+        model.Station(
+            id=s["id"], name=s["name"], lat=float(s["lat"]), lon=float(s["lon"]),
+            board=_point(s["board"]) if "board" in s else None, label=s.get("label"),
+            hub=bool(s.get("hub", False)), json_path=f"$.stations[{i}]",
+        )
+        for i, s in enumerate(data["stations"])
+    )
+    route_ids = default_route_ids(data["routes"])
+    routes = tuple(
+        model.Route(
+            id=route_ids[i], a=r["from"], b=r["to"], color=r["color"], length=r["length"],
+            kind=r.get("kind") or (gray_kind if r["color"] == model.GRAY else kinds.get(r["color"], gray_kind)),
+            double=r.get("double"), line=r.get("line"),
+            bonus=model.Bonus(**r["bonus"]) if "bonus" in r else None,
+            waypoints=tuple(_point(w) for w in r.get("waypoints", [])),
+            overpass=bool(r.get("overpass", False)), json_path=f"$.routes[{i}]",
+        )
+        for i, r in enumerate(data["routes"])
+    )
+    deck = None
+    if "deck" in data:
+        d = data["deck"]
+        deck = model.Deck(total=d["total"], wild=d["wild"], counts=dict(d["counts"]))
+    ticket_decks = {
+        name: tuple(
+            model.Ticket(a=t["from"], b=t["to"], points=t["points"], transit_points=t.get("transit_points"),
+                         json_path=f"$.ticket_decks.{name}[{i}]")
+            for i, t in enumerate(tickets)
+        )
+        for name, tickets in data.get("ticket_decks", {}).items()
+    }
+    rules = data.get("rules", {})
+    return model.Board(
+        id=data["id"], name=data["name"], palette=palette,
+        wild=model.Wild(name=data["wild"]["name"], hex=data["wild"].get("hex", "#c0c0c0")),
+        stations=stations, routes=routes,
+        route_points=tuple(data.get("route_points", model.STANDARD_ROUTE_POINTS)),
+        physical=model.Physical(**{k: float(v) for k, v in data.get("physical", {}).items()}),
+        rules=model.RulesRef(preset=rules.get("preset", "standard"), overrides=dict(rules.get("overrides", {}))),
+        gray_name=gray.get("name", "Gray (any one color)"), gray_kind=gray_kind,
+        version=data.get("version", ""), credits=data.get("credits", ""), disclaimer=data.get("disclaimer", ""),
+        deck=deck, ticket_decks=ticket_decks, source=source,
+    )
+
+
+def parse_board(path: Path, source: str | None = None) -> tuple[model.Board | None, Any, list[Problem]]:
+    """Gates 1 and 2. Returns (board, raw data, problems); board is None when a gate failed."""
+    source = source if source is not None else str(path)
+    data, problems = read_json(path, source)
+    if problems:
+        return None, None, problems
+    problems = schema_problems(data, source)
+    if problems:
+        return None, data, problems
+    return build_board(data, source), data, []
+
+
+def load_board(path: Path, source: str | None = None) -> model.Board:
+    """The board in a file, or BoardError with every syntax or schema problem."""
+    board, _, problems = parse_board(path, source)
+    if board is None:
+        raise BoardError(source or str(path), problems)
+    return board
+
+
+# ---------------------------------------------------------------- writing
+
+def dump_board_json(data: dict) -> str:
+    """Board JSON in mapkit's stable layout: 2-space indent, one station, route or ticket a line.
+
+    Key order is the caller's (a loaded file keeps its own order), so rewriting a file that was
+    written this way changes only what the caller changed.
+    """
+    def compact(value: Any) -> str:
+        return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+
+    def emit(value: Any, indent: int, one_line_items: bool) -> str:
+        pad = "  " * indent
+        if isinstance(value, dict) and value:
+            inner = []
+            for key, item in value.items():
+                line_items = key in ("stations", "routes", "palette") or (indent == 1 and one_line_items)
+                inner.append(f'{pad}  {json.dumps(key, ensure_ascii=False)}: {emit(item, indent + 1, line_items)}')
+            return "{\n" + ",\n".join(inner) + f"\n{pad}}}"
+        if isinstance(value, list) and value and one_line_items:
+            return "[\n" + ",\n".join(f"{pad}  {compact(v)}" for v in value) + f"\n{pad}]"
+        if isinstance(value, list) and value and any(isinstance(v, (dict, list)) for v in value):
+            return "[\n" + ",\n".join(f"{pad}  {emit(v, indent + 1, False)}" for v in value) + f"\n{pad}]"
+        return compact(value)
+
+    def top(value: dict) -> str:
+        inner = []
+        for key, item in value.items():
+            if key == "ticket_decks" and isinstance(item, dict):
+                decks = [f'    {json.dumps(k)}: {emit(v, 2, True)}' for k, v in item.items()]
+                text = "{\n" + ",\n".join(decks) + "\n  }" if decks else "{}"
+            else:
+                text = emit(item, 1, key in ("stations", "routes", "palette"))
+            inner.append(f"  {json.dumps(key, ensure_ascii=False)}: {text}")
+        return "{\n" + ",\n".join(inner) + "\n}\n"
+
+    return top(data)
+

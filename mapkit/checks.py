@@ -1,0 +1,349 @@
+"""Gate 3: semantic, graph, geometry and capacity checks of a schema-valid board.
+
+One small function per rule, each yielding Problems with a stable code. `problems(board)` runs
+them all; `is_valid(board)` is the yes/no. Codes and severities are listed in docs/board-format.md
+and in the README.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from typing import Callable, Iterator
+
+from mapkit.errors import ERROR, WARNING, Problem, did_you_mean, sort_problems
+from mapkit.graph import components
+from mapkit.model import GRAY, Board
+
+Check = Callable[[Board], Iterator[Problem]]
+CAPACITY_WARN_RATIO = 1.25  # spaces per train at the largest player count; the standard map has ~1.4
+
+
+def _p(board: Board, severity: str, code: str, message: str, path: str, subject: str = "") -> Problem:
+    return Problem(severity, code, message, json_path=path, subject=subject, source=board.source)
+
+
+def _station_ref(board: Board, value: str, path: str, subject: str) -> Iterator[Problem]:
+    ids = {s.id for s in board.stations}
+    if value in ids:
+        return
+    by_name = {s.name.lower(): s.id for s in board.stations}
+    if value.lower() in by_name:
+        hint = f" (use the station's id '{by_name[value.lower()]}', not its name)"
+    else:
+        hint = did_you_mean(value, ids)
+    yield _p(board, ERROR, "unknown-station", f"unknown station '{value}'{hint}", path, subject)
+
+
+# ------------------------------------------------------------------ ids, names, references
+
+def check_duplicates(board: Board) -> Iterator[Problem]:
+    for what, items, key in (
+        ("station id", board.stations, lambda s: s.id),
+        ("station name", board.stations, lambda s: s.name.strip().lower()),
+        ("color id", board.palette, lambda c: c.id),
+    ):
+        first = {}
+        for item in items:
+            k = key(item)
+            if k in first:
+                code = "duplicate-name" if what == "station name" else "duplicate-id"
+                shown = item.name if what == "station name" else k
+                path = item.json_path + (".name" if what == "station name" else ".id")
+                noun = "station" if what.startswith("station") else "color"
+                yield _p(board, ERROR, code, f"duplicate {what} '{shown}' (first at {first[k]})", path, f"{noun} {item.id}")
+            else:
+                first[k] = item.json_path
+    seen = {}
+    for r in board.routes:
+        if r.id in seen:
+            yield _p(board, ERROR, "duplicate-id",
+                     f"duplicate route id '{r.id}' (first at {seen[r.id]}); give one of them an explicit \"id\"",
+                     r.json_path, f"route {r.id}")
+        else:
+            seen[r.id] = r.json_path
+
+
+def check_route_references(board: Board) -> Iterator[Problem]:
+    colors = {c.id for c in board.palette}
+    for r in board.routes:
+        subject = f"route {r.id}"
+        yield from _station_ref(board, r.a, r.json_path + ".from", subject)
+        yield from _station_ref(board, r.b, r.json_path + ".to", subject)
+        if r.a == r.b:
+            yield _p(board, ERROR, "self-loop", f"route joins station '{r.a}' to itself", r.json_path, subject)
+        if r.color != GRAY and r.color not in colors:
+            yield _p(board, ERROR, "unknown-color",
+                     f"unknown color '{r.color}'{did_you_mean(r.color, colors | {GRAY})}; "
+                     f"use a palette color id or 'gray'", r.json_path + ".color", subject)
+        if r.length > len(board.route_points):
+            yield _p(board, ERROR, "length-not-scored",
+                     f"length {r.length} is past the route scoring table, which stops at {len(board.route_points)};"
+                     f" extend \"route_points\"", r.json_path + ".length", subject)
+
+
+def check_doubles(board: Board) -> Iterator[Problem]:
+    groups = defaultdict(list)
+    for r in board.routes:
+        if r.double:
+            groups[r.double].append(r)
+    for name, members in groups.items():
+        first = members[0]
+        subject = f"double {name}"
+        if len(members) != 2:
+            yield _p(board, ERROR, "bad-double",
+                     f"double route '{name}' has {len(members)} track{'s' if len(members) != 1 else ''}; a double route is exactly two",
+                     first.json_path + ".double", subject)
+            continue
+        other = members[1]
+        if other.ends != first.ends:
+            yield _p(board, ERROR, "bad-double",
+                     f"tracks of double route '{name}' join different stations ({first.a}-{first.b} and {other.a}-{other.b})",
+                     other.json_path, subject)
+        if other.length != first.length:
+            yield _p(board, ERROR, "bad-double",
+                     f"tracks of double route '{name}' differ in length ({first.length} and {other.length})",
+                     other.json_path + ".length", subject)
+    by_ends = defaultdict(list)
+    for r in board.routes:
+        by_ends[r.ends].append(r)
+    for ends, members in by_ends.items():
+        undeclared = [r for r in members if not r.double]
+        if len(members) > 1 and undeclared:
+            r = undeclared[-1]
+            yield _p(board, WARNING, "undeclared-double",
+                     f"{len(members)} routes join {' and '.join(sorted(ends))}; mark parallel tracks with the same \"double\" group",
+                     r.json_path, f"route {r.id}")
+
+
+def check_palette_use(board: Board) -> Iterator[Problem]:
+    used = {r.color for r in board.routes}
+    for c in board.palette:
+        if c.id not in used:
+            yield _p(board, WARNING, "unused-color", f"no route has color '{c.id}' ({c.name})", c.json_path, f"color {c.id}")
+
+
+def check_connectivity(board: Board) -> Iterator[Problem]:
+    touched = {r.a for r in board.routes} | {r.b for r in board.routes}
+    for s in board.stations:
+        if s.id not in touched:
+            yield _p(board, WARNING, "isolated-station", f"station '{s.name}' has no route", s.json_path, f"station {s.id}")
+    comps = [c for c in components(board) if len(c) > 1 or next(iter(c)) in touched]
+    if len(comps) > 1:
+        main = comps[0]
+        for comp in comps[1:]:
+            names = sorted(comp)
+            shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+            first = min((s for s in board.stations if s.id in comp), key=lambda s: s.json_path)
+            yield _p(board, ERROR, "disconnected",
+                     f"stations {shown} are not connected to the main network ({len(main)} stations)",
+                     first.json_path, f"station {first.id}")
+
+
+def check_bonuses(board: Board) -> Iterator[Problem]:
+    for r in board.routes:
+        if r.bonus and r.double:
+            yield _p(board, WARNING, "bonus-on-double",
+                     f"bonus '{r.bonus.name}' is on a track of double route '{r.double}'; both tracks would score it",
+                     r.json_path + ".bonus", f"route {r.id}")
+
+
+# ------------------------------------------------------------------ tickets and deck
+
+def check_tickets(board: Board) -> Iterator[Problem]:
+    comp_of = {}
+    for i, comp in enumerate(components(board)):
+        for sid in comp:
+            comp_of[sid] = i
+    ids = {s.id for s in board.stations}
+    for deck_name, tickets in board.ticket_decks.items():
+        seen = {}
+        for t in tickets:
+            subject = f"ticket {t.a}-{t.b}"
+            bad = list(_station_ref(board, t.a, t.json_path + ".from", subject))
+            bad += list(_station_ref(board, t.b, t.json_path + ".to", subject))
+            yield from bad
+            if bad:
+                continue
+            if t.a == t.b:
+                yield _p(board, ERROR, "ticket-self", f"ticket joins station '{t.a}' to itself", t.json_path, subject)
+            elif t.a in ids and comp_of.get(t.a) != comp_of.get(t.b):
+                yield _p(board, ERROR, "ticket-unreachable",
+                         f"no routes connect '{t.a}' and '{t.b}', so this ticket can never be completed", t.json_path, subject)
+            key = frozenset((t.a, t.b))
+            if key in seen:
+                yield _p(board, WARNING, "duplicate-ticket",
+                         f"deck '{deck_name}' has this pair twice (first at {seen[key]})", t.json_path, subject)
+            else:
+                seen[key] = t.json_path
+
+
+def check_deck(board: Board) -> Iterator[Problem]:
+    deck = board.deck
+    if deck is None:
+        return
+    colors = {c.id: c for c in board.palette}
+    counted = sum(deck.counts.values()) + deck.wild
+    if counted != deck.total:
+        yield _p(board, ERROR, "deck-total",
+                 f"deck total is {deck.total} but its counts ({sum(deck.counts.values())}) and wild cards ({deck.wild}) make {counted}",
+                 "$.deck.total", "deck")
+    for cid, n in deck.counts.items():
+        if cid not in colors:
+            yield _p(board, ERROR, "unknown-color", f"deck counts unknown color '{cid}'{did_you_mean(cid, colors)}",
+                     f"$.deck.counts.{cid}", "deck")
+    longest = Counter()
+    for r in board.routes:
+        longest[r.color] = max(longest[r.color], r.length)
+    for cid, c in colors.items():
+        n = deck.counts.get(cid, 0)
+        path, subject = f"$.deck.counts.{cid}", f"color {cid}"
+        if n == 0 and longest[cid] and deck.wild == 0:
+            yield _p(board, ERROR, "deck-missing-color", f"routes of color '{cid}' exist but the deck has no card for it", path, subject)
+        k = c.cards
+        if k.fixed is not None and n != k.fixed:
+            yield _p(board, ERROR, "deck-constraint", f"deck has {n} '{cid}' cards; the palette fixes {k.fixed}", path, subject)
+        if k.min is not None and n < k.min:
+            yield _p(board, ERROR, "deck-constraint", f"deck has {n} '{cid}' cards; the palette asks for at least {k.min}", path, subject)
+        if k.max is not None and n > k.max:
+            yield _p(board, ERROR, "deck-constraint", f"deck has {n} '{cid}' cards; the palette allows at most {k.max}", path, subject)
+        if k.below_longest_route and longest[cid] and n >= longest[cid]:
+            yield _p(board, ERROR, "deck-constraint",
+                     f"deck has {n} '{cid}' cards; the palette wants fewer than its longest route's {longest[cid]} spaces",
+                     path, subject)
+
+
+def check_rules(board: Board) -> Iterator[Problem]:
+    from mapkit.sim.rules import PRESETS, override_problems
+
+    if board.rules.preset not in PRESETS:
+        yield _p(board, ERROR, "unknown-preset",
+                 f"unknown ruleset preset '{board.rules.preset}'{did_you_mean(board.rules.preset, PRESETS)};"
+                 f" presets: {', '.join(sorted(PRESETS))}", "$.rules.preset", "rules")
+    for key, message in override_problems(board.rules.overrides):
+        yield _p(board, ERROR, "unknown-rule", message, f"$.rules.overrides.{key}", "rules")
+
+
+def capacity(board: Board) -> list[dict]:
+    """Spaces per train for each player count of the board's ruleset.
+
+    Below the ruleset's double-route player count only one track of each double can be claimed,
+    so those games count one track per double.
+    """
+    from mapkit.sim.rules import board_rules
+
+    rules = board_rules(board.rules.preset, board.rules.overrides)
+    seen, second_tracks = set(), 0
+    for r in board.routes:
+        if r.double:
+            if r.double in seen:
+                second_tracks += r.length
+            seen.add(r.double)
+    total = board.total_spaces
+    rows = []
+    for players in range(rules.min_players, rules.max_players + 1):
+        usable = total - (second_tracks if players < rules.double_routes_min_players else 0)
+        trains = rules.trains_for(players) * players
+        rows.append({"players": players, "spaces": usable, "trains": trains, "ratio": round(usable / trains, 3)})
+    return rows
+
+
+def check_capacity(board: Board) -> Iterator[Problem]:
+    rows = capacity(board)
+    short = [row for row in rows if row["ratio"] < 1.0]
+    if short:
+        worst = min(short, key=lambda row: row["ratio"])
+        counts = ", ".join(str(row["players"]) for row in short)
+        yield _p(board, ERROR, "capacity",
+                 f"too few spaces for {counts} players: {worst['players']} players have {worst['trains']} trains"
+                 f" but only {worst['spaces']} spaces they can use; add routes or lower the trains per player",
+                 "$.routes", "board")
+    elif rows and rows[-1]["ratio"] < CAPACITY_WARN_RATIO:
+        row = rows[-1]
+        yield _p(board, WARNING, "capacity",
+                 f"{row['players']} players have {row['trains']} trains for {row['spaces']} spaces "
+                 f"({row['ratio']:.2f} per train; aim for {CAPACITY_WARN_RATIO} or more, the standard map has about 1.4)",
+                 "$.routes", "board")
+
+
+# ------------------------------------------------------------------ geometry
+
+def check_geometry(board: Board) -> Iterator[Problem]:
+    from mapkit.geometry import Layout
+
+    known = {s.id for s in board.stations}
+    if any(r.a not in known or r.b not in known for r in board.routes):
+        return  # reference errors first; geometry of a half-defined board says nothing useful
+    layout = Layout(board)
+    stations = {s.id: s for s in board.stations}
+    routes = {r.id: r for r in board.routes}
+    r_mm = board.physical.station_radius_mm
+    for a, b, dist in layout.station_overlaps():
+        s = stations[b]
+        yield _p(board, ERROR, "station-overlap",
+                 f"marker overlaps station '{a}' ({dist:.1f} mm apart; keep at least {2 * r_mm + 3:.0f} mm)",
+                 s.json_path, f"station {b}")
+    for sid in layout.stations_off_board():
+        s = stations[sid]
+        yield _p(board, ERROR, "off-board", "marker is outside the board's playing area (the board less its margin)",
+                 s.json_path, f"station {sid}")
+    for rid in layout.routes_off_board():
+        yield _p(board, ERROR, "off-board", "spaces fall outside the board's playing area (the board less its margin)",
+                 routes[rid].json_path, f"route {rid}")
+    too_short = set()
+    for rid, shape in layout.routes.items():
+        r = routes[rid]
+        if shape.usable_mm < shape.needed_mm:
+            too_short.add(rid)  # its spaces spill onto stations: that is this one problem, not more
+            yield _p(board, ERROR, "route-too-short",
+                     f"{r.length} spaces need {shape.needed_mm:.0f} mm but the route is drawn {shape.usable_mm:.0f} mm long"
+                     f"{_fitting_lengths(board, shape.usable_mm)}; move its stations apart or add waypoints",
+                     r.json_path + ".length", f"route {rid}")
+        elif shape.stretch > board.physical.max_stretch and r.kind != "flight":
+            yield _p(board, WARNING, "route-stretched",
+                     f"{r.length} spaces need {shape.needed_mm:.0f} mm but the route is drawn {shape.usable_mm:.0f} mm long"
+                     f" ({shape.stretch:.1f}x){_fitting_lengths(board, shape.usable_mm)}; move its stations closer",
+                     r.json_path + ".length", f"route {rid}")
+    for a, b, area in layout.space_overlaps():
+        if a in too_short or b in too_short:
+            continue
+        yield _p(board, ERROR, "space-overlap", f"spaces overlap route '{a}' ({area:.0f} mm²)",
+                 routes[b].json_path, f"route {b}")
+    for rid, sid, area in layout.spaces_on_stations():
+        if rid in too_short:
+            continue
+        yield _p(board, ERROR, "space-on-station", f"a space covers station '{sid}' ({area:.0f} mm²)",
+                 routes[rid].json_path, f"route {rid}")
+    for a, b, (x, y) in layout.crossings():
+        yield _p(board, WARNING, "crossing",
+                 f"crosses route '{a}' at ({x:.0f}, {y:.0f}) mm; move a station, add waypoints, or flag one \"overpass\": true",
+                 routes[b].json_path, f"route {b}")
+
+
+def _fitting_lengths(board: Board, usable: float) -> str:
+    """` (lengths 3-4 fit this drawing)`: the lengths neither too short nor stretched here."""
+    ph = board.physical
+    fit = [n for n in range(1, len(board.route_points) + 1)
+           if usable >= (need := n * ph.space_length_mm + (n + 1) * ph.space_gap_mm) and usable <= need * ph.max_stretch]
+    if not fit:
+        return ""
+    return f" (length {fit[0]} fits this drawing)" if len(fit) == 1 else f" (lengths {fit[0]}-{fit[-1]} fit this drawing)"
+
+
+# ------------------------------------------------------------------ all of them
+
+CHECKS: tuple[Check, ...] = (
+    check_duplicates, check_route_references, check_doubles, check_palette_use, check_connectivity,
+    check_bonuses, check_tickets, check_deck, check_rules, check_capacity, check_geometry,
+)
+
+
+def problems(board: Board) -> list[Problem]:
+    """Every problem of a schema-valid board, sorted by location."""
+    found = []
+    for check in CHECKS:
+        found.extend(check(board))
+    return sort_problems(found)
+
+
+def is_valid(board: Board) -> bool:
+    return not any(p.severity == ERROR for p in problems(board))

@@ -1,0 +1,55 @@
+"""Where mapkit finds its schema and bundled boards, installed or in a source checkout.
+
+The wheel ships `schemas/` and `boards/` inside the package (see pyproject.toml); a source checkout
+or an editable install has them at the top of the repository.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mapkit.errors import UsageError, did_you_mean
+
+_PACKAGE = Path(__file__).resolve().parent
+
+
+def _data_dir(name: str) -> Path:
+    for candidate in (_PACKAGE / name, _PACKAGE.parent / name):
+        if candidate.is_dir():
+            return candidate
+    raise FileNotFoundError(f"mapkit's {name}/ folder is missing from this installation")
+
+
+def schema_path() -> Path:
+    return _data_dir("schemas") / "board.schema.json"
+
+
+def boards_dir() -> Path:
+    return _data_dir("boards")
+
+
+def bundled_boards() -> list[str]:
+    """Names of the boards that ship with mapkit, sorted."""
+    return sorted(p.stem for p in boards_dir().glob("*.json"))
+
+
+def resolve_board(arg: str) -> Path:
+    """A BOARD argument is a path to a board file or the name of a bundled board.
+
+    A path that exists wins; otherwise a bare name (no slash, no .json) is looked up among the
+    bundled boards. Anything else is returned as a path, and loading it reports it as missing.
+    """
+    path = Path(arg)
+    if path.exists():
+        return path
+    looks_like_name = "/" not in arg and "\\" not in arg and not arg.endswith(".json")
+    if looks_like_name:
+        bundled = boards_dir() / f"{arg}.json"
+        if bundled.exists():
+            return bundled
+        names = bundled_boards()
+        raise UsageError(
+            f"no board file or bundled board named '{arg}'{did_you_mean(arg, names)}; "
+            f"bundled boards: {', '.join(names)}"
+        )
+    return path

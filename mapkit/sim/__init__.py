@@ -1,0 +1,1 @@
+"""The rules simulator: rulesets, game state, engine, agents, runner."""

@@ -1,0 +1,105 @@
+"""RuleSet: every rule the engine consults, as data, with named presets for the seeds' systems.
+
+A board names its preset (`rules.preset`) and may override any field (`rules.overrides`).
+Where a seed is ambiguous, the reading chosen is written next to the field.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field, fields, replace
+from typing import Optional
+
+from mapkit.errors import UsageError, did_you_mean
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    name: str = "standard"
+    min_players: int = 2
+    max_players: int = 5
+    # trains per player, by player count; a count not listed uses `trains`
+    trains: int = 45
+    trains_by_players: tuple[tuple[int, int], ...] = ()
+    starting_hand: int = 4
+    face_up: int = 5
+    wild_reset: int = 3               # this many face-up wilds discard the row (0: never)
+    draws_per_turn: int = 2
+    face_up_wild_takes_turn: bool = True   # relaxed variant: False (counts as one of two)
+    deal_tickets: int = 3
+    keep_at_start: int = 2
+    draw_tickets: int = 3
+    keep_on_draw: int = 1
+    ticket_decks: tuple[str, ...] = ("standard",)   # board decks shuffled together
+    end_trigger: int = 2              # final round when a player ends a turn with ≤ this many trains
+    longest_path_bonus: int = 10
+    globetrotter_bonus: int = 0       # most completed tickets (1910, Mega)
+    failed_ticket_factor: int = -1    # family variant: 0
+    double_routes_min_players: int = 4  # below this, one track of a double only
+    open_tickets: bool = False
+    ticket_market: int = 0            # face-up tickets beside the deck (variant: 3)
+    friendly_protection_turns: int = 0
+    teams: int = 0                    # 2: two teams of alternating seats
+    shared_team_tickets: bool = False
+    solo: bool = False
+    turn_limit: int = 1000            # a game not over by then is cut off and recorded as a rules gap
+
+    def trains_for(self, players: int) -> int:
+        for count, trains in self.trains_by_players:
+            if count == players:
+                return trains
+        return self.trains
+
+
+PRESETS: dict[str, RuleSet] = {
+    "standard": RuleSet(),
+    "stop-requested": RuleSet(
+        name="stop-requested",
+        trains_by_players=((2, 40), (3, 40), (4, 45), (5, 45)),
+    ),
+}
+
+
+def preset_names() -> list[str]:
+    return sorted(PRESETS)
+
+
+def field_names() -> list[str]:
+    return [f.name for f in fields(RuleSet)]
+
+
+def get_preset(name: str, overrides: Optional[dict] = None) -> RuleSet:
+    if name not in PRESETS:
+        raise UsageError(f"unknown ruleset '{name}'{did_you_mean(name, PRESETS)}; presets: {', '.join(preset_names())}")
+    rules = PRESETS[name]
+    return replace(rules, **(overrides or {})) if overrides else rules
+
+
+def override_problems(overrides: dict) -> list[tuple[str, str]]:
+    """(field, message) for each override that names no field or has a value of the wrong type."""
+    defaults = {f.name: getattr(RuleSet(), f.name) for f in fields(RuleSet)}
+    found = []
+    for key, value in overrides.items():
+        if key not in defaults or key == "name":
+            found.append((key, f"unknown ruleset field '{key}'{did_you_mean(key, defaults)}"))
+            continue
+        want = type(defaults[key])
+        ok = (isinstance(value, list) if want is tuple else
+              isinstance(value, bool) if want is bool else
+              isinstance(value, int) and not isinstance(value, bool) if want is int else isinstance(value, want))
+        if not ok:
+            noun = {tuple: "a list", bool: "true or false", int: "a whole number", str: "a string"}.get(want, want.__name__)
+            found.append((key, f"ruleset field '{key}' takes {noun}, not {json.dumps(value)}"))
+    return found
+
+
+def _freeze(value):
+    return tuple(_freeze(v) for v in value) if isinstance(value, list) else value
+
+
+def board_rules(preset: str, overrides: dict) -> RuleSet:
+    """The ruleset of a board: its preset with its overrides (unknown or mistyped ones left out;
+    the board's checks report them)."""
+    bad = {key for key, _ in override_problems(overrides)}
+    good = {k: _freeze(v) for k, v in overrides.items() if k not in bad}
+    return replace(PRESETS.get(preset, PRESETS["standard"]), **good)
