@@ -57,7 +57,7 @@ def source_name(path: Path) -> str:
         from mapkit.resources import boards_dir
         if path.resolve().parent == boards_dir().resolve():
             return f"boards/{path.name}"
-    except FileNotFoundError:
+    except MapkitError:
         pass
     return str(path)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mapkit.errors import UsageError, did_you_mean
+from mapkit.errors import MapkitError, UsageError, did_you_mean
 
 _PACKAGE = Path(__file__).resolve().parent
 
@@ -17,7 +17,7 @@ def _data_dir(name: str) -> Path:
     for candidate in (_PACKAGE / name, _PACKAGE.parent / name):
         if candidate.is_dir():
             return candidate
-    raise FileNotFoundError(f"mapkit's {name}/ folder is missing from this installation")
+    raise MapkitError(f"mapkit's {name}/ folder is missing from this installation; reinstall mapkit")
 
 
 def schema_path() -> Path:
