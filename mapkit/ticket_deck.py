@@ -1,0 +1,238 @@
+"""Generating a balanced destination-ticket deck by simulated annealing.
+
+Targets (all reported next to what the deck achieves):
+
+- lengths spread like the official decks: with L = the longest ticket wanted (about half of a
+  player's trains, at most the board's diameter), a third short (≤ 0.4 L), nearly half medium,
+  about a fifth long (> 0.7 L), and one ticket of at least 0.9 L;
+- every station in at least one ticket where the candidates allow it, none in too many;
+- no near-duplicates (two tickets whose shortest paths share 60 % or more of their connections);
+- no adjacent pairs (a ticket is never one route);
+- route load spread out: no connection on the shortest paths of too many tickets.
+
+`long` makes the separate long-ticket deck (all tickets above 0.75 L); `cities` makes every ticket
+touch a hub station (`"hub": true`, seed 004). Pinned pairs (`required`) are always in the deck.
+The search is seeded: the same board, options and seed give the same deck.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import Counter
+from dataclasses import dataclass
+
+from mapkit.errors import MapkitError
+from mapkit.model import Board
+from mapkit.tickets import TicketScore, TicketScorer
+
+STYLES = ("standard", "long", "cities")
+NEAR_DUPLICATE = 0.6
+
+
+@dataclass(frozen=True)
+class Targets:
+    count: int
+    min_length: int
+    max_length: int          # L
+    buckets: tuple[tuple[int, int, int], ...]  # (low, high, wanted count) by length, inclusive
+    longest_at_least: int
+    max_station_uses: int
+    max_route_load: int
+
+
+def default_count(style: str) -> int:
+    return 6 if style == "long" else 30
+
+
+def make_targets(scorer: TicketScorer, style: str, count: int, trains: int) -> Targets:
+    big = min(scorer.diameter, max(6, round(trains / 2)))
+    n_stations = len(scorer.board.stations)
+    if style == "long":
+        low = max(4, math.ceil(0.75 * big))
+        buckets = ((low, scorer.diameter, count),)
+        min_len = low
+    else:
+        min_len = max(3, round(0.18 * big))
+        s_hi, m_hi = round(0.4 * big), round(0.7 * big)
+        short = round(count / 3)
+        long_ = max(1, round(count * 0.2))
+        buckets = ((min_len, s_hi, short), (s_hi + 1, m_hi, count - short - long_), (m_hi + 1, big, long_))
+    uses = max(2, math.ceil(2 * count / n_stations * 1.75))
+    # connections on the shortest paths: about count * mean steps, shared over the graph's edges
+    edges = max(1, scorer.graph.number_of_edges())
+    load = max(3, math.ceil(count * 4 / edges * 2.5))
+    return Targets(count, min_len, big, buckets, math.ceil(0.9 * big) if style != "long" else buckets[0][0], uses, load)
+
+
+@dataclass
+class GeneratedDeck:
+    style: str
+    seed: int
+    tickets: list[TicketScore]
+    targets: Targets
+    figures: dict
+
+    def deck_json(self) -> list[dict]:
+        return [{"from": t.a, "to": t.b, "points": t.points} for t in self.tickets]
+
+    def as_dict(self) -> dict:
+        return {"style": self.style, "seed": self.seed, "tickets": [t.as_dict() for t in self.tickets],
+                "targets": self.targets.__dict__ | {"buckets": [list(b) for b in self.targets.buckets]},
+                "figures": self.figures}
+
+
+def candidates(scorer: TicketScorer, style: str, targets: Targets) -> list[TicketScore]:
+    board = scorer.board
+    ids = sorted(s.id for s in board.stations)
+    hubs = {s.id for s in board.stations if s.hub}
+    if style == "cities" and not hubs:
+        raise MapkitError("--style cities needs hub stations: mark them with \"hub\": true in the board file")
+    out = []
+    for i, a in enumerate(ids):
+        for b in ids[i + 1:]:
+            if b not in scorer.dist[a] or scorer.graph.has_edge(a, b):
+                continue
+            if style == "cities" and a not in hubs and b not in hubs:
+                continue
+            d = scorer.dist[a][b]
+            if targets.min_length <= d <= (scorer.diameter if style == "long" else targets.max_length):
+                out.append(scorer.score(a, b))
+    return out
+
+
+def _jaccard(x: frozenset, y: frozenset) -> float:
+    return len(x & y) / len(x | y) if x or y else 0.0
+
+
+def evaluate(deck: list[TicketScore], targets: Targets, coverable: set[str]) -> tuple[float, dict]:
+    """Penalty (lower is better) and the figures it is made of."""
+    lengths = [t.length for t in deck]
+    bucket_counts = [sum(lo <= n <= hi for n in lengths) for lo, hi, _ in targets.buckets]
+    bucket_miss = sum(abs(c - want) for c, (_, _, want) in zip(bucket_counts, targets.buckets))
+    uses = Counter()
+    for t in deck:
+        uses[t.a] += 1
+        uses[t.b] += 1
+    uncovered = sorted(coverable - set(uses))
+    overuse = sum(max(0, n - targets.max_station_uses) for n in uses.values())
+    dups = []
+    for i in range(len(deck)):
+        for j in range(i + 1, len(deck)):
+            jac = _jaccard(deck[i].edge_ids, deck[j].edge_ids)
+            if jac >= NEAR_DUPLICATE:
+                dups.append((i, j, jac))
+    load = Counter()
+    for t in deck:
+        load.update(t.edge_ids)
+    overload = sum(max(0, n - targets.max_route_load) for n in load.values())
+    long_short = max(0, targets.longest_at_least - max(lengths, default=0))
+    penalty = (10 * bucket_miss + 3 * len(uncovered) + 4 * overuse + 8 * len(dups) + 2 * overload + 6 * long_short)
+    figures = {
+        "bucket_counts": bucket_counts, "uncovered": uncovered, "max_station_uses": max(uses.values(), default=0),
+        "near_duplicates": len(dups), "max_route_load": max(load.values(), default=0), "longest": max(lengths, default=0),
+    }
+    return penalty, figures
+
+
+def generate(board: Board, style: str = "standard", count: int | None = None, seed: int = 0,
+             required: list[tuple[str, str]] = (), adjust: bool = True, trains: int | None = None,
+             iterations: int = 6000) -> GeneratedDeck:
+    if style not in STYLES:
+        raise MapkitError(f"unknown style '{style}'; styles: {', '.join(STYLES)}")
+    from mapkit.sim.rules import board_rules
+
+    rules = board_rules(board.rules.preset, board.rules.overrides)
+    trains = trains or rules.trains_for(rules.max_players)
+    count = count or default_count(style)
+    scorer = TicketScorer(board, adjust=adjust)
+    targets = make_targets(scorer, style, count, trains)
+    pool = candidates(scorer, style, targets)
+    pinned = []
+    for a, b in required:
+        if scorer.graph.has_edge(a, b):
+            raise MapkitError(f"required ticket {a}-{b} joins adjacent stations")
+        pinned.append(scorer.score(*sorted((a, b))))
+    pinned_keys = {(t.a, t.b) for t in pinned}
+    pool = [t for t in pool if (t.a, t.b) not in pinned_keys]
+    free = count - len(pinned)
+    if free < 0:
+        raise MapkitError(f"{len(pinned)} required tickets do not fit a deck of {count}")
+    if len(pool) < free:
+        raise MapkitError(f"only {len(pool)} candidate pairs fit the {style} style's lengths "
+                          f"({targets.min_length}-{targets.max_length}); ask for fewer than {count} tickets")
+    coverable = {t.a for t in pool} | {t.b for t in pool} | {t.a for t in pinned} | {t.b for t in pinned}
+    rng = random.Random(seed)
+    chosen = rng.sample(range(len(pool)), free)
+    in_deck = set(chosen)
+    current, _ = evaluate(pinned + [pool[i] for i in chosen], targets, coverable)
+    best, best_chosen = current, list(chosen)
+    t0, t1 = 8.0, 0.05
+    for step in range(iterations if free else 0):
+        temp = t0 * (t1 / t0) ** (step / iterations)
+        slot = rng.randrange(free)
+        new = rng.randrange(len(pool))
+        if new in in_deck:
+            continue
+        old = chosen[slot]
+        chosen[slot] = new
+        cost, _ = evaluate(pinned + [pool[i] for i in chosen], targets, coverable)
+        if cost <= current or rng.random() < math.exp((current - cost) / temp):
+            in_deck.discard(old)
+            in_deck.add(new)
+            current = cost
+            if cost < best:
+                best, best_chosen = cost, list(chosen)
+        else:
+            chosen[slot] = old
+    deck = pinned + [pool[i] for i in best_chosen]
+    deck.sort(key=lambda t: (t.points, t.a, t.b))
+    _, figures = evaluate(deck, targets, coverable)
+    figures["penalty"] = best
+    figures["values"] = dict(sorted(Counter(t.points for t in deck).items()))
+    figures["mean_points"] = round(sum(t.points for t in deck) / len(deck), 2)
+    figures["stations_covered"] = len(coverable) - len(figures["uncovered"])
+    figures["stations"] = len(board.stations)
+    figures["shared_paths"] = _most_shared(deck)
+    figures["route_load"] = _route_load(scorer, deck)
+    return GeneratedDeck(style=style, seed=seed, tickets=deck, targets=targets, figures=figures)
+
+
+def _most_shared(deck: list[TicketScore], top: int = 5) -> list[dict]:
+    pairs = []
+    for i in range(len(deck)):
+        for j in range(i + 1, len(deck)):
+            jac = _jaccard(deck[i].edge_ids, deck[j].edge_ids)
+            if jac > 0:
+                pairs.append((jac, f"{deck[i].a}-{deck[i].b}", f"{deck[j].a}-{deck[j].b}"))
+    pairs.sort(key=lambda p: (-p[0], p[1], p[2]))
+    return [{"tickets": [a, b], "shared": round(j, 2)} for j, a, b in pairs[:top]]
+
+
+def _route_load(scorer: TicketScorer, deck: list[TicketScore], top: int = 5) -> list[dict]:
+    names = {i: "-".join(sorted(e)) for e, i in scorer.edge_index.items()}
+    load = Counter()
+    for t in deck:
+        load.update(t.edge_ids)
+    return [{"connection": names[i], "tickets": n} for i, n in sorted(load.items(), key=lambda kv: (-kv[1], names[kv[0]]))[:top]]
+
+
+def format_generated(g: GeneratedDeck) -> str:
+    from mapkit.tickets import format_scores
+
+    t, f = g.targets, g.figures
+    lines = [f"{g.style} deck of {len(g.tickets)} tickets (seed {g.seed})", format_scores(g.tickets), "", "figures (target):"]
+    for (lo, hi, want), got in zip(t.buckets, f["bucket_counts"]):
+        lines.append(f"  length {lo}-{hi}: {got} ({want})")
+    lines += [
+        f"  longest ticket: {f['longest']} (at least {t.longest_at_least}; trains per player / 2 = {t.max_length})",
+        f"  stations covered: {f['stations_covered']} of {f['stations']}"
+        + (f" (not: {', '.join(f['uncovered'])})" if f["uncovered"] else ""),
+        f"  most tickets at one station: {f['max_station_uses']} (at most {t.max_station_uses})",
+        f"  near-duplicate pairs: {f['near_duplicates']} (0)",
+        f"  most tickets through one connection: {f['max_route_load']} (at most {t.max_route_load})",
+        "  values: " + ", ".join(f"{k}: {v}" for k, v in f["values"].items()) + f"; mean {f['mean_points']}",
+        "  busiest connections: " + ", ".join(f"{r['connection']} {r['tickets']}" for r in f["route_load"]),
+        "  most shared paths: " + ", ".join(f"{s['tickets'][0]} / {s['tickets'][1]} {s['shared']:.0%}" for s in f["shared_paths"]),
+    ]
+    return "\n".join(lines)

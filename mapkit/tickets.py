@@ -1,0 +1,200 @@
+"""Destination-ticket difficulty: shortest connections and what makes them hard.
+
+A ticket is worth about the length of its shortest connection, as on the official maps
+(`points = length`). On top of that an optional adjustment (reported as its own column, switched
+off with `adjust=False`) adds:
+
+- +1 for a bottleneck: if the one connection on the shortest path whose loss hurts most is taken,
+  the detour costs at least a third of the length (at least 3 spaces), or no way remains;
+- +1 when the shortest path needs a rare color with no alternative track: a color with fewer
+  cards than the route's spaces (it needs wild cards), or fewer than half the median color's cards.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+import networkx as nx
+
+from mapkit.errors import MapkitError, did_you_mean
+from mapkit.graph import station_graph
+from mapkit.model import Board
+
+SPECIAL_KINDS = ("ferry", "water-taxi", "flight", "aerial-tram", "monorail")
+
+
+@dataclass(frozen=True)
+class TicketScore:
+    a: str
+    b: str
+    length: int                   # spaces of the shortest connection
+    path: tuple[str, ...]         # one shortest path, station ids
+    routes: int                   # routes (station-to-station steps) on that path
+    shortest_paths: int           # how many distinct shortest paths exist (station sequences)
+    bottlenecks: tuple[str, ...]  # connections on every shortest path ("a-b" station pairs)
+    detour: float                 # extra spaces if the worst connection on the path is lost (inf: cut off)
+    cut: int                      # connections to remove to cut a from b (local edge connectivity)
+    rare_colors: tuple[str, ...]
+    special: tuple[str, ...]      # ferries, flights, ... on the path
+    adjustment: int
+    points: int                   # printed points (a board's ticket) or suggested points
+    suggested: int
+    edge_ids: frozenset = field(default=frozenset(), compare=False, repr=False)
+
+    def as_dict(self) -> dict:
+        return {
+            "from": self.a, "to": self.b, "points": self.points, "suggested": self.suggested,
+            "length": self.length, "path": list(self.path), "routes": self.routes,
+            "shortest_paths": self.shortest_paths, "bottlenecks": list(self.bottlenecks),
+            "detour": None if math.isinf(self.detour) else self.detour, "cut": self.cut,
+            "rare_colors": list(self.rare_colors), "special": list(self.special), "adjustment": self.adjustment,
+        }
+
+
+class TicketScorer:
+    """Scores station pairs on one board; graphs and distances are computed once."""
+
+    def __init__(self, board: Board, adjust: bool = True, deck_counts: dict | None = None):
+        self.board = board
+        self.adjust = adjust
+        self.graph = station_graph(board)
+        self.dist = dict(nx.all_pairs_dijkstra_path_length(self.graph, weight="length"))
+        self.tracks: dict[frozenset, list] = {}
+        for r in board.routes:
+            self.tracks.setdefault(r.ends, []).append(r)
+        if deck_counts is None:
+            if board.deck is not None:
+                deck_counts = board.deck.counts
+            else:
+                from mapkit.cards import derive_deck
+                deck_counts = derive_deck(board).counts
+        counts = sorted(deck_counts.values())
+        self.median_cards = counts[len(counts) // 2] if counts else 0
+        self.deck_counts = deck_counts
+        self.edge_index = {frozenset(e): i for i, e in enumerate(sorted(tuple(sorted(e)) for e in self.graph.edges))}
+
+    @cached_property
+    def diameter(self) -> int:
+        return max(max(d.values()) for d in self.dist.values())
+
+    def _rare(self, route) -> bool:
+        if route.is_gray:
+            return False
+        n = self.deck_counts.get(route.color, 0)
+        return n < route.length or n < self.median_cards / 2
+
+    def score(self, a: str, b: str, printed: int | None = None) -> TicketScore:
+        g, dist = self.graph, self.dist
+        if b not in dist[a]:
+            raise MapkitError(f"no routes connect '{a}' and '{b}'")
+        length = dist[a][b]
+        # σ: number of shortest paths from a to each node, in order of distance
+        order = sorted(dist[a], key=lambda n: dist[a][n])
+        sigma = {a: 1}
+        for n in order[1:]:
+            sigma[n] = sum(sigma.get(m, 0) for m in g[n] if dist[a].get(m, math.inf) + g[m][n]["length"] == dist[a][n])
+        total = sigma[b]
+        sigma_b = {b: 1}
+        for n in sorted(dist[b], key=lambda n: dist[b][n])[1:]:
+            sigma_b[n] = sum(sigma_b.get(m, 0) for m in g[n] if dist[b].get(m, math.inf) + g[m][n]["length"] == dist[b][n])
+        bottlenecks = []
+        for u, v, data in g.edges(data=True):
+            for x, y in ((u, v), (v, u)):
+                if dist[a].get(x, math.inf) + data["length"] + dist[b].get(y, math.inf) == length:
+                    if sigma[x] * sigma_b[y] == total:
+                        bottlenecks.append("-".join(sorted((x, y))))
+        path = nx.dijkstra_path(g, a, b, weight="length")
+        steps = list(zip(path, path[1:]))
+        # detour: the worst single connection lost along the chosen path
+        detour = 0.0
+        for u, v in steps:
+            w = g[u][v]["length"]
+            g.remove_edge(u, v)
+            try:
+                alt = nx.dijkstra_path_length(g, a, b, weight="length")
+            except nx.NetworkXNoPath:
+                alt = math.inf
+            g.add_edge(u, v, length=w, route=None)
+            detour = max(detour, alt - length)
+        cut = nx.edge_connectivity(g, a, b) if g.degree(a) and g.degree(b) else 0
+        rare, special = [], []
+        for u, v in steps:
+            options = self.tracks[frozenset((u, v))]
+            shortest = [r for r in options if r.length == g[u][v]["length"]]
+            if all(self._rare(r) for r in shortest):
+                rare.extend(sorted({r.color for r in shortest}))
+            special.extend(sorted({r.kind for r in shortest if r.kind in SPECIAL_KINDS}))
+        adjustment = 0
+        if self.adjust:
+            adjustment += 1 if detour >= max(3, length / 3) else 0
+            adjustment += 1 if rare else 0
+        suggested = int(length) + adjustment
+        return TicketScore(
+            a=a, b=b, length=int(length), path=tuple(path), routes=len(steps), shortest_paths=total,
+            bottlenecks=tuple(sorted(bottlenecks)), detour=detour, cut=cut, rare_colors=tuple(dict.fromkeys(rare)),
+            special=tuple(dict.fromkeys(special)), adjustment=adjustment,
+            points=printed if printed is not None else suggested, suggested=suggested,
+            edge_ids=frozenset(self.edge_index[frozenset(s)] for s in steps),
+        )
+
+
+def resolve_station(board: Board, value: str) -> str:
+    """A station id from an id or a name (case-insensitive); MapkitError with a hint otherwise."""
+    ids = {s.id for s in board.stations}
+    if value in ids:
+        return value
+    by_name = {s.name.lower(): s.id for s in board.stations}
+    if value.strip().lower() in by_name:
+        return by_name[value.strip().lower()]
+    raise MapkitError(f"unknown station '{value}'{did_you_mean(value, ids | set(s.name for s in board.stations))}")
+
+
+def read_pairs(board: Board, path: Path) -> list[tuple[str, str]]:
+    """Pairs from a CSV file with a `from,to` header; every bad line is reported at once."""
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise MapkitError(f"{path}: cannot read the pairs file ({exc})")
+    rows = list(csv.reader(io.StringIO(text)))
+    if not rows or [c.strip().lower() for c in rows[0][:2]] != ["from", "to"]:
+        raise MapkitError(f"{path}:1: the pairs file needs a header row 'from,to'")
+    pairs, problems = [], []
+    for line, row in enumerate(rows[1:], start=2):
+        if not row or all(not c.strip() for c in row):
+            continue
+        if len(row) < 2:
+            problems.append(f"{path}:{line}: expected two stations, got {row!r}")
+            continue
+        try:
+            a, b = resolve_station(board, row[0].strip()), resolve_station(board, row[1].strip())
+        except MapkitError as exc:
+            problems.append(f"{path}:{line}: {exc}")
+            continue
+        if a == b:
+            problems.append(f"{path}:{line}: both ends are '{a}'")
+            continue
+        pairs.append((a, b))
+    if problems:
+        raise MapkitError("\n".join(problems))
+    return pairs
+
+
+def format_scores(scores: list[TicketScore]) -> str:
+    lines = [f"  {'from':<18} {'to':<18} {'points':>6} {'sugg':>4} {'len':>3} {'adj':>3} {'paths':>5} {'detour':>6} {'cut':>3}  notes"]
+    for s in scores:
+        detour = "cut" if math.isinf(s.detour) else f"+{s.detour:.0f}"
+        notes = []
+        if s.bottlenecks:
+            notes.append("bottleneck " + ", ".join(s.bottlenecks[:3]) + ("…" if len(s.bottlenecks) > 3 else ""))
+        if s.rare_colors:
+            notes.append("rare " + ", ".join(s.rare_colors))
+        if s.special:
+            notes.append(", ".join(s.special))
+        lines.append(f"  {s.a:<18} {s.b:<18} {s.points:>6} {s.suggested:>4} {s.length:>3} {s.adjustment:>+3} "
+                     f"{s.shortest_paths:>5} {detour:>6} {s.cut:>3}  {'; '.join(notes)}")
+    return "\n".join(lines)
