@@ -1,0 +1,152 @@
+"""Longest continuous path: the longest trail (no route used twice, stations may repeat).
+
+Exact, and fast on the small networks players build:
+
+- per connected component: with 0 or 2 odd-degree stations an Euler trail uses every route, so
+  the answer is the component's total length (the Euler case);
+- otherwise a longest trail starts at an odd-degree station (a trail starting at an even-degree
+  station leaves an unused route there that could be prepended), so the search starts only there;
+- the routes a trail leaves unused make every station even except the trail's two ends: they
+  are a T-join for T = the odd stations less (at most) two. So total length minus the cheapest
+  such T-join (a minimum-weight matching of the odd stations on shortest-path distances, with two
+  free "end" partners) bounds every trail. If removing that T-join leaves the rest connected, an
+  Euler trail of the rest reaches the bound: exact without a search (dense networks);
+- otherwise a depth-first search over routes, stopping at the bound, with a budget of steps;
+  when the budget runs out first the result says so (`exact=False`) and carries the bound.
+
+Small networks (the usual case in play) skip the matching: the search is quicker there.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import networkx as nx
+
+DEFAULT_BUDGET = 200_000
+SEARCH_FIRST_EDGES = 14  # components with at most this many routes are searched directly
+
+
+@dataclass(frozen=True)
+class LongestPath:
+    length: int
+    bound: int
+    exact: bool
+
+
+def longest_trail(edges: list[tuple[int, int, int]], budget: int = DEFAULT_BUDGET) -> LongestPath:
+    """Longest trail in a multigraph given as (u, v, length) edges."""
+    if not edges:
+        return LongestPath(0, 0, True)
+    adj: dict[int, list[tuple[int, int, int]]] = {}
+    for i, (u, v, w) in enumerate(edges):
+        adj.setdefault(u, []).append((i, v, w))
+        adj.setdefault(v, []).append((i, u, w))
+    best, best_bound, exact = 0, 0, True
+    seen: set[int] = set()
+    for start in adj:
+        if start in seen:
+            continue
+        # the component of start
+        comp, stack = {start}, [start]
+        while stack:
+            n = stack.pop()
+            for _, m, _ in adj[n]:
+                if m not in comp:
+                    comp.add(m)
+                    stack.append(m)
+        seen |= comp
+        comp_edges = sorted({i for n in comp for i, _, _ in adj[n]})
+        total = sum(edges[i][2] for i in comp_edges)
+        odd = [n for n in comp if len(adj[n]) % 2]
+        if len(odd) <= 2:
+            best, best_bound = max(best, total), max(best_bound, total)
+            continue
+        shortest = sorted(edges[i][2] for i in comp_edges)
+        bound = total - sum(shortest[: (len(odd) - 2) // 2])
+        if bound <= best:
+            best_bound = max(best_bound, bound)
+            continue
+        if len(comp_edges) > SEARCH_FIRST_EDGES:
+            upper, lower = _tjoin_bounds(edges, comp_edges, odd, total)
+            bound = min(bound, upper)
+            best = max(best, lower)
+            if lower >= bound:
+                best_bound = max(best_bound, bound)
+                continue
+        best_bound = max(best_bound, bound)
+        found, done = _search(adj, sorted(odd), bound, budget)
+        best = max(best, found)
+        exact = exact and done
+    return LongestPath(best, max(best_bound, best), exact or best == best_bound)
+
+
+def _search(adj, starts, bound, budget) -> tuple[int, bool]:
+    """DFS from each start; returns (best length, finished within budget or reached the bound)."""
+    best = 0
+    steps = 0
+    used = set()
+
+    def dfs(node: int, length: int) -> bool:
+        nonlocal best, steps
+        steps += 1
+        if length > best:
+            best = length
+            if best >= bound:
+                return True
+        if steps > budget:
+            return True
+        for i, m, w in adj[node]:
+            if i not in used:
+                used.add(i)
+                stop = dfs(m, length + w)
+                used.discard(i)
+                if stop:
+                    return True
+        return False
+
+    for s in starts:
+        if dfs(s, 0):
+            return best, best >= bound
+    return best, True
+
+
+def _tjoin_bounds(edges, comp_edges, odd, total) -> tuple[int, int]:
+    """(upper, lower) bounds from the cheapest T-join of the odd stations with two free ends."""
+    g = nx.Graph()
+    for i in comp_edges:
+        u, v, w = edges[i]
+        if not g.has_edge(u, v) or w < g[u][v]["w"]:
+            g.add_edge(u, v, w=w, i=i)
+    dist, paths = {}, {}
+    for s in odd:
+        dist[s], paths[s] = nx.single_source_dijkstra(g, s, weight="w")
+    k = nx.Graph()
+    ends = ("end-1", "end-2")
+    for x in range(len(odd)):
+        for y in range(x + 1, len(odd)):
+            # max weight matching of (big - distance) = min weight perfect matching
+            k.add_edge(odd[x], odd[y], w=dist[odd[x]][odd[y]])
+        for e in ends:
+            k.add_edge(odd[x], e, w=0)
+    k.add_edge(*ends, w=0)
+    matching = nx.min_weight_matching(k, weight="w")
+    removed: set[int] = set()
+    cost = 0
+    for a, b in matching:
+        if a in ends or b in ends:
+            continue
+        cost += dist[a][b]
+        path = paths[a][b]
+        for u, v in zip(path, path[1:]):
+            removed ^= {g[u][v]["i"]}
+    upper = total - cost
+    rest = [edges[i] for i in comp_edges if i not in removed]
+    lower = 0
+    if rest:
+        h = nx.MultiGraph()
+        h.add_weighted_edges_from(rest)
+        parts = list(nx.connected_components(h))
+        if len(parts) == 1 and sum(d % 2 for _, d in h.degree()) <= 2:
+            lower = sum(w for _, _, w in rest)
+    return upper, lower
