@@ -93,9 +93,9 @@ def test_dense_network_is_bounded_in_time():
 @pytest.mark.parametrize("seed", range(25))
 def test_tjoin_shortcut_agrees_with_exhaustive_search(seed):
     rng = random.Random(seed)
-    n = rng.randint(5, 8)
+    n = rng.randint(7, 9)
     edges = []
-    while len(edges) < rng.randint(15, 20):
+    while len(edges) < 15:
         u, v = rng.sample(range(n), 2)
         edges.append((u, v, rng.randint(1, 4)))
     adj = {}
