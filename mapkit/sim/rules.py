@@ -18,7 +18,8 @@ class RuleSet:
     name: str = "standard"
     min_players: int = 2
     max_players: int = 5
-    # trains per player, by player count; a count not listed uses `trains`
+    # trains per player, by player count; a count not listed uses `trains`.
+    # Reading of the quick game: 30 trains whatever the player count.
     trains: int = 45
     trains_by_players: tuple[tuple[int, int], ...] = ()
     starting_hand: int = 4
@@ -38,6 +39,9 @@ class RuleSet:
     double_routes_min_players: int = 4  # below this, one track of a double only
     open_tickets: bool = False
     ticket_market: int = 0            # face-up tickets beside the deck (variant: 3)
+    # Friendly route protection, formalized: while any opponent has had fewer than this many turns,
+    # a player may not claim a route that would leave a station with no open route into it when
+    # that opponent owns no route there (it would trap that station before they could reach it).
     friendly_protection_turns: int = 0
     teams: int = 0                    # 2: two teams of alternating seats
     shared_team_tickets: bool = False
@@ -52,11 +56,30 @@ class RuleSet:
 
 
 PRESETS: dict[str, RuleSet] = {
+    # seeds 002 and 004: the standard rules
     "standard": RuleSet(),
-    "stop-requested": RuleSet(
-        name="stop-requested",
-        trains_by_players=((2, 40), (3, 40), (4, 45), (5, 45)),
-    ),
+    # seeds 000 and 001: 40 trains for 2-3 players, 45 for 4-5; bonuses come from the board
+    "stop-requested": RuleSet(name="stop-requested", trains_by_players=((2, 40), (3, 40), (4, 45), (5, 45))),
+    # seed 004, Board Game Arena expansions of the standard map
+    "1910": RuleSet(name="1910", ticket_decks=("1910",), longest_path_bonus=0, globetrotter_bonus=15),
+    "mega": RuleSet(name="mega", ticket_decks=("standard", "1910"), deal_tickets=5, keep_at_start=3,
+                    draw_tickets=4, keep_on_draw=1, globetrotter_bonus=15),
+    "cities": RuleSet(name="cities", ticket_decks=("cities",), deal_tickets=5, keep_at_start=3,
+                      draw_tickets=4, keep_on_draw=1, longest_path_bonus=0),
+}
+
+# seed 002 Section 6 (and the quick/long games), applied on top of a preset with --variant
+VARIANTS: dict[str, dict] = {
+    "open-tickets": {"open_tickets": True},
+    "family": {"failed_ticket_factor": 0},           # unfinished tickets score zero
+    "relaxed-wilds": {"face_up_wild_takes_turn": False},
+    "ticket-market": {"ticket_market": 3},
+    "friendly-protection": {"friendly_protection_turns": 2},
+    "quick": {"trains": 30, "trains_by_players": ()},
+    "long": {"end_trigger": 1},
+    "teams": {"teams": 2, "min_players": 4, "max_players": 4},
+    "teams-shared": {"teams": 2, "min_players": 4, "max_players": 4, "shared_team_tickets": True},
+    "solo": {"solo": True, "min_players": 1, "max_players": 1, "deal_tickets": 5, "keep_at_start": 5},
 }
 
 
@@ -73,6 +96,22 @@ def get_preset(name: str, overrides: Optional[dict] = None) -> RuleSet:
         raise UsageError(f"unknown ruleset '{name}'{did_you_mean(name, PRESETS)}; presets: {', '.join(preset_names())}")
     rules = PRESETS[name]
     return replace(rules, **(overrides or {})) if overrides else rules
+
+
+def resolve_rules(board_preset: str, board_overrides: dict, preset: Optional[str] = None,
+                  variants: tuple[str, ...] = ()) -> RuleSet:
+    """The ruleset of a run: the preset (the board's unless given), the board's overrides when it is
+    the board's own preset, then each variant in order. The name records all of it."""
+    name = preset or board_preset
+    rules = get_preset(name)
+    if name == board_preset:
+        rules = board_rules(board_preset, board_overrides)
+    for v in variants:
+        if v not in VARIANTS:
+            raise UsageError(f"unknown variant '{v}'{did_you_mean(v, VARIANTS)}; variants: {', '.join(sorted(VARIANTS))}")
+        rules = replace(rules, **VARIANTS[v])
+    label = "+".join((name, *variants))
+    return replace(rules, name=label)
 
 
 def override_problems(overrides: dict) -> list[tuple[str, str]]:

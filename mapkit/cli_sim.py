@@ -1,0 +1,134 @@
+"""`mapkit simulate` and `mapkit bench`: seeded games between AI players, and their speed."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import click
+
+from mapkit.cli import FORMAT, BoardPath, _echo_json, load_or_exit, main
+from mapkit.errors import UsageError
+
+
+def _agent_list(value: str, players: int) -> list[str]:
+    from mapkit.sim.agents import AGENTS
+    from mapkit.errors import did_you_mean
+
+    names = [v.strip() for v in value.split(",") if v.strip()]
+    for n in names:
+        if n not in AGENTS:
+            raise click.BadParameter(f"unknown agent '{n}'{did_you_mean(n, AGENTS)}; agents: {', '.join(AGENTS)}",
+                                     param_hint="--agents")
+    if len(names) == 1:
+        return names * players
+    if len(names) != players:
+        raise click.BadParameter(f"{len(names)} agents for {players} players: name one per seat or one for all",
+                                 param_hint="--agents")
+    return names
+
+
+def format_summary(s: dict) -> str:
+    lines = [
+        f"{s['games']} games on {s['board']}, {s['players']} players, rules {s['rules']}, seed {s['seed']}",
+        f"  agents: {', '.join(s['agents'])}",
+        "  wins: " + ", ".join(f"seat {i} {w} ({r:.1%})" for i, (w, r) in enumerate(zip(s["wins"], s["win_rate"])))
+        + f"; shared {s['shared_wins']}",
+        f"  ticket completion: {s['ticket_completion']:.1%} ({s['tickets_completed']} of {s['tickets_held']})"
+        if s["ticket_completion"] is not None else "  ticket completion: no tickets held",
+        "  mean score: " + ", ".join(f"{k} {v:g}" for k, v in s["mean_score"].items()),
+        f"  turns per game: mean {s['turns']['mean']}, min {s['turns']['min']}, max {s['turns']['max']}",
+        "  trains left: " + ", ".join(f"{x:g}" for x in s["trains_left"]),
+        "  game ends: " + ", ".join(f"{k} {v}" for k, v in s["ends"].items()),
+    ]
+    if s["rules_gaps"]:
+        lines.append("  rules gaps: " + ", ".join(f"{k} {v['events']} in {v['games']} games" for k, v in s["rules_gaps"].items()))
+    else:
+        lines.append("  rules gaps: none")
+    claims = sorted(s["route_claims"].items(), key=lambda kv: kv[1])
+    lines.append("  least claimed routes: " + ", ".join(f"{k} {v}" for k, v in claims[:5]))
+    tickets = sorted(s["tickets"].items(), key=lambda kv: (kv[1]["completed"] / kv[1]["held"]) if kv[1]["held"] else 0)
+    lines.append("  hardest tickets: " + ", ".join(
+        f"{k} {v['completed']}/{v['held']}" for k, v in tickets[:5]))
+    return "\n".join(lines)
+
+
+@main.command()
+@click.argument("board", type=BoardPath())
+@click.option("--players", type=click.IntRange(1, 5), default=2, show_default=True)
+@click.option("--games", type=click.IntRange(1, 10_000_000), default=1000, show_default=True)
+@click.option("--agents", default="route-focus", show_default=True,
+              help="One agent per seat, comma-separated, or one for every seat: random, route-focus, "
+                   "ticket-hungry, long-route, one-step.")
+@click.option("--rules", "preset", default=None, help="Ruleset preset (default: the board's).")
+@click.option("--variant", "variants", multiple=True,
+              help="A variant on top of the preset (repeatable): open-tickets, family, relaxed-wilds, "
+                   "ticket-market, friendly-protection, quick, long, teams, teams-shared, solo.")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--jobs", type=click.IntRange(1, 256), default=1, show_default=True, help="Worker processes.")
+@click.option("--log", "log_file", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write one JSON line per game (seed, actions, final scores) for exact replay.")
+@FORMAT
+def simulate(board, players, games, agents, preset, variants, seed, jobs, log_file, fmt):
+    """Play seeded games between AI players and summarize them.
+
+    Results are identical for the same seed whatever --jobs is.
+    """
+    from mapkit.sim.batch import pool_labels, run_games, summarize
+    from mapkit.sim.rules import resolve_rules
+    from mapkit.sim.tables import build_tables
+
+    b = load_or_exit(board)
+    rules = resolve_rules(b.rules.preset, b.rules.overrides, preset, tuple(variants))
+    if not rules.min_players <= players <= rules.max_players:
+        raise click.BadParameter(f"the {rules.name} rules are for {rules.min_players}-{rules.max_players} players",
+                                 param_hint="--players")
+    names = _agent_list(agents, players)
+    t = build_tables(b)
+    for deck in rules.ticket_decks:
+        if deck not in t.ticket_decks:
+            raise UsageError(f"the {rules.name} rules need a ticket deck named '{deck}' in {b.id}; "
+                             f"make one with `mapkit tickets generate {b.id} --deck {deck} --write`")
+    if log_file is not None and log_file.exists() and log_file.is_dir():
+        raise click.BadParameter(f"{log_file} is a directory", param_hint="--log")
+    show = games >= 200 and sys.stderr.isatty()
+    with click.progressbar(length=games, label="games", file=sys.stderr) if show else _NoBar() as bar:
+        totals, lines = run_games(t, rules, names, games, seed, jobs=jobs, log=log_file is not None,
+                                  progress=bar.update)
+    summary = summarize(t, rules, names, seed, totals, pool_labels(t, rules))
+    if log_file is not None:
+        log_file.write_text("\n".join(lines) + "\n")
+    if fmt == "json":
+        _echo_json(summary)
+    else:
+        click.echo(format_summary(summary))
+
+
+class _NoBar:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def update(self, n):
+        pass
+
+
+@main.command()
+@click.argument("board", type=BoardPath(), required=False)
+@click.option("--games", type=click.IntRange(1, 100000), default=None,
+              help="Games per run (default: 400 random, 150 planner games).")
+@FORMAT
+def bench(board, games, fmt):
+    """Games per second on one core, by agent and player count, longest-path and pipeline times."""
+    from mapkit.sim.bench import run_bench, format_bench
+    from mapkit.resources import resolve_board
+
+    path = board or resolve_board("north-america")
+    result = run_bench(load_or_exit(path), games)
+    if fmt == "json":
+        _echo_json(result)
+    else:
+        click.echo(format_bench(result))

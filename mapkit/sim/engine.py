@@ -1,0 +1,440 @@
+"""The rules engine: a game state, its legal actions, applying one, and the end of the game.
+
+Actions are small tuples (kinds below). A turn's card draw is two sub-steps (phase DRAW2 after the
+first card); a ticket draw is followed by the choice of which to keep (phase KEEP). At setup each
+seat in turn chooses its starting tickets (phase SETUP). Chance is the state's own seeded
+`random.Random`: the same seed and the same actions give the same game, which is how logs replay.
+
+Rule clauses implemented here, with the seed text they come from:
+- a face-up wild taken first is the only card of the turn; a face-up wild cannot be the second
+  card; a blind wild counts as one card (002 §4; relaxed variant: a face-up wild counts as one);
+- three or more face-up wilds discard the row and five new cards are turned; if the cards left can
+  only make rows of three wilds, the wiping stops and a rules gap "endless_wipes" is recorded;
+- an empty deck is replaced by the shuffled discards; with neither, cards cannot be drawn;
+- a gray route takes cards of one color plus wilds; a route needs enough trains;
+- below `double_routes_min_players` one track of a double closes the other; one seat never owns
+  both tracks;
+- returned tickets go to the bottom of the ticket deck; fewer are drawn when it is short;
+- the final round begins when a seat ends a turn with `end_trigger` or fewer trains: every seat,
+  the trigger included, gets one more turn;
+- a seat with no legal action passes (rules gap "no_legal_action"); when every seat passes in a
+  row the game cannot progress and ends ("stalled"); a game reaching `turn_limit` turns is cut off.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+from mapkit.sim.rules import RuleSet
+from mapkit.sim.tables import GRAY, Tables
+
+# action kinds
+FACE_UP, BLIND, CLAIM, TICKETS, KEEP, PASS = range(6)
+ACTION_NAMES = ("face_up", "blind", "claim", "tickets", "keep", "pass")
+# phases
+SETUP, TURN, DRAW2, KEEP_PHASE, OVER = range(5)
+EMPTY = -1
+
+
+class State:
+    """One position of a game. Mutable for speed: `apply` changes it in place; `copy` clones."""
+
+    __slots__ = (
+        "t", "rules", "players", "rng", "deck", "discard", "face_up", "hands", "trains", "owner",
+        "route_score", "tickets", "ticket_pool", "ticket_deck", "market", "offer", "min_keep",
+        "phase", "current", "turn", "turns_taken", "final_turns_left", "gaps", "parent", "claims",
+        "pass_streak", "team_of", "setup_left", "end_reason", "wipes",
+    )
+
+    def copy(self) -> "State":
+        s = State.__new__(State)
+        s.t, s.rules, s.players = self.t, self.rules, self.players
+        s.rng = random.Random()
+        s.rng.setstate(self.rng.getstate())
+        for name in ("deck", "discard", "face_up", "trains", "owner", "route_score", "ticket_deck", "market",
+                     "offer", "turns_taken", "team_of"):
+            setattr(s, name, list(getattr(self, name)))
+        s.setup_left = [(p, list(o)) for p, o in self.setup_left]
+        s.hands = [list(h) for h in self.hands]
+        s.tickets = [list(x) for x in self.tickets]
+        s.parent = [list(x) for x in self.parent]
+        s.claims = [list(x) for x in self.claims]
+        s.ticket_pool = self.ticket_pool
+        s.gaps = Counter(self.gaps)
+        for name in ("min_keep", "phase", "current", "turn", "final_turns_left", "pass_streak", "end_reason", "wipes"):
+            setattr(s, name, getattr(self, name))
+        return s
+
+
+# ---------------------------------------------------------------------------- setup
+
+def new_game(t: Tables, rules: RuleSet, players: int, seed: int) -> State:
+    if not rules.min_players <= players <= rules.max_players:
+        from mapkit.errors import UsageError
+
+        raise UsageError(f"the {rules.name} rules are for {rules.min_players}-{rules.max_players} players, not {players}")
+    s = State.__new__(State)
+    s.t, s.rules, s.players = t, rules, players
+    s.rng = random.Random(seed)
+    s.deck = list(t.deck)
+    s.rng.shuffle(s.deck)
+    s.discard = []
+    ncards = t.wild + 1
+    s.hands = [[0] * ncards for _ in range(players)]
+    for _ in range(rules.starting_hand):
+        for p in range(players):
+            c = _draw(s)
+            if c is not None:
+                s.hands[p][c] += 1
+    s.face_up = [EMPTY] * rules.face_up
+    s.wipes = 0
+    _refill(s)
+    trains = rules.trains_for(players)
+    s.trains = [trains] * players
+    s.owner = [EMPTY] * t.n_routes
+    s.route_score = [0] * players
+    s.claims = [[] for _ in range(players)]
+    s.parent = [list(range(t.n_stations)) for _ in range(players)]
+    pool = []
+    for name in rules.ticket_decks:
+        if name not in t.ticket_decks:
+            from mapkit.errors import MapkitError
+
+            have = ", ".join(sorted(t.ticket_decks)) or "none"
+            raise MapkitError(f"the {rules.name} rules need a ticket deck named '{name}' in board {t.board_id}"
+                              f" (it has: {have}); make one with `mapkit tickets generate {t.board_id}"
+                              f" --deck {name} --write`")
+        pool.extend(t.ticket_decks[name])
+    s.ticket_pool = tuple(pool)
+    s.ticket_deck = list(range(len(pool)))
+    s.rng.shuffle(s.ticket_deck)
+    s.market = []
+    for _ in range(min(rules.ticket_market, len(s.ticket_deck))):
+        s.market.append(s.ticket_deck.pop(0))
+    s.tickets = [[] for _ in range(players)]
+    s.team_of = [p % rules.teams if rules.teams else p for p in range(players)]
+    s.turn = 0
+    s.turns_taken = [0] * players
+    s.final_turns_left = None
+    s.gaps = Counter()
+    s.pass_streak = 0
+    s.end_reason = ""
+    s.current = 0
+    # every seat is dealt its starting tickets first, then each chooses in seat order
+    s.setup_left = []
+    for p in range(players):
+        s.setup_left.append((p, [s.ticket_deck.pop(0) for _ in range(min(rules.deal_tickets, len(s.ticket_deck)))]))
+    s.phase = SETUP
+    _next_setup_choice(s)
+    return s
+
+
+def _next_setup_choice(s: State) -> None:
+    """Let the next seat choose its starting tickets; TURN once every seat has chosen."""
+    while s.setup_left:
+        p, offer = s.setup_left.pop(0)
+        if offer:
+            s.current, s.offer, s.min_keep = p, offer, min(s.rules.keep_at_start, len(offer))
+            return
+    s.offer, s.current, s.phase = [], 0, TURN
+
+
+# ---------------------------------------------------------------------------- cards
+
+def _draw(s: State):
+    """Top card of the deck, reshuffling the discards into a new deck when it is empty."""
+    if not s.deck:
+        if not s.discard:
+            return None
+        s.deck = s.discard
+        s.discard = []
+        s.rng.shuffle(s.deck)
+    return s.deck.pop()
+
+
+def _refill(s: State) -> None:
+    """Fill empty face-up slots, then wipe rows of too many wilds (guarding the endless loop)."""
+    fu = s.face_up
+    for i in range(len(fu)):
+        if fu[i] == EMPTY:
+            c = _draw(s)
+            if c is None:
+                break
+            fu[i] = c
+    limit = s.rules.wild_reset
+    wild = s.t.wild
+    while limit and fu.count(wild) >= limit:
+        # can the cards not in the row make a row with fewer wilds? if not, wiping never ends
+        pool = s.deck + s.discard
+        non_wild = len(pool) - pool.count(wild)
+        if non_wild + sum(1 for c in fu if c != wild and c != EMPTY) < len(fu) - limit + 1 or s.wipes >= 50:
+            s.gaps["endless_wipes"] += 1
+            return
+        s.wipes += 1
+        s.discard.extend(c for c in fu if c != EMPTY)
+        for i in range(len(fu)):
+            fu[i] = EMPTY
+        for i in range(len(fu)):
+            c = _draw(s)
+            if c is None:
+                break
+            fu[i] = c
+    s.wipes = 0
+
+
+def can_draw_blind(s: State) -> bool:
+    return bool(s.deck) or bool(s.discard)
+
+
+# ---------------------------------------------------------------------------- legal actions
+
+def legal_actions(s: State) -> list[tuple]:
+    ph = s.phase
+    if ph == TURN:
+        acts = claim_actions(s, s.current)
+        fu = s.face_up
+        for i in range(len(fu)):
+            if fu[i] != EMPTY:
+                acts.append((FACE_UP, i))
+        if s.deck or s.discard:
+            acts.append((BLIND,))
+        if s.ticket_deck or s.market:
+            if s.rules.ticket_market:
+                acts.extend((TICKETS, m) for m in _market_masks(s))
+            else:
+                acts.append((TICKETS, 0))
+        if not acts:
+            acts.append((PASS,))
+        return acts
+    if ph == DRAW2:
+        acts = []
+        fu, wild = s.face_up, s.t.wild
+        relaxed = not s.rules.face_up_wild_takes_turn
+        for i in range(len(fu)):
+            if fu[i] != EMPTY and (fu[i] != wild or relaxed):
+                acts.append((FACE_UP, i))
+        if s.deck or s.discard:
+            acts.append((BLIND,))
+        return acts
+    if ph == KEEP_PHASE or ph == SETUP:
+        n = len(s.offer)
+        return [(KEEP, m) for m in range(1, 1 << n) if bin(m).count("1") >= s.min_keep] or [(KEEP, 0)]
+    return []
+
+
+def _market_masks(s: State) -> list[int]:
+    """Which market tickets to take; the rest of the draw comes from the deck (fewer if short)."""
+    n, want, deck = len(s.market), s.rules.draw_tickets, len(s.ticket_deck)
+    masks = []
+    for m in range(1 << n):
+        k = bin(m).count("1")
+        if k <= want and (k + min(deck, want - k)) >= 1:
+            masks.append(m)
+    return masks
+
+
+def claim_actions(s: State, p: int) -> list[tuple]:
+    """Every legal claim of seat p, one action per exact payment (color, number of wilds)."""
+    t = s.t
+    owner, partner = s.owner, t.route_partner
+    hand = s.hands[p]
+    wild = t.wild
+    hw = hand[wild]
+    trains = s.trains[p]
+    doubles_open = s.players >= s.rules.double_routes_min_players
+    lens, colors = t.route_len, t.route_color
+    acts = []
+    protect = s.rules.friendly_protection_turns and _protection_active(s, p)
+    for r in range(t.n_routes):
+        if owner[r] != EMPTY:
+            continue
+        L = lens[r]
+        if L > trains:
+            continue
+        q = partner[r]
+        if q >= 0 and owner[q] != EMPTY and (not doubles_open or owner[q] == p):
+            continue
+        c = colors[r]
+        if c != GRAY:
+            h = hand[c]
+            if h + hw < L:
+                continue
+            if protect and _traps(s, p, r):
+                continue
+            lo = L - h if L > h else 0
+            hi = L if L < hw else hw
+            for w in range(lo, hi + 1):
+                acts.append((CLAIM, r, c if w < L else wild, w))
+        else:
+            if protect and _traps(s, p, r):
+                continue
+            for c in range(wild):
+                h = hand[c]
+                if h and h + hw >= L:
+                    for k in range(min(L, h), 0, -1):
+                        if L - k <= hw:
+                            acts.append((CLAIM, r, c, L - k))
+            if hw >= L:
+                acts.append((CLAIM, r, wild, L))
+    return acts
+
+
+def _protection_active(s: State, p: int) -> bool:
+    return any(s.turns_taken[o] < s.rules.friendly_protection_turns for o in range(s.players) if o != p)
+
+
+def _open(s: State, r: int) -> bool:
+    if s.owner[r] != EMPTY:
+        return False
+    q = s.t.route_partner[r]
+    return not (q >= 0 and s.owner[q] != EMPTY and s.players < s.rules.double_routes_min_players)
+
+
+def _traps(s: State, p: int, r: int) -> bool:
+    """Would claiming r close the last open route into a station where a protected opponent has
+    no route yet?"""
+    t = s.t
+    for st in (t.route_a[r], t.route_b[r]):
+        others = [x for x in t.routes_at[st] if x != r and x != t.route_partner[r]]
+        if any(_open(s, x) for x in others):
+            continue
+        partner_open = t.route_partner[r] >= 0 and s.players >= s.rules.double_routes_min_players and _open(s, t.route_partner[r])
+        if partner_open:
+            continue
+        for o in range(s.players):
+            if o != p and s.turns_taken[o] < s.rules.friendly_protection_turns:
+                if not any(s.owner[x] == o for x in t.routes_at[st]):
+                    return True
+    return False
+
+
+# ---------------------------------------------------------------------------- apply
+
+def apply(s: State, a: tuple) -> None:
+    """Play one legal action (the caller guarantees legality; see `is_legal`)."""
+    kind = a[0]
+    p = s.current
+    if kind == CLAIM:
+        _claim(s, p, a[1], a[2], a[3])
+        _end_turn(s)
+    elif kind == FACE_UP or kind == BLIND:
+        if kind == FACE_UP:
+            c = s.face_up[a[1]]
+            s.face_up[a[1]] = EMPTY
+            s.hands[p][c] += 1
+            _refill(s)
+            ends_turn = c == s.t.wild and s.rules.face_up_wild_takes_turn
+        else:
+            c = _draw(s)
+            s.hands[p][c] += 1
+            ends_turn = False
+        if s.phase == DRAW2 or ends_turn or s.rules.draws_per_turn < 2:
+            _end_turn(s)
+        else:
+            s.phase = DRAW2
+            if not legal_actions(s):  # nothing left to draw as a second card
+                _end_turn(s)
+    elif kind == TICKETS:
+        want = s.rules.draw_tickets
+        offer = []
+        if s.rules.ticket_market:
+            taken = [s.market[i] for i in range(len(s.market)) if a[1] >> i & 1]
+            s.market = [x for i, x in enumerate(s.market) if not a[1] >> i & 1]
+            offer.extend(taken)
+        while len(offer) < want and s.ticket_deck:
+            offer.append(s.ticket_deck.pop(0))
+        s.offer = offer
+        s.min_keep = min(s.rules.keep_on_draw, len(offer))
+        s.phase = KEEP_PHASE
+    elif kind == KEEP:
+        mask = a[1]
+        kept = [x for i, x in enumerate(s.offer) if mask >> i & 1]
+        returned = [x for i, x in enumerate(s.offer) if not mask >> i & 1]
+        s.tickets[p].extend(kept)
+        s.ticket_deck.extend(returned)  # to the bottom
+        s.offer = []
+        if s.rules.ticket_market:
+            while len(s.market) < s.rules.ticket_market and s.ticket_deck:
+                s.market.append(s.ticket_deck.pop(0))
+        if s.phase == SETUP:
+            _next_setup_choice(s)
+        else:
+            _end_turn(s)
+    elif kind == PASS:
+        s.gaps["no_legal_action"] += 1
+        s.pass_streak += 1
+        _end_turn(s, passed=True)
+    else:
+        raise ValueError(f"unknown action {a!r}")
+
+
+def _claim(s: State, p: int, r: int, color: int, wilds: int) -> None:
+    t = s.t
+    L = t.route_len[r]
+    hand = s.hands[p]
+    wild = t.wild
+    if color != wild:
+        hand[color] -= L - wilds
+        s.discard.extend([color] * (L - wilds))
+    hand[wild] -= wilds
+    s.discard.extend([wild] * wilds)
+    s.trains[p] -= L
+    s.owner[r] = p
+    s.route_score[p] += t.route_points[r]
+    s.claims[p].append(r)
+    parent = s.parent[p]
+    ra, rb = _find(parent, t.route_a[r]), _find(parent, t.route_b[r])
+    if ra != rb:
+        parent[ra] = rb
+
+
+def _find(parent: list[int], x: int) -> int:
+    while parent[x] != x:
+        parent[x] = parent[parent[x]]
+        x = parent[x]
+    return x
+
+
+def connected(s: State, p: int, a: int, b: int) -> bool:
+    return _find(s.parent[p], a) == _find(s.parent[p], b)
+
+
+def _end_turn(s: State, passed: bool = False) -> None:
+    p = s.current
+    if not passed:
+        s.pass_streak = 0
+    s.turns_taken[p] += 1
+    s.turn += 1
+    if s.rules.solo and s.face_up and s.face_up[0] != EMPTY:
+        # solo puzzle: after each turn the leftmost face-up card is discarded and the row refilled
+        s.discard.append(s.face_up[0])
+        s.face_up[0] = EMPTY
+        _refill(s)
+    if s.final_turns_left is not None:
+        s.final_turns_left -= 1
+        if s.final_turns_left <= 0:
+            return _finish(s, "final_round")
+    elif s.trains[p] <= s.rules.end_trigger:
+        s.final_turns_left = s.players
+    if s.pass_streak >= s.players:
+        s.gaps["stalled"] += 1
+        return _finish(s, "stalled")
+    if s.turn >= s.rules.turn_limit:
+        s.gaps["turn_limit"] += 1
+        return _finish(s, "turn_limit")
+    s.current = (p + 1) % s.players
+    s.phase = TURN
+
+
+def _finish(s: State, reason: str) -> None:
+    s.phase = OVER
+    s.end_reason = reason
+
+
+def is_over(s: State) -> bool:
+    return s.phase == OVER
+
+
+def is_legal(s: State, a) -> bool:
+    return isinstance(a, tuple) and a in legal_actions(s)

@@ -1,0 +1,97 @@
+"""The referee: plays seeded games between agents and never lets a broken agent stop a game.
+
+An agent that raises or returns an illegal action forfeits its turn (a pass; while choosing
+tickets, it keeps the first ones it must keep) and the event is recorded as a rules gap
+"agent_error". Game seeds come from numpy's SeedSequence(seed).spawn(games), so game i is the same
+whatever the number of worker processes and whichever process plays it.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+
+from mapkit.sim import engine
+from mapkit.sim.agents import make_agent
+from mapkit.sim.rules import RuleSet
+from mapkit.sim.scoring import final_scores, ticket_results, winners
+from mapkit.sim.tables import Tables
+from mapkit.sim.view import SeatView
+
+
+def game_seeds(seed: int, games: int) -> list[int]:
+    """One 63-bit seed per game, independent of how games are split among workers."""
+    return [int(ss.generate_state(2, dtype=np.uint32).astype(np.uint64) @ np.array([1 << 31, 1], dtype=np.uint64)) & ((1 << 63) - 1)
+            for ss in np.random.SeedSequence(seed).spawn(games)]
+
+
+def _forfeit(s: engine.State, legal: list[tuple]) -> tuple:
+    if s.phase in (engine.SETUP, engine.KEEP_PHASE):
+        return (engine.KEEP, (1 << s.min_keep) - 1)
+    if s.phase == engine.DRAW2:
+        # the second card is forfeited: end the turn by taking nothing more
+        return None
+    return (engine.PASS,)
+
+
+def play_game(t: Tables, rules: RuleSet, agent_names: list[str], seed: int, log: bool = False) -> dict:
+    players = len(agent_names)
+    s = engine.new_game(t, rules, players, seed)
+    agent_rng = random.Random(seed ^ 0x5DEECE66D)
+    agents = []
+    for seat, name in enumerate(agent_names):
+        agent = make_agent(name)
+        agent.reset(seat, t, players, random.Random(agent_rng.getrandbits(64)))
+        agents.append(agent)
+    views = [SeatView(s, p) for p in range(players)]
+    actions = [] if log else None
+    errors = 0
+    while s.phase != engine.OVER:
+        legal = engine.legal_actions(s)
+        p = s.current
+        try:
+            a = agents[p].act(views[p], legal)
+            ok = a in legal
+        except Exception:  # a broken agent must not stop the game
+            a, ok = None, False
+        if not ok:
+            errors += 1
+            s.gaps["agent_error"] += 1
+            a = _forfeit(s, legal)
+            if a is None:
+                engine._end_turn(s)
+                if log:
+                    actions.append(["end"])
+                continue
+        if log:
+            actions.append(list(a))
+        engine.apply(s, a)
+    rows = final_scores(s)
+    win = winners(s, rows)
+    held = {}
+    for p in range(players):
+        for i, ok in ticket_results(s, p):
+            h = held.setdefault(i, [0, 0])
+            h[0] += 1
+            h[1] += ok
+    result = {
+        "seed": seed, "players": players, "agents": list(agent_names), "rules": rules.name,
+        "scores": rows, "winners": win, "turns": s.turn, "end": s.end_reason, "gaps": dict(s.gaps),
+        "tickets": {i: tuple(v) for i, v in held.items()},
+        "claims": [r for p in range(players) for r in s.claims[p]],
+    }
+    if log:
+        result["actions"] = actions
+    return result
+
+
+def replay(t: Tables, rules: RuleSet, players: int, seed: int, actions: list) -> engine.State:
+    """Rebuild a logged game from its seed and actions (no agents needed: chance is in the state)."""
+    s = engine.new_game(t, rules, players, seed)
+    for a in actions:
+        if a == ["end"]:
+            engine._end_turn(s)
+        else:
+            engine.apply(s, tuple(a))
+    return s
