@@ -39,11 +39,11 @@ def run_bench(board: Board, games: int | None = None, seed: int = 0) -> dict:
         })
     # longest path on the networks players really build: the end of route-focus games
     networks = []
+    players = min(4, rules.max_players)
     for s in game_seeds(seed + 1, 30):
-
-        r = play_game(t, rules, ["route-focus"] * 4, s, log=True)
+        r = play_game(t, rules, ["route-focus"] * players, s, log=True)
         replayed = _replay_state(t, rules, r)
-        for p in range(4):
+        for p in range(players):
             networks.append([(t.route_a[x], t.route_b[x], t.route_len[x]) for x in replayed.claims[p]])
     ordinary = _mean_ms(networks, repeat=5)
     dense = []
