@@ -185,6 +185,8 @@ class Layout:
                 lines.append(clipped)
                 ids.append(rid)
         tree = STRtree(lines)
+        ph = self.board.physical
+        near = ph.station_radius_mm + ph.space_gap_mm + ph.space_width_mm
         found = []
         for i, line in enumerate(lines):
             for j in tree.query(line, predicate="intersects"):
@@ -194,6 +196,11 @@ class Layout:
                 if ri.double and ri.double == rj.double:
                     continue
                 where = line.intersection(lines[j]).representative_point()
+                # offset tracks of a double leave their station beside its centre and may touch a
+                # neighbour's line within the first space's reach; the space checks judge that
+                shared = ri.ends & rj.ends
+                if any(math.dist((where.x, where.y), self.positions[st]) <= near for st in shared):
+                    continue
                 found.append((ids[i], ids[j], (round(where.x, 1), round(where.y, 1))))
         return found
 
