@@ -35,7 +35,9 @@ class Agent:
     def reset(self, seat: int, tables: Tables, players: int, rng: random.Random) -> None:
         self.seat, self.t, self.players, self.rng = seat, tables, players, rng
 
-    def act(self, view, legal: list[tuple]) -> tuple:
+    def act(self, view, legal) -> tuple:
+        """One legal action. `legal` (engine.Legal) is a sequence of every legal action, and also
+        answers `draws()`, `claims(routes)` and `tickets()` without listing the rest."""
         raise NotImplementedError
 
 
@@ -81,50 +83,54 @@ class PlannerAgent(Agent):
 
     # ------------------------------------------------------------ planning
 
-    def _route_cost(self, view, r: int) -> float:
-        o = view.owner[r]
-        if o == self.seat:
-            return 0
-        if o != -1:
-            return INF
-        q = self.t.route_partner[r]
-        if q >= 0 and view.owner[q] != -1 and (view.owner[q] == self.seat or view.players < view.rules.double_routes_min_players):
-            return INF
-        return self.t.route_len[r]
-
-    def _path(self, view, a: int, b: int, free: set) -> tuple[float, list[int]]:
-        """Cheapest connection a→b: (cost in trains, routes to claim)."""
+    def _costs(self, view) -> list:
+        """Trains each route would cost this seat now: 0 its own, inf closed or taken."""
         owner = view.owner
         seat = self.seat
         t = self.t
+        small = view.players < view.rules.double_routes_min_players
+        costs = []
+        for r in range(t.n_routes):
+            o = owner[r]
+            if o == seat:
+                costs.append(0)
+            elif o != -1:
+                costs.append(INF)
+            else:
+                q = t.route_partner[r]
+                if q >= 0 and owner[q] != -1 and (owner[q] == seat or small):
+                    costs.append(INF)
+                else:
+                    costs.append(t.route_len[r])
+        return costs
+
+    def _path(self, costs: list, a: int, b: int, free: set) -> tuple[float, list[int]]:
+        """Cheapest connection a→b: (cost in trains, routes still to claim)."""
         dist = {a: 0}
         via = {}
         heap = [(0, a)]
+        adj = self.adj
+        pop, push = heapq.heappop, heapq.heappush
         while heap:
-            d, n = heapq.heappop(heap)
+            d, n = pop(heap)
             if n == b:
                 break
-            if d > dist.get(n, INF):
+            if d > dist[n]:
                 continue
-            for m, r in self.adj[n]:
-                if r in free or owner[r] == seat:
-                    w = 0
-                else:
-                    w = self._route_cost(view, r)
-                    if w == INF:
-                        continue
+            for m, r in adj[n]:
+                w = 0 if r in free else costs[r]
                 nd = d + w
                 if nd < dist.get(m, INF):
                     dist[m] = nd
                     via[m] = (n, r)
-                    heapq.heappush(heap, (nd, m))
-        if b not in dist:
+                    push(heap, (nd, m))
+        if b not in dist or dist[b] == INF:
             return INF, []
         routes = []
         n = b
         while n != a:
             n, r = via[n]
-            if owner[r] != seat and r not in free:
+            if costs[r] and r not in free:
                 routes.append(r)
         return dist[b], routes
 
@@ -133,10 +139,11 @@ class PlannerAgent(Agent):
         free: set = set()
         cost = 0
         impossible = 0
+        costs = self._costs(view)
         for a, b, pts in sorted(tickets, key=lambda x: -x[2]):
             if view.connected(a, b):
                 continue
-            c, routes = self._path(view, a, b, free)
+            c, routes = self._path(costs, a, b, free)
             if c == INF:
                 impossible += 1
                 continue
@@ -180,9 +187,7 @@ class PlannerAgent(Agent):
     def best_claim(self, legal, routes: set | None = None):
         """The claim of a wanted route (longest first) that uses the fewest wild cards."""
         best, key = None, None
-        for a in legal:
-            if a[0] != CLAIM or (routes is not None and a[1] not in routes):
-                continue
+        for a in legal.claims(routes):
             k = (self.t.route_len[a[1]], -a[3])
             if key is None or k > key:
                 best, key = a, k
@@ -207,7 +212,8 @@ class PlannerAgent(Agent):
         wild = self.t.wild
         fu = view.face_up
         best, key = None, None
-        for a in legal:
+        draws = legal.draws()
+        for a in draws:
             if a[0] == FACE_UP:
                 c = fu[a[1]]
                 if c == wild:
@@ -219,7 +225,7 @@ class PlannerAgent(Agent):
                     best, key = a, score
         if best is not None and key > 0:
             return best
-        for a in legal:
+        for a in draws:
             if a[0] == BLIND:
                 return a
         return best or legal[0]
@@ -228,15 +234,15 @@ class PlannerAgent(Agent):
         """Nothing planned: take tickets while there is time, else score points."""
         trains = view.trains[self.seat]
         if trains > 12 and view.tickets_left and not view.final_round:
-            for a in legal:
-                if a[0] == TICKETS:
-                    return a
+            for a in legal.tickets():
+                return a
         claim = self.best_claim(legal)
         if claim is not None and (self.t.route_len[claim[1]] >= 3 or trains <= 6 or view.final_round):
             return claim
-        longest = sorted((r for r in range(self.t.n_routes) if self._route_cost(view, r) != INF
+        costs = self._costs(view)
+        longest = sorted((r for r in range(self.t.n_routes) if costs[r] != INF and costs[r]
                           and self.t.route_len[r] <= trains), key=lambda r: -self.t.route_len[r])[:4]
-        return self.draw(view, legal, self.wanted_colors(view, longest)) if any(a[0] in (FACE_UP, BLIND) for a in legal) else (claim or legal[0])
+        return self.draw(view, legal, self.wanted_colors(view, longest)) if legal.draws() else (claim or legal[0])
 
     def act(self, view, legal):
         phase = view.phase
@@ -250,10 +256,9 @@ class PlannerAgent(Agent):
             if claim is not None:
                 return claim
             if self.hunger and cost <= 4 and view.trains[self.seat] > 15 and view.tickets_left:
-                for a in legal:
-                    if a[0] == TICKETS:
-                        return a
-            if any(a[0] in (FACE_UP, BLIND) for a in legal):
+                for a in legal.tickets():
+                    return a
+            if legal.draws():
                 return self.draw(view, legal, self.wanted_colors(view, routes))
             return self.best_claim(legal) or legal[0]
         return self.fallback(view, legal)
@@ -275,7 +280,8 @@ class LongRouteAgent(PlannerAgent):
             return self.choose_keep(view, legal)
         t = self.t
         trains = view.trains[self.seat]
-        open_long = sorted((r for r in range(t.n_routes) if self._route_cost(view, r) != INF and t.route_len[r] <= trains),
+        costs = self._costs(view)
+        open_long = sorted((r for r in range(t.n_routes) if costs[r] != INF and costs[r] and t.route_len[r] <= trains),
                            key=lambda r: (-t.route_len[r], r))[:5]
         if phase == DRAW2:
             return self.draw(view, legal, self.wanted_colors(view, open_long))
@@ -286,7 +292,7 @@ class LongRouteAgent(PlannerAgent):
         planned = self.best_claim(legal, set(routes))
         if planned is not None and trains < 20:
             return planned
-        if any(a[0] in (FACE_UP, BLIND) for a in legal):
+        if legal.draws():
             return self.draw(view, legal, self.wanted_colors(view, open_long))
         return claim or legal[0]
 
@@ -305,8 +311,8 @@ class OneStepAgent(PlannerAgent):
         t = self.t
         best, best_value = None, 0.0
         seen = set()
-        for a in legal:
-            if a[0] != CLAIM or a[1] in seen:
+        for a in legal.claims():
+            if a[1] in seen:
                 continue
             seen.add(a[1])
             r = a[1]
@@ -317,7 +323,7 @@ class OneStepAgent(PlannerAgent):
             return self.best_claim(legal, {best})
         if not routes:
             return self.fallback(view, legal)
-        if any(a[0] in (FACE_UP, BLIND) for a in legal):
+        if legal.draws():
             return self.draw(view, legal, self.wanted_colors(view, routes))
         return self.best_claim(legal) or legal[0]
 

@@ -234,8 +234,13 @@ def _market_masks(s: State) -> list[int]:
     return masks
 
 
-def claim_actions(s: State, p: int) -> list[tuple]:
-    """Every legal claim of seat p, one action per exact payment (color, number of wilds)."""
+def claim_actions(s: State, p: int, only=None) -> list[tuple]:
+    """Every legal claim of seat p, one action per exact payment (color, number of wilds).
+
+    Routes are visited color by color (gray last), shortest first, so only routes the hand could
+    pay for are looked at; that is also the order of the result. `only`: a set of routes to
+    consider (agents that know what they want skip the rest).
+    """
     t = s.t
     owner, partner = s.owner, t.route_partner
     hand = s.hands[p]
@@ -243,22 +248,23 @@ def claim_actions(s: State, p: int) -> list[tuple]:
     hw = hand[wild]
     trains = s.trains[p]
     doubles_open = s.players >= s.rules.double_routes_min_players
-    lens, colors = t.route_len, t.route_color
-    acts = []
+    lens = t.route_len
     protect = s.rules.friendly_protection_turns and _protection_active(s, p)
-    for r in range(t.n_routes):
-        if owner[r] != EMPTY:
-            continue
-        L = lens[r]
-        if L > trains:
-            continue
-        q = partner[r]
-        if q >= 0 and owner[q] != EMPTY and (not doubles_open or owner[q] == p):
-            continue
-        c = colors[r]
-        if c != GRAY:
-            h = hand[c]
-            if h + hw < L:
+    acts = []
+    by_color = t.routes_by_color
+    for c in range(wild):
+        cap = hand[c] + hw
+        if cap > trains:
+            cap = trains
+        h = hand[c]
+        for r in by_color[c]:
+            L = lens[r]
+            if L > cap:
+                break
+            if owner[r] != EMPTY or (only is not None and r not in only):
+                continue
+            q = partner[r]
+            if q >= 0 and owner[q] != EMPTY and (not doubles_open or owner[q] == p):
                 continue
             if protect and _traps(s, p, r):
                 continue
@@ -266,7 +272,19 @@ def claim_actions(s: State, p: int) -> list[tuple]:
             hi = L if L < hw else hw
             for w in range(lo, hi + 1):
                 acts.append((CLAIM, r, c if w < L else wild, w))
-        else:
+    gray = by_color[wild]
+    if gray:
+        best = max(hand[:wild]) if wild else 0
+        cap = min(trains, max(best + hw, hw))
+        for r in gray:
+            L = lens[r]
+            if L > cap:
+                break
+            if owner[r] != EMPTY or (only is not None and r not in only):
+                continue
+            q = partner[r]
+            if q >= 0 and owner[q] != EMPTY and (not doubles_open or owner[q] == p):
+                continue
             if protect and _traps(s, p, r):
                 continue
             for c in range(wild):
@@ -436,5 +454,79 @@ def is_over(s: State) -> bool:
     return s.phase == OVER
 
 
+def draw_actions(s: State) -> list[tuple]:
+    """The card draws open now (first or second card of the turn)."""
+    acts = []
+    fu, wild = s.face_up, s.t.wild
+    second = s.phase == DRAW2
+    relaxed = not s.rules.face_up_wild_takes_turn
+    for i in range(len(fu)):
+        if fu[i] != EMPTY and (not second or fu[i] != wild or relaxed):
+            acts.append((FACE_UP, i))
+    if s.deck or s.discard:
+        acts.append((BLIND,))
+    return acts
+
+
 def is_legal(s: State, a) -> bool:
-    return isinstance(a, tuple) and a in legal_actions(s)
+    """Whether a is a legal action now, checked directly (without listing every action)."""
+    if not isinstance(a, tuple) or not a or not all(type(x) is int for x in a):
+        return False
+    kind, ph = a[0], s.phase
+    if kind in (FACE_UP, BLIND):
+        return ph in (TURN, DRAW2) and a in draw_actions(s)
+    if kind == CLAIM:
+        if ph != TURN or len(a) != 4 or not 0 <= a[1] < s.t.n_routes:
+            return False
+        return a in claim_actions(s, s.current, {a[1]})
+    if kind in (TICKETS, KEEP):
+        return ph in ((TURN,) if kind == TICKETS else (SETUP, KEEP_PHASE)) and a in legal_actions(s)
+    if kind == PASS:
+        return legal_actions(s) == [(PASS,)]
+    return False
+
+
+class Legal:
+    """The legal actions of the seat to act, computed only as far as an agent asks.
+
+    It is a sequence (len, indexing, iteration, `in`) of every legal action for agents that want
+    them all; planners ask for `draws()` or `claims(routes)` and skip the full enumeration."""
+
+    __slots__ = ("_s", "_all")
+
+    def __init__(self, s: State):
+        self._s = s
+        self._all = None
+
+    def all(self) -> list[tuple]:
+        if self._all is None:
+            self._all = legal_actions(self._s)
+        return self._all
+
+    def __len__(self):
+        return len(self.all())
+
+    def __getitem__(self, i):
+        return self.all()[i]
+
+    def __iter__(self):
+        return iter(self.all())
+
+    def __contains__(self, a):
+        if self._all is not None:  # already listed: a membership test is the cheapest check
+            return a in self._all
+        return is_legal(self._s, a)
+
+    def draws(self) -> list[tuple]:
+        return draw_actions(self._s) if self._s.phase in (TURN, DRAW2) else []
+
+    def claims(self, routes=None) -> list[tuple]:
+        if self._s.phase != TURN:
+            return []
+        return claim_actions(self._s, self._s.current, routes)
+
+    def tickets(self) -> list[tuple]:
+        if self._s.phase != TURN:
+            return []
+        return [a for a in self.all() if a[0] == TICKETS] if self._s.rules.ticket_market else (
+            [(TICKETS, 0)] if self._s.ticket_deck else [])

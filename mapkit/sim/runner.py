@@ -26,7 +26,7 @@ def game_seeds(seed: int, games: int) -> list[int]:
             for ss in np.random.SeedSequence(seed).spawn(games)]
 
 
-def _forfeit(s: engine.State, legal: list[tuple]) -> tuple:
+def _forfeit(s: engine.State, legal) -> tuple:
     if s.phase in (engine.SETUP, engine.KEEP_PHASE):
         return (engine.KEEP, (1 << s.min_keep) - 1)
     if s.phase == engine.DRAW2:
@@ -48,7 +48,7 @@ def play_game(t: Tables, rules: RuleSet, agent_names: list[str], seed: int, log:
     actions = [] if log else None
     errors = 0
     while s.phase != engine.OVER:
-        legal = engine.legal_actions(s)
+        legal = engine.Legal(s)
         p = s.current
         try:
             a = agents[p].act(views[p], legal)

@@ -34,6 +34,9 @@ class Tables:
     ticket_decks: dict                  # name -> tuple of (a, b, points)
     ticket_names: dict                  # name -> tuple of "a-b" labels
     station_hub: tuple[bool, ...]
+    # routes of each color (index wild = gray routes), shortest first: claim enumeration stops at
+    # the first route longer than the cards a seat could pay with
+    routes_by_color: tuple[tuple[int, ...], ...] = ()
 
     @property
     def n_stations(self) -> int:
@@ -92,4 +95,9 @@ def build_tables(board: Board) -> Tables:
         routes_at=tuple(tuple(x) for x in at),
         deck=tuple(deck), ticket_decks=decks, ticket_names=names,
         station_hub=tuple(s.hub for s in board.stations),
+        routes_by_color=tuple(
+            tuple(sorted((i for i, r in enumerate(routes) if (r.is_gray if c == wild else r.color == board.palette[c].id)),
+                         key=lambda i: (routes[i].length, i)))
+            for c in range(wild + 1)
+        ),
     )

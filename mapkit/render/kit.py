@@ -1,0 +1,1 @@
+RenderOptions = RenderResult = content_hash = render_kit = None
