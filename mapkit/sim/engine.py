@@ -18,7 +18,8 @@ Rule clauses implemented here, with the seed text they come from:
 - the final round begins when a seat ends a turn with `end_trigger` or fewer trains: every seat,
   the trigger included, gets one more turn;
 - a seat with no legal action passes (rules gap "no_legal_action"); when every seat passes in a
-  row the game cannot progress and ends ("stalled"); a game reaching `turn_limit` turns is cut off.
+  row the game cannot progress and ends ("stalled"); a game reaching `turn_limit` turns is cut off;
+  a turn that begins with deck and discards both empty counts as "cards_exhausted".
 """
 
 from __future__ import annotations
@@ -443,6 +444,9 @@ def _end_turn(s: State, passed: bool = False) -> None:
         return _finish(s, "turn_limit")
     s.current = (p + 1) % s.players
     s.phase = TURN
+    if not s.deck and not s.discard:
+        # every train card is in a hand or face up: the next seat cannot draw blind
+        s.gaps["cards_exhausted"] += 1
 
 
 def _finish(s: State, reason: str) -> None:

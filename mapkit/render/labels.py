@@ -1,0 +1,177 @@
+"""Placing station labels (and other small text boxes) where they collide with nothing.
+
+Each label has candidate boxes in order of preference; a label goes to the first candidate whose
+box (measured with `fonts`) stays inside the bounds and touches no obstacle (station markers,
+spaces) and no label placed before it. Labels with the fewest free candidates are placed first.
+A label with no free candidate is drawn at its least-bad candidate and reported in `unplaced`.
+
+Station candidates: the 8 compass positions around the marker (the station's `label` first),
+first at the normal size on one line, then broken over two or three lines, then one size smaller.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from shapely import STRtree
+from shapely.geometry import Polygon, box
+
+from mapkit.render import fonts
+
+XY = tuple[float, float]
+Box = tuple[float, float, float, float]  # x0, y0, x1, y1
+
+COMPASS = {"n": (0, -1), "ne": (1, -1), "e": (1, 0), "se": (1, 1),
+           "s": (0, 1), "sw": (-1, 1), "w": (-1, 0), "nw": (-1, -1)}
+ORDER = ("e", "ne", "se", "w", "nw", "sw", "n", "s")
+ALIGN = {-1: "right", 0: "center", 1: "left"}
+LABEL_GAP_MM = 1.0   # between a marker and its label
+PAD_MM = 0.35        # around the measured text
+CLEARANCE_MM = 0.4   # kept free between a label and anything else
+
+STATION_SIZES = (8.0, 7.0)
+HUB_SIZES = (9.0, 8.0)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    position: str
+    lines: tuple[str, ...]
+    size: float
+    bold: bool
+    center: XY
+    box: Box
+    align: str = "center"
+
+
+@dataclass(frozen=True)
+class LabelRequest:
+    key: str
+    candidates: tuple[Candidate, ...]
+
+
+@dataclass
+class Placement:
+    placed: dict[str, Candidate] = field(default_factory=dict)
+    unplaced: list[str] = field(default_factory=list)
+
+    def boxes(self) -> list[Box]:
+        return [c.box for c in self.placed.values()]
+
+
+def text_candidate(position: str, lines, size: float, bold: bool, anchor: XY, direction: tuple[int, int],
+                   align: str = "center") -> Candidate:
+    """A text block whose edge (or corner, diagonally) touches anchor on the side `direction`."""
+    w, h = fonts.block_size(lines, size, bold)
+    w, h = w + 2 * PAD_MM, h + 2 * PAD_MM
+    dx, dy = direction
+    cx, cy = anchor[0] + dx * w / 2, anchor[1] + dy * h / 2
+    return Candidate(position, tuple(lines), size, bold, (cx, cy), (cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2), align)
+
+
+def line_variants(name: str) -> list[tuple[str, ...]]:
+    """The name on one line, then split over two and (long names) three lines."""
+    out = [(name,)]
+    if len(name) > 9:
+        two = fonts.split_balanced(name, 2)
+        if two:
+            out.append(two)
+    if len(name) > 22:
+        three = fonts.split_balanced(name, 3)
+        if three:
+            out.append(three)
+    return out
+
+
+def station_candidates(name: str, xy: XY, radius: float, preferred: str | None = None,
+                       hub: bool = False) -> tuple[Candidate, ...]:
+    order = ([preferred] if preferred else []) + [p for p in ORDER if p != preferred]
+    out = []
+    for size in (HUB_SIZES if hub else STATION_SIZES):
+        for lines in line_variants(name):
+            for pos in order:
+                dx, dy = COMPASS[pos]
+                reach = radius + LABEL_GAP_MM
+                if dx and dy:
+                    reach_x = reach_y = reach / math.sqrt(2)
+                else:
+                    reach_x, reach_y = reach * abs(dx), reach * abs(dy)
+                anchor = (xy[0] + dx * reach_x, xy[1] + dy * reach_y)
+                out.append(text_candidate(pos, lines, size, hub, anchor, (dx, dy), ALIGN[dx]))
+    return tuple(out)
+
+
+def place(requests, obstacles, bounds: Polygon, clearance: float = CLEARANCE_MM) -> Placement:
+    """Place every request's label (see the module docstring)."""
+    static = [g.buffer(clearance, quad_segs=2) if clearance else g for g in obstacles]
+    tree = STRtree(static) if static else None
+
+    def static_hits(b: Box) -> float:
+        """Area of b over obstacles or outside the bounds (0: free)."""
+        shape = box(*b)
+        bad = shape.area - shape.intersection(bounds).area if not bounds.contains(shape) else 0.0
+        if tree is not None:
+            for i in tree.query(shape, predicate="intersects"):
+                bad += max(shape.intersection(static[i]).area, 1e-3)
+        return bad
+
+    scored = []
+    for order, req in enumerate(requests):
+        hits = [static_hits(c.box) for c in req.candidates]
+        free = [c for c, h in zip(req.candidates, hits) if h == 0]
+        scored.append((len(free) if free else math.inf, order, req, free, hits))
+    scored.sort(key=lambda t: (t[0], t[1]))
+
+    result = Placement()
+    placed_boxes: list[Box] = []
+    for _, _, req, free, hits in scored:
+        choice = next((c for c in free if not _hits_any(c.box, placed_boxes, clearance)), None)
+        if choice is None:
+            choice = _least_bad(req, hits, placed_boxes)
+            result.unplaced.append(req.key)
+        result.placed[req.key] = choice
+        placed_boxes.append(choice.box)
+    # report in request order, whatever order they were placed in
+    rank = {r.key: i for i, r in enumerate(requests)}
+    result.unplaced.sort(key=rank.__getitem__)
+    result.placed = dict(sorted(result.placed.items(), key=lambda kv: rank[kv[0]]))
+    return result
+
+
+def _hits_any(b: Box, boxes: list[Box], clearance: float) -> bool:
+    x0, y0, x1, y1 = b
+    for a0, b0, a1, b1 in boxes:
+        if x0 < a1 + clearance and a0 < x1 + clearance and y0 < b1 + clearance and b0 < y1 + clearance:
+            return True
+    return False
+
+
+def _overlap(a: Box, b: Box) -> float:
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    return w * h if w > 0 and h > 0 else 0.0
+
+
+def _least_bad(req: LabelRequest, hits: list[float], placed: list[Box]) -> Candidate:
+    best, best_cost = None, None
+    for c, h in zip(req.candidates, hits):
+        cost = h + sum(_overlap(c.box, b) for b in placed)
+        if best_cost is None or cost < best_cost - 1e-9:
+            best, best_cost = c, cost
+    return best
+
+
+def collisions(placement: Placement, obstacles, bounds: Polygon) -> list[str]:
+    """Keys of placed labels that overlap an obstacle, leave the bounds, or overlap another label
+    (an independent check of `place`, for tests)."""
+    bad = set()
+    items = list(placement.placed.items())
+    for i, (k, c) in enumerate(items):
+        shape = box(*c.box)
+        if not bounds.contains(shape) or any(shape.intersects(o) for o in obstacles):
+            bad.add(k)
+        for k2, c2 in items[i + 1:]:
+            if _overlap(c.box, c2.box) > 0:
+                bad.update((k, k2))
+    return sorted(bad)
