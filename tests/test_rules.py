@@ -168,14 +168,14 @@ def test_longest_path_ties_all_score_and_tie_breaks():
     assert [r["longest_bonus"] for r in rows] == [10, 10]
     assert winners(s, rows) == [0, 1]  # same score, tickets, bonus: shared
     s.tickets[1] = [0]
-    a, b, pts = s.ticket_pool[0]
+    a, b, pts, _ = s.ticket_pool[0]
     rows = final_scores(s)
     assert rows[1]["tickets_lost"] == -pts
 
 
 def test_most_completed_tickets_breaks_a_tie():
     t, s = started()
-    s.ticket_pool = ((0, 1, 3),)  # alder-birch, 3 points
+    s.ticket_pool = ((0, 1, 3, 0),)  # alder-birch, 3 points
     s.tickets = [[], [0]]
     for seat, rid, points in ((0, "dogwood-elm", 10), (1, "alder-birch#1", 7)):
         r = route(t, rid)
@@ -198,7 +198,7 @@ def test_family_variant_failed_tickets_score_zero():
 def test_shared_team_tickets_use_the_teammates_routes():
     t, s = started(players=4, teams=2, shared_team_tickets=True, min_players=4, max_players=4)
     s.tickets = [[0], [], [], []]
-    s.ticket_pool = ((0, 1, 4),)  # alder-birch
+    s.ticket_pool = ((0, 1, 4, 0),)  # alder-birch
     r = route(t, "alder-birch#1")
     s.owner[r] = 2  # seat 2 is seat 0's teammate
     s.claims[2].append(r)
@@ -248,3 +248,84 @@ def test_no_legal_action_passes_and_a_stalled_game_ends():
     engine.apply(s, (engine.PASS,))
     engine.apply(s, (engine.PASS,))
     assert engine.is_over(s) and s.end_reason == "stalled" and s.gaps["no_legal_action"] == 2
+
+
+# ---------------------------------------------------------------- the transit expansion (seed 003)
+
+def transit_game(players=2, **changes):
+    return started(players=players, **{"transit": True, "ticket_decks": ("transit",), "double_routes_min_players": 3,
+                                       "double_either_color": True, **changes})
+
+
+def station(t, sid):
+    return t.station_ids.index(sid)
+
+
+def test_station_costs_one_card_per_route_in_its_colors():
+    t, s = transit_game()
+    birch = station(t, "birch")  # red and blue (the double), blue, ferry
+    s.hands[0][:] = [1, 2, 1, 0]
+    assert (engine.STATION, birch, engine.BUS, -1) in engine.legal_actions(s)
+    assert (engine.STATION, birch, engine.TRAIN, -1) not in engine.legal_actions(s)  # needs a wild too
+    before = card_total(s)
+    engine.apply(s, (engine.STATION, birch, engine.BUS, -1))
+    assert s.hands[0] == [0, 0, 0, 0] and s.markers[birch][engine.BUS] == 0
+    assert s.station_score[0] == 7  # four cards: the 4-space value
+    assert card_total(s) == before and s.tokens_left == 16
+
+
+def test_second_type_scores_half_and_one_of_each_type():
+    t, s = transit_game()
+    birch = station(t, "birch")
+    s.markers[birch][engine.BUS] = 1
+    s.hands[0][:] = [1, 2, 1, 1]
+    assert (engine.STATION, birch, engine.BUS, -1) not in engine.legal_actions(s)
+    engine.apply(s, (engine.STATION, birch, engine.TRAIN, -1))
+    assert s.station_score[0] == 4  # half of 7, rounded up; the train's extra wild scores nothing
+
+
+def test_gray_routes_into_a_station_take_one_chosen_color():
+    t, s = transit_game()
+    dogwood = station(t, "dogwood")  # alder-dogwood gray, dogwood-elm red
+    s.hands[0][:] = [1, 1, 0, 0]
+    builds = {a for a in engine.legal_actions(s) if a[0] == engine.STATION and a[1] == dogwood and a[2] == engine.BUS}
+    assert builds == {(engine.STATION, dogwood, engine.BUS, 1)}  # red is needed for dogwood-elm
+
+
+def test_last_token_starts_the_final_round():
+    t, s = transit_game(transit_tokens=1)
+    birch = station(t, "birch")
+    s.hands[0][:] = [1, 2, 1, 0]
+    engine.apply(s, (engine.STATION, birch, engine.BUS, -1))
+    assert s.final_turns_left == 2
+    engine.apply(s, (BLIND,))
+    engine.apply(s, (BLIND,))
+    assert not engine.is_over(s)
+    engine.apply(s, (BLIND,))
+    engine.apply(s, (BLIND,))
+    assert engine.is_over(s)
+
+
+def test_transit_tickets_score_by_bus_chain_and_fail_at_the_lower_value():
+    t, s = transit_game()
+    s.ticket_pool = ((station(t, "alder"), station(t, "cedar"), 8, 4), (station(t, "dogwood"), station(t, "fir"), 8, 3))
+    s.tickets = [[0, 1], []]
+    for sid in ("alder", "birch", "cedar"):
+        s.markers[station(t, sid)][engine.BUS] = 1  # anyone's stations count
+    row = final_scores(s)[0]
+    assert row["tickets_won"] == 4 and row["tickets_lost"] == -3 and row["bus_tickets"] == 1
+    assert row["transit_bonus"] == 10  # most bus tickets (seat 1 has none); train tickets: nobody
+
+
+def test_two_players_one_track_either_color_except_named_doubles():
+    t, s = transit_game()
+    one, two = route(t, "alder-birch#1"), route(t, "alder-birch#2")  # red and blue
+    s.hands[0][:] = [0, 4, 0, 0]
+    assert (CLAIM, one, BLUE, 0) in engine.claim_actions(s, 0)  # the red track, paid in blue
+    engine.apply(s, (CLAIM, one, BLUE, 0))
+    s.hands[1][:] = [4, 4, 0, 0]
+    assert not any(a[1] == two for a in engine.claim_actions(s, 1))
+    t, s = transit_game(double_exceptions=("alder-birch",))
+    s.owner[one] = 0
+    s.hands[1][:] = [4, 4, 0, 0]
+    assert (CLAIM, two, BLUE, 0) in engine.claim_actions(s, 1)

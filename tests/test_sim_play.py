@@ -35,6 +35,9 @@ def check(s, t, cards, start_trains):
                 assert s.owner[q] != p, "one seat owns both tracks of a double"
                 assert s.players >= s.rules.double_routes_min_players, "double opened in a small game"
     assert sum(1 for o in s.owner if o != -1) == len(claimed)
+    if s.rules.transit:
+        built = sum(1 for m in s.markers for o in m if o != -1)
+        assert built + s.tokens_left == s.rules.transit_tokens
     held = [i for p in range(s.players) for i in s.tickets[p]]
     pending = list(s.offer) + [i for _, o in s.setup_left for i in o]
     assert sorted(held + pending + s.ticket_deck + s.market) == list(range(len(s.ticket_pool)))

@@ -175,3 +175,38 @@ def collisions(placement: Placement, obstacles, bounds: Polygon) -> list[str]:
             if _overlap(c.box, c2.box) > 0:
                 bad.update((k, k2))
     return sorted(bad)
+
+
+def first_free(boxes, obstacles, bounds: Polygon, clearance: float = CLEARANCE_MM) -> Box | None:
+    """The first of boxes inside bounds that touches no obstacle, or None."""
+    static = [g.buffer(clearance, quad_segs=2) for g in obstacles]
+    tree = STRtree(static) if static else None
+    for b in boxes:
+        shape = box(*b)
+        if not bounds.contains(shape):
+            continue
+        if tree is None or len(tree.query(shape, predicate="intersects")) == 0:
+            return b
+    return None
+
+
+def scan_boxes(w: float, h: float, area: Box, step: float = 6.0) -> list[Box]:
+    """Boxes of w × h in area: its four corners first, then the middles of its sides, then a scan
+    of the whole area from the top left."""
+    x0, y0, x1, y1 = area
+    xs = [x0, x1 - w]
+    ys = [y0, y1 - h]
+    out = [(x, y, x + w, y + h) for y in ys for x in xs]
+    out += [((x0 + x1 - w) / 2, y, (x0 + x1 + w) / 2, y + h) for y in ys]
+    out += [(x, (y0 + y1 - h) / 2, x + w, (y0 + y1 + h) / 2) for x in xs]
+    scan = []
+    y = y0
+    while y + h <= y1 + 1e-9:
+        x = x0
+        while x + w <= x1 + 1e-9:
+            scan.append((x, y, x + w, y + h))
+            x += step
+        y += step
+    # nearest the area's edges first, so that it stays out of the middle of the board
+    scan.sort(key=lambda b: (round(min(b[0] - x0, x1 - b[2], b[1] - y0, y1 - b[3]) / step), b[1], b[0]))
+    return out + scan

@@ -88,7 +88,7 @@ class PlannerAgent(Agent):
         owner = view.owner
         seat = self.seat
         t = self.t
-        small = view.players < view.rules.double_routes_min_players
+        shared = view.shared_doubles
         costs = []
         for r in range(t.n_routes):
             o = owner[r]
@@ -98,7 +98,7 @@ class PlannerAgent(Agent):
                 costs.append(INF)
             else:
                 q = t.route_partner[r]
-                if q >= 0 and owner[q] != -1 and (owner[q] == seat or small):
+                if q >= 0 and owner[q] != -1 and (owner[q] == seat or not shared[r]):
                     costs.append(INF)
                 else:
                     costs.append(t.route_len[r])
@@ -140,7 +140,7 @@ class PlannerAgent(Agent):
         cost = 0
         impossible = 0
         costs = self._costs(view)
-        for a, b, pts in sorted(tickets, key=lambda x: -x[2]):
+        for a, b, pts, *_ in sorted(tickets, key=lambda x: -x[2]):
             if view.connected(a, b):
                 continue
             c, routes = self._path(costs, a, b, free)

@@ -15,7 +15,7 @@ from mapkit.sim.rules import RuleSet
 from mapkit.sim.runner import game_seeds, play_game
 from mapkit.sim.tables import Tables
 
-COMPONENTS = ("routes", "tickets_won", "tickets_lost", "bonuses", "total")
+COMPONENTS = ("routes", "stations", "tickets_won", "tickets_lost", "bonuses", "total")
 
 
 class Totals:

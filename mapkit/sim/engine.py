@@ -31,8 +31,9 @@ from mapkit.sim.rules import RuleSet
 from mapkit.sim.tables import GRAY, Tables
 
 # action kinds
-FACE_UP, BLIND, CLAIM, TICKETS, KEEP, PASS = range(6)
-ACTION_NAMES = ("face_up", "blind", "claim", "tickets", "keep", "pass")
+FACE_UP, BLIND, CLAIM, TICKETS, KEEP, PASS, STATION = range(7)
+ACTION_NAMES = ("face_up", "blind", "claim", "tickets", "keep", "pass", "station")
+BUS, TRAIN = 0, 1
 # phases
 SETUP, TURN, DRAW2, KEEP_PHASE, OVER = range(5)
 EMPTY = -1
@@ -45,7 +46,8 @@ class State:
         "t", "rules", "players", "rng", "deck", "discard", "face_up", "hands", "trains", "owner",
         "route_score", "tickets", "ticket_pool", "ticket_deck", "market", "offer", "min_keep",
         "phase", "current", "turn", "turns_taken", "final_turns_left", "gaps", "parent", "claims",
-        "pass_streak", "team_of", "setup_left", "end_reason", "wipes",
+        "pass_streak", "team_of", "setup_left", "end_reason", "wipes", "shared", "markers",
+        "tokens_left", "station_score",
     )
 
     def copy(self) -> "State":
@@ -54,8 +56,11 @@ class State:
         s.rng = random.Random()
         s.rng.setstate(self.rng.getstate())
         for name in ("deck", "discard", "face_up", "trains", "owner", "route_score", "ticket_deck", "market",
-                     "offer", "turns_taken", "team_of"):
+                     "offer", "turns_taken", "team_of", "station_score"):
             setattr(s, name, list(getattr(self, name)))
+        s.shared = self.shared
+        s.markers = [list(m) for m in self.markers]
+        s.tokens_left = self.tokens_left
         s.setup_left = [(p, list(o)) for p, o in self.setup_left]
         s.hands = [list(h) for h in self.hands]
         s.tickets = [list(x) for x in self.tickets]
@@ -94,7 +99,13 @@ def new_game(t: Tables, rules: RuleSet, players: int, seed: int) -> State:
     trains = rules.trains_for(players)
     s.trains = [trains] * players
     s.owner = [EMPTY] * t.n_routes
+    # may both tracks of each route's double be claimed (by different seats) in this game?
+    s.shared = [players >= rules.double_routes_min_players or t.double_group[r] in rules.double_exceptions
+                for r in range(t.n_routes)]
     s.route_score = [0] * players
+    s.station_score = [0] * players
+    s.markers = [[EMPTY, EMPTY] for _ in range(t.n_stations)]
+    s.tokens_left = rules.transit_tokens if rules.transit else 0
     s.claims = [[] for _ in range(players)]
     s.parent = [list(range(t.n_stations)) for _ in range(players)]
     pool = []
@@ -194,6 +205,8 @@ def legal_actions(s: State) -> list[tuple]:
     ph = s.phase
     if ph == TURN:
         acts = claim_actions(s, s.current)
+        if s.rules.transit and s.tokens_left:
+            acts.extend(station_actions(s, s.current))
         fu = s.face_up
         for i in range(len(fu)):
             if fu[i] != EMPTY:
@@ -248,7 +261,7 @@ def claim_actions(s: State, p: int, only=None) -> list[tuple]:
     wild = t.wild
     hw = hand[wild]
     trains = s.trains[p]
-    doubles_open = s.players >= s.rules.double_routes_min_players
+    shared = s.shared
     lens = t.route_len
     protect = s.rules.friendly_protection_turns and _protection_active(s, p)
     acts = []
@@ -265,7 +278,7 @@ def claim_actions(s: State, p: int, only=None) -> list[tuple]:
             if owner[r] != EMPTY or (only is not None and r not in only):
                 continue
             q = partner[r]
-            if q >= 0 and owner[q] != EMPTY and (not doubles_open or owner[q] == p):
+            if q >= 0 and owner[q] != EMPTY and (not shared[r] or owner[q] == p):
                 continue
             if protect and _traps(s, p, r):
                 continue
@@ -284,7 +297,7 @@ def claim_actions(s: State, p: int, only=None) -> list[tuple]:
             if owner[r] != EMPTY or (only is not None and r not in only):
                 continue
             q = partner[r]
-            if q >= 0 and owner[q] != EMPTY and (not doubles_open or owner[q] == p):
+            if q >= 0 and owner[q] != EMPTY and (not shared[r] or owner[q] == p):
                 continue
             if protect and _traps(s, p, r):
                 continue
@@ -296,6 +309,80 @@ def claim_actions(s: State, p: int, only=None) -> list[tuple]:
                             acts.append((CLAIM, r, c, L - k))
             if hw >= L:
                 acts.append((CLAIM, r, wild, L))
+    if s.rules.double_either_color:
+        acts.extend(_partner_color_claims(s, p, only, acts))
+    return acts
+
+
+def _partner_color_claims(s: State, p: int, only, found: list) -> list[tuple]:
+    """Transit expansion, 2 players: a double whose tracks are not both claimable may be paid in
+    either track's color."""
+    t = s.t
+    hand, wild = s.hands[p], s.t.wild
+    hw = hand[wild]
+    have = set(found)
+    extra = []
+    for r in range(t.n_routes):
+        q = t.route_partner[r]
+        if q < 0 or s.shared[r] or s.owner[r] != EMPTY or s.owner[q] != EMPTY or (only is not None and r not in only):
+            continue
+        L = t.route_len[r]
+        if L > s.trains[p]:
+            continue
+        cq = t.route_color[q]
+        colors = range(wild) if cq == GRAY else (cq,)
+        for c in colors:
+            h = hand[c]
+            for w in range(max(0, L - h), min(L, hw) + 1):
+                a = (CLAIM, r, c if w < L else wild, w)
+                if a not in have:
+                    have.add(a)
+                    extra.append(a)
+    return extra
+
+
+def station_cost(s: State, st: int, kind: int, color: int, p: int):
+    """Cards (color → count) a station costs paid with `color` for its gray routes, or None."""
+    t = s.t
+    need = {}
+    for r in t.routes_at[st]:
+        c = t.route_color[r]
+        c = color if c == GRAY else c
+        need[c] = need.get(c, 0) + 1
+    hand, wild = s.hands[p], t.wild
+    wilds = (1 if kind == TRAIN else 0) + need.pop(wild, 0)
+    pay = {}
+    for c, n in need.items():
+        if c < 0:
+            return None
+        use = min(n, hand[c])
+        if use:
+            pay[c] = use
+        wilds += n - use
+    if wilds > hand[wild]:
+        return None
+    if wilds:
+        pay[wild] = wilds
+    return pay
+
+
+def station_actions(s: State, p: int) -> list[tuple]:
+    """Transit expansion: every bus or train station seat p can build now, one action per
+    color chosen for the station's gray routes (-1 when it has none)."""
+    t = s.t
+    acts = []
+    wild = t.wild
+    for st in range(t.n_stations):
+        routes = t.routes_at[st]
+        if not routes:
+            continue
+        has_gray = any(t.route_color[r] == GRAY for r in routes)
+        for kind in (BUS, TRAIN):
+            if s.markers[st][kind] != EMPTY:
+                continue
+            for color in (range(wild + 1) if has_gray else (-1,)):
+                if station_cost(s, st, kind, color, p) is not None:
+                    acts.append((STATION, st, kind, color))
     return acts
 
 
@@ -380,6 +467,9 @@ def apply(s: State, a: tuple) -> None:
             _next_setup_choice(s)
         else:
             _end_turn(s)
+    elif kind == STATION:
+        _build_station(s, p, a[1], a[2], a[3])
+        _end_turn(s)
     elif kind == PASS:
         s.gaps["no_legal_action"] += 1
         s.pass_streak += 1
@@ -406,6 +496,25 @@ def _claim(s: State, p: int, r: int, color: int, wilds: int) -> None:
     ra, rb = _find(parent, t.route_a[r]), _find(parent, t.route_b[r])
     if ra != rb:
         parent[ra] = rb
+
+
+def _build_station(s: State, p: int, st: int, kind: int, color: int) -> None:
+    pay = station_cost(s, st, kind, color, p)
+    played = 0
+    for c, n in pay.items():
+        s.hands[p][c] -= n
+        s.discard.extend([c] * n)
+        played += n
+    played -= 1 if kind == TRAIN else 0  # the train station's extra wild scores nothing
+    table = s.t.points_table
+    points = table[min(played, len(table)) - 1] if played else 0
+    if s.markers[st][1 - kind] != EMPTY:
+        points = (points + 1) // 2  # the second type in a neighborhood scores half, rounded up
+    s.markers[st][kind] = p
+    s.station_score[p] += points
+    s.tokens_left -= 1
+    if s.tokens_left == 0 and s.final_turns_left is None:
+        s.final_turns_left = s.players + 1  # the builder's own turn is counted down in _end_turn
 
 
 def _find(parent: list[int], x: int) -> int:

@@ -47,6 +47,22 @@ class RuleSet:
     shared_team_tickets: bool = False
     solo: bool = False
     turn_limit: int = 1000            # a game not over by then is cut off and recorded as a rules gap
+    # seed 003, the transit expansion: a second action builds a bus or train station in a station
+    # ("neighborhood"); tickets carry a second, transit value. Readings of the seed:
+    # - a station costs one card per route into it, of that route's color (gray: any one color,
+    #   the same for every gray route there), wild cards standing in for missing colors; a train
+    #   station also discards one wild card; it scores the route table's value for the cards
+    #   played, half (rounded up) when the other type already stands there;
+    # - at most one bus and one train station per neighborhood, from a shared supply of tokens;
+    # - a ticket scores its transit value when both ends and every station on some chain of
+    #   adjacent stations between them have a station of one type (anyone's); it fails only if it
+    #   scores neither value, and then costs the lower value;
+    # - most completed bus tickets and most completed train tickets each earn a bonus.
+    transit: bool = False
+    transit_tokens: int = 17
+    transit_ticket_bonus: int = 10
+    double_exceptions: tuple[str, ...] = ()   # double groups open on both tracks at any player count
+    double_either_color: bool = False         # a closed-partner double may be paid in either track's color
 
     def trains_for(self, players: int) -> int:
         for count, trains in self.trains_by_players:
@@ -66,6 +82,10 @@ PRESETS: dict[str, RuleSet] = {
                     draw_tickets=4, keep_on_draw=1, globetrotter_bonus=15),
     "cities": RuleSet(name="cities", ticket_decks=("cities",), deal_tickets=5, keep_at_start=3,
                       draw_tickets=4, keep_on_draw=1, longest_path_bonus=0),
+    # seed 003, the Seattle transit expansion: 30 automobiles, keep at least 1 of 3 at setup, two
+    # players use one track of each double (either color) except the board's named exceptions
+    "transit": RuleSet(name="transit", trains=30, keep_at_start=1, ticket_decks=("transit",), transit=True,
+                       double_routes_min_players=3, double_either_color=True),
 }
 
 # seed 002 Section 6 (and the quick/long games), applied on top of a preset with --variant

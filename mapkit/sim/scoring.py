@@ -10,7 +10,7 @@
 
 from __future__ import annotations
 
-from mapkit.sim.engine import State, _find
+from mapkit.sim.engine import BUS, EMPTY, TRAIN, State, _find
 from mapkit.sim.longest import longest_trail
 
 
@@ -28,13 +28,41 @@ def _team_parent(s: State, p: int) -> list[int]:
 
 
 def ticket_results(s: State, p: int) -> list[tuple[int, bool]]:
-    """(ticket index in the pool, completed) for each ticket seat p holds."""
+    """(ticket index in the pool, completed) for each ticket seat p holds; with the transit
+    expansion a ticket is completed by its own routes or by a bus or train chain."""
     parent = _team_parent(s, p) if s.rules.shared_team_tickets and s.rules.teams else s.parent[p]
+    transit = _transit_components(s) if s.rules.transit else None
     out = []
     for i in s.tickets[p]:
-        a, b, _ = s.ticket_pool[i]
-        out.append((i, _find(parent, a) == _find(parent, b)))
+        a, b = s.ticket_pool[i][0], s.ticket_pool[i][1]
+        done = _find(parent, a) == _find(parent, b)
+        if transit is not None and not done:
+            done = any(comp.get(a) is not None and comp.get(a) == comp.get(b) for comp in transit)
+        out.append((i, done))
     return out
+
+
+def _transit_components(s: State) -> tuple[dict, dict]:
+    """For bus and for train stations: station → component id over adjacent stations that both
+    have a station of that type (anyone's)."""
+    t = s.t
+    out = []
+    for kind in (BUS, TRAIN):
+        comp: dict[int, int] = {}
+        for start in range(t.n_stations):
+            if s.markers[start][kind] == EMPTY or start in comp:
+                continue
+            comp[start] = start
+            stack = [start]
+            while stack:
+                n = stack.pop()
+                for r in t.routes_at[n]:
+                    m = t.route_b[r] if t.route_a[r] == n else t.route_a[r]
+                    if m not in comp and s.markers[m][kind] != EMPTY:
+                        comp[m] = start
+                        stack.append(m)
+        out.append(comp)
+    return tuple(out)
 
 
 def longest_path(s: State, p: int) -> int:
@@ -44,16 +72,33 @@ def longest_path(s: State, p: int) -> int:
 
 def final_scores(s: State) -> list[dict]:
     rules = s.rules
+    transit = _transit_components(s) if rules.transit else None
     rows = []
     for p in range(s.players):
-        results = ticket_results(s, p)
-        won = sum(s.ticket_pool[i][2] for i, ok in results if ok)
-        lost = sum(s.ticket_pool[i][2] for i, ok in results if not ok)
+        won = lost = completed = bus = train = 0
+        held = len(s.tickets[p])
+        for i, auto in ticket_results_plain(s, p):
+            a, b, points, transit_points = s.ticket_pool[i]
+            by_bus = by_train = False
+            if transit is not None:
+                by_bus = transit[BUS].get(a) is not None and transit[BUS].get(a) == transit[BUS].get(b)
+                by_train = transit[TRAIN].get(a) is not None and transit[TRAIN].get(a) == transit[TRAIN].get(b)
+            bus += by_bus
+            train += by_train
+            if auto:
+                won += points
+            if by_bus or by_train:
+                won += transit_points
+            if auto or by_bus or by_train:
+                completed += 1
+            elif transit is not None:
+                lost -= min(points, transit_points) if transit_points else points
+            else:
+                lost += points * rules.failed_ticket_factor
         rows.append({
-            "seat": p, "routes": s.route_score[p], "tickets_won": won,
-            "tickets_lost": lost * rules.failed_ticket_factor,
-            "completed": sum(ok for _, ok in results), "held": len(results),
-            "longest_path": longest_path(s, p), "longest_bonus": 0, "globetrotter_bonus": 0,
+            "seat": p, "routes": s.route_score[p], "stations": s.station_score[p], "tickets_won": won,
+            "tickets_lost": lost, "completed": completed, "held": held, "bus_tickets": bus, "train_tickets": train,
+            "longest_path": longest_path(s, p), "longest_bonus": 0, "globetrotter_bonus": 0, "transit_bonus": 0,
             "trains_left": s.trains[p],
         })
     if rules.longest_path_bonus:
@@ -66,10 +111,22 @@ def final_scores(s: State) -> list[dict]:
         for r in rows:
             if r["completed"] == best and best > 0:
                 r["globetrotter_bonus"] = rules.globetrotter_bonus
+    if rules.transit:
+        for key in ("bus_tickets", "train_tickets"):
+            best = max(r[key] for r in rows)
+            for r in rows:
+                if r[key] == best and best > 0:
+                    r["transit_bonus"] += rules.transit_ticket_bonus
     for r in rows:
-        r["bonuses"] = r["longest_bonus"] + r["globetrotter_bonus"]
-        r["total"] = r["routes"] + r["tickets_won"] + r["tickets_lost"] + r["bonuses"]
+        r["bonuses"] = r["longest_bonus"] + r["globetrotter_bonus"] + r["transit_bonus"]
+        r["total"] = r["routes"] + r["stations"] + r["tickets_won"] + r["tickets_lost"] + r["bonuses"]
     return rows
+
+
+def ticket_results_plain(s: State, p: int) -> list[tuple[int, bool]]:
+    """(ticket, connected by the seat's own (or its team's) routes)."""
+    parent = _team_parent(s, p) if s.rules.shared_team_tickets and s.rules.teams else s.parent[p]
+    return [(i, _find(parent, s.ticket_pool[i][0]) == _find(parent, s.ticket_pool[i][1])) for i in s.tickets[p]]
 
 
 def winners(s: State, rows: list[dict]) -> list[int]:

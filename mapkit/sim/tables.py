@@ -31,12 +31,14 @@ class Tables:
     route_partner: tuple[int, ...]      # the other track of a double route, or -1
     routes_at: tuple[tuple[int, ...], ...]  # routes touching each station
     deck: tuple[int, ...]               # the train cards, as color indices
-    ticket_decks: dict                  # name -> tuple of (a, b, points)
+    ticket_decks: dict                  # name -> tuple of (a, b, points, transit points or 0)
     ticket_names: dict                  # name -> tuple of "a-b" labels
     station_hub: tuple[bool, ...]
     # routes of each color (index wild = gray routes), shortest first: claim enumeration stops at
     # the first route longer than the cards a seat could pay with
     routes_by_color: tuple[tuple[int, ...], ...] = ()
+    double_group: tuple[str, ...] = ()  # each route's double group name, or ""
+    points_table: tuple[int, ...] = ()  # the board's route scoring table, by length
 
     @property
     def n_stations(self) -> int:
@@ -76,7 +78,8 @@ def build_tables(board: Board) -> Tables:
     for c in board.palette:
         deck.extend([cidx[c.id]] * counts.get(c.id, 0))
     deck.extend([wild] * n_wild)
-    decks = {name: tuple((sidx[t.a], sidx[t.b], t.points) for t in ts) for name, ts in board.ticket_decks.items()}
+    decks = {name: tuple((sidx[t.a], sidx[t.b], t.points, t.transit_points or 0) for t in ts)
+             for name, ts in board.ticket_decks.items()}
     names = {name: tuple(f"{t.a}-{t.b}" for t in ts) for name, ts in board.ticket_decks.items()}
     for r in routes:
         if r.length > len(board.route_points):
@@ -95,6 +98,8 @@ def build_tables(board: Board) -> Tables:
         routes_at=tuple(tuple(x) for x in at),
         deck=tuple(deck), ticket_decks=decks, ticket_names=names,
         station_hub=tuple(s.hub for s in board.stations),
+        double_group=tuple(r.double or "" for r in routes),
+        points_table=tuple(board.route_points),
         routes_by_color=tuple(
             tuple(sorted((i for i, r in enumerate(routes) if (r.is_gray if c == wild else r.color == board.palette[c].id)),
                          key=lambda i: (routes[i].length, i)))

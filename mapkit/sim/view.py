@@ -70,6 +70,16 @@ class SeatView:
         return self._s.owner
 
     @property
+    def shared_doubles(self) -> list[bool]:
+        """For each route: may both tracks of its double be claimed in this game?"""
+        return self._s.shared
+
+    @property
+    def markers(self) -> list[list[int]]:
+        """Transit expansion: [bus owner, train owner] of each station, -1 for none."""
+        return self._s.markers
+
+    @property
     def claimed_count(self) -> int:
         return sum(len(c) for c in self._s.claims)
 

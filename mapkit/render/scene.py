@@ -1,0 +1,218 @@
+"""The board as a display list: every primitive to draw, in board mm, built once.
+
+Inputs are the board, its `Layout` (station positions, route centrelines and spaces) and the
+board file's content hash; label boxes come from `labels`, drawing geometry from `shapes`, the
+legend from `legend`. The board page, the tiled sheets and the preview all draw this one scene.
+
+Layers (z): paper 0, track 1, water/cable lines 2, spaces 3, their symbols 4, the flight 6–8,
+stations 9, labels and badges 10–11, legend and title 12.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from shapely.geometry import Point, Polygon, box
+
+from mapkit.geometry import Layout
+from mapkit.model import Board
+from mapkit.render import fonts, labels, legend, marks, shapes, style, symbols
+from mapkit.render.draw import Area, Disc, Line, Text
+
+SPACE_CORNER_MM = 1.6
+SYMBOL_SCALE = 0.55          # of the space width
+DISCLAIMER = ("Unofficial, non-commercial fan-made map for personal use. Not affiliated with or endorsed by "
+              "Days of Wonder. Ticket to Ride was designed by Alan R. Moon and is a trademark of Days of Wonder, Inc.")
+
+
+@dataclass
+class BoardScene:
+    width: float
+    height: float
+    items: list
+    placement: labels.Placement
+    unplaced: list[str]              # station ids whose labels collide with something
+    label_obstacles: list = field(default_factory=list)
+    label_bounds: Polygon | None = None
+    symbols: dict = field(default_factory=dict)
+
+
+def disclaimer_text(board: Board) -> str:
+    return board.disclaimer or DISCLAIMER
+
+
+def build_scene(board: Board, layout: Layout, content_hash: str) -> BoardScene:
+    ph = board.physical
+    W, H = ph.width_mm, ph.height_mm
+    sym = symbols.assign_symbols(board)
+    items: list = [Area((shapes.rect_ring(0, 0, W, H),), face=style.PAPER, z=0),
+                   Area((shapes.rect_ring(ph.margin_mm, ph.margin_mm, W - ph.margin_mm, H - ph.margin_mm),),
+                        face=style.INNER, edge=style.HAIRLINE, lw=0.5, z=0.1)]
+    items += track_items(W, H, ph.margin_mm)
+    band_items, band_boxes = margin_text_items(board, content_hash)
+    items += band_items
+
+    by_id = {r.id: r for r in board.routes}
+    space_polys = []
+    bonus_requests = []
+    for rid, shape in layout.routes.items():
+        r = by_id[rid]
+        items += route_items(board, r, shape, sym)
+        space_polys += [Polygon(c) for c in shape.spaces]
+        if r.bonus:
+            bonus_requests.append(bonus_request(r, shape, ph.space_width_mm))
+
+    discs = [Point(xy).buffer(ph.station_radius_mm, quad_segs=8) for xy in layout.positions.values()]
+    obstacles = discs + space_polys + [box(*b) for b in band_boxes]
+    track = shapes.track_band(ph.margin_mm)
+    inset = track.inner + 1.0
+    bounds = box(inset, inset, W - inset, H - inset)
+    requests = list(bonus_requests)
+    for s in board.stations:
+        requests.append(labels.LabelRequest(s.id, labels.station_candidates(
+            s.name, layout.positions[s.id], ph.station_radius_mm, s.label, s.hub)))
+    placement = labels.place(requests, obstacles, bounds)
+
+    for s in board.stations:
+        items += station_items(layout.positions[s.id], ph.station_radius_mm, s.hub)
+    unplaced = []
+    for key, c in placement.placed.items():
+        collides = key in placement.unplaced
+        if key.startswith("bonus:"):
+            items += badge_items(c)
+        else:
+            items.append(Text(c.center, c.lines, c.size, style.INK, z=10, bold=c.bold, align=c.align, box=c.box))
+            if collides:
+                unplaced.append(key)
+                items.append(Area((shapes.rect_ring(*c.box),), face="white", alpha=0.75, z=9.5))
+
+    inner = box(ph.margin_mm, ph.margin_mm, W - ph.margin_mm, H - ph.margin_mm)
+    legend_items, legend_box = legend.place_legend(board, sym, inner, obstacles + [box(*b) for b in placement.boxes()])
+    items += legend_items
+    if legend_box is None:
+        unplaced.append("legend")
+    return BoardScene(W, H, items, placement, unplaced, obstacles, bounds, sym)
+
+
+def track_items(W: float, H: float, margin: float) -> list:
+    out = []
+    cells = shapes.track_cells(W, H, margin)
+    size = min(6.0, shapes.track_band(margin).width / fonts.MM_PER_PT * 0.45)
+    for cell in cells:
+        n = cell.number
+        face = "#efe6cf" if n % 5 == 0 else style.TRACK
+        out.append(Area((shapes.rect_ring(*cell.rect),), face=face, edge=style.HAIRLINE, lw=0.4, z=1))
+        cx, cy = (cell.rect[0] + cell.rect[2]) / 2, (cell.rect[1] + cell.rect[3]) / 2
+        text = "0/100" if n == 0 else str(n)
+        out.append(Text((cx, cy), (text,), size * (0.8 if n == 0 else 1), style.INK, z=1.5, bold=n % 5 == 0,
+                        box=cell.rect))
+    return out
+
+
+def margin_text_items(board: Board, content_hash: str) -> tuple[list, list]:
+    """The bands between the scoring track and the playing area: at the top the title with the
+    version and the file's hash, and the "print at 100 %" notice with calibration bars; at the
+    bottom the credits and the disclaimer. Returns items and their boxes (label obstacles)."""
+    ph = board.physical
+    W, H = ph.width_mm, ph.height_mm
+    track = shapes.track_band(ph.margin_mm)
+    band_h = max(3.0, ph.margin_mm - track.inner - 1.0)
+    top_c = (track.inner + ph.margin_mm) / 2
+    left, right = track.inner + 3, W - track.inner - 3
+    items, boxes = [], []
+
+    strip_w = marks.scale_strip_width()
+    stamp = " · ".join(x for x in (f"version {board.version}" if board.version else "", f"file {content_hash}") if x)
+    title_size = min(24.0, band_h / (1.15 * fonts.MM_PER_PT))
+    while True:
+        tw, th = fonts.block_size([board.name], title_size, True)
+        sw, sh = fonts.block_size([stamp], 6, False)
+        room = right - left - (strip_w + 8 if right - left > strip_w + 150 else 0)
+        if tw + 4 + sw <= room or title_size <= 8:
+            break
+        title_size -= 1
+    tbox = (left, top_c - th / 2, left + tw, top_c + th / 2)
+    items.append(Text((left + tw / 2, top_c), (board.name,), title_size, style.INK, z=12, bold=True, box=tbox))
+    sbox = (tbox[2] + 4, top_c - sh / 2, tbox[2] + 4 + sw, top_c + sh / 2)
+    items.append(Text(((sbox[0] + sbox[2]) / 2, top_c + th / 2 - sh / 2 - 0.6), (stamp,), 6, style.INK, z=12, box=sbox))
+    boxes += [tbox, sbox]
+    if right - left > strip_w + 150:
+        strip, strip_box = marks.scale_strip(right - strip_w, top_c - marks.BAR_MM / 2)
+        items += strip
+        boxes.append(strip_box)
+
+    text = disclaimer_text(board)
+    if board.credits:
+        text = f"{board.credits}  ·  {text}"
+    width = W - 2 * (track.inner + 4)
+    lines, size = fonts.fit_lines(text, width, band_h, (6.5, 6, 5.5, 5, 4.5, 4))
+    dw, dh = fonts.block_size(lines, size)
+    bottom_c = H - top_c
+    dbox = (W / 2 - dw / 2, bottom_c - dh / 2, W / 2 + dw / 2, bottom_c + dh / 2)
+    items.append(Text((W / 2, bottom_c), tuple(lines), size, "#444444", z=12, box=dbox))
+    boxes.append(dbox)
+    return items, boxes
+
+
+def route_items(board: Board, r, shape, sym: dict) -> list:
+    ph = board.physical
+    hex_ = style.route_hex(board, r.color)
+    flight = r.kind == "flight"
+    base_z = 6 if flight else 2
+    out = []
+    path = shapes.trimmed(shape.centerline, ph.station_radius_mm, ph.station_radius_mm)
+    if r.kind in style.WATER_KINDS:
+        out.append(Line(tuple(shapes.wavy(path)), style.WATER, 0.9, z=base_z))
+    elif r.kind == "aerial-tram":
+        out.append(Line(tuple(path), style.INK, 0.8, z=base_z, dash=(1.0, 1.5)))
+    elif flight:
+        out.append(Line(tuple(path), style.INK, 1.4, z=base_z, dash=(5.0, 3.0)))
+    whitish = style.is_whitish(hex_)
+    edge = "#555555" if whitish else style.shade(hex_, 0.55)
+    mark = None if r.is_gray else sym.get(r.color)
+    ink = style.ink_on(hex_)
+    for corners in shape.spaces:
+        ring = shapes.rounded(corners, SPACE_CORNER_MM)
+        out.append(Area((ring,), face=hex_, edge=edge, lw=1.0 if whitish else 0.6, z=base_z + 1,
+                        dash=(3.0, 1.5) if flight else None))
+        if mark:
+            cx = sum(p[0] for p in corners) / 4
+            cy = sum(p[1] for p in corners) / 4
+            for rings_ in symbols.rings(mark, (cx, cy), SYMBOL_SCALE * ph.space_width_mm):
+                out.append(Area(tuple(rings_), face=ink, z=base_z + 2, alpha=0.8))
+    return out
+
+
+def bonus_request(r, shape, space_width: float) -> labels.LabelRequest:
+    """Candidates for a special route's badge: beside its middle space, either side, or further along."""
+    text = (f"+{r.bonus.points} {r.bonus.name}",)
+    cands = []
+    for t in (0.5, 0.3, 0.7, 0.15, 0.85):
+        from shapely.geometry import LineString
+        line = LineString(shape.centerline)
+        p = line.interpolate(line.length * t)
+        nx, ny = shapes.normal_at(line, line.length * t)
+        for side in (1, -1):
+            reach = space_width / 2 + 1.5
+            anchor = (p.x + side * nx * reach, p.y + side * ny * reach)
+            direction = (_sign(side * nx), _sign(side * ny))
+            if direction == (0, 0):
+                direction = (0, -1)
+            cands.append(labels.text_candidate("badge", text, 7, True, anchor, direction))
+    return labels.LabelRequest(f"bonus:{r.id}", tuple(cands))
+
+
+def _sign(v: float) -> int:
+    return 1 if v > 0.38 else -1 if v < -0.38 else 0
+
+
+def badge_items(c: labels.Candidate) -> list:
+    x0, y0, x1, y1 = c.box
+    return [Area((shapes.rounded_rect(x0, y0, x1, y1, 1.2),), face="white", edge=style.ACCENT, lw=0.8, z=10.5),
+            Text(c.center, c.lines, c.size, style.ACCENT, z=11, bold=True, box=c.box)]
+
+
+def station_items(xy, radius: float, hub: bool) -> list:
+    if hub:
+        return [Disc(xy, radius, "white", style.INK, 2.2, z=9), Disc(xy, radius * 0.45, style.INK, None, 0, z=9.1)]
+    return [Disc(xy, radius, "white", style.INK, 1.4, z=9), Disc(xy, radius * 0.25, style.HAIRLINE, None, 0, z=9.1)]

@@ -1,0 +1,76 @@
+"""Generated ticket decks: reproducible by seed, and meeting their stated targets."""
+
+import pytest
+
+from mapkit.boardfile import load_board
+from mapkit.graph import station_graph
+from mapkit.resources import boards_dir
+from mapkit.ticket_deck import generate
+
+NAMES = ["portland", "seattle", "north-america"]
+
+
+@pytest.fixture(scope="module")
+def decks():
+    out = {}
+    for name in NAMES:
+        b = load_board(boards_dir() / f"{name}.json")
+        out[name] = (b, generate(b, seed=4))
+    return out
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_generated_deck_meets_targets(decks, name):
+    b, g = decks[name]
+    t, f = g.targets, g.figures
+    assert len(g.tickets) == 30
+    for (lo, hi, want), got in zip(t.buckets, f["bucket_counts"]):
+        assert abs(got - want) <= 2, (lo, hi, want, got)
+    assert f["near_duplicates"] == 0
+    assert f["max_station_uses"] <= t.max_station_uses
+    assert f["longest"] >= t.longest_at_least - 1
+    assert len(f["uncovered"]) <= 0.25 * len(b.stations)
+    g_ = station_graph(b)
+    for ticket in g.tickets:
+        assert not g_.has_edge(ticket.a, ticket.b), "adjacent pair"
+        assert ticket.points == ticket.length + ticket.adjustment
+    pairs = {frozenset((x.a, x.b)) for x in g.tickets}
+    assert len(pairs) == 30
+
+
+def test_same_seed_same_deck_other_seed_other_deck(decks):
+    b, g = decks["portland"]
+    again = generate(b, seed=4)
+    assert [(x.a, x.b, x.points) for x in again.tickets] == [(x.a, x.b, x.points) for x in g.tickets]
+    other = generate(b, seed=5)
+    assert [(x.a, x.b) for x in other.tickets] != [(x.a, x.b) for x in g.tickets]
+
+
+def test_required_pairs_are_kept(decks):
+    b, _ = decks["portland"]
+    g = generate(b, seed=1, required=[("hillsboro", "gresham")])
+    assert ("gresham", "hillsboro") in {(x.a, x.b) for x in g.tickets}
+
+
+def test_cities_style_touches_a_hub(decks):
+    b, _ = decks["north-america"]
+    hubs = {s.id for s in b.stations if s.hub}
+    g = generate(b, style="cities", count=35, seed=2)
+    assert all(x.a in hubs or x.b in hubs for x in g.tickets)
+
+
+def test_long_style_is_long(decks):
+    b, _ = decks["north-america"]
+    g = generate(b, style="long", seed=2)
+    assert len(g.tickets) == 6
+    assert min(x.length for x in g.tickets) >= g.targets.buckets[0][0]
+
+
+def test_generate_cli_write_keeps_other_decks(cli, tmp_path):
+    path = tmp_path / "portland.json"
+    path.write_text((boards_dir() / "portland.json").read_text())
+    result = cli("tickets", "generate", path, "--style", "long", "--deck", "long", "--write")
+    assert result.exit_code == 0, result.output
+    b = load_board(path)
+    assert len(b.ticket_decks["long"]) == 6
+    assert "standard" in b.ticket_decks
