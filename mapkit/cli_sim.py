@@ -132,3 +132,46 @@ def bench(board, games, fmt):
         _echo_json(result)
     else:
         click.echo(format_bench(result))
+
+
+@main.command()
+@click.argument("board", type=BoardPath())
+@click.option("--games", type=click.IntRange(10, 1_000_000), default=1000, show_default=True,
+              help="Games per player count.")
+@click.option("--players", "player_counts", default="2,3,4,5", show_default=True,
+              help="Player counts, comma-separated (limited to what the rules allow).")
+@click.option("--agents", default="route-focus", show_default=True, help="One agent for every seat, or one per seat.")
+@click.option("--rules", "preset", default=None, help="Ruleset preset (default: the board's).")
+@click.option("--variant", "variants", multiple=True, help="A variant on top of the preset (repeatable).")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--jobs", type=click.IntRange(1, 256), default=1, show_default=True)
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Where report.md and report.json go (default: reports/<board id>/).")
+@FORMAT
+def report(board, games, player_counts, agents, preset, variants, seed, jobs, out_dir, fmt):
+    """Balance report: seat advantage, hard tickets, unused routes, color use, rules gaps."""
+    from mapkit.report import balance_report, format_markdown, write_report
+    from mapkit.sim.rules import resolve_rules
+
+    b = load_or_exit(board)
+    rules = resolve_rules(b.rules.preset, b.rules.overrides, preset, tuple(variants))
+    try:
+        counts = [int(x) for x in player_counts.split(",") if x.strip()]
+    except ValueError:
+        raise click.BadParameter(f"'{player_counts}' is not a list of numbers", param_hint="--players")
+    counts = [n for n in counts if rules.min_players <= n <= rules.max_players]
+    if not counts:
+        raise click.BadParameter(f"the {rules.name} rules are for {rules.min_players}-{rules.max_players} players",
+                                 param_hint="--players")
+    for n in counts:
+        _agent_list(agents, n)
+    r = balance_report(b, counts, games, agents, seed, jobs, preset, tuple(variants))
+    out_dir = out_dir or Path("reports") / b.id
+    if out_dir.exists() and not out_dir.is_dir():
+        raise click.BadParameter(f"{out_dir} is a file", param_hint="--out")
+    files = write_report(r, out_dir)
+    if fmt == "json":
+        _echo_json(r | {"files": files})
+    else:
+        click.echo(format_markdown(r))
+        click.echo(f"wrote {files['markdown']} and {files['json']}", err=True)

@@ -84,6 +84,7 @@ class Text:
     rotation: float = 0.0
     italic: bool = False
     box: Box | None = None
+    ha: str = "center"          # where center sits on the text: "center", "left" or "right" edge
 
     @property
     def bbox(self) -> Box:
@@ -136,7 +137,7 @@ def draw(ax, items, window: Box | None = None, clip: bool = True) -> int:
         elif isinstance(it, Text):
             ax.text(it.center[0], it.center[1], "\n".join(it.lines), fontsize=it.size, color=it.color,
                     fontweight="bold" if it.bold else "normal", fontstyle="italic" if it.italic else "normal",
-                    ha="center", va="center", multialignment=it.align, rotation=it.rotation,
+                    ha=it.ha, va="center", multialignment=it.align, rotation=it.rotation,
                     rotation_mode="anchor", zorder=it.z, parse_math=False, clip_on=clip)
         else:  # pragma: no cover - a programming error
             raise TypeError(f"cannot draw {it!r}")

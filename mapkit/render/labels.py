@@ -6,7 +6,8 @@ spaces) and no label placed before it. Labels with the fewest free candidates ar
 A label with no free candidate is drawn at its least-bad candidate and reported in `unplaced`.
 
 Station candidates: the 8 compass positions around the marker (the station's `label` first),
-first at the normal size on one line, then broken over two or three lines, then one size smaller.
+first at the normal size on one line, then broken over two or three lines; then the same 8
+positions a few mm further out; then all of that one size smaller.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ ALIGN = {-1: "right", 0: "center", 1: "left"}
 LABEL_GAP_MM = 1.0   # between a marker and its label
 PAD_MM = 0.35        # around the measured text
 CLEARANCE_MM = 0.4   # kept free between a label and anything else
+FAR_MM = 4.0         # the further rings of positions, this much further out each
 
 STATION_SIZES = (8.0, 7.0)
 HUB_SIZES = (9.0, 8.0)
@@ -89,16 +91,18 @@ def station_candidates(name: str, xy: XY, radius: float, preferred: str | None =
     order = ([preferred] if preferred else []) + [p for p in ORDER if p != preferred]
     out = []
     for size in (HUB_SIZES if hub else STATION_SIZES):
-        for lines in line_variants(name):
-            for pos in order:
-                dx, dy = COMPASS[pos]
-                reach = radius + LABEL_GAP_MM
-                if dx and dy:
-                    reach_x = reach_y = reach / math.sqrt(2)
-                else:
-                    reach_x, reach_y = reach * abs(dx), reach * abs(dy)
-                anchor = (xy[0] + dx * reach_x, xy[1] + dy * reach_y)
-                out.append(text_candidate(pos, lines, size, hub, anchor, (dx, dy), ALIGN[dx]))
+        for extra in (0.0, FAR_MM, 2 * FAR_MM):
+            for lines in line_variants(name):
+                for pos in order:
+                    dx, dy = COMPASS[pos]
+                    reach = radius + LABEL_GAP_MM + extra
+                    if dx and dy:
+                        reach_x = reach_y = reach / math.sqrt(2)
+                    else:
+                        reach_x, reach_y = reach * abs(dx), reach * abs(dy)
+                    anchor = (xy[0] + dx * reach_x, xy[1] + dy * reach_y)
+                    out.append(text_candidate(pos if not extra else f"{pos}+", lines, size, hub, anchor, (dx, dy),
+                                              ALIGN[dx]))
     return tuple(out)
 
 
@@ -210,3 +214,18 @@ def scan_boxes(w: float, h: float, area: Box, step: float = 6.0) -> list[Box]:
     # nearest the area's edges first, so that it stays out of the middle of the board
     scan.sort(key=lambda b: (round(min(b[0] - x0, x1 - b[2], b[1] - y0, y1 - b[3]) / step), b[1], b[0]))
     return out + scan
+
+
+def least_covering(boxes, obstacles, bounds: Polygon) -> Box:
+    """The box inside bounds that covers the least obstacle area (the first on ties)."""
+    tree = STRtree(list(obstacles)) if obstacles else None
+    best, best_area = None, None
+    for b in boxes:
+        shape = box(*b)
+        if not bounds.contains(shape):
+            continue
+        area = 0.0 if tree is None else sum(shape.intersection(obstacles[i]).area
+                                            for i in tree.query(shape, predicate="intersects"))
+        if best_area is None or area < best_area - 1e-9:
+            best, best_area = b, area
+    return best if best is not None else boxes[0]

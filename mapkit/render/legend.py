@@ -57,15 +57,13 @@ def items_at(board: Board, sym: dict, ncols: int, x0: float, y0: float) -> list:
     text_w = max(fonts.line_width(t, TEXT_PT) for _, _, t in rs)
     col_w = SAMPLE_W + 2.5 + text_w
     out = [Area((shapes.rounded_rect(x0, y0, x0 + w, y0 + h, 2.0),), face="white", edge=style.HAIRLINE, lw=0.6, z=12),
-           Text((x0 + PAD + fonts.line_width("Legend", 8, True) / 2, y0 + PAD + 2.2), ("Legend",), 8, style.INK,
-                z=12.5, bold=True)]
+           Text((x0 + PAD, y0 + PAD + 2.2), ("Legend",), 8, style.INK, z=12.5, bold=True, ha="left")]
     for i, (kind, arg, text) in enumerate(rs):
         col, row = divmod(i, per_col)
         sx = x0 + PAD + col * (col_w + 4.0)
         cy = y0 + PAD + 6.0 + row * ROW_MM + ROW_MM / 2
         out += _sample(board, sym, kind, arg, sx, cy)
-        tw = fonts.line_width(text, TEXT_PT)
-        out.append(Text((sx + SAMPLE_W + 2.5 + tw / 2, cy), (text,), TEXT_PT, style.INK, z=12.5))
+        out.append(Text((sx + SAMPLE_W + 2.5, cy), (text,), TEXT_PT, style.INK, z=12.5, ha="left"))
     return out
 
 
@@ -105,12 +103,14 @@ def _sample(board: Board, sym: dict, kind: str, arg: str, x: float, cy: float) -
 
 
 def place_legend(board: Board, sym: dict, inner: Polygon, obstacles) -> tuple[list, tuple | None]:
-    """The legend's items at the first free spot (None for the box when it collides everywhere:
-    it is then drawn in the top-left corner of the playing area)."""
+    """The legend's items at the first free spot, and its box; when it collides everywhere, at the
+    spot where it covers least, and None for the box."""
     area = tuple(b + d for b, d in zip(inner.bounds, (3, 3, -3, -3)))
     for ncols in (1, 2, 3):
         w, h = block_size(board, sym, ncols)
         found = labels.first_free(labels.scan_boxes(w, h, area), obstacles, inner)
         if found is not None:
             return items_at(board, sym, ncols, found[0], found[1]), found
-    return items_at(board, sym, 1, area[0], area[1]), None
+    w, h = block_size(board, sym, 2)
+    least = labels.least_covering(labels.scan_boxes(w, h, area, step=10.0), obstacles, inner)
+    return items_at(board, sym, 2, least[0], least[1]), None
