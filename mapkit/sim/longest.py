@@ -14,7 +14,7 @@ Exact, and fast on the small networks players build:
 - otherwise a depth-first search over routes, stopping at the bound, with a budget of steps;
   when the budget runs out first the result says so (`exact=False`) and carries the bound.
 
-Small networks (the usual case in play) skip the matching: the search is quicker there.
+A short search comes first (it settles the networks players build, faster than the matching).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import networkx as nx
 
 DEFAULT_BUDGET = 200_000
-SEARCH_FIRST_EDGES = 14  # components with at most this many routes are searched directly
+QUICK_BUDGET = 3_000  # search steps tried before computing the T-join bounds
 
 
 @dataclass(frozen=True)
@@ -67,17 +67,18 @@ def longest_trail(edges: list[tuple[int, int, int]], budget: int = DEFAULT_BUDGE
         if bound <= best:
             best_bound = max(best_bound, bound)
             continue
-        if len(comp_edges) > SEARCH_FIRST_EDGES:
+        # a quick search settles the networks players build; dense ones get the T-join bounds
+        found, done = _search(adj, sorted(odd), bound, QUICK_BUDGET)
+        best = max(best, found)
+        if not done:
             upper, lower = _tjoin_bounds(edges, comp_edges, odd, total)
             bound = min(bound, upper)
             best = max(best, lower)
-            if lower >= bound:
-                best_bound = max(best_bound, bound)
-                continue
+            if best < bound:
+                found, done = _search(adj, sorted(odd), bound, budget)
+                best = max(best, found)
+                exact = exact and done
         best_bound = max(best_bound, bound)
-        found, done = _search(adj, sorted(odd), bound, budget)
-        best = max(best, found)
-        exact = exact and done
     return LongestPath(best, max(best_bound, best), exact or best == best_bound)
 
 
