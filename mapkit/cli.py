@@ -138,8 +138,5 @@ def run() -> None:
     main()
 
 
-
-
-
 # the other commands register themselves on `main`
-from mapkit import cli_decks, cli_sim  # noqa: E402,F401
+from mapkit import cli_build, cli_decks, cli_render, cli_sim  # noqa: E402,F401

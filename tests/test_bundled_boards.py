@@ -97,5 +97,5 @@ def test_lat_lon_are_real_places_in_the_region(name):
     lats = [s.lat for s in b.stations]
     lons = [s.lon for s in b.stations]
     box = {"portland": (45.2, 45.7, -123.1, -122.3), "seattle": (46.9, 48.1, -122.8, -121.9),
-           "north-america": (25, 51, -124, -70)}[name]
+           "north-america": (25, 52, -124, -70)}[name]
     assert box[0] <= min(lats) and max(lats) <= box[1] and box[2] <= min(lons) and max(lons) <= box[3]

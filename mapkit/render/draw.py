@@ -82,7 +82,6 @@ class Text:
     bold: bool = False
     align: str = "center"
     rotation: float = 0.0
-    italic: bool = False
     box: Box | None = None
     ha: str = "center"          # where center sits on the text: "center", "left" or "right" edge
 
@@ -111,6 +110,15 @@ def _visible(bbox: Box, window: Box | None) -> bool:
     return bbox[0] <= window[2] and bbox[2] >= window[0] and bbox[1] <= window[3] and bbox[3] >= window[1]
 
 
+def _add(ax, artist) -> None:
+    """Add an artist in data coordinates without updating the axes' data limits (which are set
+    by the page and slow to update for thousands of patches)."""
+    artist.set_transform(ax.transData)
+    ax.add_artist(artist)
+    if artist.get_clip_on():
+        artist.set_clip_path(ax.patch)
+
+
 def draw(ax, items, window: Box | None = None, clip: bool = True) -> int:
     """Add the items (those touching window, when given) to ax; returns how many were drawn."""
     n = 0
@@ -119,7 +127,7 @@ def draw(ax, items, window: Box | None = None, clip: bool = True) -> int:
             continue
         n += 1
         if isinstance(it, Area):
-            ax.add_patch(PathPatch(_path(it.rings), facecolor=it.face if it.face is not None else "none",
+            _add(ax, PathPatch(_path(it.rings), facecolor=it.face if it.face is not None else "none",
                                    edgecolor=it.edge if it.edge is not None else "none", linewidth=it.lw,
                                    zorder=it.z, alpha=it.alpha, joinstyle="round",
                                    linestyle=(0, it.dash) if it.dash else "solid", clip_on=clip))
@@ -129,14 +137,14 @@ def draw(ax, items, window: Box | None = None, clip: bool = True) -> int:
                           solid_capstyle="round", dash_capstyle="butt", solid_joinstyle="round", clip_on=clip)
             if it.dash:
                 line.set_dashes(it.dash)
-            ax.add_line(line)
+            _add(ax, line)
         elif isinstance(it, Disc):
-            ax.add_patch(Circle(it.center, it.radius, facecolor=it.face if it.face is not None else "none",
+            _add(ax, Circle(it.center, it.radius, facecolor=it.face if it.face is not None else "none",
                                 edgecolor=it.edge if it.edge is not None else "none", linewidth=it.lw,
                                 zorder=it.z, clip_on=clip))
         elif isinstance(it, Text):
             ax.text(it.center[0], it.center[1], "\n".join(it.lines), fontsize=it.size, color=it.color,
-                    fontweight="bold" if it.bold else "normal", fontstyle="italic" if it.italic else "normal",
+                    fontweight="bold" if it.bold else "normal",
                     ha=it.ha, va="center", multialignment=it.align, rotation=it.rotation,
                     rotation_mode="anchor", zorder=it.z, parse_math=False, clip_on=clip)
         else:  # pragma: no cover - a programming error

@@ -1,1 +1,134 @@
-RenderOptions = RenderResult = content_hash = render_kit = None
+"""The print-and-play kit of a board, as `mapkit render` writes it into one folder:
+
+board.pdf (real size), board-tiles.pdf (A4/Letter sheets), tickets.pdf, trains.pdf, summary.pdf,
+and with png: board.png, tickets-sheet.png, trains-sheet.png.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from mapkit.errors import MapkitError, UsageError
+from mapkit.geometry import Layout
+from mapkit.model import Board
+from mapkit.render import board as board_pdf
+from mapkit.render import cards, imposition, pdf, tiles
+from mapkit.render.scene import build_scene
+from mapkit.render.tiling import tile_board
+
+PNG_DPI = 150
+
+
+@dataclass(frozen=True)
+class RenderOptions:
+    paper: str = "a4"            # a4 or letter
+    mode: str = "home"           # home (cards butted) or bleed (3 mm bleed)
+    duplex: str = "long-edge"    # none, long-edge or short-edge
+    png: bool = False            # also write PNG previews
+
+    def check(self) -> None:
+        if self.paper not in pdf.PAPERS:
+            raise UsageError(f"unknown paper '{self.paper}'; choose one of {', '.join(pdf.PAPERS)}")
+        if self.mode not in imposition.MODES:
+            raise UsageError(f"unknown mode '{self.mode}'; choose one of {', '.join(imposition.MODES)}")
+        if self.duplex not in imposition.DUPLEX:
+            raise UsageError(f"unknown duplex '{self.duplex}'; choose one of {', '.join(imposition.DUPLEX)}")
+
+
+@dataclass
+class RenderResult:
+    board: str
+    out_dir: Path
+    files: dict[str, Path] = field(default_factory=dict)
+    pages: dict[str, int] = field(default_factory=dict)
+    tiles: dict = field(default_factory=dict)
+    cards: dict = field(default_factory=dict)
+    unplaced_labels: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        return {"board": self.board, "out": str(self.out_dir),
+                "files": {k: str(v) for k, v in self.files.items()}, "pages": dict(self.pages),
+                "tiles": dict(self.tiles), "cards": dict(self.cards),
+                "unplaced_labels": list(self.unplaced_labels), "warnings": list(self.warnings)}
+
+
+def content_hash(path: Path) -> str:
+    """First 8 hex digits of the SHA-256 of the board file's bytes (printed on the board)."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:8]
+
+
+def render_kit(path: Path, board: Board, out_dir: Path, options: RenderOptions = RenderOptions()) -> RenderResult:
+    """Write the kit of the board read from path into out_dir (created if missing)."""
+    options.check()
+    if out_dir.exists() and not out_dir.is_dir():
+        raise UsageError(f"{out_dir} is a file, not a folder; give --out a folder")
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise MapkitError(f"cannot create {out_dir}: {exc.strerror or exc}")
+    result = RenderResult(board.id, out_dir)
+    try:
+        _render(path, board, out_dir, options, result)
+    except OSError as exc:
+        raise MapkitError(f"cannot write into {out_dir}: {exc.strerror or exc}")
+    return result
+
+
+def _render(path: Path, board: Board, out: Path, opt: RenderOptions, result: RenderResult) -> None:
+    layout = Layout(board)
+    scene = build_scene(board, layout, content_hash(path))
+    names = {s.id: s.name for s in board.stations}
+    result.unplaced_labels = list(scene.unplaced)
+    for key in scene.unplaced:
+        if key in names:
+            result.warnings.append(f"the label of station '{key}' ({names[key]}) overlaps something wherever it "
+                                   "goes; give the station a \"label\" direction or move it")
+        else:
+            result.warnings.append(f"the bonus badge of route '{key.split(':', 1)[1]}' overlaps something "
+                                   "wherever it goes")
+    if scene.legend_collides:
+        result.warnings.append("the legend found no free spot on the board and covers part of it; "
+                               "leave an empty corner in the playing area")
+
+    def record(name: str, pages: int | None) -> Path:
+        result.files[name] = out / name
+        if pages is not None:
+            result.pages[name] = pages
+        return out / name
+
+    record("board.pdf", board_pdf.write_board_pdf(scene, out / "board.pdf"))
+
+    tiling = tile_board(board.physical.width_mm, board.physical.height_mm, opt.paper)
+    record("board-tiles.pdf", tiles.write_tiles_pdf(scene, board, layout, tiling, out / "board-tiles.pdf"))
+    result.tiles = {"paper": opt.paper, "orientation": tiling.orientation, "rows": tiling.rows, "cols": tiling.cols,
+                    "sheets": tiling.sheets, "other_orientation_sheets": tiling.other_sheets,
+                    "overlap_mm": [round(tiling.overlap_x, 1), round(tiling.overlap_y, 1)]}
+
+    tickets_png = out / "tickets-sheet.png" if opt.png else None
+    if cards.ticket_cards(board):
+        t = cards.write_tickets(out / "tickets.pdf", board, layout, opt.paper, opt.mode, opt.duplex, png=tickets_png)
+        record("tickets.pdf", t.pages)
+        result.cards["tickets"] = {"cards": t.cards, "frames": t.frames, "per_sheet": t.per_sheet, "sheets": t.sheets,
+                                   "decks": {name: len(ts) for name, ts in cards.ticket_decks(board)}}
+    else:
+        result.warnings.append("the board has no tickets, so there is no tickets.pdf; run "
+                               "`mapkit tickets generate BOARD --write` first")
+
+    trains_png = out / "trains-sheet.png" if opt.png else None
+    t = cards.write_trains(out / "trains.pdf", board, opt.paper, opt.mode, opt.duplex, png=trains_png)
+    record("trains.pdf", t.pages)
+    result.cards["trains"] = {"cards": t.cards, "frames": t.frames, "per_sheet": t.per_sheet, "sheets": t.sheets,
+                              "from": "board deck" if board.deck is not None else "derived deck"}
+
+    s = cards.write_summary(out / "summary.pdf", board, opt.paper, opt.mode, opt.duplex)
+    record("summary.pdf", s.pages)
+    result.cards["summary"] = {"cards": s.cards, "frames": s.frames, "per_sheet": s.per_sheet, "sheets": s.sheets}
+
+    if opt.png:
+        board_pdf.write_board_png(scene, record("board.png", None))
+        if tickets_png is not None and tickets_png.exists():
+            record("tickets-sheet.png", None)
+        record("trains-sheet.png", None)

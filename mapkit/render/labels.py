@@ -3,11 +3,13 @@
 Each label has candidate boxes in order of preference; a label goes to the first candidate whose
 box (measured with `fonts`) stays inside the bounds and touches no obstacle (station markers,
 spaces) and no label placed before it. Labels with the fewest free candidates are placed first.
-A label with no free candidate is drawn at its least-bad candidate and reported in `unplaced`.
+Labels keep 0.4 mm clear of everything, or 0.1 mm when that leaves them no room. A label with no
+free candidate is drawn at its least-bad candidate and reported in `unplaced`.
 
 Station candidates: the 8 compass positions around the marker (the station's `label` first),
-first at the normal size on one line, then broken over two or three lines; then the same 8
-positions a few mm further out; then all of that one size smaller.
+first at the normal size on one line, then broken over two or three lines (each time followed by
+the same boxes slid a little along the marker's side); then the same 8 positions 4 and then 8 mm
+further out; then all of that one size smaller.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+import numpy as np
+import shapely
 from shapely import STRtree
 from shapely.geometry import Polygon, box
 
@@ -30,6 +34,7 @@ ALIGN = {-1: "right", 0: "center", 1: "left"}
 LABEL_GAP_MM = 1.0   # between a marker and its label
 PAD_MM = 0.35        # around the measured text
 CLEARANCE_MM = 0.4   # kept free between a label and anything else
+TIGHT = 0.25         # of that, when a label has no room otherwise
 FAR_MM = 4.0         # the further rings of positions, this much further out each
 
 STATION_SIZES = (8.0, 7.0)
@@ -103,34 +108,54 @@ def station_candidates(name: str, xy: XY, radius: float, preferred: str | None =
                     anchor = (xy[0] + dx * reach_x, xy[1] + dy * reach_y)
                     out.append(text_candidate(pos if not extra else f"{pos}+", lines, size, hub, anchor, (dx, dy),
                                               ALIGN[dx]))
+                out += _slid(out[-len(order):])
     return tuple(out)
+
+
+def _slid(candidates) -> list[Candidate]:
+    """The compass candidates slid along the marker's side: those above and below it by a third
+    of their width either way, those beside it by half their height up or down, diagonal ones a
+    quarter of their width back towards the marker or half their height towards its middle."""
+    out = []
+    for c in candidates:
+        pos = c.position.rstrip("+")
+        x0, y0, x1, y1 = c.box
+        if pos in ("n", "s"):
+            shifts = [(-(x1 - x0) / 3, 0.0), ((x1 - x0) / 3, 0.0)]
+        elif pos in ("e", "w"):
+            shifts = [(0.0, -(y1 - y0) / 2), (0.0, (y1 - y0) / 2)]
+        else:  # diagonal: along either side of the corner
+            dx = 1 if c.center[0] > (x0 + x1) / 2 or pos.endswith("e") else -1
+            shifts = [(-dx * (x1 - x0) / 4, 0.0), (0.0, -(y1 - y0) / 2 if pos.startswith("s") else (y1 - y0) / 2)]
+        for sx, sy in shifts:
+            out.append(Candidate(c.position + "~", c.lines, c.size, c.bold, (c.center[0] + sx, c.center[1] + sy),
+                                 (x0 + sx, y0 + sy, x1 + sx, y1 + sy), c.align))
+    return out
 
 
 def place(requests, obstacles, bounds: Polygon, clearance: float = CLEARANCE_MM) -> Placement:
     """Place every request's label (see the module docstring)."""
-    static = [g.buffer(clearance, quad_segs=2) if clearance else g for g in obstacles]
-    tree = STRtree(static) if static else None
+    all_boxes = [c.box for req in requests for c in req.candidates]
+    tight = clearance * TIGHT
+    costs = _static_costs(all_boxes, [g.buffer(clearance, quad_segs=2) if clearance else g for g in obstacles], bounds)
+    tight_costs = _static_costs(all_boxes, [g.buffer(tight, quad_segs=2) if tight else g for g in obstacles], bounds)
 
-    def static_hits(b: Box) -> float:
-        """Area of b over obstacles or outside the bounds (0: free)."""
-        shape = box(*b)
-        bad = shape.area - shape.intersection(bounds).area if not bounds.contains(shape) else 0.0
-        if tree is not None:
-            for i in tree.query(shape, predicate="intersects"):
-                bad += max(shape.intersection(static[i]).area, 1e-3)
-        return bad
-
-    scored = []
+    scored, k = [], 0
     for order, req in enumerate(requests):
-        hits = [static_hits(c.box) for c in req.candidates]
-        free = [c for c, h in zip(req.candidates, hits) if h == 0]
-        scored.append((len(free) if free else math.inf, order, req, free, hits))
+        n = len(req.candidates)
+        hits = list(tight_costs[k:k + n])
+        free = [c for c, h in zip(req.candidates, costs[k:k + n]) if h == 0]
+        nearly = [c for c, h in zip(req.candidates, hits) if h == 0]
+        k += n
+        scored.append((len(free) if free else len(nearly) + 1000 if nearly else math.inf, order, req, free, nearly, hits))
     scored.sort(key=lambda t: (t[0], t[1]))
 
     result = Placement()
     placed_boxes: list[Box] = []
-    for _, _, req, free, hits in scored:
+    for _, _, req, free, nearly, hits in scored:
         choice = next((c for c in free if not _hits_any(c.box, placed_boxes, clearance)), None)
+        if choice is None:  # closer to its neighbours, but still touching nothing
+            choice = next((c for c in nearly if not _hits_any(c.box, placed_boxes, tight)), None)
         if choice is None:
             choice = _least_bad(req, hits, placed_boxes)
             result.unplaced.append(req.key)
@@ -141,6 +166,19 @@ def place(requests, obstacles, bounds: Polygon, clearance: float = CLEARANCE_MM)
     result.unplaced.sort(key=rank.__getitem__)
     result.placed = dict(sorted(result.placed.items(), key=lambda kv: rank[kv[0]]))
     return result
+
+
+def _static_costs(boxes, obstacles, bounds: Polygon) -> np.ndarray:
+    """For each box: its area outside bounds plus its area over obstacles (each touch counting
+    at least a little); 0 means free."""
+    geoms = _as_geoms(boxes)
+    cost = shapely.area(geoms) - shapely.area(shapely.intersection(geoms, bounds))
+    cost[np.abs(cost) < 1e-9] = 0.0
+    if obstacles:
+        src_i, obs_i = STRtree(obstacles).query(geoms, predicate="intersects")
+        areas = shapely.area(shapely.intersection(geoms[src_i], np.asarray(obstacles, dtype=object)[obs_i]))
+        np.add.at(cost, src_i, np.maximum(areas, 1e-3))
+    return cost
 
 
 def _hits_any(b: Box, boxes: list[Box], clearance: float) -> bool:
@@ -183,15 +221,26 @@ def collisions(placement: Placement, obstacles, bounds: Polygon) -> list[str]:
 
 def first_free(boxes, obstacles, bounds: Polygon, clearance: float = CLEARANCE_MM) -> Box | None:
     """The first of boxes inside bounds that touches no obstacle, or None."""
-    static = [g.buffer(clearance, quad_segs=2) for g in obstacles]
-    tree = STRtree(static) if static else None
-    for b in boxes:
-        shape = box(*b)
-        if not bounds.contains(shape):
-            continue
-        if tree is None or len(tree.query(shape, predicate="intersects")) == 0:
-            return b
-    return None
+    if not boxes:
+        return None
+    free = _free_mask(boxes, [g.buffer(clearance, quad_segs=2) for g in obstacles], bounds)
+    idx = np.flatnonzero(free)
+    return tuple(boxes[idx[0]]) if len(idx) else None
+
+
+def _as_geoms(boxes):
+    a = np.asarray(boxes, dtype=float).reshape(-1, 4)
+    return shapely.box(a[:, 0], a[:, 1], a[:, 2], a[:, 3])
+
+
+def _free_mask(boxes, obstacles, bounds: Polygon) -> np.ndarray:
+    """For each box: inside bounds and touching no obstacle."""
+    geoms = _as_geoms(boxes)
+    free = shapely.contains(bounds, geoms)
+    if obstacles:
+        hit = STRtree(obstacles).query(geoms, predicate="intersects")[0]
+        free[hit] = False
+    return free
 
 
 def scan_boxes(w: float, h: float, area: Box, step: float = 6.0) -> list[Box]:
@@ -218,14 +267,13 @@ def scan_boxes(w: float, h: float, area: Box, step: float = 6.0) -> list[Box]:
 
 def least_covering(boxes, obstacles, bounds: Polygon) -> Box:
     """The box inside bounds that covers the least obstacle area (the first on ties)."""
-    tree = STRtree(list(obstacles)) if obstacles else None
-    best, best_area = None, None
-    for b in boxes:
-        shape = box(*b)
-        if not bounds.contains(shape):
-            continue
-        area = 0.0 if tree is None else sum(shape.intersection(obstacles[i]).area
-                                            for i in tree.query(shape, predicate="intersects"))
-        if best_area is None or area < best_area - 1e-9:
-            best, best_area = b, area
-    return best if best is not None else boxes[0]
+    geoms = _as_geoms(boxes)
+    inside = shapely.contains(bounds, geoms)
+    cost = np.zeros(len(boxes))
+    if obstacles:
+        obstacles = list(obstacles)
+        src_i, obs_i = STRtree(obstacles).query(geoms, predicate="intersects")
+        areas = shapely.area(shapely.intersection(geoms[src_i], np.asarray(obstacles, dtype=object)[obs_i]))
+        np.add.at(cost, src_i, areas)
+    cost[~inside] = np.inf
+    return tuple(boxes[int(np.argmin(cost))])

@@ -11,7 +11,7 @@ from shapely.geometry import Polygon
 
 from mapkit.model import Board
 from mapkit.render import fonts, labels, shapes, style, symbols
-from mapkit.render.draw import Area, Line, Text
+from mapkit.render.draw import Area, Disc, Line, Text
 
 ROW_MM = 6.2
 SAMPLE_W, SAMPLE_H = 11.0, 5.0
@@ -47,7 +47,7 @@ def block_size(board: Board, sym: dict, ncols: int) -> tuple[float, float]:
     text_w = max(fonts.line_width(t, TEXT_PT) for _, _, t in rs)
     col_w = SAMPLE_W + 2.5 + text_w
     title_h = 6.0
-    return (2 * PAD + ncols * col_w + (ncols - 1) * 4.0, 2 * PAD + title_h + per_col * ROW_MM)
+    return (2 * PAD + 1.5 + ncols * col_w + (ncols - 1) * 4.0, 2 * PAD + title_h + per_col * ROW_MM)
 
 
 def items_at(board: Board, sym: dict, ncols: int, x0: float, y0: float) -> list:
@@ -97,7 +97,6 @@ def _sample(board: Board, sym: dict, kind: str, arg: str, x: float, cy: float) -
                 Text(((x + x1) / 2, cy), (arg,), 6.5, style.ACCENT, z=z + 0.1, bold=True)]
     if kind == "hub":
         r = SAMPLE_H / 2
-        from mapkit.render.draw import Disc
         return [Disc((x + r, cy), r, "white", style.INK, 1.6, z=z), Disc((x + r, cy), r * 0.45, style.INK, None, 0, z=z + 0.1)]
     raise ValueError(kind)
 

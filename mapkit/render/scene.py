@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from shapely.geometry import Point, Polygon, box
+from shapely.geometry import LineString, Point, Polygon, box
 
 from mapkit.geometry import Layout
 from mapkit.model import Board
@@ -31,7 +31,8 @@ class BoardScene:
     height: float
     items: list
     placement: labels.Placement
-    unplaced: list[str]              # station ids whose labels collide with something
+    unplaced: list[str]              # labels that collide with something: station ids, "bonus:<route id>"
+    legend_collides: bool = False    # no free spot for the legend: it covers part of the board
     label_obstacles: list = field(default_factory=list)
     label_bounds: Polygon | None = None
     symbols: dict = field(default_factory=dict)
@@ -75,23 +76,18 @@ def build_scene(board: Board, layout: Layout, content_hash: str) -> BoardScene:
 
     for s in board.stations:
         items += station_items(layout.positions[s.id], ph.station_radius_mm, s.hub)
-    unplaced = []
     for key, c in placement.placed.items():
-        collides = key in placement.unplaced
         if key.startswith("bonus:"):
             items += badge_items(c)
-        else:
-            items.append(Text(c.center, c.lines, c.size, style.INK, z=10, bold=c.bold, align=c.align, box=c.box))
-            if collides:
-                unplaced.append(key)
-                items.append(Area((shapes.rect_ring(*c.box),), face="white", alpha=0.75, z=9.5))
+            continue
+        items.append(Text(c.center, c.lines, c.size, style.INK, z=10, bold=c.bold, align=c.align, box=c.box))
+        if key in placement.unplaced:  # keep it readable over whatever it covers
+            items.append(Area((shapes.rect_ring(*c.box),), face="white", alpha=0.75, z=9.5))
 
     inner = box(ph.margin_mm, ph.margin_mm, W - ph.margin_mm, H - ph.margin_mm)
     legend_items, legend_box = legend.place_legend(board, sym, inner, obstacles + [box(*b) for b in placement.boxes()])
     items += legend_items
-    if legend_box is None:
-        unplaced.append("legend")
-    return BoardScene(W, H, items, placement, unplaced, obstacles, bounds, sym)
+    return BoardScene(W, H, items, placement, list(placement.unplaced), legend_box is None, obstacles, bounds, sym)
 
 
 def track_items(W: float, H: float, margin: float) -> list:
@@ -136,12 +132,15 @@ def margin_text_items(board: Board, content_hash: str) -> tuple[list, list]:
     sbox = (tbox[2] + 4, top_c - sh / 2, tbox[2] + 4 + sw, top_c + sh / 2)
     items.append(Text(((sbox[0] + sbox[2]) / 2, top_c + th / 2 - sh / 2 - 0.6), (stamp,), 6, style.INK, z=12, box=sbox))
     boxes += [tbox, sbox]
-    if right - left > strip_w + 150:
+    room_for_strip = right - left > strip_w + 150
+    if room_for_strip:
         strip, strip_box = marks.scale_strip(right - strip_w, top_c - marks.BAR_MM / 2)
         items += strip
         boxes.append(strip_box)
 
     text = disclaimer_text(board)
+    if not room_for_strip:  # a small board: the notice goes with the small print
+        text = f"{marks.NOTICE}.  {text}"
     if board.credits:
         text = f"{board.credits}  ·  {text}"
     width = W - 2 * (track.inner + 4)
@@ -187,9 +186,8 @@ def bonus_request(r, shape, space_width: float) -> labels.LabelRequest:
     """Candidates for a special route's badge: beside its middle space, either side, or further along."""
     text = (f"+{r.bonus.points} {r.bonus.name}",)
     cands = []
+    line = LineString(shape.centerline)
     for t in (0.5, 0.3, 0.7, 0.15, 0.85):
-        from shapely.geometry import LineString
-        line = LineString(shape.centerline)
         p = line.interpolate(line.length * t)
         nx, ny = shapes.normal_at(line, line.length * t)
         for side in (1, -1):

@@ -1,0 +1,64 @@
+"""`mapkit render`: the print-and-play kit of a board (PDFs, and PNG previews on request)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from mapkit.cli import FORMAT, BoardPath, _echo_json, load_or_exit, main
+
+
+def _describe(result, name: str) -> str:
+    """What one written file holds, for the text output."""
+    pages = result.pages.get(name)
+    counted = f"{pages} page{'s' if pages != 1 else ''}" if pages is not None else ""
+    t, c = result.tiles, result.cards
+    extra = ""
+    if name == "board-tiles.pdf":
+        extra = (f"assembly page + {t['sheets']} {t['paper'].upper() if t['paper'] == 'a4' else 'Letter'} sheets, "
+                 f"{t['orientation']}, {t['rows']} × {t['cols']}")
+    elif name == "tickets.pdf":
+        extra = f"{c['tickets']['cards']} tickets, {c['tickets']['per_sheet']} per sheet, with backs"
+    elif name == "trains.pdf":
+        extra = f"{c['trains']['cards']} train cards ({c['trains']['from']}), {c['trains']['per_sheet']} per sheet, with backs"
+    elif name == "summary.pdf":
+        extra = f"{c['summary']['cards']} summary cards, both sides"
+    inside = ", ".join(x for x in (counted, extra) if x)
+    return f"{name:<18} {result.files[name]}" + (f"  ({inside})" if inside else "")
+
+
+@main.command()
+@click.argument("board", type=BoardPath())
+@click.option("--out", "out_dir", type=click.Path(path_type=Path), default=None,
+              help="Folder to write into (default: out/<board id>/).")
+@click.option("--paper", type=click.Choice(["a4", "letter"]), default="a4", show_default=True,
+              help="Paper of the tiled board and the card sheets.")
+@click.option("--mode", type=click.Choice(["home", "bleed"]), default="home", show_default=True,
+              help="home: cards butted edge to edge with crop marks; bleed: 3 mm bleed around each card.")
+@click.option("--duplex", type=click.Choice(["none", "long-edge", "short-edge"]), default="long-edge",
+              show_default=True, help="How backs are laid out: mirrored for a long- or short-edge flip, "
+                                      "or unmirrored on separate pages (none).")
+@click.option("--png", is_flag=True, help="Also write board.png and a sheet of each card type as PNG previews.")
+@FORMAT
+def render(board, out_dir, paper, mode, duplex, png, fmt):
+    """Render the print-and-play kit: board.pdf (real size), board-tiles.pdf, tickets.pdf,
+    trains.pdf and summary.pdf.
+
+    Exit 0 when written (warnings, such as a label that overlaps, go to stderr), 1 when the board
+    has errors or a file cannot be written, 2 on bad usage.
+    """
+    if out_dir is not None and out_dir.exists() and not out_dir.is_dir():
+        raise click.BadParameter(f"'{out_dir}' is a file, not a folder", param_hint="--out")
+    b = load_or_exit(board)
+    from mapkit.render import RenderOptions, render_kit
+
+    out = out_dir if out_dir is not None else Path("out") / b.id
+    result = render_kit(board, b, out, RenderOptions(paper=paper, mode=mode, duplex=duplex, png=png))
+    for w in result.warnings:
+        click.echo(f"warning: {w}", err=True)
+    if fmt == "json":
+        _echo_json(result.as_dict())
+    else:
+        for name in result.files:
+            click.echo(_describe(result, name))

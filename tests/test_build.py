@@ -1,0 +1,26 @@
+import json
+
+from conftest import FIXTURES
+
+
+def test_build_makes_the_kit_without_touching_the_board(cli, tmp_path):
+    board = tmp_path / "tiny.json"
+    original = (FIXTURES / "tiny.json").read_text()
+    board.write_text(original)
+    out = tmp_path / "kit"
+    result = cli("build", board, "--out", out, "--games", "20", "--format", "json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output[result.output.index("{"):])
+    assert data["derived"] == ["deck"]  # the tiny board has tickets but no deck
+    for name in ("board.pdf", "board-tiles.pdf", "tickets.pdf", "trains.pdf", "summary.pdf", "board.json", "report.md"):
+        assert (out / name).exists(), name
+    assert board.read_text() == original
+    completed = json.loads((out / "board.json").read_text())
+    assert sum(completed["deck"]["counts"].values()) + completed["deck"]["wild"] == completed["deck"]["total"]
+
+
+def test_build_stops_on_a_broken_board(cli, in_repo, tmp_path):
+    result = cli("build", "tests/bad_boards/self-loop.json", "--out", tmp_path / "kit")
+    assert result.exit_code == 1
+    assert "[self-loop]" in result.output
+    assert not (tmp_path / "kit").exists()
