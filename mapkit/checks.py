@@ -221,6 +221,19 @@ def check_rules(board: Board) -> Iterator[Problem]:
                  f" presets: {', '.join(sorted(PRESETS))}", "$.rules.preset", "rules")
     for key, message in override_problems(board.rules.overrides):
         yield _p(board, ERROR, "unknown-rule", message, f"$.rules.overrides.{key}", "rules")
+    for name, overrides in board.rules.for_presets.items():
+        if name not in PRESETS:
+            yield _p(board, ERROR, "unknown-preset",
+                     f"unknown ruleset preset '{name}'{did_you_mean(name, PRESETS)}", f"$.rules.for_presets.{name}", "rules")
+        for key, message in override_problems(overrides):
+            yield _p(board, ERROR, "unknown-rule", message, f"$.rules.for_presets.{name}.{key}", "rules")
+    groups = {r.double for r in board.routes if r.double}
+    for where, overrides in [("$.rules.overrides", board.rules.overrides)] + [
+            (f"$.rules.for_presets.{n}", o) for n, o in board.rules.for_presets.items()]:
+        for g in overrides.get("double_exceptions", []) if isinstance(overrides.get("double_exceptions"), list) else []:
+            if g not in groups:
+                yield _p(board, ERROR, "unknown-rule", f"double_exceptions names '{g}', which is no double route"
+                         f"{did_you_mean(str(g), groups)}", f"{where}.double_exceptions", "rules")
 
 
 def capacity(board: Board) -> list[dict]:

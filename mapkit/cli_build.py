@@ -35,7 +35,9 @@ def complete_board(path: Path, board, seed: int):
         decks = dict(board.ticket_decks)
         decks["standard"] = tuple(Ticket(t.a, t.b, t.points) for t in generated.tickets)
         board = dataclasses.replace(board, ticket_decks=decks)
-        raw = {name: [{"from": t.a, "to": t.b, "points": t.points} for t in ts] for name, ts in decks.items()}
+        raw = {name: [{"from": t.a, "to": t.b, "points": t.points}
+                      | ({"transit_points": t.transit_points} if t.transit_points else {}) for t in ts]
+               for name, ts in decks.items()}
         text = splice_section(text, "ticket_decks", raw)
         derived.append("tickets")
     return board, text, derived
@@ -59,7 +61,7 @@ def build(board, out_dir, paper, games, seed, jobs, fmt):
     """
     from mapkit.render import RenderOptions, render_kit
     from mapkit.report import balance_report, write_report
-    from mapkit.sim.rules import resolve_rules
+    from mapkit.sim.rules import rules_for_board
 
     path = board or resolve_board("portland")
     if out_dir is not None and out_dir.exists() and not out_dir.is_dir():
@@ -83,7 +85,7 @@ def build(board, out_dir, paper, games, seed, jobs, fmt):
         files["board.json"] = str(source)
     summary = None
     if games:
-        rules = resolve_rules(b.rules.preset, b.rules.overrides)
+        rules = rules_for_board(b)
         counts = [n for n in (2, 4) if rules.min_players <= n <= rules.max_players] or [rules.min_players]
         r = balance_report(b, counts, games, "route-focus", seed, jobs)
         files.update({"report.md": write_report(r, out)["markdown"], "report.json": str(out / "report.json")})

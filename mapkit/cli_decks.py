@@ -98,8 +98,9 @@ def tickets_score(board, pairs, deck_name, no_adjust, fmt):
 @click.argument("board", type=BoardPath())
 @click.option("--count", type=click.IntRange(1, 500), default=None, help="Tickets in the deck (default 30; long: 6).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the search; the same seed gives the same deck.")
-@click.option("--style", type=click.Choice(["standard", "long", "cities"]), default="standard", show_default=True,
-              help="standard deck, the separate long-ticket deck, or Cities-style tickets that each touch a hub.")
+@click.option("--style", type=click.Choice(["standard", "long", "cities", "transit"]), default="standard",
+              show_default=True, help="standard deck, the separate long-ticket deck, Cities-style tickets that each "
+                                      "touch a hub, or transit-expansion tickets with a second value.")
 @click.option("--require", "required", multiple=True, metavar="FROM:TO",
               help="A pair that must be in the deck (station ids or names), e.g. hillsboro:gresham; repeatable.")
 @click.option("--no-adjust", is_flag=True, help="Points = shortest length, without difficulty adjustments.")
@@ -127,6 +128,8 @@ def tickets_generate(board, count, seed, style, required, no_adjust, deck_name, 
     else:
         click.echo(format_generated(deck))
     if write:
-        decks = {name: [{"from": t.a, "to": t.b, "points": t.points} for t in ts] for name, ts in b.ticket_decks.items()}
+        decks = {name: [{"from": t.a, "to": t.b, "points": t.points}
+                        | ({"transit_points": t.transit_points} if t.transit_points else {}) for t in ts]
+                 for name, ts in b.ticket_decks.items()}
         decks[deck_name or style] = deck.deck_json()
         _write_section_or_exit(board, "ticket_decks", decks)

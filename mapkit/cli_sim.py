@@ -76,11 +76,11 @@ def simulate(board, players, games, agents, preset, variants, seed, jobs, log_fi
     Results are identical for the same seed whatever --jobs is.
     """
     from mapkit.sim.batch import pool_labels, run_games, summarize
-    from mapkit.sim.rules import resolve_rules
+    from mapkit.sim.rules import rules_for_board
     from mapkit.sim.tables import build_tables
 
     b = load_or_exit(board)
-    rules = resolve_rules(b.rules.preset, b.rules.overrides, preset, tuple(variants))
+    rules = rules_for_board(b, preset, tuple(variants))
     if not rules.min_players <= players <= rules.max_players:
         raise click.BadParameter(f"the {rules.name} rules are for {rules.min_players}-{rules.max_players} players",
                                  param_hint="--players")
@@ -151,10 +151,10 @@ def bench(board, games, fmt):
 def report(board, games, player_counts, agents, preset, variants, seed, jobs, out_dir, fmt):
     """Balance report: seat advantage, hard tickets, unused routes, color use, rules gaps."""
     from mapkit.report import balance_report, format_markdown, write_report
-    from mapkit.sim.rules import resolve_rules
+    from mapkit.sim.rules import rules_for_board
 
     b = load_or_exit(board)
-    rules = resolve_rules(b.rules.preset, b.rules.overrides, preset, tuple(variants))
+    rules = rules_for_board(b, preset, tuple(variants))
     try:
         counts = [int(x) for x in player_counts.split(",") if x.strip()]
     except ValueError:

@@ -142,6 +142,7 @@ class Ticket:
 class RulesRef:
     preset: str = "standard"
     overrides: dict = field(default_factory=dict)
+    for_presets: dict = field(default_factory=dict)  # preset name -> overrides when played with it
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from scipy import stats
 from mapkit.cards import derive_deck
 from mapkit.model import Board
 from mapkit.sim.batch import pool_labels, run_games, summarize
-from mapkit.sim.rules import resolve_rules
+from mapkit.sim.rules import rules_for_board
 from mapkit.sim.tables import build_tables
 
 RARE_TICKET = 0.15   # completion below this (among tickets held often enough) is flagged
@@ -29,7 +29,7 @@ SEAT_P = 0.01        # seat advantage flagged below this p-value
 
 def balance_report(board: Board, players: list[int], games: int, agents: str = "route-focus",
                    seed: int = 0, jobs: int = 1, preset: str | None = None, variants: tuple = ()) -> dict:
-    rules = resolve_rules(board.rules.preset, board.rules.overrides, preset, variants)
+    rules = rules_for_board(board, preset, variants)
     t = build_tables(board)
     labels = pool_labels(t, rules)
     runs = []

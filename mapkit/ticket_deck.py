@@ -11,7 +11,10 @@ Targets (all reported next to what the deck achieves):
 - route load spread out: no connection on the shortest paths of too many tickets.
 
 `long` makes the separate long-ticket deck (all tickets above 0.75 L); `cities` makes every ticket
-touch a hub station (`"hub": true`, seed 004). Pinned pairs (`required`) are always in the deck.
+touch a hub station (`"hub": true`, seed 004); `transit` makes a standard-shaped deck whose tickets
+carry the transit expansion's second value (seed 003): the number of stations on the shortest
+connection, since a bus or train ticket needs a transit station at each of them. Pinned pairs
+(`required`) are always in the deck.
 The search is seeded: the same board, options and seed give the same deck.
 """
 
@@ -26,7 +29,7 @@ from mapkit.errors import MapkitError
 from mapkit.model import Board
 from mapkit.tickets import TicketScore, TicketScorer
 
-STYLES = ("standard", "long", "cities")
+STYLES = ("standard", "long", "cities", "transit")
 NEAR_DUPLICATE = 0.6
 
 
@@ -74,6 +77,8 @@ class GeneratedDeck:
     figures: dict
 
     def deck_json(self) -> list[dict]:
+        if self.style == "transit":
+            return [{"from": t.a, "to": t.b, "points": t.points, "transit_points": len(t.path)} for t in self.tickets]
         return [{"from": t.a, "to": t.b, "points": t.points} for t in self.tickets]
 
     def as_dict(self) -> dict:

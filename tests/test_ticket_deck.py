@@ -74,3 +74,10 @@ def test_generate_cli_write_keeps_other_decks(cli, tmp_path):
     b = load_board(path)
     assert len(b.ticket_decks["long"]) == 6
     assert "standard" in b.ticket_decks
+
+
+def test_transit_style_carries_a_second_value(decks):
+    b, _ = decks["north-america"]
+    g = generate(b, style="transit", seed=3)
+    for ticket, raw in zip(g.tickets, g.deck_json()):
+        assert raw["transit_points"] == len(ticket.path) >= 3  # stations to build a chain through

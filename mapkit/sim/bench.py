@@ -14,7 +14,7 @@ import time
 from mapkit.model import Board
 from mapkit.sim.batch import run_games
 from mapkit.sim.longest import longest_trail
-from mapkit.sim.rules import resolve_rules
+from mapkit.sim.rules import rules_for_board
 from mapkit.sim.runner import game_seeds, play_game
 from mapkit.sim.tables import build_tables
 
@@ -29,7 +29,7 @@ def _timed(fn, *args, **kwargs):
 
 def run_bench(board: Board, games: int | None = None, seed: int = 0) -> dict:
     t = build_tables(board)
-    rules = resolve_rules(board.rules.preset, board.rules.overrides)
+    rules = rules_for_board(board)
     runs = []
     for agent, players, default_games in RUNS:
         if not rules.min_players <= players <= rules.max_players:

@@ -119,13 +119,16 @@ def get_preset(name: str, overrides: Optional[dict] = None) -> RuleSet:
 
 
 def resolve_rules(board_preset: str, board_overrides: dict, preset: Optional[str] = None,
-                  variants: tuple[str, ...] = ()) -> RuleSet:
+                  variants: tuple[str, ...] = (), for_presets: Optional[dict] = None) -> RuleSet:
     """The ruleset of a run: the preset (the board's unless given), the board's overrides when it is
-    the board's own preset, then each variant in order. The name records all of it."""
+    the board's own preset (its `for_presets` entry for another preset), then each variant in
+    order. The name records all of it."""
     name = preset or board_preset
     rules = get_preset(name)
     if name == board_preset:
         rules = board_rules(board_preset, board_overrides)
+    elif for_presets and name in for_presets:
+        rules = board_rules(name, for_presets[name])
     for v in variants:
         if v not in VARIANTS:
             raise UsageError(f"unknown variant '{v}'{did_you_mean(v, VARIANTS)}; variants: {', '.join(sorted(VARIANTS))}")
@@ -162,3 +165,9 @@ def board_rules(preset: str, overrides: dict) -> RuleSet:
     bad = {key for key, _ in override_problems(overrides)}
     good = {k: _freeze(v) for k, v in overrides.items() if k not in bad}
     return replace(PRESETS.get(preset, PRESETS["standard"]), **good)
+
+
+def rules_for_board(board, preset: Optional[str] = None, variants: tuple[str, ...] = ()) -> RuleSet:
+    """The ruleset a board is played with: see `resolve_rules`."""
+    r = board.rules
+    return resolve_rules(r.preset, r.overrides, preset, tuple(variants), r.for_presets)
