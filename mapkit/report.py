@@ -37,7 +37,7 @@ def balance_report(board: Board, players: list[int], games: int, agents: str = "
         names = [a.strip() for a in agents.split(",")]
         names = names * n if len(names) == 1 else names
         totals, _ = run_games(t, rules, names, games, seed + n, jobs=jobs)
-        runs.append(_analyse(board, t, summarize(t, rules, names, seed + n, totals, labels)))
+        runs.append(_analyse(board, t, rules, summarize(t, rules, names, seed + n, totals, labels)))
     deck = derive_deck(board) if board.deck is None else None
     return {
         "board": board.id, "name": board.name, "rules": rules.name, "agents": agents, "seed": seed,
@@ -46,7 +46,7 @@ def balance_report(board: Board, players: list[int], games: int, agents: str = "
     }
 
 
-def _analyse(board: Board, t, summary: dict) -> dict:
+def _analyse(board: Board, t, rules, summary: dict) -> dict:
     g = summary["games"]
     n = summary["players"]
     wins = summary["wins"]
@@ -61,7 +61,17 @@ def _analyse(board: Board, t, summary: dict) -> dict:
     hard = sorted((x for x in often if x["rate"] < RARE_TICKET), key=lambda x: x["rate"])
     easy = sorted(often, key=lambda x: -x["rate"])[:5]
     claims = summary["route_claims"]
-    unused = sorted((rid for rid, c in claims.items() if c < RARE_ROUTE * g), key=lambda r: claims[r])
+    # below the double-route player count only one track of a double can be taken: judge the pair
+    used = dict(claims)
+    shown = {}
+    for r in board.routes:
+        if r.double and n < rules.double_routes_min_players and r.double not in rules.double_exceptions:
+            pair = sum(claims.get(x.id, 0) for x in board.routes if x.double == r.double)
+            used[r.id] = pair
+            shown[r.id] = f"{r.double} (either track)"
+    unused = sorted({shown.get(rid, rid): used[rid] for rid in claims if used[rid] < RARE_ROUTE * g}.items(),
+                    key=lambda kv: (kv[1], kv[0]))
+    unused = [name for name, _ in unused]
     contested = sorted(claims, key=lambda r: -claims[r])[:5]
     by_color = {}
     for r in board.routes:

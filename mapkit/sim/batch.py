@@ -135,8 +135,8 @@ def summarize(t: Tables, rules: RuleSet, agents: list[str], seed: int, tot: Tota
         "win_rate": [round(w / g, 4) for w in tot.wins],
         "ticket_completion": round(tot.completed / tot.held, 4) if tot.held else None,
         "tickets_completed": tot.completed, "tickets_held": tot.held,
-        "mean_score": {k: round(sum(c[k] for c in tot.components) / (g * tot.players), 3) for k in COMPONENTS},
-        "mean_score_by_seat": [{k: round(c[k] / g, 3) for k in COMPONENTS} for c in tot.components],
+        "mean_score": {k: round(sum(c[k] for c in tot.components) / (g * tot.players), 3) for k in _components(rules)},
+        "mean_score_by_seat": [{k: round(c[k] / g, 3) for k in _components(rules)} for c in tot.components],
         "tickets": {pool_labels[i]: {"held": h, "completed": d} for i, (h, d) in sorted(tot.tickets.items())},
         "route_claims": {t.route_ids[r]: tot.claims.get(r, 0) for r in range(t.n_routes)},
         "turns": {"mean": round(tot.turns / g, 2), "min": tot.turns_min, "max": tot.turns_max},
@@ -144,6 +144,11 @@ def summarize(t: Tables, rules: RuleSet, agents: list[str], seed: int, tot: Tota
         "rules_gaps": {k: {"events": tot.gaps[k], "games": tot.gap_games[k]} for k in sorted(tot.gaps)},
         "ends": dict(sorted(tot.ends.items())),
     }
+
+
+def _components(rules: RuleSet) -> tuple[str, ...]:
+    """Score components worth reporting: stations only when the transit expansion is played."""
+    return COMPONENTS if rules.transit else tuple(k for k in COMPONENTS if k != "stations")
 
 
 def pool_labels(t: Tables, rules: RuleSet) -> list[str]:
