@@ -7,7 +7,6 @@ import pytest
 from mapkit.boardfile import load_board
 from mapkit.checks import capacity
 from mapkit.resources import boards_dir
-from mapkit.validate import validate_file
 
 NAMES = ["portland", "seattle", "north-america"]
 

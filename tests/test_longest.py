@@ -10,7 +10,6 @@ from mapkit.sim.longest import LongestPath, _search, longest_trail
 def brute(edges):
     """Longest trail by trying every ordered sequence of distinct edges (tiny graphs only)."""
     best = 0
-    n = len(edges)
 
     def extend(node, used, length):
         nonlocal best

@@ -3,8 +3,6 @@ perft counts, replay of logged games, worker-count independence and a broken age
 
 import json
 import random
-from dataclasses import replace
-from pathlib import Path
 
 import pytest
 
@@ -14,7 +12,7 @@ from mapkit.sim import engine
 from mapkit.sim.rules import PRESETS, VARIANTS, resolve_rules
 from mapkit.sim.runner import game_seeds, play_game, replay
 from mapkit.sim.tables import build_tables
-from simhelp import TINY, card_total, started, tiny_tables
+from simhelp import TINY, card_total, started
 
 BOARDS = [TINY] + sorted(boards_dir().glob("*.json"))
 

@@ -23,7 +23,7 @@ import heapq
 import random
 
 from mapkit.errors import UsageError, did_you_mean
-from mapkit.sim.engine import BLIND, CLAIM, DRAW2, FACE_UP, KEEP, KEEP_PHASE, SETUP, TICKETS
+from mapkit.sim.engine import BLIND, DRAW2, FACE_UP, KEEP_PHASE, SETUP
 from mapkit.sim.tables import GRAY, Tables
 
 INF = float("inf")

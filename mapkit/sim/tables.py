@@ -54,7 +54,6 @@ def build_tables(board: Board) -> Tables:
     cidx = {c.id: i for i, c in enumerate(board.palette)}
     wild = len(board.palette)
     routes = board.routes
-    rid = {r.id: i for i, r in enumerate(routes)}
     partner = [-1] * len(routes)
     groups: dict[str, list[int]] = {}
     for i, r in enumerate(routes):
