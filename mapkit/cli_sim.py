@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from mapkit.cli import FORMAT, BoardPath, _echo_json, load_or_exit, main
-from mapkit.errors import UsageError
+from mapkit.errors import MapkitError, UsageError
 
 
 def _agent_list(value: str, players: int) -> list[str]:
@@ -97,7 +97,10 @@ def simulate(board, players, games, agents, preset, variants, seed, jobs, log_fi
                                   progress=bar.update)
     summary = summarize(t, rules, names, seed, totals, pool_labels(t, rules))
     if log_file is not None:
-        log_file.write_text("\n".join(lines) + "\n")
+        try:
+            log_file.write_text("\n".join(lines) + "\n")
+        except OSError as exc:
+            raise MapkitError(f"cannot write the log {log_file}: {exc.strerror or exc}")
     if fmt == "json":
         _echo_json(summary)
     else:
@@ -168,7 +171,10 @@ def report(board, games, player_counts, agents, preset, variants, seed, jobs, ou
     out_dir = out_dir or Path("reports") / b.id
     if out_dir.exists() and not out_dir.is_dir():
         raise click.BadParameter(f"{out_dir} is a file", param_hint="--out")
-    files = write_report(r, out_dir)
+    try:
+        files = write_report(r, out_dir)
+    except OSError as exc:
+        raise MapkitError(f"cannot write the report into {out_dir}: {exc.strerror or exc}")
     if fmt == "json":
         _echo_json(r | {"files": files})
     else:
