@@ -152,11 +152,28 @@ class PlannerAgent(Agent):
         return sorted(free, key=lambda r: -self.t.route_len[r]), cost, impossible
 
     def plan(self, view):
-        key = (view.claimed_count, len(view.tickets))
-        if key != self._plan_key:
-            routes, cost, _ = self.plan_for(view, view.tickets)
-            self._plan = (routes, cost)
-            self._plan_key = key
+        """The planned routes and their cost, replanned only when they stop being valid.
+
+        Others' claims only take options away, so a plan none of whose routes was taken or closed
+        stays the plan; own claims just shorten it. New tickets always replan."""
+        owner, seat = view.owner, self.seat
+        if self._plan_key == len(view.tickets):
+            t, shared = self.t, view.shared_doubles
+            routes = []
+            for r in self._plan[0]:
+                o = owner[r]
+                if o == seat:
+                    continue
+                q = t.route_partner[r]
+                if o != -1 or (q >= 0 and owner[q] != -1 and (owner[q] == seat or not shared[r])):
+                    break  # a planned route was taken or closed: plan again
+                routes.append(r)
+            else:
+                self._plan = (routes, sum(t.route_len[r] for r in routes))
+                return self._plan
+        routes, cost, _ = self.plan_for(view, view.tickets)
+        self._plan = (routes, cost)
+        self._plan_key = len(view.tickets)
         return self._plan
 
     # ------------------------------------------------------------ choosing tickets
