@@ -170,9 +170,9 @@ def _schema_message(error: jsonschema.ValidationError) -> tuple[str, list]:
         return f"needs at least {value} item{'s' if value != 1 else ''}, has {len(inst)}", parts
     if v == "maxItems":
         return f"has {len(inst)} items; at most {value} are allowed", parts
-    if v == "oneOf" and parts and parts[-2:-1] == ["waypoints"] or (v == "oneOf" and "waypoints" in parts):
+    if v == "oneOf" and "waypoints" in parts:
         return f"{_quote(inst)} is not a point: give {{\"lat\", \"lon\"}} or {{\"x\", \"y\"}} in mm", parts
-    if v == "pattern" or v == "propertyNames":
+    if v == "propertyNames":
         return f"{_quote(inst)} is not a valid name: use lowercase letters, digits and dashes", parts
     return error.message[:1].lower() + error.message[1:], parts
 

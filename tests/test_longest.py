@@ -1,10 +1,9 @@
-import itertools
 import random
 import time
 
 import pytest
 
-from mapkit.sim.longest import LongestPath, _search, longest_trail
+from mapkit.sim.longest import LongestPath, _search, grid_network, longest_trail
 
 
 def brute(edges):
@@ -76,12 +75,8 @@ def test_matches_brute_force_on_random_graphs(seed):
 
 def test_dense_network_is_bounded_in_time():
     # a 7 x 7 grid of one-space routes (84 routes, many odd stations): must not take minutes
-    edges = []
-    for x, y in itertools.product(range(7), range(7)):
-        if x < 6:
-            edges.append((x * 7 + y, (x + 1) * 7 + y, 1))
-        if y < 6:
-            edges.append((x * 7 + y, x * 7 + y + 1, 1))
+    edges = grid_network(7)
+    assert len(edges) == 84
     t = time.perf_counter()
     r = longest_trail(edges, budget=50_000)
     assert time.perf_counter() - t < 5

@@ -13,7 +13,7 @@ import time
 
 from mapkit.model import Board
 from mapkit.sim.batch import run_games
-from mapkit.sim.longest import longest_trail
+from mapkit.sim.longest import grid_network, longest_trail
 from mapkit.sim.rules import rules_for_board
 from mapkit.sim.runner import game_seeds, play_game
 from mapkit.sim.tables import build_tables
@@ -50,12 +50,7 @@ def run_bench(board: Board, games: int | None = None, seed: int = 0) -> dict:
         for p in range(players):
             networks.append([(t.route_a[x], t.route_b[x], t.route_len[x]) for x in replayed.claims[p]])
     ordinary = _mean_ms(networks, repeat=5)
-    dense = []
-    for x, y in itertools.product(range(7), range(7)):
-        if x < 6:
-            dense.append((x * 7 + y, (x + 1) * 7 + y, 1))
-        if y < 6:
-            dense.append((x * 7 + y, x * 7 + y + 1, 1))
+    dense = grid_network(7)
     rng = random.Random(seed)
     random_dense = [[(rng.randrange(12), rng.randrange(12), 1) for _ in range(45)] for _ in range(10)]
     random_dense = [[e for e in g if e[0] != e[1]] for g in random_dense]

@@ -286,6 +286,8 @@ def claim_actions(s: State, p: int, only=None) -> list[tuple]:
             hi = L if L < hw else hw
             for w in range(lo, hi + 1):
                 acts.append((CLAIM, r, c if w < L else wild, w))
+    # gray routes: the same availability checks as above, kept inline because this loop is the
+    # simulator's hottest code
     gray = by_color[wild]
     if gray:
         best = max(hand[:wild]) if wild else 0

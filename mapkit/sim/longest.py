@@ -151,3 +151,15 @@ def _tjoin_bounds(edges, comp_edges, odd, total) -> tuple[int, int]:
         if len(parts) == 1 and sum(d % 2 for _, d in h.degree()) <= 2:
             lower = sum(w for _, _, w in rest)
     return upper, lower
+
+
+def grid_network(n: int) -> list[tuple[int, int, int]]:
+    """An n × n grid of one-space routes: the dense network of the bench and the tests."""
+    edges = []
+    for x in range(n):
+        for y in range(n):
+            if x < n - 1:
+                edges.append((x * n + y, (x + 1) * n + y, 1))
+            if y < n - 1:
+                edges.append((x * n + y, x * n + y + 1, 1))
+    return edges
