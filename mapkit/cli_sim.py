@@ -9,6 +9,7 @@ import click
 
 from mapkit.cli import FORMAT, BoardPath, _echo_json, load_or_exit, main
 from mapkit.errors import MapkitError, UsageError
+from mapkit.sim.rules import deck_hint, players_text
 
 
 def _agent_list(value: str, players: int) -> list[str]:
@@ -81,14 +82,14 @@ def simulate(board, players, games, agents, preset, variants, seed, jobs, log_fi
     b = load_or_exit(board)
     rules = rules_for_board(b, preset, tuple(variants))
     if not rules.min_players <= players <= rules.max_players:
-        raise click.BadParameter(f"the {rules.name} rules are for {rules.min_players}-{rules.max_players} players",
+        raise click.BadParameter(f"the {rules.name} rules are for {players_text(rules)}",
                                  param_hint="--players")
     names = _agent_list(agents, players)
     t = build_tables(b)
     for deck in rules.ticket_decks:
         if deck not in t.ticket_decks:
             raise UsageError(f"the {rules.name} rules need a ticket deck named '{deck}' in {b.id}; "
-                             f"make one with `mapkit tickets generate {b.id} --deck {deck} --write`")
+                             f"make one with {deck_hint(b.id, deck)}")
     if log_file is not None and log_file.exists() and log_file.is_dir():
         raise click.BadParameter(f"{log_file} is a directory", param_hint="--log")
     show = games >= 200 and sys.stderr.isatty()
@@ -163,7 +164,7 @@ def report(board, games, player_counts, agents, preset, variants, seed, jobs, ou
         raise click.BadParameter(f"'{player_counts}' is not a list of numbers", param_hint="--players")
     counts = [n for n in counts if rules.min_players <= n <= rules.max_players]
     if not counts:
-        raise click.BadParameter(f"the {rules.name} rules are for {rules.min_players}-{rules.max_players} players",
+        raise click.BadParameter(f"the {rules.name} rules are for {players_text(rules)}",
                                  param_hint="--players")
     for n in counts:
         _agent_list(agents, n)

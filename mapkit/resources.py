@@ -36,17 +36,21 @@ def bundled_boards() -> list[str]:
 def resolve_board(arg: str) -> Path:
     """A BOARD argument is a path to a board file or the name of a bundled board.
 
-    A path that exists wins; otherwise a bare name (no slash, no .json) is looked up among the
-    bundled boards. Anything else is returned as a path, and loading it reports it as missing.
+    An existing file wins; otherwise a bare name (no slash, no .json) is looked up among the
+    bundled boards, even when a folder of that name is in the way (a scratch folder called
+    `portland` should not hide the bundled board). Anything else is returned as a path, and
+    loading it reports it as missing or as a folder.
     """
     path = Path(arg)
-    if path.exists():
+    if path.is_file():
         return path
     looks_like_name = "/" not in arg and "\\" not in arg and not arg.endswith(".json")
     if looks_like_name:
         bundled = boards_dir() / f"{arg}.json"
         if bundled.exists():
             return bundled
+        if path.exists():
+            return path
         names = bundled_boards()
         raise UsageError(
             f"no board file or bundled board named '{arg}'{did_you_mean(arg, names)}; "

@@ -82,3 +82,10 @@ def test_python_dash_m(in_repo):
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert "valid (0 errors, 0 warnings)" in done.stdout
+
+
+def test_a_folder_named_like_a_bundled_board_does_not_hide_it(cli, tmp_path, monkeypatch):
+    (tmp_path / "portland").mkdir()
+    monkeypatch.chdir(tmp_path)
+    result = cli("validate", "portland")
+    assert result.exit_code == 0 and "boards/portland.json: valid" in result.output

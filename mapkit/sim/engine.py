@@ -27,7 +27,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-from mapkit.sim.rules import RuleSet
+from mapkit.sim.rules import RuleSet, deck_hint, players_text
 from mapkit.sim.tables import GRAY, Tables
 
 # action kinds
@@ -79,7 +79,7 @@ def new_game(t: Tables, rules: RuleSet, players: int, seed: int) -> State:
     if not rules.min_players <= players <= rules.max_players:
         from mapkit.errors import UsageError
 
-        raise UsageError(f"the {rules.name} rules are for {rules.min_players}-{rules.max_players} players, not {players}")
+        raise UsageError(f"the {rules.name} rules are for {players_text(rules)}, not {players}")
     s = State.__new__(State)
     s.t, s.rules, s.players = t, rules, players
     s.rng = random.Random(seed)
@@ -115,8 +115,7 @@ def new_game(t: Tables, rules: RuleSet, players: int, seed: int) -> State:
 
             have = ", ".join(sorted(t.ticket_decks)) or "none"
             raise MapkitError(f"the {rules.name} rules need a ticket deck named '{name}' in board {t.board_id}"
-                              f" (it has: {have}); make one with `mapkit tickets generate {t.board_id}"
-                              f" --deck {name} --write`")
+                              f" (it has: {have}); make one with {deck_hint(t.board_id, name)}")
         pool.extend(t.ticket_decks[name])
     s.ticket_pool = tuple(pool)
     s.ticket_deck = list(range(len(pool)))

@@ -171,3 +171,16 @@ def rules_for_board(board, preset: Optional[str] = None, variants: tuple[str, ..
     """The ruleset a board is played with: see `resolve_rules`."""
     r = board.rules
     return resolve_rules(r.preset, r.overrides, preset, tuple(variants), r.for_presets)
+
+
+def players_text(rules: RuleSet) -> str:
+    """'2-5 players' or '4 players'."""
+    if rules.min_players == rules.max_players:
+        return f"{rules.min_players} player{'s' if rules.min_players != 1 else ''}"
+    return f"{rules.min_players}-{rules.max_players} players"
+
+
+def deck_hint(board_id: str, deck: str) -> str:
+    """The command that makes a ticket deck some rules need."""
+    style = f" --style {deck}" if deck in ("long", "cities", "transit") else ""
+    return f"`mapkit tickets generate {board_id}{style} --deck {deck} --write`"
