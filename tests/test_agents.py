@@ -45,3 +45,14 @@ def test_ticket_hungry_holds_more_tickets_than_long_route(na):
     # long-route claims longer routes: more points from routes per route claimed
     assert sum(c["routes"] for c in long_.components) / sum(long_.claims.values()) > \
         sum(c["routes"] for c in hungry.components) / sum(hungry.claims.values())
+
+
+def test_planners_play_the_transit_expansion():
+    b = load_board(boards_dir() / "seattle.json")
+    from mapkit.sim.rules import rules_for_board
+
+    t, rules = build_tables(b), rules_for_board(b, "transit")
+    totals, _ = run_games(t, rules, ["route-focus", "one-step", "random"], 20, seed=8)
+    assert totals.gaps.get("agent_error", 0) == 0
+    assert totals.components[0]["stations"] > 0  # the planner builds stations
+    assert totals.ends["final_round"] == 20

@@ -272,13 +272,47 @@ class PlannerAgent(Agent):
             claim = self.best_claim(legal, set(routes))
             if claim is not None:
                 return claim
+            station = self.transit_move(view, legal)
+            if station is not None:
+                return station
             if self.hunger and cost <= 4 and view.trains[self.seat] > 15 and view.tickets_left:
                 for a in legal.tickets():
                     return a
             if legal.draws():
                 return self.draw(view, legal, self.wanted_colors(view, routes))
             return self.best_claim(legal) or legal[0]
-        return self.fallback(view, legal)
+        return self.transit_move(view, legal) or self.fallback(view, legal)
+
+    def transit_move(self, view, legal):
+        """Transit expansion: build a station when it pays — its points, plus half the transit
+        value of own unfinished tickets that end there — for few cards, keeping a hand to play."""
+        if not view.rules.transit:
+            return None
+        options = legal.stations()
+        if not options:
+            return None
+        t = self.t
+        hand = sum(view.hand)
+        ends = {}
+        for a, b, pts, transit_pts in view.tickets:
+            if not view.connected(a, b):
+                for st in (a, b):
+                    ends[st] = ends.get(st, 0) + transit_pts
+        best, best_value = None, 0.0
+        for act in options:
+            _, st, kind, _ = act
+            cards = len(t.routes_at[st]) + (1 if kind else 0)
+            if cards > hand - 3:
+                continue
+            points = t.points_table[min(len(t.routes_at[st]), len(t.points_table)) - 1]
+            if view.markers[st][1 - kind] != -1:
+                points = (points + 1) // 2
+            if st not in ends and points < 2 * cards:
+                continue  # away from its tickets a station must pay better than a route
+            value = (points + ends.get(st, 0) / 2) / cards
+            if value > best_value:
+                best, best_value = act, value
+        return best if best_value >= 1.5 else None
 
 
 class TicketHungryAgent(PlannerAgent):

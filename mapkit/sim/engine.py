@@ -595,6 +595,13 @@ def is_legal(s: State, a) -> bool:
         return a in claim_actions(s, s.current, {a[1]})
     if kind in (TICKETS, KEEP):
         return ph in ((TURN,) if kind == TICKETS else (SETUP, KEEP_PHASE)) and a in legal_actions(s)
+    if kind == STATION:
+        if ph != TURN or len(a) != 4 or not s.rules.transit or not s.tokens_left:
+            return False
+        st, typ, color = a[1], a[2], a[3]
+        if not 0 <= st < s.t.n_stations or typ not in (BUS, TRAIN) or s.markers[st][typ] != EMPTY:
+            return False
+        return a in station_actions(s, s.current)
     if kind == PASS:
         return legal_actions(s) == [(PASS,)]
     return False
@@ -638,6 +645,13 @@ class Legal:
         if self._s.phase != TURN:
             return []
         return claim_actions(self._s, self._s.current, routes)
+
+    def stations(self) -> list[tuple]:
+        """Transit expansion: the stations the seat can build now."""
+        s = self._s
+        if s.phase != TURN or not s.rules.transit or not s.tokens_left:
+            return []
+        return station_actions(s, s.current)
 
     def tickets(self) -> list[tuple]:
         if self._s.phase != TURN:
