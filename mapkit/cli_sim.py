@@ -67,13 +67,15 @@ def format_summary(s: dict) -> str:
                    "ticket-market, friendly-protection, quick, long, teams, teams-shared, solo.")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--jobs", type=click.IntRange(1, 256), default=1, show_default=True, help="Worker processes.")
+@click.option("--scheduler", default=None, metavar="ADDRESS",
+              help="Play on a Dask cluster (e.g. tcp://10.0.0.5:8786); needs the dask extra.")
 @click.option("--log", "log_file", type=click.Path(dir_okay=False, path_type=Path),
               help="Write one JSON line per game (seed, actions, final scores) for exact replay.")
 @FORMAT
-def simulate(board, players, games, agents, preset, variants, seed, jobs, log_file, fmt):
+def simulate(board, players, games, agents, preset, variants, seed, jobs, scheduler, log_file, fmt):
     """Play seeded games between AI players and summarize them.
 
-    Results are identical for the same seed whatever --jobs is.
+    Results are identical for the same seed whatever --jobs is, and on a Dask cluster.
     """
     from mapkit.sim.batch import pool_labels, run_games, summarize
     from mapkit.sim.rules import rules_for_board
@@ -95,7 +97,7 @@ def simulate(board, players, games, agents, preset, variants, seed, jobs, log_fi
     show = games >= 200 and sys.stderr.isatty()
     with click.progressbar(length=games, label="games", file=sys.stderr) if show else _NoBar() as bar:
         totals, lines = run_games(t, rules, names, games, seed, jobs=jobs, log=log_file is not None,
-                                  progress=bar.update)
+                                  progress=bar.update, scheduler=scheduler)
     summary = summarize(t, rules, names, seed, totals, pool_labels(t, rules))
     if log_file is not None:
         try:
@@ -148,10 +150,11 @@ def bench(board, games, fmt):
 @click.option("--variant", "variants", multiple=True, help="A variant on top of the preset (repeatable).")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--jobs", type=click.IntRange(1, 256), default=1, show_default=True)
+@click.option("--scheduler", default=None, metavar="ADDRESS", help="Play on a Dask cluster (needs the dask extra).")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Where report.md and report.json go (default: reports/<board id>/).")
 @FORMAT
-def report(board, games, player_counts, agents, preset, variants, seed, jobs, out_dir, fmt):
+def report(board, games, player_counts, agents, preset, variants, seed, jobs, scheduler, out_dir, fmt):
     """Balance report: seat advantage, hard tickets, unused routes, color use, rules gaps."""
     from mapkit.report import balance_report, format_markdown, write_report
     from mapkit.sim.rules import rules_for_board
@@ -168,7 +171,7 @@ def report(board, games, player_counts, agents, preset, variants, seed, jobs, ou
                                  param_hint="--players")
     for n in counts:
         _agent_list(agents, n)
-    r = balance_report(b, counts, games, agents, seed, jobs, preset, tuple(variants))
+    r = balance_report(b, counts, games, agents, seed, jobs, preset, tuple(variants), scheduler)
     out_dir = out_dir or Path("reports") / b.id
     if out_dir.exists() and not out_dir.is_dir():
         raise click.BadParameter(f"{out_dir} is a file", param_hint="--out")

@@ -28,7 +28,8 @@ SEAT_P = 0.01        # seat advantage flagged below this p-value
 
 
 def balance_report(board: Board, players: list[int], games: int, agents: str = "route-focus",
-                   seed: int = 0, jobs: int = 1, preset: str | None = None, variants: tuple = ()) -> dict:
+                   seed: int = 0, jobs: int = 1, preset: str | None = None, variants: tuple = (),
+                   scheduler: str | None = None) -> dict:
     rules = rules_for_board(board, preset, variants)
     t = build_tables(board)
     labels = pool_labels(t, rules)
@@ -36,7 +37,7 @@ def balance_report(board: Board, players: list[int], games: int, agents: str = "
     for n in players:
         names = [a.strip() for a in agents.split(",")]
         names = names * n if len(names) == 1 else names
-        totals, _ = run_games(t, rules, names, games, seed + n, jobs=jobs)
+        totals, _ = run_games(t, rules, names, games, seed + n, jobs=jobs, scheduler=scheduler)
         runs.append(_analyse(board, t, rules, summarize(t, rules, names, seed + n, totals, labels)))
     deck = derive_deck(board) if board.deck is None else None
     return {

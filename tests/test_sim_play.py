@@ -186,3 +186,23 @@ def test_simulate_cli_errors(cli, in_repo):
     bad = cli("simulate", "tests/fixtures/tiny.json", "--variant", "quik")
     assert bad.exit_code == 2 and "did you mean 'quick'" in bad.output
     assert cli("simulate", "tests/fixtures/tiny.json", "--rules", "nope").exit_code == 2
+
+
+def test_a_dask_cluster_gives_the_same_results():
+    distributed = pytest.importorskip("distributed")
+    from mapkit.sim.batch import run_games
+
+    board = load_board(TINY)
+    t = build_tables(board)
+    rules = resolve_rules("standard", board.rules.overrides)
+    local, _ = run_games(t, rules, ["route-focus", "random"], 120, seed=9, chunk=20)
+    with distributed.LocalCluster(n_workers=2, processes=False, dashboard_address=None) as cluster:
+        with distributed.Client(cluster) as client:
+            remote, _ = run_games(t, rules, ["route-focus", "random"], 120, seed=9, chunk=20, scheduler=client)
+    assert remote.__dict__ == local.__dict__
+
+
+def test_unreachable_scheduler_is_a_clean_error(cli, in_repo):
+    pytest.importorskip("distributed")
+    result = cli("simulate", "tests/fixtures/tiny.json", "--games", "5", "--scheduler", "tcp://127.0.0.1:9")
+    assert result.exit_code == 1 and "cannot reach the Dask scheduler" in result.output

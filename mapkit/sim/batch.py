@@ -103,12 +103,21 @@ def _play_chunk(args) -> tuple[Totals, list[str]]:
 
 def run_games(t: Tables, rules: RuleSet, agents: list[str], games: int, seed: int, jobs: int = 1,
               log: bool = False, progress: Optional[Callable[[int], None]] = None,
-              chunk: int = 50) -> tuple[Totals, list[str]]:
+              chunk: int = 50, scheduler: Optional[str] = None) -> tuple[Totals, list[str]]:
+    """Play `games` seeded games: in this process (jobs=1), on a process pool, or on a Dask
+    cluster when `scheduler` is its address (the optional `dask` extra). Same result every way."""
     seeds = game_seeds(seed, games)
     chunks = [seeds[i:i + chunk] for i in range(0, len(seeds), chunk)]
     total = Totals(len(agents))
     lines: list[str] = []
     work = [(t, rules, agents, c, log) for c in chunks]
+    if scheduler is not None:
+        for part, part_lines in _on_dask(scheduler, work):
+            total.merge(part)
+            lines.extend(part_lines)
+            if progress:
+                progress(part.games)
+        return total, lines
     if jobs <= 1 or len(chunks) == 1:
         results = map(_play_chunk, work)
         for part, part_lines in results:
@@ -124,6 +133,29 @@ def run_games(t: Tables, rules: RuleSet, agents: list[str], games: int, seed: in
                 if progress:
                     progress(part.games)
     return total, lines
+
+
+def _on_dask(scheduler, work):
+    """Chunks played on a Dask cluster, yielded in chunk order."""
+    try:
+        from distributed import Client
+    except ImportError:
+        from mapkit.errors import UsageError
+
+        raise UsageError("--scheduler needs Dask: pip install 'mapkit[dask]'")
+    from mapkit.errors import MapkitError
+
+    try:
+        client = scheduler if hasattr(scheduler, "submit") else Client(scheduler, timeout="3s")
+    except (OSError, TimeoutError) as exc:
+        raise MapkitError(f"cannot reach the Dask scheduler at {scheduler}: {exc}")
+    try:
+        futures = client.map(_play_chunk, work, pure=False)
+        for future in futures:  # in submission order, whatever order they finish in
+            yield future.result()
+    finally:
+        if client is not scheduler:
+            client.close()
 
 
 def summarize(t: Tables, rules: RuleSet, agents: list[str], seed: int, tot: Totals, pool_labels: list[str]) -> dict:
