@@ -3,6 +3,7 @@
 import pytest
 
 from mapkit.sim import engine
+from mapkit.sim.legal import claim_actions, legal_actions
 from mapkit.sim.engine import BLIND, CLAIM, DRAW2, FACE_UP, KEEP, TICKETS, TURN, EMPTY
 from mapkit.sim.scoring import final_scores, winners
 from simhelp import card_total, started
@@ -27,7 +28,7 @@ def test_face_up_wild_cannot_be_second_card_but_blind_wild_counts_as_one():
     s.deck.append(WILD)  # the blind draw will be a wild
     engine.apply(s, (BLIND,))
     assert s.phase == DRAW2 and s.current == 0  # a blind wild still leaves a second draw
-    legal = engine.legal_actions(s)
+    legal = legal_actions(s)
     assert (FACE_UP, 1) not in legal and (FACE_UP, 0) in legal and (BLIND,) in legal
 
 
@@ -37,7 +38,7 @@ def test_relaxed_variant_face_up_wild_counts_as_one():
     engine.apply(s, (FACE_UP, 0))
     assert s.phase == DRAW2
     s.face_up[2] = WILD
-    assert (FACE_UP, 2) in engine.legal_actions(s)
+    assert (FACE_UP, 2) in legal_actions(s)
 
 
 def test_three_face_up_wilds_wipe_the_row():
@@ -79,7 +80,7 @@ def test_no_cards_anywhere_means_no_draw():
         if c != EMPTY:
             s.hands[0][c] += 1
             s.face_up[i] = EMPTY
-    kinds = {a[0] for a in engine.legal_actions(s)}
+    kinds = {a[0] for a in legal_actions(s)}
     assert FACE_UP not in kinds and BLIND not in kinds
 
 
@@ -87,19 +88,19 @@ def test_gray_route_takes_one_color_plus_wilds():
     t, s = started()
     r = route(t, "alder-dogwood")  # gray, 5 spaces
     s.hands[0][:] = [3, 2, 0, 2]
-    claims = {a for a in engine.claim_actions(s, 0) if a[1] == r}
+    claims = {a for a in claim_actions(s, 0) if a[1] == r}
     assert claims == {(CLAIM, r, RED, 2), (CLAIM, r, BLUE, 2 + 1)} - {(CLAIM, r, BLUE, 3)}
     s.hands[0][:] = [2, 2, 0, 1]  # red+blue+wild would be 5 but colors cannot mix
-    assert not any(a[1] == r for a in engine.claim_actions(s, 0))
+    assert not any(a[1] == r for a in claim_actions(s, 0))
 
 
 def test_colored_route_payments_and_trains():
     t, s = started()
     r = route(t, "birch-cedar")  # blue, 4
     s.hands[0][:] = [0, 3, 0, 2]
-    assert {a for a in engine.claim_actions(s, 0) if a[1] == r} == {(CLAIM, r, BLUE, 1), (CLAIM, r, BLUE, 2)}
+    assert {a for a in claim_actions(s, 0) if a[1] == r} == {(CLAIM, r, BLUE, 1), (CLAIM, r, BLUE, 2)}
     s.trains[0] = 3
-    assert not any(a[1] == r for a in engine.claim_actions(s, 0))
+    assert not any(a[1] == r for a in claim_actions(s, 0))
 
 
 def test_claim_pays_scores_and_discards():
@@ -119,9 +120,9 @@ def test_double_routes_by_player_count(players, other_can_claim):
     s.hands[0][:] = [10, 10, 10, 10]
     engine.apply(s, (CLAIM, one, RED, 0))
     # the same seat can never take the other track
-    assert not any(a[1] == two for a in engine.claim_actions(s, 0))
+    assert not any(a[1] == two for a in claim_actions(s, 0))
     s.hands[1][:] = [10, 10, 10, 10]
-    assert any(a[1] == two for a in engine.claim_actions(s, 1)) == other_can_claim
+    assert any(a[1] == two for a in claim_actions(s, 1)) == other_can_claim
 
 
 def test_returned_tickets_go_to_the_bottom_and_short_deck_draws_fewer():
@@ -233,9 +234,9 @@ def test_friendly_protection_forbids_trapping_a_station():
     # cedar has two routes: birch-cedar and cedar-fir; seat 1 owns neither
     s.owner[route(t, "cedar-fir")] = 0
     s.hands[0][:] = [10, 10, 10, 10]
-    assert not any(a[1] == route(t, "birch-cedar") for a in engine.claim_actions(s, 0))
+    assert not any(a[1] == route(t, "birch-cedar") for a in claim_actions(s, 0))
     s.turns_taken[1] = 2
-    assert any(a[1] == route(t, "birch-cedar") for a in engine.claim_actions(s, 0))
+    assert any(a[1] == route(t, "birch-cedar") for a in claim_actions(s, 0))
 
 
 def test_no_legal_action_passes_and_a_stalled_game_ends():
@@ -244,7 +245,7 @@ def test_no_legal_action_passes_and_a_stalled_game_ends():
         s.hands[p] = [0, 0, 0, 0]
     s.deck, s.discard, s.ticket_deck, s.market = [], [], [], []
     s.face_up[:] = [EMPTY] * 5
-    assert engine.legal_actions(s) == [(engine.PASS,)]
+    assert legal_actions(s) == [(engine.PASS,)]
     engine.apply(s, (engine.PASS,))
     engine.apply(s, (engine.PASS,))
     assert engine.is_over(s) and s.end_reason == "stalled" and s.gaps["no_legal_action"] == 2
@@ -265,8 +266,8 @@ def test_station_costs_one_card_per_route_in_its_colors():
     t, s = transit_game()
     birch = station(t, "birch")  # red and blue (the double), blue, ferry
     s.hands[0][:] = [1, 2, 1, 0]
-    assert (engine.STATION, birch, engine.BUS, -1) in engine.legal_actions(s)
-    assert (engine.STATION, birch, engine.TRAIN, -1) not in engine.legal_actions(s)  # needs a wild too
+    assert (engine.STATION, birch, engine.BUS, -1) in legal_actions(s)
+    assert (engine.STATION, birch, engine.TRAIN, -1) not in legal_actions(s)  # needs a wild too
     before = card_total(s)
     engine.apply(s, (engine.STATION, birch, engine.BUS, -1))
     assert s.hands[0] == [0, 0, 0, 0] and s.markers[birch][engine.BUS] == 0
@@ -279,7 +280,7 @@ def test_second_type_scores_half_and_one_of_each_type():
     birch = station(t, "birch")
     s.markers[birch][engine.BUS] = 1
     s.hands[0][:] = [1, 2, 1, 1]
-    assert (engine.STATION, birch, engine.BUS, -1) not in engine.legal_actions(s)
+    assert (engine.STATION, birch, engine.BUS, -1) not in legal_actions(s)
     engine.apply(s, (engine.STATION, birch, engine.TRAIN, -1))
     assert s.station_score[0] == 4  # half of 7, rounded up; the train's extra wild scores nothing
 
@@ -288,7 +289,7 @@ def test_gray_routes_into_a_station_take_one_chosen_color():
     t, s = transit_game()
     dogwood = station(t, "dogwood")  # alder-dogwood gray, dogwood-elm red
     s.hands[0][:] = [1, 1, 0, 0]
-    builds = {a for a in engine.legal_actions(s) if a[0] == engine.STATION and a[1] == dogwood and a[2] == engine.BUS}
+    builds = {a for a in legal_actions(s) if a[0] == engine.STATION and a[1] == dogwood and a[2] == engine.BUS}
     assert builds == {(engine.STATION, dogwood, engine.BUS, 1)}  # red is needed for dogwood-elm
 
 
@@ -321,11 +322,11 @@ def test_two_players_one_track_either_color_except_named_doubles():
     t, s = transit_game()
     one, two = route(t, "alder-birch#1"), route(t, "alder-birch#2")  # red and blue
     s.hands[0][:] = [0, 4, 0, 0]
-    assert (CLAIM, one, BLUE, 0) in engine.claim_actions(s, 0)  # the red track, paid in blue
+    assert (CLAIM, one, BLUE, 0) in claim_actions(s, 0)  # the red track, paid in blue
     engine.apply(s, (CLAIM, one, BLUE, 0))
     s.hands[1][:] = [4, 4, 0, 0]
-    assert not any(a[1] == two for a in engine.claim_actions(s, 1))
+    assert not any(a[1] == two for a in claim_actions(s, 1))
     t, s = transit_game(double_exceptions=("alder-birch",))
     s.owner[one] = 0
     s.hands[1][:] = [4, 4, 0, 0]
-    assert (CLAIM, two, BLUE, 0) in engine.claim_actions(s, 1)
+    assert (CLAIM, two, BLUE, 0) in claim_actions(s, 1)

@@ -9,6 +9,7 @@ import pytest
 from mapkit.boardfile import load_board
 from mapkit.resources import boards_dir
 from mapkit.sim import engine
+from mapkit.sim.legal import is_legal, legal_actions
 from mapkit.sim.rules import PRESETS, VARIANTS, resolve_rules
 from mapkit.sim.runner import game_seeds, play_game, replay
 from mapkit.sim.tables import build_tables
@@ -75,11 +76,11 @@ def test_random_play_keeps_every_invariant(path, preset, variants, players):
         start = rules.trains_for(players)
         steps = 0
         while not engine.is_over(s):
-            legal = engine.legal_actions(s)
+            legal = legal_actions(s)
             assert legal, "a live game must offer an action"
             if steps % 7 == 0:  # the direct check agrees with the list (sampled: it is slow)
-                assert all(engine.is_legal(s, a) for a in legal)
-                assert not engine.is_legal(s, (engine.CLAIM, 0, 0, 99))
+                assert all(is_legal(s, a) for a in legal)
+                assert not is_legal(s, (engine.CLAIM, 0, 0, 99))
             engine.apply(s, rng.choice(legal))
             check(s, t, cards, start)
             steps += 1
@@ -91,7 +92,7 @@ def perft(s, depth):
     if depth == 0 or engine.is_over(s):
         return 1
     total = 0
-    for a in engine.legal_actions(s):
+    for a in legal_actions(s):
         c = s.copy()
         engine.apply(c, a)
         total += perft(c, depth - 1)

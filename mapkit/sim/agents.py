@@ -36,7 +36,7 @@ class Agent:
         self.seat, self.t, self.players, self.rng = seat, tables, players, rng
 
     def act(self, view, legal) -> tuple:
-        """One legal action. `legal` (engine.Legal) is a sequence of every legal action, and also
+        """One legal action. `legal` (legal.Legal) is a sequence of every legal action, and also
         answers `draws()`, `claims(routes)` and `tickets()` without listing the rest."""
         raise NotImplementedError
 

@@ -1,4 +1,6 @@
-"""The rules engine: a game state, its legal actions, applying one, and the end of the game.
+"""The rules engine: a game state, applying an action to it, and the end of the game.
+
+What may be played is in `legal.py`; the transit expansion's stations are in `transit.py`.
 
 Actions are small tuples (kinds below). A turn's card draw is two sub-steps (phase DRAW2 after the
 first card); a ticket draw is followed by the choice of which to keep (phase KEEP). At setup each
@@ -28,7 +30,7 @@ import random
 from collections import Counter
 
 from mapkit.sim.rules import RuleSet, deck_hint, players_text
-from mapkit.sim.tables import GRAY, Tables
+from mapkit.sim.tables import Tables
 
 # action kinds
 FACE_UP, BLIND, CLAIM, TICKETS, KEEP, PASS, STATION = range(7)
@@ -198,222 +200,12 @@ def can_draw_blind(s: State) -> bool:
     return bool(s.deck) or bool(s.discard)
 
 
-# ---------------------------------------------------------------------------- legal actions
-
-def legal_actions(s: State) -> list[tuple]:
-    ph = s.phase
-    if ph == TURN:
-        acts = claim_actions(s, s.current)
-        if s.rules.transit and s.tokens_left:
-            acts.extend(station_actions(s, s.current))
-        fu = s.face_up
-        for i in range(len(fu)):
-            if fu[i] != EMPTY:
-                acts.append((FACE_UP, i))
-        if s.deck or s.discard:
-            acts.append((BLIND,))
-        if s.ticket_deck or s.market:
-            if s.rules.ticket_market:
-                acts.extend((TICKETS, m) for m in _market_masks(s))
-            else:
-                acts.append((TICKETS, 0))
-        if not acts:
-            acts.append((PASS,))
-        return acts
-    if ph == DRAW2:
-        acts = []
-        fu, wild = s.face_up, s.t.wild
-        relaxed = not s.rules.face_up_wild_takes_turn
-        for i in range(len(fu)):
-            if fu[i] != EMPTY and (fu[i] != wild or relaxed):
-                acts.append((FACE_UP, i))
-        if s.deck or s.discard:
-            acts.append((BLIND,))
-        return acts
-    if ph == KEEP_PHASE or ph == SETUP:
-        n = len(s.offer)
-        return [(KEEP, m) for m in range(1, 1 << n) if bin(m).count("1") >= s.min_keep] or [(KEEP, 0)]
-    return []
-
-
-def _market_masks(s: State) -> list[int]:
-    """Which market tickets to take; the rest of the draw comes from the deck (fewer if short)."""
-    n, want, deck = len(s.market), s.rules.draw_tickets, len(s.ticket_deck)
-    masks = []
-    for m in range(1 << n):
-        k = bin(m).count("1")
-        if k <= want and (k + min(deck, want - k)) >= 1:
-            masks.append(m)
-    return masks
-
-
-def claim_actions(s: State, p: int, only=None) -> list[tuple]:
-    """Every legal claim of seat p, one action per exact payment (color, number of wilds).
-
-    Routes are visited color by color (gray last), shortest first, so only routes the hand could
-    pay for are looked at; that is also the order of the result. `only`: a set of routes to
-    consider (agents that know what they want skip the rest).
-    """
-    t = s.t
-    owner, partner = s.owner, t.route_partner
-    hand = s.hands[p]
-    wild = t.wild
-    hw = hand[wild]
-    trains = s.trains[p]
-    shared = s.shared
-    lens = t.route_len
-    protect = s.rules.friendly_protection_turns and _protection_active(s, p)
-    acts = []
-    by_color = t.routes_by_color
-    for c in range(wild):
-        cap = hand[c] + hw
-        if cap > trains:
-            cap = trains
-        h = hand[c]
-        for r in by_color[c]:
-            L = lens[r]
-            if L > cap:
-                break
-            if owner[r] != EMPTY or (only is not None and r not in only):
-                continue
-            q = partner[r]
-            if q >= 0 and owner[q] != EMPTY and (not shared[r] or owner[q] == p):
-                continue
-            if protect and _traps(s, p, r):
-                continue
-            lo = L - h if L > h else 0
-            hi = L if L < hw else hw
-            for w in range(lo, hi + 1):
-                acts.append((CLAIM, r, c if w < L else wild, w))
-    # gray routes: the same availability checks as above, kept inline because this loop is the
-    # simulator's hottest code
-    gray = by_color[wild]
-    if gray:
-        best = max(hand[:wild]) if wild else 0
-        cap = min(trains, max(best + hw, hw))
-        for r in gray:
-            L = lens[r]
-            if L > cap:
-                break
-            if owner[r] != EMPTY or (only is not None and r not in only):
-                continue
-            q = partner[r]
-            if q >= 0 and owner[q] != EMPTY and (not shared[r] or owner[q] == p):
-                continue
-            if protect and _traps(s, p, r):
-                continue
-            for c in range(wild):
-                h = hand[c]
-                if h and h + hw >= L:
-                    for k in range(min(L, h), 0, -1):
-                        if L - k <= hw:
-                            acts.append((CLAIM, r, c, L - k))
-            if hw >= L:
-                acts.append((CLAIM, r, wild, L))
-    if s.rules.double_either_color:
-        acts.extend(_partner_color_claims(s, p, only, acts))
-    return acts
-
-
-def _partner_color_claims(s: State, p: int, only, found: list) -> list[tuple]:
-    """Transit expansion, 2 players: a double whose tracks are not both claimable may be paid in
-    either track's color."""
-    t = s.t
-    hand, wild = s.hands[p], s.t.wild
-    hw = hand[wild]
-    have = set(found)
-    extra = []
-    for r in range(t.n_routes):
-        q = t.route_partner[r]
-        if q < 0 or s.shared[r] or s.owner[r] != EMPTY or s.owner[q] != EMPTY or (only is not None and r not in only):
-            continue
-        L = t.route_len[r]
-        if L > s.trains[p]:
-            continue
-        cq = t.route_color[q]
-        colors = range(wild) if cq == GRAY else (cq,)
-        for c in colors:
-            h = hand[c]
-            for w in range(max(0, L - h), min(L, hw) + 1):
-                a = (CLAIM, r, c if w < L else wild, w)
-                if a not in have:
-                    have.add(a)
-                    extra.append(a)
-    return extra
-
-
-def station_cost(s: State, st: int, kind: int, color: int, p: int):
-    """Cards (color → count) a station costs paid with `color` for its gray routes, or None."""
-    t = s.t
-    need = {}
-    for r in t.routes_at[st]:
-        c = t.route_color[r]
-        c = color if c == GRAY else c
-        need[c] = need.get(c, 0) + 1
-    hand, wild = s.hands[p], t.wild
-    wilds = (1 if kind == TRAIN else 0) + need.pop(wild, 0)
-    pay = {}
-    for c, n in need.items():
-        if c < 0:
-            return None
-        use = min(n, hand[c])
-        if use:
-            pay[c] = use
-        wilds += n - use
-    if wilds > hand[wild]:
-        return None
-    if wilds:
-        pay[wild] = wilds
-    return pay
-
-
-def station_actions(s: State, p: int) -> list[tuple]:
-    """Transit expansion: every bus or train station seat p can build now, one action per
-    color chosen for the station's gray routes (-1 when it has none)."""
-    t = s.t
-    acts = []
-    wild = t.wild
-    for st in range(t.n_stations):
-        routes = t.routes_at[st]
-        if not routes:
-            continue
-        has_gray = any(t.route_color[r] == GRAY for r in routes)
-        for kind in (BUS, TRAIN):
-            if s.markers[st][kind] != EMPTY:
-                continue
-            for color in (range(wild + 1) if has_gray else (-1,)):
-                if station_cost(s, st, kind, color, p) is not None:
-                    acts.append((STATION, st, kind, color))
-    return acts
-
-
-def _protection_active(s: State, p: int) -> bool:
-    return any(s.turns_taken[o] < s.rules.friendly_protection_turns for o in range(s.players) if o != p)
-
-
-def _open(s: State, r: int) -> bool:
-    if s.owner[r] != EMPTY:
-        return False
-    q = s.t.route_partner[r]
-    return not (q >= 0 and s.owner[q] != EMPTY and s.players < s.rules.double_routes_min_players)
-
-
-def _traps(s: State, p: int, r: int) -> bool:
-    """Would claiming r close the last open route into a station where a protected opponent has
-    no route yet?"""
-    t = s.t
-    for st in (t.route_a[r], t.route_b[r]):
-        others = [x for x in t.routes_at[st] if x != r and x != t.route_partner[r]]
-        if any(_open(s, x) for x in others):
-            continue
-        partner_open = t.route_partner[r] >= 0 and s.players >= s.rules.double_routes_min_players and _open(s, t.route_partner[r])
-        if partner_open:
-            continue
-        for o in range(s.players):
-            if o != p and s.turns_taken[o] < s.rules.friendly_protection_turns:
-                if not any(s.owner[x] == o for x in t.routes_at[st]):
-                    return True
-    return False
+def _second_draw_possible(s: State) -> bool:
+    """Is there a card to take as the second draw of a turn (no face-up wild, unless relaxed)?"""
+    if s.deck or s.discard:
+        return True
+    wild, relaxed = s.t.wild, not s.rules.face_up_wild_takes_turn
+    return any(c != EMPTY and (c != wild or relaxed) for c in s.face_up)
 
 
 # ---------------------------------------------------------------------------- apply
@@ -440,7 +232,7 @@ def apply(s: State, a: tuple) -> None:
             _end_turn(s)
         else:
             s.phase = DRAW2
-            if not legal_actions(s):  # nothing left to draw as a second card
+            if not _second_draw_possible(s):
                 _end_turn(s)
     elif kind == TICKETS:
         want = s.rules.draw_tickets
@@ -469,7 +261,9 @@ def apply(s: State, a: tuple) -> None:
         else:
             _end_turn(s)
     elif kind == STATION:
-        _build_station(s, p, a[1], a[2], a[3])
+        from mapkit.sim.transit import build_station  # only the transit rules build stations
+
+        build_station(s, p, a[1], a[2], a[3])
         _end_turn(s)
     elif kind == PASS:
         s.gaps["no_legal_action"] += 1
@@ -497,25 +291,6 @@ def _claim(s: State, p: int, r: int, color: int, wilds: int) -> None:
     ra, rb = _find(parent, t.route_a[r]), _find(parent, t.route_b[r])
     if ra != rb:
         parent[ra] = rb
-
-
-def _build_station(s: State, p: int, st: int, kind: int, color: int) -> None:
-    pay = station_cost(s, st, kind, color, p)
-    played = 0
-    for c, n in pay.items():
-        s.hands[p][c] -= n
-        s.discard.extend([c] * n)
-        played += n
-    played -= 1 if kind == TRAIN else 0  # the train station's extra wild scores nothing
-    table = s.t.points_table
-    points = table[min(played, len(table)) - 1] if played else 0
-    if s.markers[st][1 - kind] != EMPTY:
-        points = (points + 1) // 2  # the second type in a neighborhood scores half, rounded up
-    s.markers[st][kind] = p
-    s.station_score[p] += points
-    s.tokens_left -= 1
-    if s.tokens_left == 0 and s.final_turns_left is None:
-        s.final_turns_left = s.players + 1  # the builder's own turn is counted down in _end_turn
 
 
 def _find(parent: list[int], x: int) -> int:
@@ -566,95 +341,3 @@ def _finish(s: State, reason: str) -> None:
 
 def is_over(s: State) -> bool:
     return s.phase == OVER
-
-
-def draw_actions(s: State) -> list[tuple]:
-    """The card draws open now (first or second card of the turn)."""
-    acts = []
-    fu, wild = s.face_up, s.t.wild
-    second = s.phase == DRAW2
-    relaxed = not s.rules.face_up_wild_takes_turn
-    for i in range(len(fu)):
-        if fu[i] != EMPTY and (not second or fu[i] != wild or relaxed):
-            acts.append((FACE_UP, i))
-    if s.deck or s.discard:
-        acts.append((BLIND,))
-    return acts
-
-
-def is_legal(s: State, a) -> bool:
-    """Whether a is a legal action now, checked directly (without listing every action)."""
-    if not isinstance(a, tuple) or not a or not all(type(x) is int for x in a):
-        return False
-    kind, ph = a[0], s.phase
-    if kind in (FACE_UP, BLIND):
-        return ph in (TURN, DRAW2) and a in draw_actions(s)
-    if kind == CLAIM:
-        if ph != TURN or len(a) != 4 or not 0 <= a[1] < s.t.n_routes:
-            return False
-        return a in claim_actions(s, s.current, {a[1]})
-    if kind in (TICKETS, KEEP):
-        return ph in ((TURN,) if kind == TICKETS else (SETUP, KEEP_PHASE)) and a in legal_actions(s)
-    if kind == STATION:
-        if ph != TURN or len(a) != 4 or not s.rules.transit or not s.tokens_left:
-            return False
-        st, typ, color = a[1], a[2], a[3]
-        if not 0 <= st < s.t.n_stations or typ not in (BUS, TRAIN) or s.markers[st][typ] != EMPTY:
-            return False
-        return a in station_actions(s, s.current)
-    if kind == PASS:
-        return legal_actions(s) == [(PASS,)]
-    return False
-
-
-class Legal:
-    """The legal actions of the seat to act, computed only as far as an agent asks.
-
-    It is a sequence (len, indexing, iteration, `in`) of every legal action for agents that want
-    them all; planners ask for `draws()` or `claims(routes)` and skip the full enumeration."""
-
-    __slots__ = ("_s", "_all")
-
-    def __init__(self, s: State):
-        self._s = s
-        self._all = None
-
-    def all(self) -> list[tuple]:
-        if self._all is None:
-            self._all = legal_actions(self._s)
-        return self._all
-
-    def __len__(self):
-        return len(self.all())
-
-    def __getitem__(self, i):
-        return self.all()[i]
-
-    def __iter__(self):
-        return iter(self.all())
-
-    def __contains__(self, a):
-        if self._all is not None:  # already listed: a membership test is the cheapest check
-            return a in self._all
-        return is_legal(self._s, a)
-
-    def draws(self) -> list[tuple]:
-        return draw_actions(self._s) if self._s.phase in (TURN, DRAW2) else []
-
-    def claims(self, routes=None) -> list[tuple]:
-        if self._s.phase != TURN:
-            return []
-        return claim_actions(self._s, self._s.current, routes)
-
-    def stations(self) -> list[tuple]:
-        """Transit expansion: the stations the seat can build now."""
-        s = self._s
-        if s.phase != TURN or not s.rules.transit or not s.tokens_left:
-            return []
-        return station_actions(s, s.current)
-
-    def tickets(self) -> list[tuple]:
-        if self._s.phase != TURN:
-            return []
-        return [a for a in self.all() if a[0] == TICKETS] if self._s.rules.ticket_market else (
-            [(TICKETS, 0)] if self._s.ticket_deck else [])

@@ -13,6 +13,7 @@ import random
 import numpy as np
 
 from mapkit.sim import engine
+from mapkit.sim.legal import Legal
 from mapkit.sim.agents import make_agent
 from mapkit.sim.rules import RuleSet
 from mapkit.sim.scoring import final_scores, ticket_results, winners
@@ -48,7 +49,7 @@ def play_game(t: Tables, rules: RuleSet, agent_names: list[str], seed: int, log:
     actions = [] if log else None
     errors = 0
     while s.phase != engine.OVER:
-        legal = engine.Legal(s)
+        legal = Legal(s)
         p = s.current
         try:
             a = agents[p].act(views[p], legal)
