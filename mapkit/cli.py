@@ -102,6 +102,8 @@ def validate(boards, fmt, strict):
     """Check board files: JSON syntax, then the schema, then semantic, graph and geometry checks.
 
     Exit 0 when every board is valid, 1 when any has errors (or warnings with --strict).
+    With --format json: an object per board ({board, valid, problems}), a list of them when
+    several boards are given.
     """
     from mapkit.validate import validate_file
 

@@ -98,3 +98,18 @@ def test_lat_lon_are_real_places_in_the_region(name):
     box = {"portland": (45.2, 45.7, -123.1, -122.3), "seattle": (46.9, 48.1, -122.8, -121.9),
            "north-america": (25, 52, -124, -70)}[name]
     assert box[0] <= min(lats) and max(lats) <= box[1] and box[2] <= min(lons) and max(lons) <= box[3]
+
+
+@pytest.mark.parametrize("name, pairs, count", [
+    ("portland", [("hillsboro", "gresham"), ("expo-center", "milwaukie")], 30),
+    ("seattle", [("everett", "tacoma-dome"), ("bremerton", "issaquah")], 31),
+    ("north-america", [], 30),
+])
+def test_bundled_decks(name, pairs, count):
+    b = board(name)
+    deck = b.ticket_decks["standard"]
+    assert len(deck) == count
+    held = {frozenset((t.a, t.b)) for t in deck}
+    for pair in pairs:
+        assert frozenset(pair) in held  # the seed's named tickets
+    assert b.deck is not None and b.deck.total == 110 and b.deck.wild == 14
