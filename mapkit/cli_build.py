@@ -35,9 +35,7 @@ def complete_board(path: Path, board, seed: int):
         decks = dict(board.ticket_decks)
         decks["standard"] = tuple(Ticket(t.a, t.b, t.points) for t in generated.tickets)
         board = dataclasses.replace(board, ticket_decks=decks)
-        raw = {name: [{"from": t.a, "to": t.b, "points": t.points}
-                      | ({"transit_points": t.transit_points} if t.transit_points else {}) for t in ts]
-               for name, ts in decks.items()}
+        raw = {name: [t.as_json() for t in ts] for name, ts in decks.items()}
         text = splice_section(text, "ticket_decks", raw)
         derived.append("tickets")
     return board, text, derived

@@ -128,8 +128,6 @@ def tickets_generate(board, count, seed, style, required, no_adjust, deck_name, 
     else:
         click.echo(format_generated(deck))
     if write:
-        decks = {name: [{"from": t.a, "to": t.b, "points": t.points}
-                        | ({"transit_points": t.transit_points} if t.transit_points else {}) for t in ts]
-                 for name, ts in b.ticket_decks.items()}
+        decks = {name: [t.as_json() for t in ts] for name, ts in b.ticket_decks.items()}
         decks[deck_name or style] = deck.deck_json()
         _write_section_or_exit(board, "ticket_decks", decks)

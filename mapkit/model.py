@@ -137,6 +137,13 @@ class Ticket:
     transit_points: Optional[int] = None
     json_path: str = ""
 
+    def as_json(self) -> dict:
+        """The ticket as a board file writes it."""
+        out = {"from": self.a, "to": self.b, "points": self.points}
+        if self.transit_points:
+            out["transit_points"] = self.transit_points
+        return out
+
 
 @dataclass(frozen=True)
 class RulesRef:

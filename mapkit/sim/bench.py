@@ -15,7 +15,7 @@ from mapkit.model import Board
 from mapkit.sim.batch import run_games
 from mapkit.sim.longest import grid_network, longest_trail
 from mapkit.sim.rules import rules_for_board
-from mapkit.sim.runner import game_seeds, play_game
+from mapkit.sim.runner import game_seeds, play_game, replay
 from mapkit.sim.tables import build_tables
 
 RUNS = (("random", 2, 400), ("random", 4, 400), ("route-focus", 2, 150), ("route-focus", 4, 150))
@@ -46,7 +46,7 @@ def run_bench(board: Board, games: int | None = None, seed: int = 0) -> dict:
     players = min(4, rules.max_players)
     for s in game_seeds(seed + 1, 30):
         r = play_game(t, rules, ["route-focus"] * players, s, log=True)
-        replayed = _replay_state(t, rules, r)
+        replayed = replay(t, rules, r["players"], r["seed"], r["actions"])
         for p in range(players):
             networks.append([(t.route_a[x], t.route_b[x], t.route_len[x]) for x in replayed.claims[p]])
     ordinary = _mean_ms(networks, repeat=5)
@@ -65,12 +65,6 @@ def run_bench(board: Board, games: int | None = None, seed: int = 0) -> dict:
         },
         "steps_ms": steps,
     }
-
-
-def _replay_state(t, rules, r):
-    from mapkit.sim.runner import replay
-
-    return replay(t, rules, r["players"], r["seed"], r["actions"])
 
 
 def _mean_ms(graphs, repeat: int) -> float:

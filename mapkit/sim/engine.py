@@ -34,7 +34,6 @@ from mapkit.sim.tables import Tables
 
 # action kinds
 FACE_UP, BLIND, CLAIM, TICKETS, KEEP, PASS, STATION = range(7)
-ACTION_NAMES = ("face_up", "blind", "claim", "tickets", "keep", "pass", "station")
 BUS, TRAIN = 0, 1
 # phases
 SETUP, TURN, DRAW2, KEEP_PHASE, OVER = range(5)
@@ -194,10 +193,6 @@ def _refill(s: State) -> None:
                 break
             fu[i] = c
     s.wipes = 0
-
-
-def can_draw_blind(s: State) -> bool:
-    return bool(s.deck) or bool(s.discard)
 
 
 def _second_draw_possible(s: State) -> bool:

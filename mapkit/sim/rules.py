@@ -107,10 +107,6 @@ def preset_names() -> list[str]:
     return sorted(PRESETS)
 
 
-def field_names() -> list[str]:
-    return [f.name for f in fields(RuleSet)]
-
-
 def get_preset(name: str, overrides: Optional[dict] = None) -> RuleSet:
     if name not in PRESETS:
         raise UsageError(f"unknown ruleset '{name}'{did_you_mean(name, PRESETS)}; presets: {', '.join(preset_names())}")

@@ -16,7 +16,7 @@ from mapkit.sim import engine
 from mapkit.sim.legal import Legal
 from mapkit.sim.agents import make_agent
 from mapkit.sim.rules import RuleSet
-from mapkit.sim.scoring import final_scores, ticket_results, winners
+from mapkit.sim.scoring import final_scores, winners
 from mapkit.sim.tables import Tables
 from mapkit.sim.view import SeatView
 
@@ -71,8 +71,8 @@ def play_game(t: Tables, rules: RuleSet, agent_names: list[str], seed: int, log:
     rows = final_scores(s)
     win = winners(s, rows)
     held = {}
-    for p in range(players):
-        for i, ok in ticket_results(s, p):
+    for row in rows:
+        for i, ok in row["results"]:
             h = held.setdefault(i, [0, 0])
             h[0] += 1
             h[1] += ok

@@ -1,5 +1,7 @@
 """Final scoring: routes, tickets, longest path and Globetrotter bonuses, winners and tie-breaks.
 
+Each row also carries `results`: (ticket index in the pool, completed) for every ticket held.
+
 - Tickets: connected by the seat's own routes (with `shared_team_tickets`, by its team's routes)
   add their points; the others add `failed_ticket_factor` × points (−1 standard, 0 family).
 - Longest continuous path: the longest trail of the seat's own routes; every tied seat scores.
@@ -27,18 +29,20 @@ def _team_parent(s: State, p: int) -> list[int]:
     return parent
 
 
-def ticket_results(s: State, p: int) -> list[tuple[int, bool]]:
-    """(ticket index in the pool, completed) for each ticket seat p holds; with the transit
-    expansion a ticket is completed by its own routes or by a bus or train chain."""
+def ticket_outcomes(s: State, p: int, transit=None) -> list[tuple[int, bool, bool, bool]]:
+    """(ticket index in the pool, by own routes, by bus chain, by train chain) for each ticket
+    seat p holds. Own routes are the team's with shared team tickets; `transit` is
+    `_transit_components(s)` in the transit expansion, else None."""
     parent = _team_parent(s, p) if s.rules.shared_team_tickets and s.rules.teams else s.parent[p]
-    transit = _transit_components(s) if s.rules.transit else None
     out = []
     for i in s.tickets[p]:
         a, b = s.ticket_pool[i][0], s.ticket_pool[i][1]
-        done = _find(parent, a) == _find(parent, b)
-        if transit is not None and not done:
-            done = any(comp.get(a) is not None and comp.get(a) == comp.get(b) for comp in transit)
-        out.append((i, done))
+        auto = _find(parent, a) == _find(parent, b)
+        bus = train = False
+        if transit is not None:
+            bus = transit[BUS].get(a) is not None and transit[BUS].get(a) == transit[BUS].get(b)
+            train = transit[TRAIN].get(a) is not None and transit[TRAIN].get(a) == transit[TRAIN].get(b)
+        out.append((i, auto, bus, train))
     return out
 
 
@@ -77,12 +81,10 @@ def final_scores(s: State) -> list[dict]:
     for p in range(s.players):
         won = lost = completed = bus = train = 0
         held = len(s.tickets[p])
-        for i, auto in ticket_results_plain(s, p):
-            a, b, points, transit_points = s.ticket_pool[i]
-            by_bus = by_train = False
-            if transit is not None:
-                by_bus = transit[BUS].get(a) is not None and transit[BUS].get(a) == transit[BUS].get(b)
-                by_train = transit[TRAIN].get(a) is not None and transit[TRAIN].get(a) == transit[TRAIN].get(b)
+        results = []
+        for i, auto, by_bus, by_train in ticket_outcomes(s, p, transit):
+            points, transit_points = s.ticket_pool[i][2], s.ticket_pool[i][3]
+            results.append((i, auto or by_bus or by_train))
             bus += by_bus
             train += by_train
             if auto:
@@ -99,7 +101,7 @@ def final_scores(s: State) -> list[dict]:
             "seat": p, "routes": s.route_score[p], "stations": s.station_score[p], "tickets_won": won,
             "tickets_lost": lost, "completed": completed, "held": held, "bus_tickets": bus, "train_tickets": train,
             "longest_path": longest_path(s, p), "longest_bonus": 0, "globetrotter_bonus": 0, "transit_bonus": 0,
-            "trains_left": s.trains[p],
+            "trains_left": s.trains[p], "results": results,
         })
     if rules.longest_path_bonus:
         best = max(r["longest_path"] for r in rows)
@@ -121,12 +123,6 @@ def final_scores(s: State) -> list[dict]:
         r["bonuses"] = r["longest_bonus"] + r["globetrotter_bonus"] + r["transit_bonus"]
         r["total"] = r["routes"] + r["stations"] + r["tickets_won"] + r["tickets_lost"] + r["bonuses"]
     return rows
-
-
-def ticket_results_plain(s: State, p: int) -> list[tuple[int, bool]]:
-    """(ticket, connected by the seat's own (or its team's) routes)."""
-    parent = _team_parent(s, p) if s.rules.shared_team_tickets and s.rules.teams else s.parent[p]
-    return [(i, _find(parent, s.ticket_pool[i][0]) == _find(parent, s.ticket_pool[i][1])) for i in s.tickets[p]]
 
 
 def winners(s: State, rows: list[dict]) -> list[int]:

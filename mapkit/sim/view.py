@@ -80,10 +80,6 @@ class SeatView:
         return self._s.markers
 
     @property
-    def claimed_count(self) -> int:
-        return sum(len(c) for c in self._s.claims)
-
-    @property
     def trains(self) -> tuple[int, ...]:
         return tuple(self._s.trains)
 
