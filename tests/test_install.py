@@ -3,7 +3,9 @@
 import os
 import subprocess
 import sys
+import sysconfig
 import venv
+from pathlib import Path
 
 import pytest
 
@@ -18,10 +20,18 @@ def test_wheel_installs_and_validates_a_bundled_board(tmp_path):
         pytest.skip("the build backend cannot be fetched here")
     assert build.returncode == 0, build.stderr
     wheel = next(wheels.glob("mapkit-*.whl"))
-    # the dependencies come from this environment, so only mapkit itself is installed fresh
+    # The dependencies come from the environment running the tests, so only mapkit itself is
+    # installed fresh. system_site_packages would give the *base* interpreter's site-packages, which
+    # on a clean machine has none of them; a .pth line appends this environment's site-packages
+    # instead (a plain path line: the editable install's own .pth files there are not processed,
+    # so the repo's copy of mapkit cannot shadow the wheel).
     env_dir = tmp_path / "venv"
-    venv.create(env_dir, system_site_packages=True, with_pip=True)
+    venv.create(env_dir, system_site_packages=False, with_pip=True)
     python = env_dir / "bin" / "python"
+    target = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+                            capture_output=True, text=True, check=True).stdout.strip()
+    ours = {sysconfig.get_path("purelib"), sysconfig.get_path("platlib")}
+    Path(target, "_mapkit_test_deps.pth").write_text("".join(f"{p}\n" for p in sorted(ours)))
     subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", "--force-reinstall", str(wheel)],
                    check=True, capture_output=True)
     run_dir = tmp_path / "elsewhere"
