@@ -11,6 +11,7 @@ from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from typing import Callable, Optional
 
+from mapkit.sim.metrics import PlayMetrics
 from mapkit.sim.rules import RuleSet
 from mapkit.sim.runner import game_seeds, play_game
 from mapkit.sim.tables import Tables
@@ -37,6 +38,7 @@ class Totals:
         self.gaps = Counter()        # events
         self.gap_games = Counter()   # games with at least one
         self.ends = Counter()
+        self.play = PlayMetrics()   # how the agents play (sim/metrics.py)
 
     def add(self, r: dict) -> None:
         self.games += 1
@@ -63,6 +65,7 @@ class Totals:
             self.gaps[k] += v
             self.gap_games[k] += 1
         self.ends[r["end"]] += 1
+        self.play.add(r)
 
     def merge(self, o: "Totals") -> None:
         self.games += o.games
@@ -85,6 +88,7 @@ class Totals:
         self.gaps.update(o.gaps)
         self.gap_games.update(o.gap_games)
         self.ends.update(o.ends)
+        self.play.merge(o.play)
 
 
 def _play_chunk(args) -> tuple[Totals, list[str]]:
@@ -175,6 +179,7 @@ def summarize(t: Tables, rules: RuleSet, agents: list[str], seed: int, tot: Tota
         "trains_left": [round(x / g, 2) for x in tot.trains_left],
         "rules_gaps": {k: {"events": tot.gaps[k], "games": tot.gap_games[k]} for k in sorted(tot.gaps)},
         "ends": dict(sorted(tot.ends.items())),
+        **tot.play.as_dict(),
     }
 
 

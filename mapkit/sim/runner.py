@@ -48,14 +48,23 @@ def play_game(t: Tables, rules: RuleSet, agent_names: list[str], seed: int, log:
     views = [SeatView(s, p) for p in range(players)]
     actions = [] if log else None
     errors = 0
+    final = {"turns": 0, "scoring_legal": 0, "draws_while_scoring_legal": 0}
     while s.phase != engine.OVER:
         legal = Legal(s)
         p = s.current
+        # a turn started in the final round is that seat's last: note whether it could score
+        last_turn = s.phase == engine.TURN and s.final_turns_left is not None
+        if last_turn:
+            scoring = bool(legal.claims() or legal.stations())
         try:
             a = agents[p].act(views[p], legal)
             ok = a in legal
         except Exception:  # a broken agent must not stop the game
             a, ok = None, False
+        if last_turn:
+            final["turns"] += 1
+            final["scoring_legal"] += scoring
+            final["draws_while_scoring_legal"] += scoring and ok and a[0] in (engine.FACE_UP, engine.BLIND)
         if not ok:
             errors += 1
             s.gaps["agent_error"] += 1
@@ -81,6 +90,7 @@ def play_game(t: Tables, rules: RuleSet, agent_names: list[str], seed: int, log:
         "scores": rows, "winners": win, "turns": s.turn, "end": s.end_reason, "gaps": dict(s.gaps),
         "tickets": {i: tuple(v) for i, v in held.items()},
         "claims": [r for p in range(players) for r in s.claims[p]],
+        "turns_by_seat": list(s.turns_taken), "hand_at_end": [sum(h) for h in s.hands], "final_turns": final,
     }
     if log:
         result["actions"] = actions
