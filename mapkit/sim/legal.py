@@ -173,31 +173,33 @@ def claim_actions(s: State, p: int, only=None) -> list[tuple]:
 
 def _partner_color_claims(s: State, p: int, only, found: list) -> list[tuple]:
     """Transit expansion, 2 players: a double whose tracks are not both claimable may be paid in
-    either track's color."""
+    either track's color. Only the payments `claim_actions` has not listed already: a colored
+    track in its partner's other color (the all-wild payment and a gray track's payments are
+    listed there), in the same order as before (routes, colors, wilds ascending)."""
     t = s.t
     hand, wild = s.hands[p], s.t.wild
     hw = hand[wild]
     protect = s.rules.friendly_protection_turns and _protection_active(s, p)
-    have = set(found)
+    owner, shared, partner, color_of = s.owner, s.shared, t.route_partner, t.route_color
+    trains = s.trains[p]
     extra = []
-    for r in range(t.n_routes):
-        q = t.route_partner[r]
-        if q < 0 or s.shared[r] or s.owner[r] != EMPTY or s.owner[q] != EMPTY or (only is not None and r not in only):
+    for r in t.double_routes:
+        q = partner[r]
+        own = color_of[r]
+        if own == GRAY or shared[r] or owner[r] != EMPTY or owner[q] != EMPTY or (only is not None and r not in only):
             continue
         L = t.route_len[r]
-        if L > s.trains[p]:
+        if L > trains:
             continue
         if protect and _traps(s, p, r):
             continue  # friendly protection holds whichever track's color pays
-        cq = t.route_color[q]
-        colors = range(wild) if cq == GRAY else (cq,)
-        for c in colors:
+        cq = color_of[q]
+        for c in (range(wild) if cq == GRAY else (cq,)):
+            if c == own:
+                continue
             h = hand[c]
-            for w in range(max(0, L - h), min(L, hw) + 1):
-                a = (CLAIM, r, c if w < L else wild, w)
-                if a not in have:
-                    have.add(a)
-                    extra.append(a)
+            for w in range(L - h if L > h else 0, (L - 1 if L - 1 < hw else hw) + 1):
+                extra.append((CLAIM, r, c, w))
     return extra
 
 

@@ -42,6 +42,7 @@ class Tables:
     # transit stations: (color, cards) for each station's colored routes, and its gray routes
     station_colors: tuple[tuple[tuple[int, int], ...], ...] = ()
     station_gray: tuple[int, ...] = ()
+    double_routes: tuple[int, ...] = ()  # routes that have a partner track, ascending
 
     @property
     def n_stations(self) -> int:
@@ -112,6 +113,7 @@ def build_tables(board: Board) -> Tables:
         double_group=tuple(r.double or "" for r in routes),
         points_table=tuple(board.route_points),
         station_colors=tuple(station_colors), station_gray=tuple(station_gray),
+        double_routes=tuple(i for i in range(len(routes)) if partner[i] >= 0),
         routes_by_color=tuple(
             tuple(sorted((i for i, r in enumerate(routes) if (r.is_gray if c == wild else r.color == board.palette[c].id)),
                          key=lambda i: (routes[i].length, i)))

@@ -22,11 +22,10 @@ from mapkit.sim.engine import BUS, EMPTY, STATION, TRAIN, State
 def _fixed_part(s: State, st: int, kind: int, p: int):
     """(cards the seat has left, payment so far, wild cards owed) after the colored routes into st
     and a train station's extra wild."""
-    t = s.t
     left = list(s.hands[p])
     pay = {}
     wilds = 1 if kind == TRAIN else 0
-    for c, n in t.station_colors[st]:
+    for c, n in s.t.station_colors[st]:
         use = n if n <= left[c] else left[c]
         if use:
             left[c] -= use
@@ -89,30 +88,56 @@ def station_cost(s: State, st: int, kind: int, color: int, p: int):
 
 def station_actions(s: State, p: int, only=None) -> list[tuple]:
     """Transit expansion: every bus or train station seat p can build now, one action per color
-    that can pay its gray routes first (-1 when it has none). `only`: the stations to consider."""
+    that can pay its gray routes first (-1 when it has none). `only`: the stations to consider.
+
+    The same rule as `station_cost`, counted instead of paid (this runs every turn): after the
+    colored routes, the gray routes can be paid iff they are no more than the regular cards left
+    plus the spare wilds, whichever color pays first; a color can be named if one is left."""
     t = s.t
     acts = []
     wild = t.wild
     hand = s.hands[p]
-    cards = sum(hand)
+    hw = hand[wild]
+    regular = sum(hand) - hw
+    cards = regular + hw
     markers = s.markers
+    colors_at, gray_at, routes_at = t.station_colors, t.station_gray, t.routes_at
     for st in (range(t.n_stations) if only is None else only):
-        routes = t.routes_at[st]
+        routes = routes_at[st]
         if not routes or len(routes) > cards:
             continue
-        gray = t.station_gray[st]
+        mk = markers[st]
+        if mk[BUS] != EMPTY and mk[TRAIN] != EMPTY:
+            continue
+        owed = spent = 0
+        used = {}
+        for c, n in colors_at[st]:
+            h = hand[c]
+            if n <= h:
+                used[c] = n
+                spent += n
+            else:
+                used[c] = h
+                spent += h
+                owed += n - h
+        gray = gray_at[st]
+        rest = regular - spent
         for kind in (BUS, TRAIN):
-            if markers[st][kind] != EMPTY:
+            if mk[kind] != EMPTY:
                 continue
-            left, pay, wilds = _fixed_part(s, st, kind, p)
-            if wilds > left[wild]:
+            spare = hw - owed - kind  # a train station (TRAIN == 1) also discards a wild card
+            if spare < 0:
                 continue
             if not gray:
                 acts.append((STATION, st, kind, -1))
                 continue
-            for color in range(wild + 1):
-                if _gray_part(left, pay, wilds, gray, color, wild) is not None:
-                    acts.append((STATION, st, kind, color))
+            if gray > rest + spare:
+                continue
+            for c in range(wild):
+                if hand[c] > used.get(c, 0):
+                    acts.append((STATION, st, kind, c))
+            if spare:
+                acts.append((STATION, st, kind, wild))
     return acts
 
 
