@@ -288,6 +288,7 @@ def test_quick_redraw_replaces_one_starting_ticket_before_the_keep():
     acts = legal_actions(s)
     assert acts[0] == (REDRAW, -1) and acts == [(REDRAW, -1)] + [(REDRAW, i) for i in range(len(s.offer))]
     assert all(is_legal(s, a) for a in acts) and not is_legal(s, (REDRAW, len(s.offer)))
+    assert legal.Legal(s).redraws() == acts and legal.Legal(s).draws() == []
     assert not is_legal(s, (KEEP, 0b111))  # the keep comes after the choice
     offer, top = list(s.offer), s.ticket_deck[0]
     engine.apply(s, (REDRAW, 1))

@@ -28,6 +28,7 @@ KEEP_LIST_ALL_MIN = 1024    # larger offers list the smallest keeps only when th
 
 
 def legal_actions(s: State) -> list[tuple]:
+    """Every legal action of the seat to act (keeps of a large offer: a bounded list, see above)."""
     ph = s.phase
     if ph == TURN:
         acts = claim_actions(s, s.current)
@@ -287,7 +288,10 @@ class Legal:
     """The legal actions of the seat to act, computed only as far as an agent asks.
 
     It is a sequence (len, indexing, iteration, `in`) of every legal action for agents that want
-    them all; planners ask for `draws()` or `claims(routes)` and skip the full enumeration."""
+    them all; planners ask for `draws()` or `claims(routes)` and skip the full enumeration. `in`
+    checks an action directly (`is_legal`) unless the list is already made, so an agent may return
+    any legal keep even where a large offer's listing is bounded. In the quick game's REDRAW phase
+    the first action declines the replacement (see `legal_actions`)."""
 
     __slots__ = ("_s", "_all")
 
@@ -328,6 +332,11 @@ class Legal:
         if s.phase != TURN or not s.rules.transit or not s.tokens_left:
             return []
         return station_actions(s, s.current)
+
+    def redraws(self) -> list[tuple]:
+        """Quick game option: (REDRAW, -1) to keep the starting tickets as dealt, (REDRAW, i) to
+        return ticket i of the offer and take the top ticket instead."""
+        return legal_actions(self._s) if self._s.phase == REDRAW_PHASE else []
 
     def tickets(self) -> list[tuple]:
         if self._s.phase != TURN:
