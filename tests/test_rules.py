@@ -285,12 +285,13 @@ def test_second_type_scores_half_and_one_of_each_type():
     assert s.station_score[0] == 4  # half of 7, rounded up; the train's extra wild scores nothing
 
 
-def test_gray_routes_into_a_station_take_one_chosen_color():
+def test_a_gray_route_into_a_station_is_paid_by_a_color_left_after_the_colored_routes():
     t, s = transit_game()
     dogwood = station(t, "dogwood")  # alder-dogwood gray, dogwood-elm red
     s.hands[0][:] = [1, 1, 0, 0]
     builds = {a for a in legal_actions(s) if a[0] == engine.STATION and a[1] == dogwood and a[2] == engine.BUS}
-    assert builds == {(engine.STATION, dogwood, engine.BUS, 1)}  # red is needed for dogwood-elm
+    # red is needed for dogwood-elm, so blue pays the gray route (naming red would name no card)
+    assert builds == {(engine.STATION, dogwood, engine.BUS, 1)}
 
 
 def test_last_token_starts_the_final_round():

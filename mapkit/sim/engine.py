@@ -10,13 +10,25 @@ seat in turn chooses its starting tickets (phase SETUP). Chance is the state's o
 Rule clauses implemented here, with the seed text they come from:
 - a face-up wild taken first is the only card of the turn; a face-up wild cannot be the second
   card; a blind wild counts as one card (002 §4; relaxed variant: a face-up wild counts as one);
-- three or more face-up wilds discard the row and five new cards are turned; if the cards left can
-  only make rows of three wilds, the wiping stops and a rules gap "endless_wipes" is recorded;
+- three or more face-up wilds discard the row and five new cards are turned (002 §3 step 5: "repeat
+  whenever this condition occurs during play"). The guard against endless wipes is per refill: a row
+  is not wiped when the cards (deck, discards and row) cannot make a row with fewer wilds, or after
+  50 wipes in a row (bad luck with a few non-wilds left); either records a rules gap "endless_wipes"
+  and leaves the row as it is until cards come back. Cards come back with claims and stations (their
+  payment goes to the discards), so the row is checked again after each: it is wiped then if a legal
+  row can now be made, and an empty slot (nothing left to turn) is filled as soon as there is a card;
+- the solo puzzle discards the leftmost face-up card after each turn; the row slides left and the
+  new card is turned at the right end (so the row turns over like a queue: 002 §6 "discard the
+  leftmost face-up Train Car card and refill the display");
 - an empty deck is replaced by the shuffled discards; with neither, cards cannot be drawn;
 - a gray route takes cards of one color plus wilds; a route needs enough trains;
 - below `double_routes_min_players` one track of a double closes the other; one seat never owns
   both tracks;
 - returned tickets go to the bottom of the ticket deck; fewer are drawn when it is short;
+- quick game option (002 §6 "allow each player to discard and replace one starting ticket"): with
+  `starting_replacements`, a seat shown its starting tickets may first return up to that many of
+  them, one at a time, to the bottom of the deck, each replaced by the top ticket (phase REDRAW,
+  actions (REDRAW, i); (REDRAW, -1) declines), then keeps at least `keep_at_start` as usual;
 - the final round begins when a seat ends a turn with `end_trigger` or fewer trains: every seat,
   the trigger included, gets one more turn;
 - a seat with no legal action passes (rules gap "no_legal_action"); when every seat passes in a
@@ -33,10 +45,12 @@ from mapkit.sim.rules import RuleSet, deck_hint, players_text
 from mapkit.sim.tables import Tables
 
 # action kinds
-FACE_UP, BLIND, CLAIM, TICKETS, KEEP, PASS, STATION = range(7)
+FACE_UP, BLIND, CLAIM, TICKETS, KEEP, PASS, STATION, REDRAW = range(8)
 BUS, TRAIN = 0, 1
-# phases
-SETUP, TURN, DRAW2, KEEP_PHASE, OVER = range(5)
+# phases (REDRAW, the quick game's optional ticket replacement at setup, is numbered last so that
+# the older phase numbers do not change)
+SETUP, TURN, DRAW2, KEEP_PHASE, OVER, REDRAW_PHASE = range(6)
+MAX_WIPES = 50  # wipes in a row before a refill gives up (see the module docstring)
 EMPTY = -1
 
 
@@ -47,7 +61,7 @@ class State:
         "t", "rules", "players", "rng", "deck", "discard", "face_up", "hands", "trains", "owner",
         "route_score", "tickets", "ticket_pool", "ticket_deck", "market", "offer", "min_keep",
         "phase", "current", "turn", "turns_taken", "final_turns_left", "gaps", "parent", "claims",
-        "pass_streak", "team_of", "setup_left", "end_reason", "wipes", "shared", "markers",
+        "pass_streak", "team_of", "setup_left", "end_reason", "redraws_left", "shared", "markers",
         "tokens_left", "station_score",
     )
 
@@ -69,7 +83,7 @@ class State:
         s.claims = [list(x) for x in self.claims]
         s.ticket_pool = self.ticket_pool
         s.gaps = Counter(self.gaps)
-        for name in ("min_keep", "phase", "current", "turn", "final_turns_left", "pass_streak", "end_reason", "wipes"):
+        for name in ("min_keep", "phase", "current", "turn", "final_turns_left", "pass_streak", "end_reason", "redraws_left"):
             setattr(s, name, getattr(self, name))
         return s
 
@@ -95,7 +109,7 @@ def new_game(t: Tables, rules: RuleSet, players: int, seed: int) -> State:
             if c is not None:
                 s.hands[p][c] += 1
     s.face_up = [EMPTY] * rules.face_up
-    s.wipes = 0
+    s.redraws_left = 0
     _refill(s)
     trains = rules.trains_for(players)
     s.trains = [trains] * players
@@ -148,6 +162,8 @@ def _next_setup_choice(s: State) -> None:
         p, offer = s.setup_left.pop(0)
         if offer:
             s.current, s.offer, s.min_keep = p, offer, min(s.rules.keep_at_start, len(offer))
+            s.redraws_left = s.rules.starting_replacements
+            s.phase = REDRAW_PHASE if s.redraws_left and s.ticket_deck else SETUP
             return
     s.offer, s.current, s.phase = [], 0, TURN
 
@@ -166,7 +182,10 @@ def _draw(s: State):
 
 
 def _refill(s: State) -> None:
-    """Fill empty face-up slots, then wipe rows of too many wilds (guarding the endless loop)."""
+    """Fill empty face-up slots, then wipe rows of too many wilds (guarding the endless loop).
+
+    The guard counts wipes of this call only: a row left with too many wilds is looked at again on
+    the next refill (after a claim, a station or a draw), so wiping never stops for good."""
     fu = s.face_up
     for i in range(len(fu)):
         if fu[i] == EMPTY:
@@ -175,16 +194,23 @@ def _refill(s: State) -> None:
                 break
             fu[i] = c
     limit = s.rules.wild_reset
+    if not limit:
+        return
     wild = s.t.wild
-    while limit and fu.count(wild) >= limit:
-        # can the cards not in the row make a row with fewer wilds? if not, wiping never ends
+    wipes = 0
+    while fu.count(wild) >= limit:
+        # after a wipe the row is turned from everything not in a hand: can those cards make a row
+        # (as long as they allow, up to five) with fewer wilds? if not, wiping would never end
         pool = s.deck + s.discard
-        non_wild = len(pool) - pool.count(wild)
-        if non_wild + sum(1 for c in fu if c != wild and c != EMPTY) < len(fu) - limit + 1 or s.wipes >= 50:
+        in_row = [c for c in fu if c != EMPTY]
+        cards = len(pool) + len(in_row)
+        non_wild = cards - pool.count(wild) - in_row.count(wild)
+        row = min(len(fu), cards)
+        if non_wild < row - limit + 1 or wipes >= MAX_WIPES:
             s.gaps["endless_wipes"] += 1
             return
-        s.wipes += 1
-        s.discard.extend(c for c in fu if c != EMPTY)
+        wipes += 1
+        s.discard.extend(in_row)
         for i in range(len(fu)):
             fu[i] = EMPTY
         for i in range(len(fu)):
@@ -192,7 +218,14 @@ def _refill(s: State) -> None:
             if c is None:
                 break
             fu[i] = c
-    s.wipes = 0
+
+
+def _cards_back(s: State) -> None:
+    """Cards went to the discards: fill an empty face-up slot, and wipe a row of too many wilds
+    that could not be wiped before (see `_refill`)."""
+    fu = s.face_up
+    if EMPTY in fu or (s.rules.wild_reset and fu.count(s.t.wild) >= s.rules.wild_reset):
+        _refill(s)
 
 
 def _second_draw_possible(s: State) -> bool:
@@ -211,6 +244,7 @@ def apply(s: State, a: tuple) -> None:
     p = s.current
     if kind == CLAIM:
         _claim(s, p, a[1], a[2], a[3])
+        _cards_back(s)
         _end_turn(s)
     elif kind == FACE_UP or kind == BLIND:
         if kind == FACE_UP:
@@ -259,7 +293,19 @@ def apply(s: State, a: tuple) -> None:
         from mapkit.sim.transit import build_station  # only the transit rules build stations
 
         build_station(s, p, a[1], a[2], a[3])
+        _cards_back(s)
         _end_turn(s)
+    elif kind == REDRAW:
+        if a[1] >= 0:
+            returned = s.offer[a[1]]
+            s.offer[a[1]] = s.ticket_deck.pop(0)
+            s.ticket_deck.append(returned)  # to the bottom, like a rejected ticket
+            s.redraws_left -= 1
+        else:
+            s.redraws_left = 0
+        if not s.redraws_left or not s.ticket_deck:
+            s.redraws_left = 0
+            s.phase = SETUP
     elif kind == PASS:
         s.gaps["no_legal_action"] += 1
         s.pass_streak += 1
@@ -305,11 +351,16 @@ def _end_turn(s: State, passed: bool = False) -> None:
         s.pass_streak = 0
     s.turns_taken[p] += 1
     s.turn += 1
-    if s.rules.solo and s.face_up and s.face_up[0] != EMPTY:
-        # solo puzzle: after each turn the leftmost face-up card is discarded and the row refilled
-        s.discard.append(s.face_up[0])
-        s.face_up[0] = EMPTY
-        _refill(s)
+    if s.rules.solo:
+        # solo puzzle (002 §6): after each turn the leftmost face-up card is discarded; the others
+        # slide left and the new card is turned at the right end
+        fu = s.face_up
+        for i in range(len(fu)):
+            if fu[i] != EMPTY:
+                s.discard.append(fu[i])
+                fu[i:] = fu[i + 1:] + [EMPTY]
+                _refill(s)
+                break
     if s.final_turns_left is not None:
         s.final_turns_left -= 1
         if s.final_turns_left <= 0:

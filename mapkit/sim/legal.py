@@ -2,18 +2,33 @@
 
 Claims are listed with their exact payment (color, number of wilds). Routes are visited color by
 color, shortest first, so a hand only ever looks at the routes it could pay for.
+
+Ticket keeps (KEEP, mask): every mask keeping at least `min_keep` of the offer is legal, and
+`is_legal` checks that directly (the bits, the count). Offers of up to `KEEP_LIST_ALL` tickets are
+listed in full (at most 1,023 masks). A larger offer (only a ruleset dealing more than 10 can make
+one) would have too many to list, so the listing is bounded: keeping every ticket, every ticket but
+one, every ticket but two, and the smallest legal keeps when there are at most `KEEP_LIST_ALL_MIN`
+of them; the other keeps stay legal, and an agent may return any of them.
 """
 
 from __future__ import annotations
 
+from itertools import combinations
+from math import comb
+
 from mapkit.sim.engine import (
-    BLIND, BUS, CLAIM, DRAW2, EMPTY, FACE_UP, KEEP, KEEP_PHASE, PASS, SETUP, STATION, TICKETS, TRAIN, TURN, State,
+    BLIND, BUS, CLAIM, DRAW2, EMPTY, FACE_UP, KEEP, KEEP_PHASE, PASS, REDRAW, REDRAW_PHASE, SETUP, STATION, TICKETS,
+    TRAIN, TURN, State,
 )
 from mapkit.sim.tables import GRAY
-from mapkit.sim.transit import station_actions
+from mapkit.sim.transit import station_actions, station_cost
+
+KEEP_LIST_ALL = 10          # offers up to this size list every legal keep
+KEEP_LIST_ALL_MIN = 1024    # larger offers list the smallest keeps only when there are at most this many
 
 
 def legal_actions(s: State) -> list[tuple]:
+    """Every legal action of the seat to act (keeps of a large offer: a bounded list, see above)."""
     ph = s.phase
     if ph == TURN:
         acts = claim_actions(s, s.current)
@@ -44,9 +59,38 @@ def legal_actions(s: State) -> list[tuple]:
             acts.append((BLIND,))
         return acts
     if ph == KEEP_PHASE or ph == SETUP:
-        n = len(s.offer)
-        return [(KEEP, m) for m in range(1, 1 << n) if bin(m).count("1") >= s.min_keep] or [(KEEP, 0)]
+        return [(KEEP, m) for m in keep_masks(len(s.offer), s.min_keep)]
+    if ph == REDRAW_PHASE:
+        # declining comes first: an agent that does not know this phase and falls back on the
+        # first legal action keeps its starting tickets as dealt
+        return [(REDRAW, -1)] + [(REDRAW, i) for i in range(len(s.offer))]
     return []
+
+
+def keep_masks(n: int, min_keep: int) -> list[int]:
+    """The keeps listed for an offer of n tickets (see the module docstring for large offers)."""
+    if n == 0:
+        return [0]
+    if n <= KEEP_LIST_ALL:
+        return [m for m in range(1, 1 << n) if bin(m).count("1") >= min_keep]
+    full = (1 << n) - 1
+    masks = {full}
+    for drop in (1, 2):
+        if n - drop >= max(min_keep, 1):
+            for out in combinations(range(n), drop):
+                masks.add(full & ~sum(1 << i for i in out))
+    low = max(min_keep, 1)
+    if comb(n, low) <= KEEP_LIST_ALL_MIN:
+        for keep in combinations(range(n), low):
+            masks.add(sum(1 << i for i in keep))
+    return sorted(masks)
+
+
+def _keep_ok(s: State, mask: int) -> bool:
+    n = len(s.offer)
+    if n == 0:
+        return mask == 0
+    return 0 < mask < 1 << n and bin(mask).count("1") >= s.min_keep
 
 
 def _market_masks(s: State) -> list[int]:
@@ -130,28 +174,33 @@ def claim_actions(s: State, p: int, only=None) -> list[tuple]:
 
 def _partner_color_claims(s: State, p: int, only, found: list) -> list[tuple]:
     """Transit expansion, 2 players: a double whose tracks are not both claimable may be paid in
-    either track's color."""
+    either track's color. Only the payments `claim_actions` has not listed already: a colored
+    track in its partner's other color (the all-wild payment and a gray track's payments are
+    listed there), in the same order as before (routes, colors, wilds ascending)."""
     t = s.t
     hand, wild = s.hands[p], s.t.wild
     hw = hand[wild]
-    have = set(found)
+    protect = s.rules.friendly_protection_turns and _protection_active(s, p)
+    owner, shared, partner, color_of = s.owner, s.shared, t.route_partner, t.route_color
+    trains = s.trains[p]
     extra = []
-    for r in range(t.n_routes):
-        q = t.route_partner[r]
-        if q < 0 or s.shared[r] or s.owner[r] != EMPTY or s.owner[q] != EMPTY or (only is not None and r not in only):
+    for r in t.double_routes:
+        q = partner[r]
+        own = color_of[r]
+        if own == GRAY or shared[r] or owner[r] != EMPTY or owner[q] != EMPTY or (only is not None and r not in only):
             continue
         L = t.route_len[r]
-        if L > s.trains[p]:
+        if L > trains:
             continue
-        cq = t.route_color[q]
-        colors = range(wild) if cq == GRAY else (cq,)
-        for c in colors:
+        if protect and _traps(s, p, r):
+            continue  # friendly protection holds whichever track's color pays
+        cq = color_of[q]
+        for c in (range(wild) if cq == GRAY else (cq,)):
+            if c == own:
+                continue
             h = hand[c]
-            for w in range(max(0, L - h), min(L, hw) + 1):
-                a = (CLAIM, r, c if w < L else wild, w)
-                if a not in have:
-                    have.add(a)
-                    extra.append(a)
+            for w in range(L - h if L > h else 0, (L - 1 if L - 1 < hw else hw) + 1):
+                extra.append((CLAIM, r, c, w))
     return extra
 
 
@@ -160,23 +209,29 @@ def _protection_active(s: State, p: int) -> bool:
 
 
 def _open(s: State, r: int) -> bool:
+    """Is route r still claimable by someone? (the game's own double table: `shared`)"""
     if s.owner[r] != EMPTY:
         return False
     q = s.t.route_partner[r]
-    return not (q >= 0 and s.owner[q] != EMPTY and s.players < s.rules.double_routes_min_players)
+    return not (q >= 0 and s.owner[q] != EMPTY and not s.shared[r])
 
 
 def _traps(s: State, p: int, r: int) -> bool:
-    """Would claiming r close the last open route into a station where a protected opponent has
-    no route yet?"""
+    """Friendly route protection (002 §6: opponents "may not claim both connections leading into
+    the same city solely to trap that player"): would claiming r close the last open route into a
+    station where a protected opponent has no route yet? A station with one connection only (a
+    dead end; a double's tracks are one connection) is never protected: taking its only route is
+    not claiming both connections, and forbidding it would close the station to the claimer too."""
     t = s.t
+    q = t.route_partner[r]
     for st in (t.route_a[r], t.route_b[r]):
-        others = [x for x in t.routes_at[st] if x != r and x != t.route_partner[r]]
+        others = [x for x in t.routes_at[st] if x != r and x != q]
+        if not others:
+            continue  # a dead end
         if any(_open(s, x) for x in others):
             continue
-        partner_open = t.route_partner[r] >= 0 and s.players >= s.rules.double_routes_min_players and _open(s, t.route_partner[r])
-        if partner_open:
-            continue
+        if q >= 0 and s.shared[r] and _open(s, q):
+            continue  # the other track stays open to the others
         for o in range(s.players):
             if o != p and s.turns_taken[o] < s.rules.friendly_protection_turns:
                 if not any(s.owner[x] == o for x in t.routes_at[st]):
@@ -209,15 +264,21 @@ def is_legal(s: State, a) -> bool:
         if ph != TURN or len(a) != 4 or not 0 <= a[1] < s.t.n_routes:
             return False
         return a in claim_actions(s, s.current, {a[1]})
-    if kind in (TICKETS, KEEP):
-        return ph in ((TURN,) if kind == TICKETS else (SETUP, KEEP_PHASE)) and a in legal_actions(s)
+    if kind == KEEP:
+        return ph in (SETUP, KEEP_PHASE) and len(a) == 2 and _keep_ok(s, a[1])
+    if kind == TICKETS:
+        if ph != TURN or len(a) != 2 or not (s.ticket_deck or s.market):
+            return False
+        return a[1] in _market_masks(s) if s.rules.ticket_market else a[1] == 0
+    if kind == REDRAW:
+        return ph == REDRAW_PHASE and len(a) == 2 and -1 <= a[1] < len(s.offer)
     if kind == STATION:
         if ph != TURN or len(a) != 4 or not s.rules.transit or not s.tokens_left:
             return False
         st, typ = a[1], a[2]
         if not 0 <= st < s.t.n_stations or typ not in (BUS, TRAIN) or s.markers[st][typ] != EMPTY:
             return False
-        return a in station_actions(s, s.current)
+        return station_cost(s, st, typ, a[3], s.current) is not None
     if kind == PASS:
         return legal_actions(s) == [(PASS,)]
     return False
@@ -227,7 +288,10 @@ class Legal:
     """The legal actions of the seat to act, computed only as far as an agent asks.
 
     It is a sequence (len, indexing, iteration, `in`) of every legal action for agents that want
-    them all; planners ask for `draws()` or `claims(routes)` and skip the full enumeration."""
+    them all; planners ask for `draws()` or `claims(routes)` and skip the full enumeration. `in`
+    checks an action directly (`is_legal`) unless the list is already made, so an agent may return
+    any legal keep even where a large offer's listing is bounded. In the quick game's REDRAW phase
+    the first action declines the replacement (see `legal_actions`)."""
 
     __slots__ = ("_s", "_all")
 
@@ -268,6 +332,11 @@ class Legal:
         if s.phase != TURN or not s.rules.transit or not s.tokens_left:
             return []
         return station_actions(s, s.current)
+
+    def redraws(self) -> list[tuple]:
+        """Quick game option: (REDRAW, -1) to keep the starting tickets as dealt, (REDRAW, i) to
+        return ticket i of the offer and take the top ticket instead."""
+        return legal_actions(self._s) if self._s.phase == REDRAW_PHASE else []
 
     def tickets(self) -> list[tuple]:
         if self._s.phase != TURN:

@@ -15,6 +15,33 @@ from mapkit.errors import UsageError, did_you_mean
 
 @dataclass(frozen=True)
 class RuleSet:
+    """Every rule the engine consults. Readings of the seeds where they are ambiguous:
+
+    - Winner (002 §5, 004 "Tiebreaks"): most points, then most completed tickets, then the longer
+      continuous path (004: "Longest continuous route"); seats still tied share the win. 002 names
+      the longest-path *bonus* holder as the second tie-break; comparing path lengths agrees with it
+      whenever a tied seat holds the bonus, and also decides games played without the bonus (1910,
+      Cities) and ties between seats neither of which holds it.
+    - Solo puzzle (002 §6 "discard the leftmost face-up Train Car card and refill the display"):
+      the row slides left and the new card is turned at the right end, so every face-up card leaves
+      the row after at most five turns (refilling the leftmost slot in place would discard the
+      newest card every turn and keep the other four for ever).
+    - Transit expansion player count: 2-4 (003 describes 2 players and compares the double-route
+      rule with "a game with three or four players"; it says nothing of 5).
+    - Transit station points past the scoring table (003: points "based on the number of cards
+      played"): a station playing more cards than the board's table is long scores its last value.
+    - Transit station cost at 2 players: both tracks of a double count, one card each, as at any
+      player count: 003 asks one card "for every route leading into that neighborhood" and 002
+      counts each parallel line as a separate route; the 2-player rule limits claiming, not stations.
+    - Quick game (002 §6): 30 trains; its optional "discard and replace one starting ticket" is
+      `starting_replacements` (variant `quick-redraw`): before choosing which starting tickets to
+      keep, a seat may return one of them to the bottom of the deck and take the top ticket instead.
+    - Long game (002 §6 "use all 45 train cars"): 45 trains at every player count, whatever the
+      preset says, and the final round at one train or none.
+    - Mega (004): the standard and 1910 tickets and the four further tickets of the 1910 box
+      (69 in all: 004 "69 total tickets"; a board's `mega` deck holds those four).
+    """
+
     name: str = "standard"
     min_players: int = 2
     max_players: int = 5
@@ -31,6 +58,7 @@ class RuleSet:
     keep_at_start: int = 2
     draw_tickets: int = 3
     keep_on_draw: int = 1
+    starting_replacements: int = 0    # starting tickets a seat may return and replace (quick game option: 1)
     ticket_decks: tuple[str, ...] = ("standard",)   # board decks shuffled together
     end_trigger: int = 2              # final round when a player ends a turn with ≤ this many trains
     longest_path_bonus: int = 10
@@ -49,10 +77,11 @@ class RuleSet:
     turn_limit: int = 1000            # a game not over by then is cut off and recorded as a rules gap
     # seed 003, the transit expansion: a second action builds a bus or train station in a station
     # ("neighborhood"); tickets carry a second, transit value. Readings of the seed:
-    # - a station costs one card per route into it, of that route's color (gray: any one color,
-    #   the same for every gray route there), wild cards standing in for missing colors; a train
-    #   station also discards one wild card; it scores the route table's value for the cards
-    #   played, half (rounded up) when the other type already stands there;
+    # - a station costs one card per route into it (both tracks of a double), of that route's
+    #   color; each gray route takes one card of any color, with no matching between routes (003:
+    #   "gray may be any color"); wild cards stand in for missing colors; a train station also
+    #   discards one wild card; it scores the route table's value for the cards played (capped at
+    #   the table's last value), half (rounded up) when the other type already stands there;
     # - at most one bus and one train station per neighborhood, from a shared supply of tokens;
     # - a ticket scores its transit value when both ends and every station on some chain of
     #   adjacent stations between them have a station of one type (anyone's); it fails only if it
@@ -78,14 +107,18 @@ PRESETS: dict[str, RuleSet] = {
     "stop-requested": RuleSet(name="stop-requested", trains_by_players=((2, 40), (3, 40), (4, 45), (5, 45))),
     # seed 004, Board Game Arena expansions of the standard map
     "1910": RuleSet(name="1910", ticket_decks=("1910",), longest_path_bonus=0, globetrotter_bonus=15),
-    "mega": RuleSet(name="mega", ticket_decks=("standard", "1910"), deal_tickets=5, keep_at_start=3,
+    # Mega plays every ticket of the 1910 box: 004 "Both base game tickets AND 1910 tickets are used
+    # (69 total tickets)"; the base game has 30 (004) and 1910 35, so a board's `mega` deck holds
+    # the other four (in the published box, four tickets reprinted from the Mystery Train expansion)
+    "mega": RuleSet(name="mega", ticket_decks=("standard", "1910", "mega"), deal_tickets=5, keep_at_start=3,
                     draw_tickets=4, keep_on_draw=1, globetrotter_bonus=15),
     "cities": RuleSet(name="cities", ticket_decks=("cities",), deal_tickets=5, keep_at_start=3,
                       draw_tickets=4, keep_on_draw=1, longest_path_bonus=0),
     # seed 003, the Seattle transit expansion: 30 automobiles, keep at least 1 of 3 at setup, two
-    # players use one track of each double (either color) except the board's named exceptions
+    # players use one track of each double (either color) except the board's named exceptions;
+    # 2-4 players (see the docstring)
     "transit": RuleSet(name="transit", trains=30, keep_at_start=1, ticket_decks=("transit",), transit=True,
-                       double_routes_min_players=3, double_either_color=True),
+                       double_routes_min_players=3, double_either_color=True, max_players=4),
 }
 
 # seed 002 Section 6 (and the quick/long games), applied on top of a preset with --variant
@@ -96,7 +129,10 @@ VARIANTS: dict[str, dict] = {
     "ticket-market": {"ticket_market": 3},
     "friendly-protection": {"friendly_protection_turns": 2},
     "quick": {"trains": 30, "trains_by_players": ()},
-    "long": {"end_trigger": 1},
+    # the quick game with its option: each seat may discard and replace one starting ticket
+    "quick-redraw": {"trains": 30, "trains_by_players": (), "starting_replacements": 1},
+    # "use all 45 train cars" (002 §6), whatever the preset gives (Stop Requested: 40 at 2-3)
+    "long": {"end_trigger": 1, "trains": 45, "trains_by_players": ()},
     "teams": {"teams": 2, "min_players": 4, "max_players": 4},
     "teams-shared": {"teams": 2, "min_players": 4, "max_players": 4, "shared_team_tickets": True},
     "solo": {"solo": True, "min_players": 1, "max_players": 1, "deal_tickets": 5, "keep_at_start": 5},
@@ -179,4 +215,5 @@ def players_text(rules: RuleSet) -> str:
 def deck_hint(board_id: str, deck: str) -> str:
     """The command that makes a ticket deck some rules need."""
     style = f" --style {deck}" if deck in ("long", "cities", "transit") else ""
-    return f"`mapkit tickets generate {board_id}{style} --deck {deck} --write`"
+    count = " --count 4" if deck == "mega" else ""  # Mega's four tickets beyond standard and 1910
+    return f"`mapkit tickets generate {board_id}{style}{count} --deck {deck} --write`"

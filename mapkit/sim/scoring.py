@@ -3,11 +3,16 @@
 Each row also carries `results`: (ticket index in the pool, completed) for every ticket held.
 
 - Tickets: connected by the seat's own routes (with `shared_team_tickets`, by its team's routes)
-  add their points; the others add `failed_ticket_factor` × points (−1 standard, 0 family).
+  add their points; the others add `failed_ticket_factor` × points (−1 standard, 0 family). In the
+  transit expansion a ticket that scores neither value costs the lower of its two (003), times the
+  same factor: under `family` an unfinished two-valued ticket scores zero too.
 - Longest continuous path: the longest trail of the seat's own routes; every tied seat scores.
 - Globetrotter: most completed tickets; every tied seat scores.
-- Winner: most points; then most completed tickets; then holding the longest-path bonus; seats
-  still tied share the win. With teams, team totals decide and the same tie-breaks apply to teams.
+- Winner: most points; then most completed tickets; then the longer continuous path (the reading
+  is in `RuleSet`'s docstring: it agrees with 002's "earned the longest continuous path bonus"
+  whenever a tied seat holds the bonus, and also decides 1910 and Cities games, which have no
+  bonus); seats still tied share the win. With teams, team totals decide, then the team's completed
+  tickets, then the longest path of any member.
 """
 
 from __future__ import annotations
@@ -93,9 +98,9 @@ def final_scores(s: State) -> list[dict]:
                 won += transit_points
             if auto or by_bus or by_train:
                 completed += 1
-            elif transit is not None:
-                lost -= min(points, transit_points) if transit_points else points
             else:
+                if transit is not None and transit_points:
+                    points = min(points, transit_points)  # 003: the lower of the two values
                 lost += points * rules.failed_ticket_factor
         rows.append({
             "seat": p, "routes": s.route_score[p], "stations": s.station_score[p], "tickets_won": won,
@@ -133,9 +138,9 @@ def winners(s: State, rows: list[dict]) -> list[int]:
         for team in teams:
             members = [r for r in rows if s.team_of[r["seat"]] == team]
             key[team] = (sum(r["total"] for r in members), sum(r["completed"] for r in members),
-                         any(r["longest_bonus"] for r in members))
+                         max(r["longest_path"] for r in members))
         top = max(key.values())
         return [r["seat"] for r in rows if key[s.team_of[r["seat"]]] == top]
-    key = {r["seat"]: (r["total"], r["completed"], r["longest_bonus"] > 0) for r in rows}
+    key = {r["seat"]: (r["total"], r["completed"], r["longest_path"]) for r in rows}
     top = max(key.values())
     return [p for p, k in key.items() if k == top]

@@ -39,6 +39,10 @@ class Tables:
     routes_by_color: tuple[tuple[int, ...], ...] = ()
     double_group: tuple[str, ...] = ()  # each route's double group name, or ""
     points_table: tuple[int, ...] = ()  # the board's route scoring table, by length
+    # transit stations: (color, cards) for each station's colored routes, and its gray routes
+    station_colors: tuple[tuple[tuple[int, int], ...], ...] = ()
+    station_gray: tuple[int, ...] = ()
+    double_routes: tuple[int, ...] = ()  # routes that have a partner track, ascending
 
     @property
     def n_stations(self) -> int:
@@ -83,13 +87,22 @@ def build_tables(board: Board) -> Tables:
     for r in routes:
         if r.length > len(board.route_points):
             raise MapkitError(f"route {r.id} is longer than the scoring table")
+    route_color = [GRAY if r.is_gray else cidx[r.color] for r in routes]
+    station_colors, station_gray = [], []
+    for rs in at:
+        need: dict[int, int] = {}
+        for i in rs:
+            if route_color[i] != GRAY:
+                need[route_color[i]] = need.get(route_color[i], 0) + 1
+        station_colors.append(tuple(sorted(need.items())))
+        station_gray.append(sum(1 for i in rs if route_color[i] == GRAY))
     return Tables(
         board_id=board.id,
         station_ids=tuple(s.id for s in board.stations),
         color_ids=tuple(c.id for c in board.palette), wild=wild,
         route_ids=tuple(r.id for r in routes),
         route_a=tuple(sidx[r.a] for r in routes), route_b=tuple(sidx[r.b] for r in routes),
-        route_color=tuple(GRAY if r.is_gray else cidx[r.color] for r in routes),
+        route_color=tuple(route_color),
         route_len=tuple(r.length for r in routes),
         route_points=tuple(board.route_points_for(r.length) + (r.bonus.points if r.bonus else 0) for r in routes),
         route_bonus=tuple(r.bonus.points if r.bonus else 0 for r in routes),
@@ -99,6 +112,8 @@ def build_tables(board: Board) -> Tables:
         station_hub=tuple(s.hub for s in board.stations),
         double_group=tuple(r.double or "" for r in routes),
         points_table=tuple(board.route_points),
+        station_colors=tuple(station_colors), station_gray=tuple(station_gray),
+        double_routes=tuple(i for i in range(len(routes)) if partner[i] >= 0),
         routes_by_color=tuple(
             tuple(sorted((i for i, r in enumerate(routes) if (r.is_gray if c == wild else r.color == board.palette[c].id)),
                          key=lambda i: (routes[i].length, i)))
