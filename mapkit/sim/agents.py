@@ -105,6 +105,8 @@ class PlannerAgent(Agent):
         self._plan = ([], 0)
         self._seen_key = None
         self._seen = ({}, {})
+        self._others = {}     # seat -> (its key, its visible paths): see _paths_of
+        self._blocks = {}     # route -> blocking value, while the table is unchanged
 
     # ------------------------------------------------------------ planning
 
@@ -165,23 +167,49 @@ class PlannerAgent(Agent):
         for q, tickets in visible:
             if not tickets:
                 continue
-            costs = self._seat_costs(view, q, tuple(m for m in range(view.players)
-                                                    if m != q and view.team_of(m) == view.team_of(q))
-                                     if rules.shared_team_tickets and rules.teams else ())
-            free: set = set()
-            for a, b, pts, *_ in sorted(tickets, key=lambda x: -x[2]):
-                c, routes = self._path(costs, a, b, free)
-                if c == INF or not routes:
-                    continue
-                free.update(routes)
+            for pts, c, a, b, routes in self._paths_of(view, q, tickets):
                 for r in routes:
                     if q in mates:
                         bias[r] = bias.get(r, 0) + (-0.5 * self.t.route_len[r] if rules.shared_team_tickets else 2)
                     else:
                         bias[r] = bias.get(r, 0) + 1
                         needs.setdefault(r, []).append((q, pts, c, a, b))
+        self._blocks = {}
         self._seen_key, self._seen = key, (bias, needs)
         return self._seen
+
+    def _paths_of(self, view, q: int, tickets) -> list:
+        """Seat q's cheapest connections for its visible unfinished tickets, as (points, cost, a,
+        b, routes to claim). Kept until q takes a ticket, claims a route off them, or another seat
+        takes a route on them: others' claims elsewhere cannot make them dearer, and q's claims on
+        them keep them cheapest."""
+        owner = view.owner
+        mine = owner.count(q)
+        hit = self._others.get(q)
+        if hit is not None and hit[0][0] == len(tickets):
+            on_path = sum(1 for path in hit[1] for r in path[4] if owner[r] == q)
+            taken = any(owner[r] not in (-1, q) for path in hit[1] for r in path[4])
+            if not taken and mine - hit[0][1] == on_path:
+                # q claimed only routes of these paths: they stay its cheapest, with less to claim
+                if on_path:
+                    paths = [(pts, c, a, b, [r for r in routes if owner[r] != q]) for pts, c, a, b, routes in hit[1]]
+                    self._others[q] = ((len(tickets), mine), paths)
+                    return paths
+                return hit[1]
+        rules = view.rules
+        mates = (tuple(m for m in range(view.players) if m != q and view.team_of(m) == view.team_of(q))
+                 if rules.shared_team_tickets and rules.teams else ())
+        costs = self._seat_costs(view, q, mates)
+        free: set = set()
+        paths = []
+        for a, b, pts, *_ in sorted(tickets, key=lambda x: -x[2]):
+            c, routes = self._path(costs, a, b, free)
+            if c == INF or not routes:
+                continue
+            free.update(routes)
+            paths.append((pts, c, a, b, routes))
+        self._others[q] = ((len(tickets), mine), paths)
+        return paths
 
     def _path(self, costs: list, a: int, b: int, free: set) -> tuple[float, list[int]]:
         """Cheapest connection a→b: (cost in trains, routes still to claim)."""
@@ -498,13 +526,16 @@ class PlannerAgent(Agent):
                         pay = a
             if pay is None:
                 continue
-            value = 0
-            for q, pts, c0, a, b in needs[r]:
-                costs = self._seat_costs(view, q)
-                costs[r] = INF
-                c1, _ = self._path(costs, a, b, set())
-                if c1 == INF or c1 - c0 >= 4:
-                    value += pts
+            value = self._blocks.get(r)
+            if value is None:
+                value = 0
+                for q, pts, c0, a, b in needs[r]:
+                    costs = self._seat_costs(view, q)
+                    costs[r] = INF
+                    c1, _ = self._path(costs, a, b, set())
+                    if c1 == INF or c1 - c0 >= 4:
+                        value += pts
+                self._blocks[r] = value
             if value > best_value:
                 best, best_value = pay, value
         return best
