@@ -738,7 +738,9 @@ class OneStepAgent(PlannerAgent):
                 best_value, best = value, r
         if best is not None and best in planned:
             return self.plan_claim(view, legal, [best])
-        if best is not None and (best_value >= 7 or self._danger(view)):
+        # a claim off the plan must leave the trains the plan needs (measured: without this rule
+        # its tickets were lost and new tickets made it weaker, not stronger)
+        if best is not None and best_value >= 7 and view.trains[self.seat] - t.route_len[best] >= cost + 3:
             return self.best_claim(legal, {best}, self._keep_colors(routes), view.hand)
         if not routes:
             return self.fallback(view, legal)
