@@ -318,3 +318,51 @@ def test_results_do_not_depend_on_workers(na):
     one, _ = run_games(t, rules, ["one-step", "ticket-hungry"], 4, seed=5, jobs=1, chunk=2)
     two, _ = run_games(t, rules, ["one-step", "ticket-hungry"], 4, seed=5, jobs=2, chunk=2)
     assert one.play.as_dict() == two.play.as_dict() and one.components == two.components
+
+
+def test_open_tickets_a_planner_cheaply_blocks_a_visible_ticket(na):
+    """Open tickets: the opponent visibly needs a short route whose loss costs it a long detour;
+    seat 0 can pay for it with cards its own plan does not need, and has nothing planned to
+    claim now. It takes the route; with hidden tickets it draws instead."""
+    t, base, _ = na
+    rules = replace(base, open_tickets=True)
+    found = 0
+    for r in range(t.n_routes):
+        q = t.route_partner[r]
+        if t.route_len[r] > 2 or q > r:
+            continue
+        s = started(t, rules, seed=3)
+        u, v = t.route_a[r], t.route_b[r]
+        probe = agent_for("route-focus", s, seat=1)
+        costs = probe._seat_costs(SeatView(s, 1), 1)
+        costs[r] = INF = float("inf")
+        if q >= 0:
+            costs[q] = INF  # at 2 players one track closes the other
+        detour, _ = probe._path(costs, u, v, set())
+        if detour - t.route_len[r] < 4:
+            continue
+        s.ticket_pool = s.ticket_pool + ((u, v, 12, 0),)
+        s.tickets[1] = [len(s.ticket_pool) - 1]
+        # seat 0: one ticket whose plan uses neither gray routes nor r's color
+        for i in range(len(s.ticket_pool) - 1):
+            s.tickets[0] = [i]
+            agent = agent_for("route-focus", s)
+            routes, _ = agent.plan(SeatView(s, 0))
+            pay = t.route_color[r] if t.route_color[r] >= 0 else next(
+                (c for c in range(t.wild) if all(t.route_color[x] != c for x in routes)), None)
+            if routes and pay is not None and not {r, q} & set(routes) and all(
+                    t.route_color[x] not in (-1, pay) for x in routes):
+                break
+        else:
+            continue
+        s.hands[0] = [0] * (t.wild + 1)
+        s.hands[0][pay] = t.route_len[r]
+        act = agent_for("route-focus", s).act(SeatView(s, 0), Legal(s))
+        assert act[0] == engine.CLAIM and act[1] in (r, q)
+        s.rules = base
+        hidden = agent_for("route-focus", s).act(SeatView(s, 0), Legal(s))
+        assert hidden[0] in (engine.FACE_UP, engine.BLIND)
+        found += 1
+        if found == 2:
+            break
+    assert found == 2

@@ -515,23 +515,34 @@ class PlannerAgent(Agent):
         wild = t.wild
         spare = self._spare(view, routes)
         planned = set(routes)
-        cands = sorted((r for r in needs if t.route_len[r] <= 2 and r not in planned), key=lambda r: (t.route_len[r], r))
+        shared, partner = view.shared_doubles, t.route_partner
+        # the needed route itself, or the other track of its double when one track closes the other
+        cands = {}
+        for r in needs:
+            if t.route_len[r] <= 2:
+                cands[r] = r
+                q = partner[r]
+                if q >= 0 and not shared[r]:
+                    cands.setdefault(q, r)
         best, best_value = None, 0
-        for r in cands[:6]:
+        for x in sorted((x for x in cands if x not in planned), key=lambda x: (t.route_len[x], x))[:6]:
             pay = None
-            for a in legal.claims({r}):
+            for a in legal.claims({x}):
                 c, w = a[2], a[3]
-                if w <= spare[wild] and (c == wild or t.route_len[r] - w <= spare[c]):
+                if w <= spare[wild] and (c == wild or t.route_len[x] - w <= spare[c]):
                     if pay is None or w < pay[3]:
                         pay = a
             if pay is None:
                 continue
+            r = cands[x]
             value = self._blocks.get(r)
             if value is None:
                 value = 0
                 for q, pts, c0, a, b in needs[r]:
                     costs = self._seat_costs(view, q)
                     costs[r] = INF
+                    if partner[r] >= 0 and not shared[r]:
+                        costs[partner[r]] = INF
                     c1, _ = self._path(costs, a, b, set())
                     if c1 == INF or c1 - c0 >= 4:
                         value += pts
