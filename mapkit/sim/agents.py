@@ -107,6 +107,7 @@ class PlannerAgent(Agent):
         self._seen = ({}, {})
         self._others = {}     # seat -> (its key, its visible paths): see _paths_of
         self._blocks = {}     # route -> blocking value, while the table is unchanged
+        self._station_list = None
 
     # ------------------------------------------------------------ planning
 
@@ -420,6 +421,13 @@ class PlannerAgent(Agent):
                     return claim
         return self.best_claim(legal, want, keep, hand)
 
+    def _stations(self, legal) -> list:
+        """legal.stations(), listed once per turn: listing them is the transit game's costliest step."""
+        hit = self._station_list
+        if hit is None or hit[0] is not legal:
+            hit = self._station_list = (legal, legal.stations())
+        return hit[1]
+
     def _station_points(self, view, act, ends=None) -> float:
         t = self.t
         st, kind = act[1], act[2]
@@ -449,7 +457,7 @@ class PlannerAgent(Agent):
             if k > key:
                 best, key = a, k
         if view.rules.transit:
-            for a in legal.stations():
+            for a in self._stations(legal):
                 k = (self._station_points(view, a), -1)
                 if k > key:
                     best, key = a, k
@@ -643,7 +651,7 @@ class PlannerAgent(Agent):
         value of own unfinished tickets that end there — for few cards, keeping a hand to play."""
         if not view.rules.transit:
             return None
-        options = legal.stations()
+        options = self._stations(legal)
         if not options:
             return None
         t = self.t
