@@ -6,13 +6,21 @@ et al., 2017, "AI-based playtesting of contemporary board games"):
 - `random`: uniform over the legal actions;
 - `route-focus`: plans the cheapest connections for its tickets (its own routes free, open routes
   at their length, others' routes closed), claims planned routes as soon as it can pay for them and
-  otherwise draws the colors they need; keeps the tickets that fit its trains best;
-- `ticket-hungry`: the same planner, but keeps more tickets and draws new ones whenever its plan
-  is complete or cheap, while it has trains to spare;
+  otherwise draws the colors they need; keeps tickets greedily by expected value; draws new
+  tickets when its plan is done;
+- `ticket-hungry`: the same planner, but draws new tickets while its plan still needs up to a
+  third of its trains (it draws the most tickets of all the agents);
 - `long-route`: claims the longest routes it can pay for and collects the colors of the longest
-  open routes; keeps the cheapest tickets;
+  open routes; keeps cheap tickets and draws more when its plan is nearly done;
 - `one-step`: looks one action ahead: rates every claim by its points plus the planned ticket
-  cost it saves, and takes the best if it is worth it, else draws like route-focus.
+  cost it saves, and takes the best if it is worth it (off the plan only when the plan keeps its
+  trains), else draws like route-focus.
+
+Every planner takes the best scoring claim on its final turn, spends spare cards instead of
+hoarding them as its trains run out, pays for a double with the track its hand pays best, counts
+a teammate's routes as its own when the team's routes count together, and uses what it can see of
+others' tickets (open tickets, a teammate's open hand). `random` stays uniform over the legal
+actions: it is the conformance tests' player, not a playstyle.
 
 Agents are seeded by the runner; nothing reads global random state.
 """
