@@ -9,7 +9,7 @@ et al., 2017, "AI-based playtesting of contemporary board games"):
   otherwise draws the colors they need; keeps tickets greedily by expected value; draws new
   tickets when its plan is done;
 - `ticket-hungry`: the same planner, but draws new tickets while its plan still needs up to a
-  third of its trains (it draws the most tickets of all the agents);
+  third of its trains (of the planners, it draws the most tickets);
 - `long-route`: claims the longest routes it can pay for and collects the colors of the longest
   open routes; keeps cheap tickets and draws more when its plan is nearly done;
 - `one-step`: looks one action ahead: rates every claim by its points plus the planned ticket
