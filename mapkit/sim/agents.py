@@ -6,13 +6,21 @@ et al., 2017, "AI-based playtesting of contemporary board games"):
 - `random`: uniform over the legal actions;
 - `route-focus`: plans the cheapest connections for its tickets (its own routes free, open routes
   at their length, others' routes closed), claims planned routes as soon as it can pay for them and
-  otherwise draws the colors they need; keeps the tickets that fit its trains best;
-- `ticket-hungry`: the same planner, but keeps more tickets and draws new ones whenever its plan
-  is complete or cheap, while it has trains to spare;
+  otherwise draws the colors they need; keeps tickets greedily by expected value; draws new
+  tickets when its plan is done;
+- `ticket-hungry`: the same planner, but draws new tickets while its plan still needs up to a
+  third of its trains (of the planners, it draws the most tickets);
 - `long-route`: claims the longest routes it can pay for and collects the colors of the longest
-  open routes; keeps the cheapest tickets;
+  open routes; keeps cheap tickets and draws more when its plan is nearly done;
 - `one-step`: looks one action ahead: rates every claim by its points plus the planned ticket
-  cost it saves, and takes the best if it is worth it, else draws like route-focus.
+  cost it saves, and takes the best if it is worth it (off the plan only when the plan keeps its
+  trains), else draws like route-focus.
+
+Every planner takes the best scoring claim on its final turn, spends spare cards instead of
+hoarding them as its trains run out, pays for a double with the track its hand pays best, counts
+a teammate's routes as its own when the team's routes count together, and uses what it can see of
+others' tickets (open tickets, a teammate's open hand). `random` stays uniform over the legal
+actions: it is the conformance tests' player, not a playstyle.
 
 Agents are seeded by the runner; nothing reads global random state.
 """
@@ -23,7 +31,7 @@ import heapq
 import random
 
 from mapkit.errors import UsageError, did_you_mean
-from mapkit.sim.engine import BLIND, DRAW2, FACE_UP, KEEP_PHASE, SETUP
+from mapkit.sim.engine import BLIND, CLAIM, DRAW2, FACE_UP, KEEP, KEEP_PHASE, SETUP
 from mapkit.sim.tables import GRAY, Tables
 
 INF = float("inf")
@@ -48,61 +56,169 @@ class RandomAgent(Agent):
         return legal[self.rng.randrange(len(legal))]
 
 
-class _Adjacency:
-    """Per-board adjacency for planning, cached on the tables object's id."""
+def _adjacency(t: Tables) -> tuple:
+    """Per-board adjacency for planning: for each station, (neighbor, route) pairs.
 
-    _cache: dict = {}
-
-    @classmethod
-    def of(cls, t: Tables):
-        key = id(t)
-        hit = cls._cache.get(key)
-        if hit is None or hit[0] is not t:
-            adj = [[] for _ in range(t.n_stations)]
-            for r in range(t.n_routes):
-                a, b = t.route_a[r], t.route_b[r]
-                adj[a].append((b, r))
-                adj[b].append((a, r))
-            hit = (t, tuple(tuple(x) for x in adj))
-            cls._cache[key] = hit
-        return hit[1]
+    Kept on the tables object itself, so it lives and dies with it: a class-level dict keyed by
+    id kept one tables object alive for every chunk of games a worker unpickled."""
+    adj = t.__dict__.get("_planner_adjacency")
+    if adj is None:
+        lists = [[] for _ in range(t.n_stations)]
+        for r in range(t.n_routes):
+            a, b = t.route_a[r], t.route_b[r]
+            lists[a].append((b, r))
+            lists[b].append((a, r))
+        adj = tuple(tuple(x) for x in lists)
+        object.__setattr__(t, "_planner_adjacency", adj)  # Tables is frozen; this is a cache, not a field
+    return adj
 
 
 class PlannerAgent(Agent):
-    """Shared machinery: plan ticket connections, pay for routes, draw for colors."""
+    """Shared machinery: plan ticket connections, pay for routes, draw for colors.
+
+    Habits every planner shares (issue 8, "players a designer would recognize"):
+    - its final turn takes the best scoring claim (or transit station) when one is legal;
+    - it does not hoard: cards beyond what the plan needs are spent on claims off the plan, and
+      when the plan cannot be finished (too few trains, or the game may end first) it claims
+      for points instead of drawing;
+    - of a double, it pays for the track its hand pays best (fewest wilds, keeping the colors the
+      rest of the plan needs);
+    - it keeps tickets greedily by expected value, weighing the trains and turns left and how
+      crowded the table is, from one plan of the tickets it holds;
+    - it counts a teammate's routes as its own when the team's routes count together, and reads
+      what it can see of others' tickets (open tickets, a teammate's open hand).
+    """
 
     name = "route-focus"
-    keep_slack = 0.75        # keep tickets whose planned cost fits this share of the trains left
-    hunger = False           # draw more tickets when the plan is done
+    keep_slack = 0.75        # a plan past this share of the trains left is a risk to the tickets kept
+    keep_train_cost = 1.0    # points a kept ticket loses per train it adds to the plan (measured:
+                             # cheaper keeps leave the plan open and fewer tickets are drawn later)
+    keep_threshold = 0.0     # keep a ticket whose expected value is above this
+    hunger = False           # draw more tickets while the plan is open
+    ticket_plan_share = 0.0  # draw tickets while the plan costs at most this share of the trains left
+    ticket_spare = 13        # ... and leaves at least this many trains for a new ticket
+    ticket_turns = 6         # ... and about this many turns are left
+    # spare cards are spent off the plan once the hand holds `hoard` more than the plan needs and
+    # the seat has `hoard_trains` or fewer trains; earlier, spending trains on routes off the plan
+    # shortened every game and cost tickets (measured: 2-player self-play winner 116 vs 132)
+    hoard = 6
+    hoard_trains = 15
+    give_up_missing = 4      # near the end, a plan missing more cards than this is abandoned for points
 
     def reset(self, seat, tables, players, rng):
         super().reset(seat, tables, players, rng)
-        self.adj = _Adjacency.of(tables)
+        self.adj = _adjacency(tables)
+        self.maxlen = max(tables.route_len, default=0)
         self._plan_key = None
         self._plan = ([], 0)
+        self._seen_key = None
+        self._seen = ({}, {})
+        self._others = {}     # seat -> (its key, its visible paths): see _paths_of
+        self._blocks = {}     # route -> blocking value, while the table is unchanged
+        self._station_list = None
 
     # ------------------------------------------------------------ planning
 
-    def _costs(self, view) -> list:
-        """Trains each route would cost this seat now: 0 its own, inf closed or taken."""
+    def _seat_costs(self, view, seat: int, mates=()) -> list:
+        """Trains each route would cost `seat` now: 0 its own (and its `mates`'), inf closed or taken."""
         owner = view.owner
-        seat = self.seat
         t = self.t
         shared = view.shared_doubles
+        partner, lens = t.route_partner, t.route_len
         costs = []
         for r in range(t.n_routes):
             o = owner[r]
-            if o == seat:
+            if o == seat or (mates and o in mates):
                 costs.append(0)
             elif o != -1:
                 costs.append(INF)
             else:
-                q = t.route_partner[r]
+                q = partner[r]
                 if q >= 0 and owner[q] != -1 and (owner[q] == seat or not shared[r]):
                     costs.append(INF)
                 else:
-                    costs.append(t.route_len[r])
+                    costs.append(lens[r])
         return costs
+
+    def _mates(self, view) -> tuple:
+        """Teammates whose routes count as this seat's for tickets (`shared_team_tickets`)."""
+        return view.teammates() if view.rules.shared_team_tickets else ()
+
+    def _costs(self, view) -> list:
+        """Trains each route would cost this seat now: 0 its own (and its teammates' when the team's
+        routes count together), inf closed or taken; nudged by what it sees of others' tickets."""
+        costs = self._seat_costs(view, self.seat, self._mates(view))
+        bias = self._read_table(view)[0]
+        for r, b in bias.items():
+            c = costs[r]
+            if c and c != INF:
+                costs[r] = max(0.25, c + b)
+        return costs
+
+    def _read_table(self, view) -> tuple[dict, dict]:
+        """What this seat sees of others' plans: (extra cost per route, and for each route an
+        opponent visibly needs, the needs: (seat, ticket points, its path cost, ticket ends)).
+
+        Opponents' routes it sees through open tickets cost a little more (plan around a link
+        someone else needs first); a teammate's planned routes cost more when networks are separate
+        (leave them to the teammate) and less when they are shared (build one network). Recomputed
+        only when a route is claimed or a ticket is taken."""
+        rules = view.rules
+        if not (rules.open_tickets or rules.team_open_hands):
+            return self._seen
+        owner = view.owner
+        visible = [(q, view.tickets_of(q)) for q in range(view.players) if q != self.seat]
+        key = (len(owner) - owner.count(-1), tuple(len(x) for _, x in visible))
+        if key == self._seen_key:
+            return self._seen
+        mates = set(view.teammates())
+        bias, needs = {}, {}
+        for q, tickets in visible:
+            if not tickets:
+                continue
+            for pts, c, a, b, routes in self._paths_of(view, q, tickets):
+                for r in routes:
+                    if q in mates:
+                        bias[r] = bias.get(r, 0) + (-0.5 * self.t.route_len[r] if rules.shared_team_tickets else 2)
+                    else:
+                        bias[r] = bias.get(r, 0) + 1
+                        needs.setdefault(r, []).append((q, pts, c, a, b))
+        self._blocks = {}
+        self._seen_key, self._seen = key, (bias, needs)
+        return self._seen
+
+    def _paths_of(self, view, q: int, tickets) -> list:
+        """Seat q's cheapest connections for its visible unfinished tickets, as (points, cost, a,
+        b, routes to claim). Kept until q takes a ticket, claims a route off them, or another seat
+        takes a route on them: others' claims elsewhere cannot make them dearer, and q's claims on
+        them keep them cheapest."""
+        owner = view.owner
+        mine = owner.count(q)
+        hit = self._others.get(q)
+        if hit is not None and hit[0][0] == len(tickets):
+            on_path = sum(1 for path in hit[1] for r in path[4] if owner[r] == q)
+            taken = any(owner[r] not in (-1, q) for path in hit[1] for r in path[4])
+            if not taken and mine - hit[0][1] == on_path:
+                # q claimed only routes of these paths: they stay its cheapest, with less to claim
+                if on_path:
+                    paths = [(pts, c, a, b, [r for r in routes if owner[r] != q]) for pts, c, a, b, routes in hit[1]]
+                    self._others[q] = ((len(tickets), mine), paths)
+                    return paths
+                return hit[1]
+        rules = view.rules
+        mates = (tuple(m for m in range(view.players) if m != q and view.team_of(m) == view.team_of(q))
+                 if rules.shared_team_tickets and rules.teams else ())
+        costs = self._seat_costs(view, q, mates)
+        free: set = set()
+        paths = []
+        for a, b, pts, *_ in sorted(tickets, key=lambda x: -x[2]):
+            c, routes = self._path(costs, a, b, free)
+            if c == INF or not routes:
+                continue
+            free.update(routes)
+            paths.append((pts, c, a, b, routes))
+        self._others[q] = ((len(tickets), mine), paths)
+        return paths
 
     def _path(self, costs: list, a: int, b: int, free: set) -> tuple[float, list[int]]:
         """Cheapest connection a→b: (cost in trains, routes still to claim)."""
@@ -137,7 +253,6 @@ class PlannerAgent(Agent):
     def plan_for(self, view, tickets) -> tuple[list[int], float, int]:
         """(routes to claim, their total length, tickets that cannot be completed)."""
         free: set = set()
-        cost = 0
         impossible = 0
         costs = self._costs(view)
         for a, b, pts, *_ in sorted(tickets, key=lambda x: -x[2]):
@@ -148,8 +263,8 @@ class PlannerAgent(Agent):
                 impossible += 1
                 continue
             free.update(routes)
-            cost += c
-        return sorted(free, key=lambda r: -self.t.route_len[r]), cost, impossible
+        lens = self.t.route_len
+        return sorted(free, key=lambda r: -lens[r]), sum(lens[r] for r in free), impossible
 
     def plan(self, view):
         """The planned routes and their cost, replanned only when they stop being valid.
@@ -176,38 +291,280 @@ class PlannerAgent(Agent):
         self._plan_key = len(view.tickets)
         return self._plan
 
+    # ------------------------------------------------------------ the clock
+
+    def _turns_left(self, view) -> float:
+        """About how many turns this seat has left: the seat with fewest trains spends about
+        1.3 a turn (measured: 45 trains last 35-40 turns), then everyone has one more turn."""
+        if view.final_round:
+            return 1
+        return 1 + max(0, min(view.trains) - view.rules.end_trigger) / 1.3
+
+    def _danger(self, view) -> bool:
+        """Could another seat start the final round with its next claim (it holds the cards to
+        bring its trains to the trigger)? Then cards drawn now can be spent only once more."""
+        trig, sizes, trains = view.rules.end_trigger, view.hand_sizes, view.trains
+        cap = self.maxlen
+        for q in range(view.players):
+            if q != self.seat and trains[q] - trig <= min(cap, sizes[q]):
+                return True
+        return False
+
     # ------------------------------------------------------------ choosing tickets
 
     def choose_keep(self, view, legal):
+        """Keep tickets greedily, best expected value first, each one's cost measured on top of the
+        plan of the tickets held and of those already chosen: 2n paths at most, never one plan per
+        subset of the offer (2^n)."""
         offer = view.offer
-        held = view.tickets
-        budget = view.trains[self.seat] * self.keep_slack
-        best, best_value = legal[0], -INF
-        _, base_cost, _ = self.plan_for(view, held)
-        for a in legal:
-            mask = a[1]
-            kept = [offer[i] for i in range(len(offer)) if mask >> i & 1]
-            _, cost, impossible = self.plan_for(view, held + tuple(kept))
-            extra = cost - base_cost
-            points = sum(k[2] for k in kept)
-            value = points - 1.2 * extra - 3 * len(kept) - 20 * impossible
-            if cost > budget:
-                value -= 4 * (cost - budget)
-            if self.hunger:
-                value += 2 * len(kept)
-            if value > best_value:
-                best, best_value = a, value
-        return best
+        n = len(offer)
+        if not n:
+            return legal[0]
+        routes, cost = self.plan(view)
+        costs = self._costs(view)
+        free = set(routes)
+        trains = view.trains[self.seat]
+        turns = self._turns_left(view)
+        hand = sum(view.hand)
+        fail = -view.rules.failed_ticket_factor
+        # crowding: each route of a path may be taken by one of the others before this seat gets it
+        survive = 1 - 0.012 * (view.players - 1)
+
+        def value(i, extra_routes, extra):
+            a, b, pts = offer[i][0], offer[i][1], offer[i][2]
+            if view.connected(a, b):
+                return pts
+            if extra == INF:
+                return -fail * pts - 1
+            total = cost + extra
+            p = 0.95 * survive ** len(extra_routes)
+            budget = trains * self.keep_slack
+            if total > trains:
+                p = 0.0
+            elif total > budget:
+                p *= (trains - total) / max(1e-9, trains - budget)
+            need_turns = max(0, total - hand) / 2 + total / 2.5
+            if need_turns > turns:
+                p *= (turns / need_turns) ** 2
+            return p * pts * (1 + fail) - fail * pts - self.keep_train_cost * extra - 2
+
+        alone = []
+        for i in range(n):
+            a, b = offer[i][0], offer[i][1]
+            c, rs = (0, []) if view.connected(a, b) else self._path(costs, a, b, free)
+            alone.append((value(i, rs, c), i))
+        alone.sort(reverse=True)
+        mask, kept = 0, 0
+        for _, i in alone:
+            a, b = offer[i][0], offer[i][1]
+            c, rs = (0, []) if view.connected(a, b) else self._path(costs, a, b, free)
+            if kept < view.min_keep or value(i, rs, c) > self.keep_threshold:
+                mask |= 1 << i
+                kept += 1
+                if c != INF:
+                    free.update(rs)
+                    cost += c
+        return (KEEP, mask)
+
+    def wants_tickets(self, view, legal, cost) -> bool:
+        """Draw tickets now? While the plan is cheap enough for this playstyle, trains are left over
+        for a new ticket, turns remain and nobody is about to end the game."""
+        if view.final_round or not legal.tickets():
+            return False
+        trains = view.trains[self.seat]
+        return (cost <= self.ticket_plan_share * trains and trains - cost >= self.ticket_spare
+                and self._turns_left(view) >= self.ticket_turns and not self._danger(view))
 
     # ------------------------------------------------------------ paying and drawing
 
-    def best_claim(self, legal, routes: set | None = None):
-        """The claim of a wanted route (longest first) that uses the fewest wild cards."""
+    def _claim_key(self, a, keep, hand, planned):
+        t = self.t
+        r, c, w = a[1], a[2], a[3]
+        L = t.route_len[r]
+        if keep is None or c == t.wild:
+            return (L, -w, 0, 0)
+        other = keep.get(c, 0) - (L if r in planned and t.route_color[r] == c else 0)
+        left = hand[c] - (L - w)
+        short = max(0, other - left) - max(0, other - hand[c])  # cards of c this payment takes from the plan
+        return (L, -(w + short), -w, left)
+
+    def best_claim(self, legal, routes: set | None = None, keep: dict | None = None, hand=None):
+        """The claim of a wanted route (longest first) that uses the fewest wild cards; given
+        `keep` (cards per color the plan still needs) and the hand, the payment (the track of a
+        double, the color of a gray route) that takes fewest cards the rest of the plan needs."""
         best, key = None, None
+        planned = routes or ()
         for a in legal.claims(routes):
-            k = (self.t.route_len[a[1]], -a[3])
+            k = self._claim_key(a, keep, hand, planned)
             if key is None or k > key:
                 best, key = a, k
+        return best
+
+    def _keep_colors(self, routes) -> dict:
+        """Cards per color the planned routes of one color need (gray ones take any color)."""
+        t = self.t
+        keep = {}
+        for r in routes:
+            c = t.route_color[r]
+            if c != GRAY:
+                keep[c] = keep.get(c, 0) + t.route_len[r]
+        return keep
+
+    def plan_claim(self, view, legal, routes):
+        """A claim of a planned route, or of the other track of a planned double: first one an
+        opponent visibly needs (race for it), else the longest; paid the way the hand pays best."""
+        t = self.t
+        want = set(routes)
+        for r in routes:
+            q = t.route_partner[r]
+            if q >= 0:
+                want.add(q)
+        keep, hand = self._keep_colors(routes), view.hand
+        needs = self._read_table(view)[1]
+        if needs:
+            hot = {r for r in want if r in needs}
+            if hot:
+                claim = self.best_claim(legal, hot, keep, hand)
+                if claim is not None:
+                    return claim
+        return self.best_claim(legal, want, keep, hand)
+
+    def _stations(self, legal) -> list:
+        """legal.stations(), listed once per turn: listing them is the transit game's costliest step."""
+        hit = self._station_list
+        if hit is None or hit[0] is not legal:
+            hit = self._station_list = (legal, legal.stations())
+        return hit[1]
+
+    def _station_points(self, view, act, ends=None) -> float:
+        t = self.t
+        st, kind = act[1], act[2]
+        points = t.points_table[min(len(t.routes_at[st]), len(t.points_table)) - 1]
+        if view.markers[st][1 - kind] != -1:
+            points = (points + 1) // 2
+        return points + (ends or {}).get(st, 0) / 2
+
+    def scoring_claim(self, view, legal, min_points: int = 0):
+        """The legal claim (or transit station) worth most now: route points plus, for each held
+        ticket it completes, the ticket's points won and its penalty avoided; paid with the fewest
+        wilds. None when nothing legal scores more than `min_points`."""
+        t = self.t
+        swing = 1 - view.rules.failed_ticket_factor
+        comp = view.component
+        pending = [(comp(a), comp(b), pts * swing) for a, b, pts, *_ in view.tickets if not view.connected(a, b)]
+        best, key = None, (min_points, 0)
+        for a in legal.claims():
+            r = a[1]
+            v = t.route_points[r]
+            if pending:
+                u, w = comp(t.route_a[r]), comp(t.route_b[r])
+                for x, y, gain in pending:
+                    if (x == u and y == w) or (x == w and y == u):
+                        v += gain
+            k = (v, -a[3])
+            if k > key:
+                best, key = a, k
+        if view.rules.transit:
+            for a in self._stations(legal):
+                k = (self._station_points(view, a), -1)
+                if k > key:
+                    best, key = a, k
+        return best
+
+    def _spare(self, view, routes) -> list:
+        """The hand left after setting aside the cards the planned routes need."""
+        hand = list(view.hand)
+        t = self.t
+        wild = t.wild
+        for r in routes:
+            c, L = t.route_color[r], t.route_len[r]
+            if c == GRAY:
+                c = max(range(wild), key=lambda x: (hand[x], -x))
+            use = min(L, hand[c])
+            hand[c] -= use
+            hand[wild] -= min(L - use, hand[wild])
+        return hand
+
+    def spare_claim(self, view, legal, routes, cost, min_points: int = 2):
+        """The best-scoring claim off the plan paid only with cards the plan does not need and
+        leaving the trains the plan needs; None if there is none worth `min_points`."""
+        t = self.t
+        wild = t.wild
+        spare = self._spare(view, routes)
+        room = view.trains[self.seat] - cost
+        planned = set(routes)
+        best, key = None, None
+        for a in legal.claims():
+            r, c, w = a[1], a[2], a[3]
+            L = t.route_len[r]
+            if r in planned or L > room or t.route_points[r] < min_points:
+                continue
+            if w > spare[wild] or (c != wild and L - w > spare[c]):
+                continue
+            k = (t.route_points[r], -w)
+            if key is None or k > key:
+                best, key = a, k
+        return best
+
+    def spend(self, view, legal, routes, cost):
+        """Claim for points instead of drawing, when drawing would only grow an unused hand:
+        - the plan cannot be finished: more trains than are left, or someone may end the game
+          before its missing cards can be drawn and played — take the best scoring claim now;
+        - the hand holds 6+ cards more than the plan needs — spend the spare ones off the plan."""
+        trains = view.trains[self.seat]
+        if cost > trains:
+            return self.scoring_claim(view, legal)
+        if self._danger(view) and sum(self.wanted_colors(view, routes).values()) > self.give_up_missing:
+            return self.scoring_claim(view, legal)
+        if trains <= self.hoard_trains and sum(view.hand) - cost >= self.hoard:
+            # long routes only while trains are plenty: a short claim spends trains for few points
+            return self.spare_claim(view, legal, routes, cost, 7 if trains - cost > 12 else 4)
+        return None
+
+    def block_claim(self, view, legal, routes, cost):
+        """Open tickets: a cheap claim (1-2 trains, spare cards, spare trains) that cuts an
+        opponent's visible ticket off or forces a detour of 4+ trains on it."""
+        needs = self._read_table(view)[1]
+        if not needs or view.trains[self.seat] - cost < 8:
+            return None
+        t = self.t
+        wild = t.wild
+        spare = self._spare(view, routes)
+        planned = set(routes)
+        shared, partner = view.shared_doubles, t.route_partner
+        # the needed route itself, or the other track of its double when one track closes the other
+        cands = {}
+        for r in needs:
+            if t.route_len[r] <= 2:
+                cands[r] = r
+                q = partner[r]
+                if q >= 0 and not shared[r]:
+                    cands.setdefault(q, r)
+        best, best_value = None, 0
+        for x in sorted((x for x in cands if x not in planned), key=lambda x: (t.route_len[x], x))[:6]:
+            pay = None
+            for a in legal.claims({x}):
+                c, w = a[2], a[3]
+                if w <= spare[wild] and (c == wild or t.route_len[x] - w <= spare[c]):
+                    if pay is None or w < pay[3]:
+                        pay = a
+            if pay is None:
+                continue
+            r = cands[x]
+            value = self._blocks.get(r)
+            if value is None:
+                value = 0
+                for q, pts, c0, a, b in needs[r]:
+                    costs = self._seat_costs(view, q)
+                    costs[r] = INF
+                    if partner[r] >= 0 and not shared[r]:
+                        costs[partner[r]] = INF
+                    c1, _ = self._path(costs, a, b, set())
+                    if c1 == INF or c1 - c0 >= 4:
+                        value += pts
+                self._blocks[r] = value
+            if value > best_value:
+                best, best_value = pay, value
         return best
 
     def wanted_colors(self, view, routes) -> dict:
@@ -247,14 +604,24 @@ class PlannerAgent(Agent):
                 return a
         return best or legal[0]
 
+    def last_turn(self, view, legal, routes):
+        """This seat's final turn: the best scoring claim or station when one is legal; else a card
+        draw (new tickets now could only cost points)."""
+        claim = self.scoring_claim(view, legal)
+        if claim is not None:
+            return claim
+        if legal.draws():
+            return self.draw(view, legal, self.wanted_colors(view, routes))
+        return legal[0]
+
     def fallback(self, view, legal):
         """Nothing planned: take tickets while there is time, else score points."""
+        if self.wants_tickets(view, legal, 0):
+            return legal.tickets()[0]
         trains = view.trains[self.seat]
-        if trains > 12 and view.tickets_left and not view.final_round:
-            for a in legal.tickets():
-                return a
-        claim = self.best_claim(legal)
-        if claim is not None and (self.t.route_len[claim[1]] >= 3 or trains <= 6 or view.final_round):
+        claim = self.scoring_claim(view, legal)
+        if claim is not None and claim[0] == CLAIM and (
+                self.t.route_len[claim[1]] >= 3 or trains <= 6 or sum(view.hand) >= 8 or self._danger(view)):
             return claim
         costs = self._costs(view)
         longest = sorted((r for r in range(self.t.n_routes) if costs[r] != INF and costs[r]
@@ -268,19 +635,23 @@ class PlannerAgent(Agent):
         routes, cost = self.plan(view)
         if phase == DRAW2:
             return self.draw(view, legal, self.wanted_colors(view, routes))
+        if view.final_round:
+            return self.last_turn(view, legal, routes)
         if routes:
-            claim = self.best_claim(legal, set(routes))
+            claim = self.plan_claim(view, legal, routes)
             if claim is not None:
                 return claim
             station = self.transit_move(view, legal)
             if station is not None:
                 return station
-            if self.hunger and cost <= 4 and view.trains[self.seat] > 15 and view.tickets_left:
-                for a in legal.tickets():
-                    return a
+            if self.hunger and self.wants_tickets(view, legal, cost):
+                return legal.tickets()[0]
+            claim = self.spend(view, legal, routes, cost) or self.block_claim(view, legal, routes, cost)
+            if claim is not None:
+                return claim
             if legal.draws():
                 return self.draw(view, legal, self.wanted_colors(view, routes))
-            return self.best_claim(legal) or legal[0]
+            return self.scoring_claim(view, legal) or legal[0]
         return self.transit_move(view, legal) or self.fallback(view, legal)
 
     def transit_move(self, view, legal):
@@ -288,7 +659,7 @@ class PlannerAgent(Agent):
         value of own unfinished tickets that end there — for few cards, keeping a hand to play."""
         if not view.rules.transit:
             return None
-        options = legal.stations()
+        options = self._stations(legal)
         if not options:
             return None
         t = self.t
@@ -304,9 +675,7 @@ class PlannerAgent(Agent):
             cards = len(t.routes_at[st]) + (1 if kind else 0)
             if cards > hand - 3:
                 continue
-            points = t.points_table[min(len(t.routes_at[st]), len(t.points_table)) - 1]
-            if view.markers[st][1 - kind] != -1:
-                points = (points + 1) // 2
+            points = self._station_points(view, act)
             if st not in ends and points < 2 * cards:
                 continue  # away from its tickets a station must pay better than a route
             value = (points + ends.get(st, 0) / 2) / cards
@@ -316,14 +685,27 @@ class PlannerAgent(Agent):
 
 
 class TicketHungryAgent(PlannerAgent):
+    """Draws new tickets while its open plan still needs up to a third of its trains, where
+    route-focus waits for its plan to be done; keeps as route-focus does (measured: keeping more
+    on each draw left plans it could not finish, and then it drew fewer tickets, not more)."""
+
     name = "ticket-hungry"
-    keep_slack = 0.95
     hunger = True
+    ticket_plan_share = 0.3
+    ticket_spare = 10
+    ticket_turns = 4
 
 
 class LongRouteAgent(PlannerAgent):
+    """Claims the longest routes it can pay for; keeps cheap tickets and draws more when its plan
+    is nearly done and it has trains and time for them."""
+
     name = "long-route"
     keep_slack = 0.5
+    keep_train_cost = 1.3
+    ticket_plan_share = 0.3
+    ticket_spare = 14
+    ticket_turns = 8
 
     def act(self, view, legal):
         phase = view.phase
@@ -331,25 +713,34 @@ class LongRouteAgent(PlannerAgent):
             return self.choose_keep(view, legal)
         t = self.t
         trains = view.trains[self.seat]
+        if phase != DRAW2 and view.final_round:
+            return self.last_turn(view, legal, self.plan(view)[0])
         costs = self._costs(view)
         open_long = sorted((r for r in range(t.n_routes) if costs[r] != INF and costs[r] and t.route_len[r] <= trains),
                            key=lambda r: (-t.route_len[r], r))[:5]
         if phase == DRAW2:
             return self.draw(view, legal, self.wanted_colors(view, open_long))
         claim = self.best_claim(legal)
-        if claim is not None and (t.route_len[claim[1]] >= 4 or t.route_len[claim[1]] >= trains - 2 or view.final_round):
+        if claim is not None and (t.route_len[claim[1]] >= 4 or t.route_len[claim[1]] >= trains - 2
+                                  or self._danger(view)):
             return claim
-        routes, _ = self.plan(view)
-        planned = self.best_claim(legal, set(routes))
-        if planned is not None and trains < 20:
+        routes, cost = self.plan(view)
+        planned = self.plan_claim(view, legal, routes) if routes else None
+        if planned is not None and (trains < 25 or t.route_len[planned[1]] >= 3):
             return planned
+        if self.wants_tickets(view, legal, cost):
+            return legal.tickets()[0]
         if legal.draws():
             return self.draw(view, legal, self.wanted_colors(view, open_long))
         return claim or legal[0]
 
 
 class OneStepAgent(PlannerAgent):
+    """Rates every claim one action ahead; draws tickets when its plan is nearly done."""
+
     name = "one-step"
+    ticket_plan_share = 0.3
+    ticket_spare = 14
 
     def act(self, view, legal):
         phase = view.phase
@@ -358,6 +749,8 @@ class OneStepAgent(PlannerAgent):
         routes, cost = self.plan(view)
         if phase == DRAW2:
             return self.draw(view, legal, self.wanted_colors(view, routes))
+        if view.final_round:
+            return self.last_turn(view, legal, routes)
         planned = set(routes)
         t = self.t
         best, best_value = None, 0.0
@@ -370,13 +763,28 @@ class OneStepAgent(PlannerAgent):
             value = t.route_points[r] + (2.5 * t.route_len[r] if r in planned else 0)
             if value > best_value:
                 best_value, best = value, r
-        if best is not None and (best in planned or best_value >= 7 or view.final_round):
-            return self.best_claim(legal, {best})
+        if best is not None and best in planned:
+            return self.plan_claim(view, legal, [best])
+        # a claim off the plan must leave the trains the plan needs (measured: without this rule
+        # its tickets were lost and new tickets made it weaker, not stronger)
+        if best is not None and best_value >= 7 and view.trains[self.seat] - t.route_len[best] >= cost + 3:
+            return self.best_claim(legal, {best}, self._keep_colors(routes), view.hand)
         if not routes:
             return self.fallback(view, legal)
+        if self.wants_tickets(view, legal, cost):
+            return legal.tickets()[0]
+        claim = self.spend(view, legal, routes, cost) or self.block_claim(view, legal, routes, cost)
+        if claim is not None:
+            return claim
         if legal.draws():
             return self.draw(view, legal, self.wanted_colors(view, routes))
-        return self.best_claim(legal) or legal[0]
+        return self.scoring_claim(view, legal) or legal[0]
+
+
+class _Adjacency:
+    """Kept for callers of the old name: the adjacency now lives on the tables object."""
+
+    of = staticmethod(_adjacency)
 
 
 AGENTS = {cls.name: cls for cls in (RandomAgent, PlannerAgent, TicketHungryAgent, LongRouteAgent, OneStepAgent)}

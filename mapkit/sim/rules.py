@@ -73,6 +73,8 @@ class RuleSet:
     friendly_protection_turns: int = 0
     teams: int = 0                    # 2: two teams of alternating seats
     shared_team_tickets: bool = False
+    # teams "discuss plans openly" (seed 002 §6): teammates see each other's hands and tickets
+    team_open_hands: bool = False
     solo: bool = False
     turn_limit: int = 1000            # a game not over by then is cut off and recorded as a rules gap
     # seed 003, the transit expansion: a second action builds a bus or train station in a station
@@ -135,6 +137,7 @@ VARIANTS: dict[str, dict] = {
     "long": {"end_trigger": 1, "trains": 45, "trains_by_players": ()},
     "teams": {"teams": 2, "min_players": 4, "max_players": 4},
     "teams-shared": {"teams": 2, "min_players": 4, "max_players": 4, "shared_team_tickets": True},
+    "teams-open": {"teams": 2, "min_players": 4, "max_players": 4, "team_open_hands": True},
     "solo": {"solo": True, "min_players": 1, "max_players": 1, "deal_tickets": 5, "keep_at_start": 5},
 }
 

@@ -8,7 +8,8 @@ from mapkit.sim.engine import State
 
 class SeatView:
     """A seat's window on the state. Agents get this, never the state: the deck order, the other
-    hands and (unless tickets are open) the other seats' tickets are not reachable from it."""
+    hands (unless teammates play with open hands) and the other seats' tickets (unless tickets are
+    open, or a teammate's under open hands) are not reachable from it."""
 
     __slots__ = ("_s", "seat")
 
@@ -116,9 +117,46 @@ class SeatView:
     def turn(self) -> int:
         return self._s.turn
 
+    def component(self, station: int) -> int:
+        """An id of the part of this seat's network that holds `station` (equal ids: connected)."""
+        return engine._find(self._s.parent[self.seat], station)
+
+    # teams (seed 002 §6, team play)
+    def team_of(self, seat: int) -> int:
+        """The team of a seat (each seat is its own team when teams are not played)."""
+        return self._s.team_of[seat]
+
+    def teammates(self) -> tuple[int, ...]:
+        """The other seats of this seat's team; () when teams are not played."""
+        s = self._s
+        if not s.rules.teams:
+            return ()
+        return tuple(q for q in range(s.players) if q != self.seat and s.team_of[q] == s.team_of[self.seat])
+
+    def can_see(self, seat: int) -> bool:
+        """May this seat see `seat`'s hand and tickets? Its own always; a teammate's when the team
+        discusses plans openly (`team_open_hands`)."""
+        return seat == self.seat or (self._s.rules.team_open_hands and seat in self.teammates())
+
+    def hand_of(self, seat: int) -> tuple[int, ...]:
+        """A seat's train cards: this seat's, or a teammate's under `team_open_hands`."""
+        if not self.can_see(seat):
+            raise PermissionError("hands are secret unless teammates play with open hands (variant teams-open)")
+        return tuple(self._s.hands[seat])
+
+    def tickets_of(self, seat: int) -> tuple:
+        """A seat's tickets if this seat may see them (own; a teammate's under `team_open_hands`;
+        anyone's with open tickets), else () — a seat that may not look sees nothing."""
+        s = self._s
+        if not (self.can_see(seat) or s.rules.open_tickets):
+            return ()
+        pool = s.ticket_pool
+        return tuple(pool[i] for i in s.tickets[seat])
+
     def open_tickets(self, seat: int) -> tuple:
-        """Another seat's tickets, visible only with the open-tickets variant."""
-        if not self._s.rules.open_tickets and seat != self.seat:
+        """Another seat's tickets, visible only with the open-tickets variant (or to a teammate
+        under `team_open_hands`); raises PermissionError otherwise."""
+        if not (self._s.rules.open_tickets or self.can_see(seat)):
             raise PermissionError("tickets are secret unless the open-tickets variant is played")
         pool = self._s.ticket_pool
         return tuple(pool[i] for i in self._s.tickets[seat])
