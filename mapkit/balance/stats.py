@@ -103,11 +103,21 @@ def p_rate_beyond(successes: float, n: float, cut: float) -> tuple[float, float]
         return 1.0, 1.0
     cut = min(max(cut, 1e-12), 1 - 1e-12)
     if float(successes).is_integer() and float(n).is_integer():
-        k, m = int(successes), int(n)
-        return (float(stats.binomtest(k, m, cut, alternative="greater").pvalue),
-                float(stats.binomtest(k, m, cut, alternative="less").pvalue))
+        above, below = p_counts_beyond([successes], [n], cut)
+        return above[0], below[0]
     z = (successes / n - cut) / math.sqrt(cut * (1 - cut) / n)
     return float(stats.norm.sf(z)), float(stats.norm.cdf(z))
+
+
+def p_counts_beyond(successes, n, cut: float) -> tuple[list[float], list[float]]:
+    """Exact one-sided binomial p-values (rate > cut, rate < cut) for many whole counts at once;
+    the same numbers as scipy.stats.binomtest(k, n, cut, alternative=...) but vectorized."""
+    k = np.asarray(successes, dtype=float)
+    m = np.asarray(n, dtype=float)
+    cut = min(max(cut, 1e-12), 1 - 1e-12)
+    above = np.where(m > 0, stats.binom.sf(k - 1, m, cut), 1.0)
+    below = np.where(m > 0, stats.binom.cdf(k, m, cut), 1.0)
+    return above.tolist(), below.tolist()
 
 
 def p_mean_beyond(total: float, squares: float, n: int, cut: float) -> tuple[float, float]:
