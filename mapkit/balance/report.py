@@ -216,8 +216,10 @@ class _Context:
         fair = 1 / n
         lo, hi = st.wilson(share0 * g, g)
         pa, pb = st.p_rate_beyond(share0 * g, g, fair + SEAT_CUT)
-        out["seat-advantage"] = {"first seat": (share0 - fair, lo - fair, hi - fair, pa, pb,
-                                                math.sqrt(share0 * (1 - share0)), 1.0, SEAT_CUT, True, share0, fair + SEAT_CUT)}
+        if n > 1:  # a solo game has no seats to compare
+            out["seat-advantage"] = {"first seat": (share0 - fair, lo - fair, hi - fair, pa, pb,
+                                                    _null_sd(fair + SEAT_CUT), 1.0, SEAT_CUT, True, share0,
+                                                    fair + SEAT_CUT)}
         held = {i: v for i, v in tot.tickets.items() if v[0] > 0}
         idx = sorted(held)
         k = [held[i][1] for i in idx]
@@ -228,7 +230,7 @@ class _Context:
             for j, i in enumerate(idx):
                 p = k[j] / m[j]
                 lo, hi = st.wilson(k[j], m[j])
-                sub[self.labels[i]] = (p, lo, hi, pa[j], pb[j], math.sqrt(p * (1 - p)), m[j] / g, cut, above, p, cut)
+                sub[self.labels[i]] = (p, lo, hi, pa[j], pb[j], _null_sd(cut), m[j] / g, cut, above, p, cut)
             out[kind] = sub
         routes = self.route_subjects(n, tot)
         names = sorted(routes)
@@ -237,7 +239,7 @@ class _Context:
         for j, name in enumerate(names):
             p = routes[name] / g
             lo, hi = st.wilson(routes[name], g)
-            sub[name] = (p, lo, hi, pa[j], pb[j], math.sqrt(p * (1 - p)), 1.0, ROUTE_RARE, False, p, ROUTE_RARE)
+            sub[name] = (p, lo, hi, pa[j], pb[j], _null_sd(ROUTE_RARE), 1.0, ROUTE_RARE, False, p, ROUTE_RARE)
         out["route-rarely-claimed"] = sub
         sub = {}
         for name, (share, total, squares) in self.color_diffs(n, tot).items():
@@ -258,6 +260,8 @@ class _Context:
         for n, ev in sorted(evidence.items()):
             for kind in KIND_ORDER:
                 pooled = ev["pooled"].get(kind, {})
+                if not pooled:
+                    continue
                 if kind == "seat-advantage":
                     adj = {"pooled": seat_levels[n]["pooled"]}
                     adj.update({a: seat_levels[n][a] for a in ev["agents"]})
@@ -416,6 +420,12 @@ class _Context:
         }
 
 
+def _null_sd(cut: float) -> float:
+    """Per-observation sd of a rate at the cut-off: the one the score test (and Wilson) uses, and
+    the right one for sizing a test against that cut-off (never 0 when no success was seen yet)."""
+    return math.sqrt(cut * (1 - cut))
+
+
 def _pool(n: int, tot: list[Totals]) -> Totals:
     pooled = Totals(n)
     for x in tot:
@@ -471,10 +481,14 @@ _WORDS = {
 }
 
 
+def _players(n: int) -> str:
+    return f"{n} player" + ("s" if n != 1 else "")
+
+
 def _text(v: dict) -> str:
     yes, no, what = _WORDS[v["kind"]]
     s = v["subject"]
-    head = f"{v['players']} players: "
+    head = f"{_players(v['players'])}: "
     figure = f"{what} {_interval(v)} over {v['games']} games"
     if v["verdict"] == ROBUST:
         return head + (yes if v["finding"] else no).format(s=s) + f" — {figure}, with every agent"
@@ -531,7 +545,7 @@ def _ordered(vs):
 
 def _run_markdown(run: dict) -> list[str]:
     n = run["players"]
-    out = [f"## {n} players ({run['games']} games)", ""]
+    out = [f"## {_players(n)} ({run['games']} games)", ""]
     out.append("- win share by seat (ties split): " + ", ".join(
         f"{x['share']:.1%} ({x['low']:.1%}–{x['high']:.1%})" for x in run["seat_win_share"]))
     e = run["first_seat_edge"]
@@ -541,8 +555,9 @@ def _run_markdown(run: dict) -> list[str]:
     out.append("- mean score by seat: " + ", ".join(f"{x['mean']:.1f} ({x['low']:.1f} to {x['high']:.1f})"
                                                    for x in run["score_by_seat"]))
     m = run["margins"]
-    out.append(f"- winning margin (winner minus runner-up): mean {m['mean']:g} points; "
-               + ", ".join(f"{lo}–{hi - 1}: {c}" for lo, hi, c in zip(m["edges"], m["edges"][1:], m["counts"]) if c))
+    if n > 1:
+        out.append(f"- winning margin (winner minus runner-up): mean {m['mean']:g} points; "
+                   + ", ".join(f"{lo}–{hi - 1}: {c}" for lo, hi, c in zip(m["edges"], m["edges"][1:], m["counts"]) if c))
     ld = run["longest_decides"]
     out.append(f"- the longest-path bonus decides the winner in {_pct(ld['share'])} of games ({_pct(ld['low'])}–{_pct(ld['high'])})")
     tc = run["ticket_completion"]
