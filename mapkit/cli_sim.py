@@ -151,7 +151,7 @@ def bench(board, games, fmt):
 @main.command()
 @click.argument("board", type=BoardPath())
 @click.option("--max-games", type=click.IntRange(10, 10_000_000), default=2000, show_default=True,
-              help="Most games per player count (over all the panel's tables) when sizing sequentially.")
+              help="Most games per player count (over all the panel's tables, rounded down to whole seat rotations) when sizing sequentially.")
 @click.option("--batch", type=click.IntRange(10, 1_000_000), default=200, show_default=True,
               help="Games per player count in each round of sequential sizing.")
 @click.option("--games", type=click.IntRange(1, 10_000_000), default=None,

@@ -179,3 +179,25 @@ def test_workers_die_with_the_parent(sig):
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_color_use_counts_each_double_once_below_the_double_count(players):
+    from mapkit.balance.report import available_track
+
+    t = tiny_tables()
+    rs = rules()
+    avail = available_track(t, rs, players)
+    pair = [r for r in range(t.n_routes) if t.route_partner[r] >= 0]
+    assert pair, "the tiny board has a double"
+    whole = sum(2 * t.route_len[r] for r in range(t.n_routes))
+    locked = players < rs.double_routes_min_players
+    assert sum(avail.values()) == whole - (sum(t.route_len[r] for r in pair) if locked else 0)
+    tot = Totals(players)
+    for seed in game_seeds(8, 15):
+        r = play_game(t, rs, ["route-focus"] * players, seed)
+        for c, units in r["color_units"].items():
+            assert units <= avail[c]  # never more track of a color claimed than there is
+        assert sum(k for k, _ in r["claim_wilds"].values()) == len(r["claims"])
+        tot.add(r)
+    assert sum(o for o, _ in tot.offers.values()) >= sum(k for _, k in tot.offers.values()) > 0

@@ -69,7 +69,7 @@ SEAT_CUT = 0.03        # the first seat wins 3 points of share more than its fai
 TICKET_HARD = 0.15     # a ticket completed by fewer than 15 % of the seats holding it
 TICKET_EASY = 0.90     # ... or by more than 90 %
 ROUTE_RARE = 0.05      # a route claimed in fewer than 5 % of games
-COLOR_STARVED = 0.15   # a color whose track is claimed 15 points of share less than all track
+COLOR_STARVED = 0.15   # a color whose track is claimed 15 points of share less than all colored track
 RARELY_KEPT = 0.20     # a ticket kept in fewer than 20 % of the offers that include it
 
 DEFAULT_MAX_GAMES = 2000
@@ -158,20 +158,10 @@ class _Context:
     # ------------------------------------------------------------------ per player count
 
     def _locked(self, n: int, r: int) -> bool:
-        """Only one track of route r's double may be claimed at n players."""
-        t, rules = self.t, self.rules
-        return t.route_partner[r] >= 0 and not (n >= rules.double_routes_min_players
-                                                 or t.double_group[r] in rules.double_exceptions)
+        return locked_double(self.t, self.rules, n, r)
 
     def available(self, n: int) -> dict[int, int]:
-        """Track of each color in half-spaces, each double counted once where one track only
-        may be claimed (the same units runner.py credits claims in)."""
-        out: dict[int, int] = {}
-        t = self.t
-        for r in range(t.n_routes):
-            c = t.route_color[r]
-            out[c] = out.get(c, 0) + (t.route_len[r] if self._locked(n, r) else 2 * t.route_len[r])
-        return out
+        return available_track(self.t, self.rules, n)
 
     def route_subjects(self, n: int, tot: Totals) -> dict[str, int]:
         """Games in which each route (or locked double, as one subject) was claimed."""
@@ -187,9 +177,10 @@ class _Context:
 
     def color_diffs(self, n: int, tot: Totals) -> dict[str, tuple[float, float, float, float]]:
         """Per color: (mean claimed share, sum, sum of squares of the per-game difference from the
-        claimed share of all track) and the mean share; gray is not a card color and is left out."""
+        claimed share of all colored track). Gray is no card color: it is left out of both, since
+        gray routes, payable with any color, are claimed more and would make every color look short."""
         avail = self.available(n)
-        a_all = sum(avail.values())
+        a_all = sum(a for c, a in avail.items() if c != GRAY)
         s_all, q_all = tot.total_units
         out = {}
         for c, a in avail.items():
@@ -420,6 +411,23 @@ class _Context:
         }
 
 
+def locked_double(t, rules, n: int, r: int) -> bool:
+    """Only one track of route r's double may be claimed at n players."""
+    return t.route_partner[r] >= 0 and not (n >= rules.double_routes_min_players
+                                             or t.double_group[r] in rules.double_exceptions)
+
+
+def available_track(t, rules, n: int) -> dict[int, int]:
+    """Track of each color (GRAY included) in half-spaces, each double counted once where only one
+    of its tracks may be claimed: half its length to each track's color (the units runner.py
+    credits claims in, so a color's claimed share never passes 1)."""
+    out: dict[int, int] = {}
+    for r in range(t.n_routes):
+        c = t.route_color[r]
+        out[c] = out.get(c, 0) + (t.route_len[r] if locked_double(t, rules, n, r) else 2 * t.route_len[r])
+    return out
+
+
 def _null_sd(cut: float) -> float:
     """Per-observation sd of a rate at the cut-off: the one the score test (and Wilson) uses, and
     the right one for sizing a test against that cut-off (never 0 when no success was seen yet)."""
@@ -467,7 +475,7 @@ def _interval(v) -> str:
     if v["kind"] == "seat-advantage":
         return f"{v['estimate']:+.1%} (95 % CI {v['low']:+.1%} to {v['high']:+.1%})"
     if v["kind"] == "color-starved":
-        return f"{v['estimate']:+.0%} vs all track (95 % CI {v['low']:+.0%} to {v['high']:+.0%})"
+        return f"{v['estimate']:+.0%} vs all colored track (95 % CI {v['low']:+.0%} to {v['high']:+.0%})"
     return f"{_pct(v['estimate'])} (95 % CI {_pct(v['low'])}–{_pct(v['high'])})"
 
 

@@ -26,7 +26,7 @@ from typing import Callable, Optional, Sequence
 from mapkit.sim.metrics import PlayMetrics
 from mapkit.sim.rules import RuleSet
 from mapkit.sim.runner import game_seeds, play_game
-from mapkit.sim.tables import Tables
+from mapkit.sim.tables import GRAY, Tables
 
 COMPONENTS = ("routes", "stations", "tickets_won", "tickets_lost", "bonuses", "total")
 
@@ -51,7 +51,7 @@ class Totals:
         self.offers: dict[int, list[int]] = {}        # ticket -> [offered, kept]
         self.ticket_win_units: dict[int, int] = {}    # ticket -> win units of the seats holding it
         self.color_units: dict[int, list[int]] = {}   # color -> [sum, sum of squares, sum of x * total]
-        self.total_units = [0, 0]                     # all colors: [sum, sum of squares]
+        self.total_units = [0, 0]                     # all colored track: [sum, sum of squares]
         self.claim_wilds: dict[int, list[int]] = {}   # color -> [claims, wilds]
         self.agent_seats = Counter()      # agent name -> seat-games played
         self.agent_win_units = Counter()  # agent name -> win units
@@ -111,7 +111,7 @@ class Totals:
             x[0] += o
             x[1] += k
         units = r.get("color_units", {})
-        total = sum(units.values())
+        total = sum(u for c, u in units.items() if c != GRAY)  # colored track: gray is no card color
         self.total_units[0] += total
         self.total_units[1] += total * total
         for c, u in units.items():
