@@ -333,7 +333,7 @@ class _Context:
             score.append({"mean": _r(mean, 2), "low": _r(lo, 2), "high": _r(hi, 2)})
         margins = [(m, c) for m, c in pooled.margins.items()]
         top = max((m for m, _ in margins), default=0)
-        width = 5 if top > 30 else 2 if top > 10 else 1
+        width = 5 if top > 30 else 1  # bins then start at multiples of 5 either way (the Markdown reads them)
         edges = list(range(0, top + width + 1, width))
         counts = np.histogram([m for m, _ in margins], bins=edges, weights=[c for _, c in margins])[0] if margins else []
         mmean = sum(m * c for m, c in margins) / g
@@ -564,8 +564,9 @@ def _run_markdown(run: dict) -> list[str]:
                                                    for x in run["score_by_seat"]))
     m = run["margins"]
     if n > 1:
-        out.append(f"- winning margin (winner minus runner-up): mean {m['mean']:g} points; "
-                   + ", ".join(f"{lo}–{hi - 1}: {c}" for lo, hi, c in zip(m["edges"], m["edges"][1:], m["counts"]) if c))
+        close = [sum(c for e, c in zip(m["edges"], m["counts"]) if e < k) / max(1, run["games"]) for k in (5, 10)]
+        out.append(f"- winning margin (winner minus runner-up): mean {m['mean']:g} points; under 5 points in "
+                   f"{_pct(close[0])} of games, under 10 in {_pct(close[1])} (histogram in report.json)")
     ld = run["longest_decides"]
     out.append(f"- the longest-path bonus decides the winner in {_pct(ld['share'])} of games ({_pct(ld['low'])}–{_pct(ld['high'])})")
     tc = run["ticket_completion"]
