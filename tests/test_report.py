@@ -111,3 +111,14 @@ def test_malformed_scheduler_is_a_clean_error(cli, in_repo):
     result = cli("simulate", "tests/fixtures/tiny.json", "--games", "2", "--scheduler", "tcp://host:port:9")
     assert result.exit_code == 2
     assert "not a Dask scheduler address" in result.output and "Traceback" not in result.output
+
+
+@pytest.mark.slow  # a LocalCluster takes seconds to start on a busy machine
+def test_report_on_a_dask_cluster_is_the_same():
+    distributed = pytest.importorskip("distributed")
+    board = load_board(TINY)
+    here = balance_report(board, [2], games=24, seed=2)
+    with distributed.LocalCluster(n_workers=2, processes=False, dashboard_address=None) as cluster:
+        with distributed.Client(cluster) as client:
+            remote = balance_report(board, [2], games=24, seed=2, scheduler=client)
+    assert remote == here
