@@ -502,10 +502,11 @@ def _text(v: dict) -> str:
         return head + (yes if v["finding"] else no).format(s=s) + f" — {figure}, with every agent"
     if v["verdict"] == AGENT_DEPENDENT:
         claim = (yes if v["finding"] else no) if v["finding"] is not None else yes + "?"
-        return head + claim.format(s=s) + f" — {figure}; depends on the agents: {', '.join(v['agents'])} disagree"
+        verb = "disagrees" if len(v["agents"]) == 1 else "disagree"
+        return head + claim.format(s=s) + f" — {figure}; depends on the agents: {', '.join(v['agents'])} {verb}"
     need = f"about {v['games_needed']} more games would decide it" if v["games_needed"] else \
         "no feasible number of games would decide it (it sits on the cut-off)"
-    who = f" ({', '.join(v['agents'])} point the other way)" if v["agents"] else ""
+    who = f" (the estimate of {', '.join(v['agents'])} lies on the other side)" if v["agents"] else ""
     return head + f"undecided whether {yes.format(s=s)} — {figure}{who}; {need}"
 
 
