@@ -20,6 +20,8 @@ from __future__ import annotations
 from mapkit.balance.stats import CLEAR, FLAG, UNDECIDED
 
 ROBUST, AGENT_DEPENDENT = "robust", "agent-dependent"
+# verdict kinds, in the order a designer should look at them
+KIND_ORDER = ("seat-advantage", "color-starved", "ticket-too-hard", "route-rarely-claimed", "ticket-too-easy")
 UNDECIDED_VERDICT = "undecided"
 
 
