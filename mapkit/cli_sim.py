@@ -160,8 +160,8 @@ def bench(board, games, fmt):
 @click.option("--players", "player_counts", default="2,3,4,5", show_default=True,
               help="Player counts, comma-separated (limited to what the rules allow).")
 @click.option("--agents", default=None,
-              help="The agent panel, comma-separated (default: the standard panel); one name gives a "
-                   "single-agent report.")
+              help="The agent panel, comma-separated (default: route-focus, ticket-hungry, one-step and, where "
+                   "it exists, expert: mapkit.balance.panel.PANEL); one name gives a single-agent report.")
 @click.option("--rules", "preset", default=None, help="Ruleset preset (default: the board's).")
 @click.option("--variant", "variants", multiple=True, help="A variant on top of the preset (repeatable).")
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
