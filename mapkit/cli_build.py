@@ -58,7 +58,7 @@ def build(board, out_dir, paper, games, seed, jobs, fmt):
     The board file is not changed: a copy with the derived sections goes into the output folder.
     """
     from mapkit.render import RenderOptions, render_kit
-    from mapkit.report import balance_report, write_report
+    from mapkit.balance.report import balance_report, write_report
     from mapkit.sim.rules import rules_for_board
 
     path = board or resolve_board("portland")
@@ -85,7 +85,7 @@ def build(board, out_dir, paper, games, seed, jobs, fmt):
     if games:
         rules = rules_for_board(b)
         counts = [n for n in (2, 4) if rules.min_players <= n <= rules.max_players] or [rules.min_players]
-        r = balance_report(b, counts, games, "route-focus", seed, jobs)
+        r = balance_report(b, counts, games, ["route-focus"], seed, jobs)
         files.update({"report.md": write_report(r, out)["markdown"], "report.json": str(out / "report.json")})
         summary = [{"players": run["players"], "ticket_completion": run["ticket_completion"],
                     "win_rate": run["win_rate"], "seat_advantage": run["seat_advantage"],

@@ -13,6 +13,17 @@ from mapkit.sim.rules import deck_hint, players_text
 
 
 def _agent_list(value: str, players: int) -> list[str]:
+    names = _agent_names(value)
+    if len(names) == 1:
+        return names * players
+    if len(names) != players:
+        raise click.BadParameter(f"{len(names)} agents for {players} players: name one per seat or one for all",
+                                 param_hint="--agents")
+    return names
+
+
+def _agent_names(value: str) -> list[str]:
+    """Known agent names in `value` (comma-separated), or a usage error naming the unknown one."""
     from mapkit.sim.agents import AGENTS
     from mapkit.errors import did_you_mean
 
@@ -21,11 +32,8 @@ def _agent_list(value: str, players: int) -> list[str]:
         if n not in AGENTS:
             raise click.BadParameter(f"unknown agent '{n}'{did_you_mean(n, AGENTS)}; agents: {', '.join(AGENTS)}",
                                      param_hint="--agents")
-    if len(names) == 1:
-        return names * players
-    if len(names) != players:
-        raise click.BadParameter(f"{len(names)} agents for {players} players: name one per seat or one for all",
-                                 param_hint="--agents")
+    if not names:
+        raise click.BadParameter("no agent named", param_hint="--agents")
     return names
 
 
@@ -35,6 +43,7 @@ def format_summary(s: dict) -> str:
         f"  agents: {', '.join(s['agents'])}",
         "  wins: " + ", ".join(f"seat {i} {w} ({r:.1%})" for i, (w, r) in enumerate(zip(s["wins"], s["win_rate"])))
         + f"; shared {s['shared_wins']}",
+        "  win share, ties split: " + ", ".join(f"seat {i} {x:.1%}" for i, x in enumerate(s["win_share"])),
         f"  ticket completion: {s['ticket_completion']:.1%} ({s['tickets_completed']} of {s['tickets_held']})"
         if s["ticket_completion"] is not None else "  ticket completion: no tickets held",
         "  mean score: " + ", ".join(f"{k} {v:g}" for k, v in s["mean_score"].items()),
@@ -141,22 +150,40 @@ def bench(board, games, fmt):
 
 @main.command()
 @click.argument("board", type=BoardPath())
-@click.option("--games", type=click.IntRange(10, 1_000_000), default=1000, show_default=True,
-              help="Games per player count.")
+@click.option("--max-games", type=click.IntRange(10, 10_000_000), default=2000, show_default=True,
+              help="Most games per player count (over all the panel's tables, rounded down to whole seat rotations) when sizing sequentially.")
+@click.option("--batch", type=click.IntRange(10, 1_000_000), default=200, show_default=True,
+              help="Games per player count in each round of sequential sizing.")
+@click.option("--games", type=click.IntRange(1, 10_000_000), default=None,
+              help="A fixed number of games per player count instead (no sequential sizing); split over the "
+                   "tables and rounded up to whole seat rotations.")
 @click.option("--players", "player_counts", default="2,3,4,5", show_default=True,
               help="Player counts, comma-separated (limited to what the rules allow).")
-@click.option("--agents", default="route-focus", show_default=True, help="One agent for every seat, or one per seat.")
+@click.option("--agents", default=None,
+              help="The agent panel, comma-separated (default: route-focus, ticket-hungry, one-step and, where "
+                   "it exists, expert: mapkit.balance.panel.PANEL); one name gives a single-agent report.")
 @click.option("--rules", "preset", default=None, help="Ruleset preset (default: the board's).")
 @click.option("--variant", "variants", multiple=True, help="A variant on top of the preset (repeatable).")
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
 @click.option("--jobs", type=click.IntRange(1, 256), default=1, show_default=True)
 @click.option("--scheduler", default=None, metavar="ADDRESS", help="Play on a Dask cluster (needs the dask extra).")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Where report.md and report.json go (default: reports/<board id>/).")
+@click.option("--quiet", is_flag=True, help="No progress on stderr (it is shown only on a terminal anyway).")
 @FORMAT
-def report(board, games, player_counts, agents, preset, variants, seed, jobs, scheduler, out_dir, fmt):
-    """Balance report: seat advantage, hard tickets, unused routes, color use, rules gaps."""
-    from mapkit.report import balance_report, format_markdown, write_report
+def report(board, max_games, batch, games, player_counts, agents, preset, variants, seed, jobs, scheduler,
+           out_dir, quiet, fmt):
+    """Balance report: an agent panel plays each player count until every verdict is decided.
+
+    By default the panel (each agent in self-play, and all of them at a mixed table with the seats
+    rotated) plays rounds of --batch games per player count until every verdict the report prints
+    is decided or --max-games is spent; --games N plays exactly N per player count instead. Each
+    verdict (seat advantage, tickets too hard or too easy, routes rarely claimed, starved colors)
+    is robust, agent-dependent (naming the agents) or undecided (with the games it would need).
+    Results are the same for the same seed whatever --jobs is.
+    """
+    from mapkit.balance.panel import default_panel
+    from mapkit.balance.report import balance_report, format_markdown, write_report
     from mapkit.sim.rules import rules_for_board
 
     b = load_or_exit(board)
@@ -169,18 +196,45 @@ def report(board, games, player_counts, agents, preset, variants, seed, jobs, sc
     if not counts:
         raise click.BadParameter(f"the {rules.name} rules are for {players_text(rules)}",
                                  param_hint="--players")
-    for n in counts:
-        _agent_list(agents, n)
-    r = balance_report(b, counts, games, agents, seed, jobs, preset, tuple(variants), scheduler)
+    panel = _agent_names(agents) if agents else default_panel()
+    panel = list(dict.fromkeys(panel))
     out_dir = out_dir or Path("reports") / b.id
     if out_dir.exists() and not out_dir.is_dir():
         raise click.BadParameter(f"{out_dir} is a file", param_hint="--out")
+    progress = None if quiet or not sys.stderr.isatty() else _Progress()
+    r = balance_report(b, counts, games, panel, seed, jobs, preset, tuple(variants), scheduler,
+                       max_games=max_games, batch=batch, progress=progress)
+    if progress:
+        progress.done()
     try:
-        files = write_report(r, out_dir)
+        files = write_report(r, out_dir, b)
     except OSError as exc:
         raise MapkitError(f"cannot write the report into {out_dir}: {exc.strerror or exc}")
     if fmt == "json":
         _echo_json(r | {"files": files})
     else:
         click.echo(format_markdown(r))
-        click.echo(f"wrote {files['markdown']} and {files['json']}", err=True)
+        click.echo(f"wrote {', '.join(files.values())}", err=True)
+
+
+class _Progress:
+    """One self-overwriting stderr line: games done at this player count, rate, time left at most."""
+
+    def __init__(self):
+        import time
+
+        self.clock = time.monotonic
+        self.start = self.clock()
+        self.games = 0
+        self.last = {}
+
+    def __call__(self, players, done, most):
+        self.games += done - self.last.get(players, 0)
+        self.last[players] = done
+        rate = self.games / max(1e-9, self.clock() - self.start)
+        left = (most - done) / rate if rate else 0
+        click.echo(f"\r{players} players: {done}/{most} games, {rate:.0f} games/s, "
+                   f"at most {left:.0f} s left at this player count   ", nl=False, err=True)
+
+    def done(self):
+        click.echo("", err=True)

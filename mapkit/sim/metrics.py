@@ -45,6 +45,10 @@ class PlayMetrics:
         self.final_draws += f["draws_while_scoring_legal"]
         self.final_scoring_legal += f["scoring_legal"]
 
+    def __eq__(self, o) -> bool:
+        # sums compare by value: a Totals from a Dask cluster must equal the local one
+        return isinstance(o, PlayMetrics) and vars(self) == vars(o)
+
     def merge(self, o: "PlayMetrics") -> None:
         for k in vars(self):
             setattr(self, k, getattr(self, k) + getattr(o, k))

@@ -4,6 +4,15 @@ An agent that raises or returns an illegal action forfeits its turn (a pass; whi
 tickets, it keeps the first ones it must keep) and the event is recorded as a rules gap
 "agent_error". Game seeds come from numpy's SeedSequence(seed).spawn(games), so game i is the same
 whatever the number of worker processes and whichever process plays it.
+
+Besides the scores, a result records what the balance report needs per game:
+- `offers`: ticket index in the pool → [times offered, times kept] (every KEEP choice, at setup
+  and after a ticket draw, read from the state's offer before the choice is applied);
+- `color_units`: track claimed per route color (color index, GRAY = -1), in half-spaces, with each
+  double counted once where only one of its tracks may be claimed: a claimed track of such a double
+  credits each of its group's track colors with half its length (so a red/blue double claimed on the
+  red track counts half for red and half for blue, and a gray/gray double counts once for gray);
+- `claim_wilds`: route color → [claims, wild cards spent on them] (scarcity beside demand).
 """
 
 from __future__ import annotations
@@ -21,10 +30,17 @@ from mapkit.sim.tables import Tables
 from mapkit.sim.view import SeatView
 
 
-def game_seeds(seed: int, games: int) -> list[int]:
-    """One 63-bit seed per game, independent of how games are split among workers."""
-    return [int(ss.generate_state(2, dtype=np.uint32).astype(np.uint64) @ np.array([1 << 31, 1], dtype=np.uint64)) & ((1 << 63) - 1)
-            for ss in np.random.SeedSequence(seed).spawn(games)]
+def game_seeds(seed, games: int, start: int = 0) -> list[int]:
+    """One 63-bit seed per game, independent of how games are split among workers or batches.
+
+    `seed` is an int or a list of ints (the SeedSequence entropy, e.g. [seed, players, table]).
+    Game i's seed is that of the i-th child of SeedSequence(seed).spawn(...), built directly from
+    its spawn key, so games start..start+games-1 are the same whichever batch plays them."""
+    return [_seed_int(np.random.SeedSequence(seed, spawn_key=(i,))) for i in range(start, start + games)]
+
+
+def _seed_int(ss: np.random.SeedSequence) -> int:
+    return int(ss.generate_state(2, dtype=np.uint32).astype(np.uint64) @ np.array([1 << 31, 1], dtype=np.uint64)) & ((1 << 63) - 1)
 
 
 def _forfeit(s: engine.State, legal) -> tuple:
@@ -49,6 +65,8 @@ def play_game(t: Tables, rules: RuleSet, agent_names: list[str], seed: int, log:
     actions = [] if log else None
     errors = 0
     final = {"turns": 0, "scoring_legal": 0, "draws_while_scoring_legal": 0}
+    offers: dict[int, list[int]] = {}
+    claim_log = []  # (route, wilds) of every claim, in play order
     while s.phase != engine.OVER:
         legal = Legal(s)
         p = s.current
@@ -76,6 +94,13 @@ def play_game(t: Tables, rules: RuleSet, agent_names: list[str], seed: int, log:
                 continue
         if log:
             actions.append(list(a))
+        if a[0] == engine.KEEP:
+            for j, i in enumerate(s.offer):
+                o = offers.setdefault(i, [0, 0])
+                o[0] += 1
+                o[1] += a[1] >> j & 1
+        elif a[0] == engine.CLAIM:
+            claim_log.append((a[1], a[3]))
         engine.apply(s, a)
     rows = final_scores(s)
     win = winners(s, rows)
@@ -91,10 +116,29 @@ def play_game(t: Tables, rules: RuleSet, agent_names: list[str], seed: int, log:
         "tickets": {i: tuple(v) for i, v in held.items()},
         "claims": [r for p in range(players) for r in s.claims[p]],
         "turns_by_seat": list(s.turns_taken), "hand_at_end": [sum(h) for h in s.hands], "final_turns": final,
+        "offers": offers, **_color_figures(t, s, claim_log),
     }
     if log:
         result["actions"] = actions
     return result
+
+
+def _color_figures(t: Tables, s: engine.State, claim_log: list) -> dict:
+    units: dict[int, int] = {}
+    wilds: dict[int, list[int]] = {}
+    for r, w in claim_log:
+        c = t.route_color[r]
+        x = wilds.setdefault(c, [0, 0])
+        x[0] += 1
+        x[1] += w
+        partner = t.route_partner[r]
+        if partner >= 0 and not s.shared[r]:
+            # one track only: the double is one piece of track, half to each track's color
+            for q in (r, partner):
+                units[t.route_color[q]] = units.get(t.route_color[q], 0) + t.route_len[r]
+        else:
+            units[c] = units.get(c, 0) + 2 * t.route_len[r]
+    return {"color_units": units, "claim_wilds": wilds}
 
 
 def replay(t: Tables, rules: RuleSet, players: int, seed: int, actions: list) -> engine.State:
