@@ -1,0 +1,1 @@
+"""Balance: statistics, the agent panel, the report and its figures."""

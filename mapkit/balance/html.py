@@ -1,0 +1,320 @@
+"""report.html: the balance report as one self-contained page a designer opens in any browser.
+
+Everything is in the one file: the figures as base64 PNG data URIs, the CSS inline, no script and no
+web font, so it reads the same offline, without JavaScript, and when mailed on its own. The order is
+what a designer needs first: the verdicts (robust, agent-dependent, undecided, each marked by color
+and by word), then the figures with a caption saying what to look for, then the tables with their
+intervals. Every string that comes from the board or the report is HTML-escaped.
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+from html import escape
+from pathlib import Path
+
+from mapkit.model import Board
+
+from mapkit.balance import figures as figs
+
+VERDICT_ORDER = {"robust": 0, "agent-dependent": 1, "undecided": 2}
+VERDICT_MARK = {"robust": "✔ robust", "agent-dependent": "◐ agent-dependent", "undecided": "? undecided"}
+HEX = re.compile(r"^#[0-9a-fA-F]{3,8}$")
+
+CSS = """
+body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif; color: #222;
+       max-width: 1180px; margin: 1.5em auto; padding: 0 1em; line-height: 1.45; box-sizing: border-box; }
+.wide { overflow-x: auto; }
+h1 { font-size: 1.7em; margin-bottom: .2em; } h2 { margin-top: 1.8em; border-bottom: 1px solid #ddd; }
+.meta { color: #555; } .note { color: #555; font-size: .92em; }
+table { border-collapse: collapse; margin: .6em 0 1.2em; font-size: .92em; }
+th, td { padding: .28em .6em; border-bottom: 1px solid #e5e5e5; text-align: left; vertical-align: top; }
+th { background: #f3f3f3; } td.n, th.n { text-align: right; white-space: nowrap; }
+tbody tr:nth-child(even) { background: #fafafa; }
+.ci { color: #666; font-size: .88em; white-space: nowrap; }
+tr.verdict td:first-child { font-weight: 600; white-space: nowrap; border-left: 5px solid; }
+tr.robust { background: #e6f4e4 !important; } tr.robust td:first-child { border-color: #2e7d32; color: #1b5e20; }
+tr.agent-dependent { background: #fff2d9 !important; }
+tr.agent-dependent td:first-child { border-color: #c77700; color: #8a5300; }
+tr.undecided { background: #f0f0f0 !important; color: #555; }
+tr.undecided td:first-child { border-color: #9e9e9e; font-style: italic; }
+figure { margin: 1.2em 0 2em; } figure img { max-width: 100%; height: auto; border: 1px solid #e3e3e3; }
+figcaption, .caption { color: #444; margin-top: .4em; max-width: 60em; }
+.multiples { display: grid; grid-template-columns: repeat(auto-fit, minmax(540px, 1fr)); gap: 0 1.2em; }
+.multiples figure { margin: .6em 0; }
+.swatch { display: inline-block; width: .9em; height: .9em; border: 1px solid #888; vertical-align: -.1em;
+          margin-right: .35em; }
+pre { background: #f7f7f7; padding: 1em; overflow-x: auto; font-size: .85em; }
+"""
+
+
+# ------------------------------------------------------------------ small formatters
+
+
+def _num(x):
+    return figs._num(x)
+
+
+def pct(x, digits: int = 0) -> str:
+    v = _num(x)
+    return "—" if v is None else f"{100 * v:.{digits}f} %"
+
+
+def ci_pct(low, high) -> str:
+    lo, hi = _num(low), _num(high)
+    return "" if lo is None or hi is None else f'<span class="ci">{100 * lo:.0f} – {100 * hi:.0f} %</span>'
+
+
+def pp(x) -> str:
+    v = _num(x)
+    return "—" if v is None else f"{100 * v:+.1f} pp"
+
+
+def ci_pp(low, high) -> str:
+    lo, hi = _num(low), _num(high)
+    return "" if lo is None or hi is None else f'<span class="ci">{100 * lo:+.1f} to {100 * hi:+.1f}</span>'
+
+
+def num(x, fmt: str = "{:.1f}") -> str:
+    v = _num(x)
+    return "—" if v is None else fmt.format(v)
+
+
+def ci_num(low, high, fmt: str = "{:.1f}") -> str:
+    lo, hi = _num(low), _num(high)
+    return "" if lo is None or hi is None else f'<span class="ci">{fmt.format(lo)} to {fmt.format(hi)}</span>'
+
+
+def agents_text(agents) -> str:
+    """The verdict's agents, whatever shape they come in: a list, a mapping agent → finding, a string."""
+    if isinstance(agents, dict):
+        return "; ".join(f"{k}: {v}" for k, v in agents.items())
+    if isinstance(agents, (list, tuple)):
+        return ", ".join(str(a) for a in agents)
+    return "" if agents is None else str(agents)
+
+
+def _e(x) -> str:
+    return escape("" if x is None else str(x), quote=True)
+
+
+def _cell(value: str, ci: str = "", cls: str = "n") -> str:
+    return f'<td class="{cls}">{value}{" " + ci if ci else ""}</td>'
+
+
+# ------------------------------------------------------------------ sections
+
+
+def verdicts_section(report: dict) -> list[str]:
+    out = ["<h2 id=\"verdicts\">Verdicts</h2>",
+           '<p class="note"><b>robust</b>: every agent of the panel agrees and the interval clears the cut-off — '
+           'change the map for these. <b>agent-dependent</b>: the agents disagree (the column says which find it), '
+           'so it depends on how people play. <b>undecided</b>: not enough games to tell either way.</p>']
+    verdicts = [v for v in report.get("verdicts") or [] if isinstance(v, dict)]
+    if not verdicts:
+        return out + ["<p>No verdicts in this report.</p>"]
+    verdicts = sorted(verdicts, key=lambda v: VERDICT_ORDER.get(v.get("verdict"), 3))   # stable: keeps the report's order within
+    out.append("<table><thead><tr><th>verdict</th><th>finding</th><th>subject</th><th class=\"n\">players</th>"
+               "<th>agents</th></tr></thead><tbody>")
+    for v in verdicts:
+        kind = str(v.get("verdict") or "undecided")
+        cls = kind if kind in VERDICT_ORDER else "undecided"
+        out.append(f'<tr class="verdict {_e(cls)}"><td>{_e(VERDICT_MARK.get(kind, kind))}</td>'
+                   f'<td>{_e(str(v.get("kind", "")).replace("-", " "))}</td><td>{_e(v.get("subject"))}</td>'
+                   f'<td class="n">{_e(v.get("players", ""))}</td><td>{_e(agents_text(v.get("agents")))}</td></tr>')
+    out.append("</tbody></table>")
+    return out
+
+
+CAPTIONS = {
+    "completion-vs-points.png": (
+        "Each dot is a ticket; its bar is the 95 % interval of how often its holder completed it, and bigger dots "
+        "were held more often. Look for tickets far below the others of their value (too hard for their points, "
+        "named in the panel) and for high-value tickets near 100 % (too easy). A wide bar means the ticket was "
+        "rarely held: do not act on it yet."),
+    "seat-shares.png": (
+        "Top: each seat's share of wins with its 95 % interval; the dashed line is the fair share 1/n. A seat whose "
+        "whole bar sits away from the line has a real edge; the box gives the first seat's excess win share "
+        "(percentage points) and score edge. Bottom: the mean score by seat."),
+    "margins.png": (
+        "How far the winner finished ahead of the runner-up. Many games decided by a few points means routes and "
+        "bonuses late in the game decide it; a long tail of blowouts means one plan dominates. The box says how "
+        "often the longest-path bonus changed who won."),
+}
+
+
+HEATMAP_CAPTION = (
+    "The board, once per player count: every route's spaces are colored by the share of games in which it was "
+    "claimed, and the number in the route is that percentage (light gray, dashed: no data). Look for dark routes "
+    "nobody takes — a dead end, too long for its points, a color nobody collects — and bright clusters every "
+    "game fights over, and for how that changes with the number of players. The two tracks of a double are drawn "
+    "side by side; with fewer players than the double-route rule needs only one of them may be taken, so their "
+    "shares add up. Open a picture's file for the station names and the numbers at full size.")
+
+
+def _img(name: str, data: bytes, alt: str) -> str:
+    src = "data:image/png;base64," + base64.b64encode(data).decode("ascii")
+    return f'<img src="{src}" alt="{_e(alt)}">'
+
+
+def figures_section(board: Board, pngs: dict[str, bytes]) -> list[str]:
+    out = ['<h2 id="figures">Figures</h2>']
+    heat = [(n, d) for n, d in pngs.items() if n.startswith("heatmap-")]
+    if heat:
+        # small multiples: side by side on a wide screen, so the player counts can be compared
+        out.append('<div class="multiples">')
+        for name, data in heat:
+            players = name[len("heatmap-"):-len("p.png")]
+            out.append(f"<figure>{_img(name, data, f'claims heatmap, {players} players')}"
+                       f'<figcaption>{_e(players)} players · full size: <a href="{_e(name)}">{_e(name)}</a>'
+                       "</figcaption></figure>")
+        out.append(f'</div><p class="caption">{_e(HEATMAP_CAPTION)}</p>')
+    for name, data in pngs.items():
+        if not name.startswith("heatmap-"):
+            out.append(f"<figure>{_img(name, data, name[:-4].replace('-', ' '))}"
+                       f"<figcaption>{_e(CAPTIONS.get(name, ''))}</figcaption></figure>")
+    return out
+
+
+def seats_table(runs: list[dict]) -> list[str]:
+    if not runs:
+        return []
+    seats = max(r["players"] for r in runs)
+    head = "".join(f'<th class="n">seat {i + 1}</th>' for i in range(seats))
+    out = ["<h3>Seats</h3>", "<table><thead><tr><th class=\"n\">players</th><th class=\"n\">games</th>" + head
+           + '<th class="n">first seat: win share</th><th class="n">first seat: score</th>'
+           '<th class="n">longest path decides</th></tr></thead><tbody>']
+    for r in runs:
+        cells = [_cell(_e(r["players"])), _cell(_e(r.get("games", "—")))]
+        shares = r.get("seat_win_share") or []
+        for i in range(seats):
+            s = shares[i] if i < len(shares) and isinstance(shares[i], dict) else None
+            cells.append(_cell(pct(s.get("share")), ci_pct(s.get("low"), s.get("high"))) if s else "<td></td>")
+        e = r.get("first_seat_edge") or {}
+        cells.append(_cell(pp(e.get("win_share")), ci_pp(e.get("low"), e.get("high"))))
+        cells.append(_cell(num(e.get("score"), "{:+.1f}"), ci_num(e.get("score_low"), e.get("score_high"), "{:+.1f}")))
+        ld = r.get("longest_decides") or {}
+        cells.append(_cell(pct(ld.get("share")), ci_pct(ld.get("low"), ld.get("high"))))
+        out.append("<tr>" + "".join(cells) + "</tr>")
+    out.append("</tbody></table>")
+    return out
+
+
+def tickets_tables(board: Board, runs: list[dict]) -> list[str]:
+    out = ["<h3>Tickets</h3>", '<p class="note">Hardest first. Completion and holder win share with 95 % intervals; '
+           "net points per holding is the mean of +points when completed and −points when not.</p>"]
+    many_decks = len(board.ticket_decks or {}) > 1
+    for r in runs:
+        rows = [t for t in r.get("tickets") or [] if isinstance(t, dict)]
+        out.append(f"<details open><summary>{_e(r['players'])} players — {len(rows)} tickets</summary>")
+        if not rows:
+            out.append("<p>No tickets in this run.</p></details>")
+            continue
+        out.append("<table><thead><tr><th>ticket</th>" + ("<th>deck</th>" if many_decks else "")
+                   + '<th class="n">points</th><th class="n">kept</th><th class="n">held</th>'
+                   '<th class="n">completion</th><th class="n">net points per holding</th>'
+                   '<th class="n">holder win share</th></tr></thead><tbody>')
+        rows.sort(key=lambda t: (_num(t.get("completion")) if _num(t.get("completion")) is not None else 2.0,
+                                 str(t.get("ticket"))))
+        for t in rows:
+            label = str(t.get("ticket", ""))
+            kept = t.get("keep_rate")
+            if _num(kept) is None and _num(t.get("offered")) and _num(t.get("kept")) is not None:
+                kept = t["kept"] / t["offered"]
+            kept_cell = pct(kept) + (f' <span class="ci">of {_e(t["offered"])}</span>' if _num(t.get("offered")) else "")
+            out.append(
+                f'<tr><td title="{_e(label)}">{_e(figs.ticket_title(board, label))}</td>'
+                + (f"<td>{_e(figs.ticket_deck(board, label))}</td>" if many_decks else "")
+                + _cell(_e(t.get("points", "—"))) + _cell(kept_cell) + _cell(_e(t.get("held", "—")))
+                + _cell(pct(t.get("completion")), ci_pct(t.get("low"), t.get("high")))
+                + _cell(num(t.get("net_points_per_holding"), "{:+.1f}"))
+                + _cell(pct(t.get("holder_win_share")), ci_pct(t.get("holder_low"), t.get("holder_high"))) + "</tr>")
+        out.append("</tbody></table></details>")
+    return out
+
+
+def colors_table(board: Board, runs: list[dict]) -> list[str]:
+    colors: list[str] = []
+    for r in runs:
+        for c in r.get("color_use") or {}:
+            if c not in colors:
+                colors.append(c)
+    if not colors:
+        return []
+    palette = {c.id: c for c in board.palette}
+    order = [c.id for c in board.palette if c.id in colors] + [c for c in colors if c not in palette]
+    head = "".join(f'<th class="n">{_e(r["players"])} players: claimed</th><th class="n">wilds per claim</th>' for r in runs)
+    out = ["<h3>Color use</h3>", '<p class="note">Share of each color\'s track claimed (each double counted once '
+           "where only one track may be taken), and the wild cards spent per claim of that color: high demand with "
+           "many wilds means the deck is short of it.</p>",
+           f"<table><thead><tr><th>color</th>{head}</tr></thead><tbody>"]
+    for c in order:
+        if c in palette:
+            hex_ = palette[c].hex if HEX.match(palette[c].hex or "") else "#ffffff"
+            name = f'<span class="swatch" style="background:{hex_}"></span>{_e(palette[c].name)}'
+        elif c == "gray":
+            name = f'<span class="swatch" style="background:#a0a0a0"></span>{_e(board.gray_name)}'
+        else:
+            name = _e(c)
+        cells = [f"<td>{name}</td>"]
+        for r in runs:
+            u = (r.get("color_use") or {}).get(c) or {}
+            cells.append(_cell(pct(u.get("claimed_share")), ci_pct(u.get("low"), u.get("high"))))
+            cells.append(_cell(num(u.get("wilds_per_claim"), "{:.2f}")))
+        out.append("<tr>" + "".join(cells) + "</tr>")
+    out.append("</tbody></table>")
+    return out
+
+
+# ------------------------------------------------------------------ the page
+
+
+def render_html(report: dict, board: Board, pngs: dict[str, bytes], markdown: str | None = None) -> str:
+    name = report.get("name") or board.name
+    runs = figs.runs_of(report)
+    meta = [f"board <code>{_e(report.get('board', board.id))}</code>"]
+    if report.get("rules"):
+        meta.append(f"rules <code>{_e(report['rules'])}</code>")
+    if report.get("panel"):
+        meta.append("agent panel: " + _e(", ".join(str(a) for a in report["panel"])))
+    if report.get("seed") is not None:
+        meta.append(f"seed {_e(report['seed'])}")
+    if runs:
+        meta.append("games: " + _e(", ".join(f"{r.get('games', '?')} at {r['players']} players" for r in runs)))
+    if report.get("max_games") is not None:
+        meta.append(f"budget {_e(report['max_games'])} games per player count")
+    body = [f"<h1>{_e(name)}: balance report</h1>", f'<p class="meta">{" · ".join(meta)}</p>']
+    warnings = [w for w in report.get("deck_warnings") or []]
+    if warnings:
+        body += ["<p><b>Deck:</b></p><ul>"] + [f"<li>{_e(w)}</li>" for w in warnings] + ["</ul>"]
+    body += verdicts_section(report)
+    body += figures_section(board, pngs)
+    body += ['<h2 id="tables">Tables</h2>']
+    body += seats_table(runs) + tickets_tables(board, runs) + colors_table(board, runs)
+    if markdown:
+        body += ["<details><summary>The report as Markdown</summary>", f"<pre>{_e(markdown)}</pre>", "</details>"]
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+            f"<title>{_e(name)}: balance report</title><style>{CSS}</style></head><body>\n"
+            + "\n".join(body) + "\n</body></html>\n")
+
+
+def write_html(report: dict, board: Board, out_dir: Path, markdown: str | None = None,
+               figures: list[Path] | None = None) -> Path:
+    """Write report.html into out_dir with every figure embedded; returns its path.
+
+    Without `figures`, the figures are drawn and written beside it as PNGs (write_figures' files);
+    with them (paths write_figures returned), those files are embedded as they are.
+    """
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    if figures is None:
+        pngs = figs.render_figures(report, board)
+        for fname, data in pngs.items():
+            figs.atomic_write(out_dir / fname, data)
+    else:
+        pngs = {Path(p).name: Path(p).read_bytes() for p in figures}
+    path = out_dir / "report.html"
+    figs.atomic_write(path, render_html(report, board, pngs, markdown).encode("utf-8"))
+    return path
