@@ -369,7 +369,7 @@ def completion_figure(report: dict, board: Board) -> Figure:
             key.append(f"{rank}  {name}  ({t['points']:g} points, {t['completion']:.0%})")
         ax.annotate("\n".join(key), (0.5, 0), xycoords=ax.xaxis.label, xytext=(0, -4), textcoords="offset points",
                     ha="center", va="top", multialignment="left", fontsize=6.5, color="#333333")
-    axes[0][0].set_ylabel("completed by its holder (95 % interval)")
+    axes[0][0].set_ylabel("completed by its holder")
     if not runs:
         _note(axes[0][0], "the report has no runs")
     if len(decks_seen) > 1:
@@ -421,8 +421,8 @@ def seat_figure(report: dict) -> Figure:
         ax2.set_xlim(0.4, n + 0.6)
         ax2.set_xlabel("seat")
         if _num(edge.get("score")) is not None:
-            ax2.set_title(f"seat 1 vs the others: {edge['score']:+.1f}"
-                          + _interval(edge.get("score_low"), edge.get("score_high")) + " points", fontsize=9)
+            ax2.set_title(f"seat 1: {edge['score']:+.1f} points"
+                          + _interval(edge.get("score_low"), edge.get("score_high")), fontsize=9)
         ax2.grid(True, axis="y", color="#e6e6e6", lw=0.6)
         ax2.set_axisbelow(True)
         scores = [(i + 1, _num(s.get("mean")), s) for i, s in enumerate((run.get("score_by_seat") or [])[:n])

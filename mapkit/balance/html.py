@@ -99,8 +99,8 @@ def _e(x) -> str:
     return escape("" if x is None else str(x), quote=True)
 
 
-def _cell(value: str, ci: str = "", cls: str = "n") -> str:
-    return f'<td class="{cls}">{value}{" " + ci if ci else ""}</td>'
+def _cell(value: str, ci: str = "", cls: str = "n", sep: str = " ") -> str:
+    return f'<td class="{cls}">{value}{sep + ci if ci else ""}</td>'
 
 
 # ------------------------------------------------------------------ sections
@@ -115,7 +115,7 @@ def verdicts_section(report: dict) -> list[str]:
     if not verdicts:
         return out + ["<p>No verdicts in this report.</p>"]
     verdicts = sorted(verdicts, key=lambda v: VERDICT_ORDER.get(v.get("verdict"), 3))   # stable: keeps the report's order within
-    out.append("<table><thead><tr><th>verdict</th><th>finding</th><th>subject</th><th class=\"n\">players</th>"
+    out.append("<div class=\"wide\"><table><thead><tr><th>verdict</th><th>finding</th><th>subject</th><th class=\"n\">players</th>"
                "<th>agents</th></tr></thead><tbody>")
     for v in verdicts:
         kind = str(v.get("verdict") or "undecided")
@@ -123,7 +123,7 @@ def verdicts_section(report: dict) -> list[str]:
         out.append(f'<tr class="verdict {_e(cls)}"><td>{_e(VERDICT_MARK.get(kind, kind))}</td>'
                    f'<td>{_e(str(v.get("kind", "")).replace("-", " "))}</td><td>{_e(v.get("subject"))}</td>'
                    f'<td class="n">{_e(v.get("players", ""))}</td><td>{_e(agents_text(v.get("agents")))}</td></tr>')
-    out.append("</tbody></table>")
+    out.append("</tbody></table></div>")
     return out
 
 
@@ -135,12 +135,13 @@ CAPTIONS = {
         "rarely held: do not act on it yet."),
     "seat-shares.png": (
         "Top: each seat's share of wins with its 95 % interval; the dashed line is the fair share 1/n. A seat whose "
-        "whole bar sits away from the line has a real edge; the box gives the first seat's excess win share "
-        "(percentage points) and score edge. Bottom: the mean score by seat."),
+        "whole bar sits away from the line has a real edge; under each title, the first seat's excess win share in "
+        "percentage points. Bottom: the mean score by seat, and how many points more the first seat scores than "
+        "the others on average (paired within games)."),
     "margins.png": (
         "How far the winner finished ahead of the runner-up. Many games decided by a few points means routes and "
-        "bonuses late in the game decide it; a long tail of blowouts means one plan dominates. The box says how "
-        "often the longest-path bonus changed who won."),
+        "bonuses late in the game decide it; a long tail of blowouts means one plan dominates. Each title says "
+        "how often the longest-path bonus changed who won."),
 }
 
 
@@ -182,7 +183,7 @@ def seats_table(runs: list[dict]) -> list[str]:
         return []
     seats = max(r["players"] for r in runs)
     head = "".join(f'<th class="n">seat {i + 1}</th>' for i in range(seats))
-    out = ["<h3>Seats</h3>", "<table><thead><tr><th class=\"n\">players</th><th class=\"n\">games</th>" + head
+    out = ["<h3>Seats</h3>", "<div class=\"wide\"><table><thead><tr><th class=\"n\">players</th><th class=\"n\">games</th>" + head
            + '<th class="n">first seat: win share</th><th class="n">first seat: score</th>'
            '<th class="n">longest path decides</th></tr></thead><tbody>']
     for r in runs:
@@ -190,47 +191,60 @@ def seats_table(runs: list[dict]) -> list[str]:
         shares = r.get("seat_win_share") or []
         for i in range(seats):
             s = shares[i] if i < len(shares) and isinstance(shares[i], dict) else None
-            cells.append(_cell(pct(s.get("share")), ci_pct(s.get("low"), s.get("high"))) if s else "<td></td>")
+            cells.append(_cell(pct(s.get("share")), ci_pct(s.get("low"), s.get("high")), sep="<br>") if s else "<td></td>")
         e = r.get("first_seat_edge") or {}
-        cells.append(_cell(pp(e.get("win_share")), ci_pp(e.get("low"), e.get("high"))))
-        cells.append(_cell(num(e.get("score"), "{:+.1f}"), ci_num(e.get("score_low"), e.get("score_high"), "{:+.1f}")))
+        cells.append(_cell(pp(e.get("win_share")), ci_pp(e.get("low"), e.get("high")), sep="<br>"))
+        cells.append(_cell(num(e.get("score"), "{:+.1f}"), ci_num(e.get("score_low"), e.get("score_high"), "{:+.1f}"),
+                           sep="<br>"))
         ld = r.get("longest_decides") or {}
-        cells.append(_cell(pct(ld.get("share")), ci_pct(ld.get("low"), ld.get("high"))))
+        cells.append(_cell(pct(ld.get("share")), ci_pct(ld.get("low"), ld.get("high")), sep="<br>"))
         out.append("<tr>" + "".join(cells) + "</tr>")
-    out.append("</tbody></table>")
+    out.append("</tbody></table></div>")
     return out
+
+
+def _keep_rate(t: dict):
+    kept = t.get("keep_rate")
+    if _num(kept) is None and _num(t.get("offered")) and _num(t.get("kept")) is not None:
+        kept = t["kept"] / t["offered"]
+    return kept
 
 
 def tickets_tables(board: Board, runs: list[dict]) -> list[str]:
     out = ["<h3>Tickets</h3>", '<p class="note">Hardest first. Completion and holder win share with 95 % intervals; '
-           "net points per holding is the mean of +points when completed and −points when not.</p>"]
-    many_decks = len(board.ticket_decks or {}) > 1
+           "net points per holding is the mean of +points when completed and −points when not. A column the "
+           "report has no figures for is left out.</p>"]
+    every = [t for r in runs for t in r.get("tickets") or [] if isinstance(t, dict)]
+    # a deck column only when the report's tickets come from more than one deck
+    many_decks = len({figs.ticket_deck(board, str(t.get("ticket", ""))) for t in every}) > 1
+    columns = [("points", lambda t: _cell(_e(t.get("points", "—"))), True),
+               ("kept", lambda t: _cell(pct(_keep_rate(t)) + (f' <span class="ci">of {_e(t["offered"])}</span>'
+                                                              if _num(t.get("offered")) else "")),
+                any(_num(_keep_rate(t)) is not None for t in every)),
+               ("held", lambda t: _cell(_e(t.get("held", "—"))), True),
+               ("completion", lambda t: _cell(pct(t.get("completion")), ci_pct(t.get("low"), t.get("high"))), True),
+               ("net points per holding", lambda t: _cell(num(t.get("net_points_per_holding"), "{:+.1f}")),
+                any(_num(t.get("net_points_per_holding")) is not None for t in every)),
+               ("holder win share", lambda t: _cell(pct(t.get("holder_win_share")),
+                                                    ci_pct(t.get("holder_low"), t.get("holder_high"))),
+                any(_num(t.get("holder_win_share")) is not None for t in every))]
+    columns = [(name, fn) for name, fn, shown in columns if shown]
     for r in runs:
         rows = [t for t in r.get("tickets") or [] if isinstance(t, dict)]
         out.append(f"<details open><summary>{_e(r['players'])} players — {len(rows)} tickets</summary>")
         if not rows:
             out.append("<p>No tickets in this run.</p></details>")
             continue
-        out.append("<table><thead><tr><th>ticket</th>" + ("<th>deck</th>" if many_decks else "")
-                   + '<th class="n">points</th><th class="n">kept</th><th class="n">held</th>'
-                   '<th class="n">completion</th><th class="n">net points per holding</th>'
-                   '<th class="n">holder win share</th></tr></thead><tbody>')
+        out.append('<div class="wide"><table><thead><tr><th>ticket</th>' + ("<th>deck</th>" if many_decks else "")
+                   + "".join(f'<th class="n">{name}</th>' for name, _ in columns) + "</tr></thead><tbody>")
         rows.sort(key=lambda t: (_num(t.get("completion")) if _num(t.get("completion")) is not None else 2.0,
                                  str(t.get("ticket"))))
         for t in rows:
             label = str(t.get("ticket", ""))
-            kept = t.get("keep_rate")
-            if _num(kept) is None and _num(t.get("offered")) and _num(t.get("kept")) is not None:
-                kept = t["kept"] / t["offered"]
-            kept_cell = pct(kept) + (f' <span class="ci">of {_e(t["offered"])}</span>' if _num(t.get("offered")) else "")
-            out.append(
-                f'<tr><td title="{_e(label)}">{_e(figs.ticket_title(board, label))}</td>'
-                + (f"<td>{_e(figs.ticket_deck(board, label))}</td>" if many_decks else "")
-                + _cell(_e(t.get("points", "—"))) + _cell(kept_cell) + _cell(_e(t.get("held", "—")))
-                + _cell(pct(t.get("completion")), ci_pct(t.get("low"), t.get("high")))
-                + _cell(num(t.get("net_points_per_holding"), "{:+.1f}"))
-                + _cell(pct(t.get("holder_win_share")), ci_pct(t.get("holder_low"), t.get("holder_high"))) + "</tr>")
-        out.append("</tbody></table></details>")
+            out.append(f'<tr><td title="{_e(label)}">{_e(figs.ticket_title(board, label))}</td>'
+                       + (f"<td>{_e(figs.ticket_deck(board, label))}</td>" if many_decks else "")
+                       + "".join(fn(t) for _, fn in columns) + "</tr>")
+        out.append("</tbody></table></div></details>")
     return out
 
 
@@ -248,7 +262,7 @@ def colors_table(board: Board, runs: list[dict]) -> list[str]:
     out = ["<h3>Color use</h3>", '<p class="note">Share of each color\'s track claimed (each double counted once '
            "where only one track may be taken), and the wild cards spent per claim of that color: high demand with "
            "many wilds means the deck is short of it.</p>",
-           f"<table><thead><tr><th>color</th>{head}</tr></thead><tbody>"]
+           f"<div class=\"wide\"><table><thead><tr><th>color</th>{head}</tr></thead><tbody>"]
     for c in order:
         if c in palette:
             hex_ = palette[c].hex if HEX.match(palette[c].hex or "") else "#ffffff"
@@ -263,7 +277,7 @@ def colors_table(board: Board, runs: list[dict]) -> list[str]:
             cells.append(_cell(pct(u.get("claimed_share")), ci_pct(u.get("low"), u.get("high"))))
             cells.append(_cell(num(u.get("wilds_per_claim"), "{:.2f}")))
         out.append("<tr>" + "".join(cells) + "</tr>")
-    out.append("</tbody></table>")
+    out.append("</tbody></table></div>")
     return out
 
 
