@@ -14,6 +14,7 @@ import json
 import math
 import os
 import re
+import stat
 from pathlib import Path
 
 import numpy as np
@@ -177,6 +178,24 @@ def test_missing_optional_keys_do_not_break(tiny, tmp_path):
     assert page.exists() and "no verdicts" in page.read_text(encoding="utf-8").lower()
     for name in ("heatmap-2p.png", "completion-vs-points.png", "seat-shares.png", "margins.png"):
         assert (tmp_path / name).stat().st_size > 1000
+
+
+def test_atomic_write_keeps_the_old_file_when_it_fails(tmp_path, monkeypatch):
+    path = tmp_path / "margins.png"
+    path.write_bytes(b"old")
+
+    def refuse(src, dst):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(figures.os, "replace", refuse)
+    with pytest.raises(OSError):
+        figures.atomic_write(path, b"new")
+    assert path.read_bytes() == b"old" and [p.name for p in tmp_path.iterdir()] == ["margins.png"]
+    monkeypatch.undo()
+    figures.atomic_write(path, b"new")
+    assert path.read_bytes() == b"new"
+    # mkstemp makes a private file; the report gets the mode any file the user writes gets
+    assert stat.S_IMODE(path.stat().st_mode) == 0o666 & ~figures._umask()
 
 
 def test_ticket_labels_match_the_board(tiny):

@@ -132,10 +132,8 @@ def ticket_title(board: Board, label: str) -> str:
     _, t = ticket_ref(board, label)
     if t is None:
         return label
-    names = board._stations_by_id
-    a = names[t.a].name if t.a in names else t.a
-    b = names[t.b].name if t.b in names else t.b
-    return f"{a} – {b}"
+    ids = {s.id: s.name for s in board.stations}
+    return f"{ids.get(t.a, t.a)} – {ids.get(t.b, t.b)}"
 
 
 def ticket_deck(board: Board, label: str) -> str:
@@ -305,6 +303,15 @@ def _panels(k: int, rows: int = 1, height: float = 3.4, width: float = 3.3, shar
     return fig, axes
 
 
+def _frame(ax, run: dict | None = None, grid: str = "y") -> None:
+    """A panel's light grid behind the data, and its title: the player count and the games."""
+    ax.grid(True, axis=grid, color="#e6e6e6", lw=0.6)
+    ax.set_axisbelow(True)
+    if run is not None:
+        games = f" · {run['games']:,} games" if isinstance(run.get("games"), int) else ""
+        ax.set_title(f"{run['players']} players{games}", fontsize=10)
+
+
 def _percent_axis(axis) -> None:
     """Percent ticks at round steps (10 %, 5 %, 2 %), never 2.5 % printed as "2 %"."""
     axis.set_major_formatter(PercentFormatter(1.0, decimals=0))
@@ -317,13 +324,10 @@ def completion_figure(report: dict, board: Board) -> Figure:
     decks_seen: list[str] = []
     for ax, run in zip(axes[0], runs):
         rows = [t for t in run.get("tickets") or [] if _num(t.get("completion")) is not None and _num(t.get("points")) is not None]
-        ax.set_title(f"{run['players']} players" + (f" · {run['games']:,} games" if isinstance(run.get("games"), int) else ""),
-                     fontsize=10)
+        _frame(ax, run, "both")
         ax.set_ylim(-0.03, 1.05)
         _percent_axis(ax.yaxis)
         ax.set_xlabel("ticket points")
-        ax.grid(True, color="#e6e6e6", lw=0.6)
-        ax.set_axisbelow(True)
         if not rows:
             _note(ax, "no tickets held")
             continue
@@ -387,15 +391,13 @@ def seat_figure(report: dict) -> Figure:
     for col, run in enumerate(runs):
         n = run["players"]
         ax = axes[0][col]
-        ax.set_title(f"{n} players" + (f" · {run['games']:,} games" if isinstance(run.get("games"), int) else ""), fontsize=10)
+        _frame(ax, run)
         shares = [s for s in run.get("seat_win_share") or [] if isinstance(s, dict)]
         seats = list(range(1, n + 1))
         ax.set_xticks(seats)
         ax.set_xlim(0.4, n + 0.6)
         ax.axhline(1 / n, color="#888888", ls="--", lw=0.8)
         _percent_axis(ax.yaxis)
-        ax.grid(True, axis="y", color="#e6e6e6", lw=0.6)
-        ax.set_axisbelow(True)
         vals = [(i + 1, _num(s.get("share")), s) for i, s in enumerate(shares[:n])]
         vals = [(x, v, s) for x, v, s in vals if v is not None]
         if vals:
@@ -423,8 +425,7 @@ def seat_figure(report: dict) -> Figure:
         if _num(edge.get("score")) is not None:
             ax2.set_title(f"seat 1: {edge['score']:+.1f} points"
                           + _interval(edge.get("score_low"), edge.get("score_high")), fontsize=9)
-        ax2.grid(True, axis="y", color="#e6e6e6", lw=0.6)
-        ax2.set_axisbelow(True)
+        _frame(ax2)
         scores = [(i + 1, _num(s.get("mean")), s) for i, s in enumerate((run.get("score_by_seat") or [])[:n])
                   if isinstance(s, dict)]
         scores = [(x, v, s) for x, v, s in scores if v is not None]
@@ -458,13 +459,10 @@ def margins_figure(report: dict) -> Figure:
     runs = runs_of(report)
     fig, axes = _panels(len(runs) or 1, height=3.2, width=3.1, sharex=True)
     for ax, run in zip(axes[0], runs):
-        ax.set_title(f"{run['players']} players" + (f" · {run['games']:,} games" if isinstance(run.get("games"), int) else ""),
-                     fontsize=10)
+        _frame(ax, run)
         m = run.get("margins") or {}
         edges, counts = list(m.get("edges") or []), list(m.get("counts") or [])
         _percent_axis(ax.yaxis)
-        ax.grid(True, axis="y", color="#e6e6e6", lw=0.6)
-        ax.set_axisbelow(True)
         if len(edges) != len(counts) + 1 or not sum(counts):
             _note(ax, "no margins in this report")
             continue
