@@ -66,12 +66,18 @@ def tiny_report(board) -> dict:
     return {
         "board": "tiny", "name": board.name, "rules": "standard", "seed": 7,
         "panel": ["route-focus", "expert", "ticket-hungry"], "max_games": 2000, "runs": runs,
-        "verdicts": [
-            {"kind": "seat-advantage", "subject": "seat 1", "players": 2, "verdict": "robust",
-             "agents": ["route-focus", "expert", "ticket-hungry"]},
+        "verdicts": [   # the fine one first: the page must put it last
+            {"kind": "ticket-too-easy", "subject": "alder-fir", "players": 2, "verdict": "robust", "finding": False,
+             "agents": ["route-focus", "expert", "ticket-hungry"], "estimate": 0.62, "low": 0.5, "high": 0.72,
+             "cutoff": 0.9, "games": 400},
+            {"kind": "seat-advantage", "subject": "first seat", "players": 2, "verdict": "robust", "finding": True,
+             "agents": ["route-focus", "expert", "ticket-hungry"], "estimate": 0.06, "low": 0.041, "high": 0.12,
+             "cutoff": 0.03, "games": 400, "text": "2 players: the first seat has an <advantage>"},
             {"kind": "hard-ticket", "subject": "dogwood-cedar <13>", "players": 3, "verdict": "agent-dependent",
              "agents": {"route-focus": "hard", "expert": "fine"}},
-            {"kind": "unused-route", "subject": "birch-cedar", "players": 2, "verdict": "undecided", "agents": []},
+            {"kind": "route-rarely-claimed", "subject": "birch-cedar", "players": 2, "verdict": "undecided",
+             "agents": [], "estimate": 0.0, "low": 0.0, "high": 0.0602, "cutoff": 0.05, "games": 400,
+             "games_needed": 5860},
         ],
         "deck_warnings": ["red & blue are <scarce>"],
     }
@@ -136,6 +142,7 @@ def test_heatmap_colors_spaces_by_claim_share(tiny_out):
 
 def test_pngs_are_byte_stable(tiny, tiny_out, tmp_path):
     _, report, out, _ = tiny_out
+    figures._last.clear()   # draw again rather than reuse the last render
     again = figures.write_figures(report, tiny, tmp_path)
     for path in again:
         assert path.read_bytes() == (out / path.name).read_bytes(), path.name
@@ -153,13 +160,17 @@ def test_html_is_self_contained_and_escaped(tiny_out):
     # every figure embedded, none fetched from a path
     imgs = re.findall(r'<img [^>]*src="([^"]+)"', text)
     assert len(imgs) == 5 and all(src.startswith("data:image/png;base64,") for src in imgs)
-    # the verdicts come first, each with its class and agents
+    # the verdicts come first, each with its class and agents: problems every agent agrees on,
+    # then agent-dependent, undecided, and what was found fine last
     assert text.index("Verdicts") < text.index("<img")
-    for v in report["verdicts"]:
-        assert f'class="verdict {v["verdict"]}"' in text
-    assert "route-focus: hard" in text
-    assert text.index("class=\"verdict robust\"") < text.index("class=\"verdict agent-dependent\"") \
-        < text.index("class=\"verdict undecided\"")
+    rows = re.findall(r'<tr class="verdict ([a-z -]+)"', text)
+    assert rows == ["robust", "agent-dependent", "undecided", "robust fine"]
+    assert "route-focus: hard" in text and "route-focus, expert, ticket-hungry" in text
+    assert "✔ robust: act" in text and "✔ robust: fine" in text
+    assert "+6.0 pp" in text and "cut-off +3.0 pp" in text          # a difference of shares, in points
+    assert "about 5,860 more needed" in text                         # what an undecided verdict would need
+    assert 'title="2 players: the first seat has an &lt;advantage&gt;"' in text
+    assert "Alder &lt;script&gt;" in text.split("Figures")[0]         # the ticket verdict by its stations' names
 
 
 def test_html_tables_carry_intervals(tiny_out):
@@ -345,7 +356,7 @@ def test_portland_played_report_draws(portland, tmp_path):
     text = page.read_text(encoding="utf-8")
     assert not re.search(r"https?://", text)
     for v in report["verdicts"]:
-        assert f'class="verdict {v["verdict"]}"' in text
+        assert re.search(f'class="verdict {v["verdict"]}[ "]', text)
     layout = Layout(portland)
     run = report["runs"][0]
     shares = run["route_claim_share"]

@@ -18,7 +18,9 @@ or a figure out; it never raises. The same input gives the same bytes (no dates 
 
 from __future__ import annotations
 
+import hashlib
 import io
+import json
 import math
 import os
 import tempfile
@@ -474,7 +476,8 @@ def margins_figure(report: dict) -> Figure:
         ax.bar(edges[:-1], heights, width=widths, align="edge", color="#4c72b0", edgecolor="white", linewidth=0.6)
         median = _median_from_bins(edges, counts)
         ax.axvline(median, color="#c0392b", lw=1, ls="--")
-        lines = [f"median ≈ {median:.0f}"]
+        mean = _num(m.get("mean"))
+        lines = [f"median ≈ {median:.0f}" + (f", mean {mean:.1f}" if mean is not None else "")]
         ld = run.get("longest_decides") or {}
         if _num(ld.get("share")) is not None:
             lines.append(f"longest path decides {ld['share']:.0%}" + _interval(ld.get("low"), ld.get("high"), "{:.0%}", "–"))
@@ -517,13 +520,22 @@ def figure_files(report: dict, board: Board) -> dict[str, Figure]:
     return out
 
 
+_last: dict = {}   # the last render, so write_html after write_figures does not draw it all again
+
+
 def render_figures(report: dict, board: Board) -> dict[str, bytes]:
-    """File name → PNG bytes, for every figure of the report."""
+    """File name → PNG bytes, for every figure of the report (the same input, the same bytes)."""
+    key = hashlib.sha256((json.dumps(report, sort_keys=True, default=str) + repr(board)).encode()).hexdigest()
+    if _last.get("key") == key:
+        return dict(_last["pngs"])
     with pdf.style():
         figs = figure_files(report, board)
     dpi = heatmap_dpi(board)
-    return {name: _png(fig, dpi, palette=True) if name.startswith("heatmap-") else _png(fig, CHART_DPI)
+    pngs = {name: _png(fig, dpi, palette=True) if name.startswith("heatmap-") else _png(fig, CHART_DPI)
             for name, fig in figs.items()}
+    _last.clear()
+    _last.update(key=key, pngs=pngs)
+    return dict(pngs)
 
 
 def write_figures(report: dict, board: Board, out_dir: Path) -> list[Path]:

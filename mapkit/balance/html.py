@@ -35,6 +35,7 @@ tbody tr:nth-child(even) { background: #fafafa; }
 .ci { color: #666; font-size: .88em; white-space: nowrap; }
 tr.verdict td:first-child { font-weight: 600; white-space: nowrap; border-left: 5px solid; }
 tr.robust { background: #e6f4e4 !important; } tr.robust td:first-child { border-color: #2e7d32; color: #1b5e20; }
+tr.robust.fine { background: #f3faf2 !important; } tr.robust.fine td:first-child { font-weight: normal; }
 tr.agent-dependent { background: #fff2d9 !important; }
 tr.agent-dependent td:first-child { border-color: #c77700; color: #8a5300; }
 tr.undecided { background: #f0f0f0 !important; color: #555; }
@@ -45,6 +46,7 @@ figcaption, .caption { color: #444; margin-top: .4em; max-width: 60em; }
 .multiples figure { margin: .6em 0; }
 .swatch { display: inline-block; width: .9em; height: .9em; border: 1px solid #888; vertical-align: -.1em;
           margin-right: .35em; }
+.badge { font-size: .78em; background: #fde2c8; color: #7a3e00; border-radius: .6em; padding: 0 .45em; }
 pre { background: #f7f7f7; padding: 1em; overflow-x: auto; font-size: .85em; }
 """
 
@@ -106,23 +108,73 @@ def _cell(value: str, ci: str = "", cls: str = "n", sep: str = " ") -> str:
 # ------------------------------------------------------------------ sections
 
 
-def verdicts_section(report: dict) -> list[str]:
+DIFFERENCE_KINDS = ("seat-advantage", "color-starved")   # estimates that are differences of shares
+
+
+def _verdict_rank(v: dict) -> int:
+    """Problems every agent agrees on first, then what depends on the agents, then the undecided,
+    then what was checked and found fine."""
+    kind = v.get("verdict")
+    if kind == "robust":
+        return 3 if v.get("finding") is False else 0
+    return VERDICT_ORDER.get(kind, 2)
+
+
+def _subject(board: Board, v: dict) -> str:
+    subject = str(v.get("subject", ""))
+    kind = str(v.get("kind", ""))
+    if kind.startswith("ticket"):
+        title = figs.ticket_title(board, subject)
+        return title if title == subject else f"{title} ({subject})"
+    colors = {c.id: c.name for c in board.palette}
+    return f"{colors[subject]} ({subject})" if kind.startswith("color") and subject in colors else subject
+
+
+def _estimate(v: dict) -> str:
+    est = _num(v.get("estimate"))
+    if est is None:
+        return "—"
+    diff = str(v.get("kind")) in DIFFERENCE_KINDS
+    value, ci = (pp(est), ci_pp(v.get("low"), v.get("high"))) if diff else (pct(est, 1 if abs(est) < 0.1 else 0),
+                                                                             ci_pct(v.get("low"), v.get("high")))
+    cut = _num(v.get("cutoff"))
+    cut_text = f' <span class="ci">cut-off {pp(cut) if diff else pct(cut)}</span>' if cut is not None else ""
+    return f"{value} {ci}{cut_text}"
+
+
+def _games(v: dict) -> str:
+    games = v.get("games")
+    text = f"{games:,}" if isinstance(games, int) else _e(games or "")
+    need = v.get("games_needed")
+    if v.get("verdict") == "undecided" and isinstance(need, int):
+        text += f' <span class="ci">about {need:,} more needed</span>'
+    return text
+
+
+def verdicts_section(report: dict, board: Board) -> list[str]:
     out = ["<h2 id=\"verdicts\">Verdicts</h2>",
-           '<p class="note"><b>robust</b>: every agent of the panel agrees and the interval clears the cut-off — '
-           'change the map for these. <b>agent-dependent</b>: the agents disagree (the column says which find it), '
-           'so it depends on how people play. <b>undecided</b>: not enough games to tell either way.</p>']
+           '<p class="note"><b>robust</b>: the pooled games decide it and every agent of the panel agrees — act on '
+           'the problems, trust the "fine". <b>agent-dependent</b>: the agents disagree (the agents column names '
+           'those that do), so it depends on how people play. <b>undecided</b>: not enough games yet (the agents '
+           "column names any pointing the other way). Estimates with 95 % intervals; pp = percentage points.</p>"]
     verdicts = [v for v in report.get("verdicts") or [] if isinstance(v, dict)]
     if not verdicts:
         return out + ["<p>No verdicts in this report.</p>"]
-    verdicts = sorted(verdicts, key=lambda v: VERDICT_ORDER.get(v.get("verdict"), 3))   # stable: keeps the report's order within
-    out.append("<div class=\"wide\"><table><thead><tr><th>verdict</th><th>finding</th><th>subject</th><th class=\"n\">players</th>"
-               "<th>agents</th></tr></thead><tbody>")
+    verdicts = sorted(verdicts, key=_verdict_rank)   # stable: keeps the report's order within a rank
+    out.append('<div class="wide"><table><thead><tr><th>verdict</th><th class="n">players</th><th>finding</th>'
+               '<th>subject</th><th class="n">estimate</th><th>agents</th><th class="n">games</th></tr></thead><tbody>')
     for v in verdicts:
         kind = str(v.get("verdict") or "undecided")
         cls = kind if kind in VERDICT_ORDER else "undecided"
-        out.append(f'<tr class="verdict {_e(cls)}"><td>{_e(VERDICT_MARK.get(kind, kind))}</td>'
-                   f'<td>{_e(str(v.get("kind", "")).replace("-", " "))}</td><td>{_e(v.get("subject"))}</td>'
-                   f'<td class="n">{_e(v.get("players", ""))}</td><td>{_e(agents_text(v.get("agents")))}</td></tr>')
+        mark = VERDICT_MARK.get(kind, kind)
+        if kind == "robust" and v.get("finding") is not None:
+            mark += ": act" if v["finding"] else ": fine"
+            cls += "" if v["finding"] else " fine"
+        title = f' title="{_e(v["text"])}"' if v.get("text") else ""
+        out.append(f'<tr class="verdict {_e(cls)}"{title}><td>{_e(mark)}</td><td class="n">{_e(v.get("players", ""))}</td>'
+                   f'<td>{_e(str(v.get("kind", "")).replace("-", " "))}</td><td>{_e(_subject(board, v))}</td>'
+                   f'<td class="n">{_estimate(v)}</td><td>{_e(agents_text(v.get("agents")))}</td>'
+                   f'<td class="n">{_games(v)}</td></tr>')
     out.append("</tbody></table></div>")
     return out
 
@@ -239,9 +291,11 @@ def tickets_tables(board: Board, runs: list[dict]) -> list[str]:
                    + "".join(f'<th class="n">{name}</th>' for name, _ in columns) + "</tr></thead><tbody>")
         rows.sort(key=lambda t: (_num(t.get("completion")) if _num(t.get("completion")) is not None else 2.0,
                                  str(t.get("ticket"))))
+        rare = set(r.get("rarely_kept") or [])
         for t in rows:
             label = str(t.get("ticket", ""))
-            out.append(f'<tr><td title="{_e(label)}">{_e(figs.ticket_title(board, label))}</td>'
+            badge = ' <span class="badge">rarely kept</span>' if label in rare else ""
+            out.append(f'<tr><td title="{_e(label)}">{_e(figs.ticket_title(board, label))}{badge}</td>'
                        + (f"<td>{_e(figs.ticket_deck(board, label))}</td>" if many_decks else "")
                        + "".join(fn(t) for _, fn in columns) + "</tr>")
         out.append("</tbody></table></div></details>")
@@ -302,7 +356,7 @@ def render_html(report: dict, board: Board, pngs: dict[str, bytes], markdown: st
     warnings = [w for w in report.get("deck_warnings") or []]
     if warnings:
         body += ["<p><b>Deck:</b></p><ul>"] + [f"<li>{_e(w)}</li>" for w in warnings] + ["</ul>"]
-    body += verdicts_section(report)
+    body += verdicts_section(report, board)
     body += figures_section(board, pngs)
     body += ['<h2 id="tables">Tables</h2>']
     body += seats_table(runs) + tickets_tables(board, runs) + colors_table(board, runs)
