@@ -167,9 +167,9 @@ def test_html_is_self_contained_and_escaped(tiny_out):
     assert rows == ["robust", "agent-dependent", "undecided", "robust fine"]
     assert "route-focus: hard" in text and "route-focus, expert, ticket-hungry" in text
     assert "✔ robust: act" in text and "✔ robust: fine" in text
-    assert "+6.0 pp" in text and "cut-off +3.0 pp" in text          # a difference of shares, in points
+    assert "+6.0 pp" in text and ">+3.0 pp<" in text                # a difference of shares and its cut-off, in points
     assert "about 5,860 more needed" in text                         # what an undecided verdict would need
-    assert 'title="2 players: the first seat has an &lt;advantage&gt;"' in text
+    assert 'title="2 players: the first seat has an &lt;advantage&gt;"' in text and 'title="alder-fir"' in text
     assert "Alder &lt;script&gt;" in text.split("Figures")[0]         # the ticket verdict by its stations' names
 
 

@@ -30,16 +30,16 @@ h1 { font-size: 1.7em; margin-bottom: .2em; } h2 { margin-top: 1.8em; border-bot
 .meta { color: #555; } .note { color: #555; font-size: .92em; }
 table { border-collapse: collapse; margin: .6em 0 1.2em; font-size: .92em; }
 th, td { padding: .28em .6em; border-bottom: 1px solid #e5e5e5; text-align: left; vertical-align: top; }
-th { background: #f3f3f3; } td.n, th.n { text-align: right; white-space: nowrap; }
+th { background: #f3f3f3; } td.n, th.n { text-align: right; white-space: nowrap; } td.k { white-space: nowrap; }
 tbody tr:nth-child(even) { background: #fafafa; }
 .ci { color: #666; font-size: .88em; white-space: nowrap; }
 tr.verdict td:first-child { font-weight: 600; white-space: nowrap; border-left: 5px solid; }
-tr.robust { background: #e6f4e4 !important; } tr.robust td:first-child { border-color: #2e7d32; color: #1b5e20; }
+tr.robust { background: #e6f4e4 !important; } tr.robust td:first-child { border-left-color: #2e7d32; color: #1b5e20; }
 tr.robust.fine { background: #f3faf2 !important; } tr.robust.fine td:first-child { font-weight: normal; }
 tr.agent-dependent { background: #fff2d9 !important; }
-tr.agent-dependent td:first-child { border-color: #c77700; color: #8a5300; }
+tr.agent-dependent td:first-child { border-left-color: #c77700; color: #8a5300; }
 tr.undecided { background: #f0f0f0 !important; color: #555; }
-tr.undecided td:first-child { border-color: #9e9e9e; font-style: italic; }
+tr.undecided td:first-child { border-left-color: #9e9e9e; font-style: italic; }
 figure { margin: 1.2em 0 2em; } figure img { max-width: 100%; height: auto; border: 1px solid #e3e3e3; }
 figcaption, .caption { color: #444; margin-top: .4em; max-width: 60em; }
 .multiples { display: grid; grid-template-columns: repeat(auto-fit, minmax(540px, 1fr)); gap: 0 1.2em; }
@@ -124,22 +124,21 @@ def _subject(board: Board, v: dict) -> str:
     subject = str(v.get("subject", ""))
     kind = str(v.get("kind", ""))
     if kind.startswith("ticket"):
-        title = figs.ticket_title(board, subject)
-        return title if title == subject else f"{title} ({subject})"
+        return figs.ticket_title(board, subject)   # the id is in the row's tooltip and the tickets table
     colors = {c.id: c.name for c in board.palette}
-    return f"{colors[subject]} ({subject})" if kind.startswith("color") and subject in colors else subject
+    return colors[subject] if kind.startswith("color") and subject in colors else subject
 
 
-def _estimate(v: dict) -> str:
-    est = _num(v.get("estimate"))
-    if est is None:
-        return "—"
+def _estimate(v: dict) -> tuple[str, str]:
+    """(estimate with its interval under it, cut-off), as percent or, for differences, points."""
+    est, cut = _num(v.get("estimate")), _num(v.get("cutoff"))
     diff = str(v.get("kind")) in DIFFERENCE_KINDS
-    value, ci = (pp(est), ci_pp(v.get("low"), v.get("high"))) if diff else (pct(est, 1 if abs(est) < 0.1 else 0),
-                                                                             ci_pct(v.get("low"), v.get("high")))
-    cut = _num(v.get("cutoff"))
-    cut_text = f' <span class="ci">cut-off {pp(cut) if diff else pct(cut)}</span>' if cut is not None else ""
-    return f"{value} {ci}{cut_text}"
+    cut_text = "—" if cut is None else pp(cut) if diff else pct(cut)
+    if est is None:
+        return "—", cut_text
+    if diff:
+        return f"{pp(est)}<br>{ci_pp(v.get('low'), v.get('high'))}", cut_text
+    return f"{pct(est, 1 if abs(est) < 0.1 else 0)}<br>{ci_pct(v.get('low'), v.get('high'))}", cut_text
 
 
 def _games(v: dict) -> str:
@@ -147,7 +146,7 @@ def _games(v: dict) -> str:
     text = f"{games:,}" if isinstance(games, int) else _e(games or "")
     need = v.get("games_needed")
     if v.get("verdict") == "undecided" and isinstance(need, int):
-        text += f' <span class="ci">about {need:,} more needed</span>'
+        text += f'<br><span class="ci">about {need:,} more needed</span>'
     return text
 
 
@@ -162,7 +161,8 @@ def verdicts_section(report: dict, board: Board) -> list[str]:
         return out + ["<p>No verdicts in this report.</p>"]
     verdicts = sorted(verdicts, key=_verdict_rank)   # stable: keeps the report's order within a rank
     out.append('<div class="wide"><table><thead><tr><th>verdict</th><th class="n">players</th><th>finding</th>'
-               '<th>subject</th><th class="n">estimate</th><th>agents</th><th class="n">games</th></tr></thead><tbody>')
+               '<th>subject</th><th class="n">estimate</th><th class="n">cut-off</th><th>agents</th><th class="n">games</th>'
+               "</tr></thead><tbody>")
     for v in verdicts:
         kind = str(v.get("verdict") or "undecided")
         cls = kind if kind in VERDICT_ORDER else "undecided"
@@ -170,11 +170,12 @@ def verdicts_section(report: dict, board: Board) -> list[str]:
         if kind == "robust" and v.get("finding") is not None:
             mark += ": act" if v["finding"] else ": fine"
             cls += "" if v["finding"] else " fine"
-        title = f' title="{_e(v["text"])}"' if v.get("text") else ""
+        title = f' title="{_e(v.get("text") or v.get("subject", ""))}"'
+        estimate, cutoff = _estimate(v)
         out.append(f'<tr class="verdict {_e(cls)}"{title}><td>{_e(mark)}</td><td class="n">{_e(v.get("players", ""))}</td>'
-                   f'<td>{_e(str(v.get("kind", "")).replace("-", " "))}</td><td>{_e(_subject(board, v))}</td>'
-                   f'<td class="n">{_estimate(v)}</td><td>{_e(agents_text(v.get("agents")))}</td>'
-                   f'<td class="n">{_games(v)}</td></tr>')
+                   f'<td class="k">{_e(str(v.get("kind", "")).replace("-", " "))}</td><td>{_e(_subject(board, v))}</td>'
+                   f'<td class="n">{estimate}</td><td class="n">{cutoff}</td>'
+                   f'<td class="k">{_e(agents_text(v.get("agents")))}</td><td class="n">{_games(v)}</td></tr>')
     out.append("</tbody></table></div>")
     return out
 
@@ -263,15 +264,15 @@ def _keep_rate(t: dict):
 
 
 def tickets_tables(board: Board, runs: list[dict]) -> list[str]:
-    out = ["<h3>Tickets</h3>", '<p class="note">Hardest first. Completion and holder win share with 95 % intervals; '
-           "net points per holding is the mean of +points when completed and −points when not. A column the "
+    out = ["<h3>Tickets</h3>", '<p class="note">Hardest first. Keep rate (of the offers that included the ticket), '
+           "completion and holder win share with 95 % intervals; net points per holding is the mean of +points when completed and −points when not. A column the "
            "report has no figures for is left out.</p>"]
     every = [t for r in runs for t in r.get("tickets") or [] if isinstance(t, dict)]
     # a deck column only when the report's tickets come from more than one deck
     many_decks = len({figs.ticket_deck(board, str(t.get("ticket", ""))) for t in every}) > 1
     columns = [("points", lambda t: _cell(_e(t.get("points", "—"))), True),
-               ("kept", lambda t: _cell(pct(_keep_rate(t)) + (f' <span class="ci">of {_e(t["offered"])}</span>'
-                                                              if _num(t.get("offered")) else "")),
+               ("offered", lambda t: _cell(_e(t.get("offered", "—"))), any(_num(t.get("offered")) for t in every)),
+               ("kept", lambda t: _cell(pct(_keep_rate(t)), ci_pct(t.get("keep_low"), t.get("keep_high"))),
                 any(_num(_keep_rate(t)) is not None for t in every)),
                ("held", lambda t: _cell(_e(t.get("held", "—"))), True),
                ("completion", lambda t: _cell(pct(t.get("completion")), ci_pct(t.get("low"), t.get("high"))), True),
