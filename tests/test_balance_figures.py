@@ -42,7 +42,7 @@ def tiny_report(board) -> dict:
     for i, t in enumerate(board.ticket_decks["standard"]):
         c = [0.92, 0.15, 0.8, 0.6, 0.5, 0.7, 0.35, 0.88][i]
         tickets.append({"ticket": f"{t.a}-{t.b}", "points": t.points, "offered": 100, "kept": 60 + i,
-                        "keep_rate": (60 + i) / 100, "held": 40 + 5 * i, "completed": round(c * (40 + 5 * i)),
+                        "keep_rate": (60 + i) / 100, "keep_low": (50 + i) / 100, "keep_high": (70 + i) / 100, "held": 40 + 5 * i, "completed": round(c * (40 + 5 * i)),
                         "completion": c, "low": max(0.0, c - 0.12), "high": min(1.0, c + 0.1),
                         "net_points_per_holding": round(t.points * (2 * c - 1), 2),
                         "holder_win_share": 0.5, "holder_low": 0.4, "holder_high": 0.6})
@@ -57,7 +57,7 @@ def tiny_report(board) -> dict:
             "score_by_seat": [{"mean": 60 - 2 * i, "low": 57 - 2 * i, "high": 63 - 2 * i} for i in range(n)],
             "margins": {"edges": [0, 5, 10, 15, 20, 30, 40], "counts": [80, 120, 90, 60, 40, 10]},
             "longest_decides": {"share": 0.18, "low": 0.14, "high": 0.22},
-            "tickets": tickets,
+            "tickets": tickets, "rarely_kept": ["birch-dogwood"],
             "route_claim_share": shares,
             "color_use": {"red": {"claimed_share": 0.6, "low": 0.55, "high": 0.65, "wilds_per_claim": 0.4},
                           "blue": {"claimed_share": 0.3, "low": 0.25, "high": 0.35, "wilds_per_claim": 0.9},
@@ -181,13 +181,22 @@ def test_html_tables_carry_intervals(tiny_out):
     assert re.search(r"15\s*%.{0,80}3\s*–\s*25\s*%", text, re.S)
     assert "56 %" in text and "51 – 61 %" in text   # seat 1 at two players
     assert "Red Line" in text                        # color use by the palette's names
+    assert re.search(r"Birch – Dogwood <span class=\"badge\">rarely kept</span>", text)
+    assert "60 %" in text and "50 – 70 %" in text     # the first ticket's keep rate and its interval
 
 
 def test_missing_optional_keys_do_not_break(tiny, tmp_path):
-    bare = {"board": "tiny", "name": "Tiny", "runs": [{"players": 2, "games": 10}]}
+    # a bare run, and a solo run whose seat and margin figures are empty (there is no runner-up)
+    bare = {"board": "tiny", "name": "Tiny", "runs": [
+        {"players": 2, "games": 10},
+        {"players": 1, "games": 10, "seat_win_share": [{"share": 1.0, "low": None, "high": None}],
+         "first_seat_edge": {"win_share": None, "low": None, "high": None, "score": None},
+         "margins": {"edges": [0], "counts": []}, "tickets": [{"ticket": "no-such-ticket", "points": 5}],
+         "route_claim_share": {"birch-cedar": None, "alder-dogwood": 1.5}}]}
     page = html.write_html(bare, tiny, tmp_path)
-    assert page.exists() and "no verdicts" in page.read_text(encoding="utf-8").lower()
-    for name in ("heatmap-2p.png", "completion-vs-points.png", "seat-shares.png", "margins.png"):
+    text = page.read_text(encoding="utf-8")
+    assert "no verdicts" in text.lower() and "1 player —" in text
+    for name in ("heatmap-1p.png", "heatmap-2p.png", "completion-vs-points.png", "seat-shares.png", "margins.png"):
         assert (tmp_path / name).stat().st_size > 1000
 
 

@@ -111,6 +111,10 @@ def runs_of(report: dict) -> list[dict]:
     return sorted(runs, key=lambda r: r["players"])
 
 
+def players_text(n) -> str:
+    return f"{n} player" + ("" if n == 1 else "s")
+
+
 def heatmap_name(players: int) -> str:
     return f"heatmap-{players}p.png"
 
@@ -157,7 +161,8 @@ def _err(value: float, low, high) -> tuple[float, float]:
 
 
 def _note(ax, text: str) -> None:
-    ax.text(0.5, 0.5, text, ha="center", va="center", transform=ax.transAxes, color="#666666", fontsize=9)
+    ax.text(0.5, 0.5, text, ha="center", va="center", transform=ax.transAxes, color="#666666", fontsize=9,
+            bbox={"facecolor": "white", "edgecolor": "none", "pad": 2})
 
 
 # ------------------------------------------------------------------ the heatmap
@@ -263,7 +268,7 @@ def heatmap_figure(drawing: BoardDrawing, run: dict, report: dict) -> Figure:
 
     title_pt = _title_pt(board)
     n, games = run["players"], run.get("games")
-    fig.text(*at(12, head * 0.36), f"{report.get('name') or board.name}: routes claimed, {n} players",
+    fig.text(*at(12, head * 0.36), f"{report.get('name') or board.name}: routes claimed, {players_text(n)}",
              fontsize=title_pt, fontweight="bold", va="center", ha="left", parse_math=False)
     sub = [f"{games:,} games" if isinstance(games, int) else "",
            "the number in a route is the % of games in which it was claimed"]
@@ -311,7 +316,7 @@ def _frame(ax, run: dict | None = None, grid: str = "y") -> None:
     ax.set_axisbelow(True)
     if run is not None:
         games = f" · {run['games']:,} games" if isinstance(run.get("games"), int) else ""
-        ax.set_title(f"{run['players']} players{games}", fontsize=10)
+        ax.set_title(players_text(run["players"]) + games, fontsize=10)
 
 
 def _percent_axis(axis) -> None:
@@ -394,7 +399,7 @@ def seat_figure(report: dict) -> Figure:
         n = run["players"]
         ax = axes[0][col]
         _frame(ax, run)
-        shares = [s for s in run.get("seat_win_share") or [] if isinstance(s, dict)]
+        shares = [s for s in run.get("seat_win_share") or [] if isinstance(s, dict)] if n > 1 else []
         seats = list(range(1, n + 1))
         ax.set_xticks(seats)
         ax.set_xlim(0.4, n + 0.6)
@@ -409,8 +414,8 @@ def seat_figure(report: dict) -> Figure:
             top = max(max(v + e[1] for (_, v, _), e in zip(vals, errs)), 1 / n)
             ax.set_ylim(0, top * 1.3)
         else:
-            ax.set_ylim(0, 2 / n)
-            _note(ax, "no seat shares")
+            ax.set_ylim(0, min(1.0, 2 / n))
+            _note(ax, "solo: no seats to compare" if n == 1 else "no seat shares")
         # the first seat's edge goes under the panel's title rather than into the axes, where it
         # would cover points
         edge = run.get("first_seat_edge") or {}
@@ -466,7 +471,7 @@ def margins_figure(report: dict) -> Figure:
         edges, counts = list(m.get("edges") or []), list(m.get("counts") or [])
         _percent_axis(ax.yaxis)
         if len(edges) != len(counts) + 1 or not sum(counts):
-            _note(ax, "no margins in this report")
+            _note(ax, "solo: no runner-up" if run["players"] == 1 else "no margins in this report")
             continue
         total = sum(counts)
         widths = [b - a for a, b in zip(edges, edges[1:])]

@@ -220,8 +220,9 @@ def figures_section(board: Board, pngs: dict[str, bytes]) -> list[str]:
         out.append('<div class="multiples">')
         for name, data in heat:
             players = name[len("heatmap-"):-len("p.png")]
-            out.append(f"<figure>{_img(name, data, f'claims heatmap, {players} players')}"
-                       f'<figcaption>{_e(players)} players · full size: <a href="{_e(name)}">{_e(name)}</a>'
+            label = figs.players_text(int(players)) if players.isdigit() else players
+            out.append(f"<figure>{_img(name, data, f'claims heatmap, {label}')}"
+                       f'<figcaption>{_e(label)} · full size: <a href="{_e(name)}">{_e(name)}</a>'
                        "</figcaption></figure>")
         out.append(f'</div><p class="caption">{_e(HEATMAP_CAPTION)}</p>')
     for name, data in pngs.items():
@@ -284,7 +285,7 @@ def tickets_tables(board: Board, runs: list[dict]) -> list[str]:
     columns = [(name, fn) for name, fn, shown in columns if shown]
     for r in runs:
         rows = [t for t in r.get("tickets") or [] if isinstance(t, dict)]
-        out.append(f"<details open><summary>{_e(r['players'])} players — {len(rows)} tickets</summary>")
+        out.append(f"<details open><summary>{_e(figs.players_text(r['players']))} — {len(rows)} tickets</summary>")
         if not rows:
             out.append("<p>No tickets in this run.</p></details>")
             continue
@@ -313,7 +314,7 @@ def colors_table(board: Board, runs: list[dict]) -> list[str]:
         return []
     palette = {c.id: c for c in board.palette}
     order = [c.id for c in board.palette if c.id in colors] + [c for c in colors if c not in palette]
-    head = "".join(f'<th class="n">{_e(r["players"])} players: claimed</th><th class="n">wilds per claim</th>' for r in runs)
+    head = "".join(f'<th class="n">{_e(figs.players_text(r["players"]))}: claimed</th><th class="n">wilds per claim</th>' for r in runs)
     out = ["<h3>Color use</h3>", '<p class="note">Share of each color\'s track claimed (each double counted once '
            "where only one track may be taken), and the wild cards spent per claim of that color: high demand with "
            "many wilds means the deck is short of it.</p>",
@@ -350,7 +351,7 @@ def render_html(report: dict, board: Board, pngs: dict[str, bytes], markdown: st
     if report.get("seed") is not None:
         meta.append(f"seed {_e(report['seed'])}")
     if runs:
-        meta.append("games: " + _e(", ".join(f"{r.get('games', '?')} at {r['players']} players" for r in runs)))
+        meta.append("games: " + _e(", ".join(f"{r.get('games', '?')} at {figs.players_text(r['players'])}" for r in runs)))
     if report.get("max_games") is not None:
         meta.append(f"budget {_e(report['max_games'])} games per player count")
     body = [f"<h1>{_e(name)}: balance report</h1>", f'<p class="meta">{" · ".join(meta)}</p>']
