@@ -166,7 +166,7 @@ def test_html_is_self_contained_and_escaped(tiny_out):
     rows = re.findall(r'<tr class="verdict ([a-z -]+)"', text)
     assert rows == ["robust", "agent-dependent", "undecided", "robust fine"]
     assert "route-focus: hard" in text and "route-focus, expert, ticket-hungry" in text
-    assert "✔ robust: act" in text and "✔ robust: fine" in text
+    assert "▲ robust: act" in text and "✔ robust: fine" in text
     assert "+6.0 pp" in text and ">+3.0 pp<" in text                # a difference of shares and its cut-off, in points
     assert "about 5,860 more needed" in text                         # what an undecided verdict would need
     assert 'title="2 players: the first seat has an &lt;advantage&gt;"' in text and 'title="alder-fir"' in text

@@ -19,7 +19,8 @@ from mapkit.model import Board
 from mapkit.balance import figures as figs
 
 VERDICT_ORDER = {"robust": 0, "agent-dependent": 1, "undecided": 2}
-VERDICT_MARK = {"robust": "✔ robust", "agent-dependent": "◐ agent-dependent", "undecided": "? undecided"}
+# a mark beside the word, so the kinds differ without color too; a robust problem is not "✔"
+VERDICT_MARK = {"robust": "● robust", "agent-dependent": "◐ agent-dependent", "undecided": "? undecided"}
 HEX = re.compile(r"^#[0-9a-fA-F]{3,8}$")
 
 CSS = """
@@ -168,7 +169,7 @@ def verdicts_section(report: dict, board: Board) -> list[str]:
         cls = kind if kind in VERDICT_ORDER else "undecided"
         mark = VERDICT_MARK.get(kind, kind)
         if kind == "robust" and v.get("finding") is not None:
-            mark += ": act" if v["finding"] else ": fine"
+            mark = "▲ robust: act" if v["finding"] else "✔ robust: fine"
             cls += "" if v["finding"] else " fine"
         title = f' title="{_e(v.get("text") or v.get("subject", ""))}"'
         estimate, cutoff = _estimate(v)
