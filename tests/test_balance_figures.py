@@ -165,7 +165,8 @@ def test_html_is_self_contained_and_escaped(tiny_out):
     assert text.index("Verdicts") < text.index("<img")
     rows = re.findall(r'<tr class="verdict ([a-z -]+)"', text)
     assert rows == ["robust", "agent-dependent", "undecided", "robust fine"]
-    assert "route-focus: hard" in text and "route-focus, expert, ticket-hungry" in text
+    assert '<span class="nw">route-focus: hard</span>' in text
+    assert '<span class="nw">route-focus</span>, <span class="nw">expert</span>, <span class="nw">ticket-hungry</span>' in text
     assert "▲ robust: act" in text and "✔ robust: fine" in text
     assert "+6.0 pp" in text and ">+3.0 pp<" in text                # a difference of shares and its cut-off, in points
     assert "about 5,860 more needed" in text                         # what an undecided verdict would need

@@ -31,7 +31,7 @@ h1 { font-size: 1.7em; margin-bottom: .2em; } h2 { margin-top: 1.8em; border-bot
 .meta { color: #555; } .note { color: #555; font-size: .92em; }
 table { border-collapse: collapse; margin: .6em 0 1.2em; font-size: .92em; }
 th, td { padding: .28em .6em; border-bottom: 1px solid #e5e5e5; text-align: left; vertical-align: top; }
-th { background: #f3f3f3; } td.n, th.n { text-align: right; white-space: nowrap; } td.k { white-space: nowrap; }
+th { background: #f3f3f3; } td.n, th.n { text-align: right; white-space: nowrap; } td.k, .nw { white-space: nowrap; }
 tbody tr:nth-child(even) { background: #fafafa; }
 .ci { color: #666; font-size: .88em; white-space: nowrap; }
 tr.verdict td:first-child { font-weight: 600; white-space: nowrap; border-left: 5px solid; }
@@ -89,13 +89,17 @@ def ci_num(low, high, fmt: str = "{:.1f}") -> str:
     return "" if lo is None or hi is None else f'<span class="ci">{fmt.format(lo)} to {fmt.format(hi)}</span>'
 
 
-def agents_text(agents) -> str:
-    """The verdict's agents, whatever shape they come in: a list, a mapping agent → finding, a string."""
+def agents_html(agents) -> str:
+    """A verdict's agents, whatever shape they come in (a list, a mapping agent → finding, a
+    string), escaped, each kept on one line (a name like route-focus must not break at its
+    hyphen) while the list may wrap between names."""
     if isinstance(agents, dict):
-        return "; ".join(f"{k}: {v}" for k, v in agents.items())
-    if isinstance(agents, (list, tuple)):
-        return ", ".join(str(a) for a in agents)
-    return "" if agents is None else str(agents)
+        parts = [f"{k}: {v}" for k, v in agents.items()]
+    elif isinstance(agents, (list, tuple)):
+        parts = [str(a) for a in agents]
+    else:
+        parts = [str(agents)] if agents else []
+    return ", ".join(f'<span class="nw">{_e(p)}</span>' for p in parts)
 
 
 def _e(x) -> str:
@@ -176,7 +180,7 @@ def verdicts_section(report: dict, board: Board) -> list[str]:
         out.append(f'<tr class="verdict {_e(cls)}"{title}><td>{_e(mark)}</td><td class="n">{_e(v.get("players", ""))}</td>'
                    f'<td class="k">{_e(str(v.get("kind", "")).replace("-", " "))}</td><td>{_e(_subject(board, v))}</td>'
                    f'<td class="n">{estimate}</td><td class="n">{cutoff}</td>'
-                   f'<td class="k">{_e(agents_text(v.get("agents")))}</td><td class="n">{_games(v)}</td></tr>')
+                   f'<td>{agents_html(v.get("agents"))}</td><td class="n">{_games(v)}</td></tr>')
     out.append("</tbody></table></div>")
     return out
 
