@@ -405,14 +405,9 @@ def seat_figure(report: dict) -> Figure:
         ax.set_xlim(0.4, n + 0.6)
         ax.axhline(1 / n, color="#888888", ls="--", lw=0.8)
         _percent_axis(ax.yaxis)
-        vals = [(i + 1, _num(s.get("share")), s) for i, s in enumerate(shares[:n])]
-        vals = [(x, v, s) for x, v, s in vals if v is not None]
-        if vals:
-            errs = [_err(v, s.get("low"), s.get("high")) for _, v, s in vals]
-            ax.errorbar([x for x, _, _ in vals], [v for _, v, _ in vals], yerr=list(zip(*errs)), fmt="o",
-                        color="#1f4e79", ms=6, capsize=4, lw=1.2)
-            top = max(max(v + e[1] for (_, v, _), e in zip(vals, errs)), 1 / n)
-            ax.set_ylim(0, top * 1.3)
+        top = _by_seat(ax, shares[:n], "share", fmt="o", color="#1f4e79", ms=6)
+        if top is not None:
+            ax.set_ylim(0, max(top, 1 / n) * 1.3)
         else:
             ax.set_ylim(0, min(1.0, 2 / n))
             _note(ax, "solo: no seats to compare" if n == 1 else "no seat shares")
@@ -433,16 +428,10 @@ def seat_figure(report: dict) -> Figure:
             ax2.set_title(f"seat 1: {edge['score']:+.1f} points"
                           + _interval(edge.get("score_low"), edge.get("score_high")), fontsize=9)
         _frame(ax2)
-        scores = [(i + 1, _num(s.get("mean")), s) for i, s in enumerate((run.get("score_by_seat") or [])[:n])
-                  if isinstance(s, dict)]
-        scores = [(x, v, s) for x, v, s in scores if v is not None]
-        if scores:
-            errs = [_err(v, s.get("low"), s.get("high")) for _, v, s in scores]
-            ax2.errorbar([x for x, _, _ in scores], [v for _, v, _ in scores], yerr=list(zip(*errs)), fmt="s",
-                         color="#7a4e2d", ms=5, capsize=4, lw=1.2)
-            ax2.yaxis.set_major_locator(MaxNLocator(5))
-        else:
+        scores = [s for s in (run.get("score_by_seat") or [])[:n] if isinstance(s, dict)]
+        if _by_seat(ax2, scores, "mean", fmt="s", color="#7a4e2d", ms=5) is None:
             _note(ax2, "no scores by seat")
+        ax2.yaxis.set_major_locator(MaxNLocator(5, integer=True))
     axes[0][0].set_ylabel("win share (dashed: fair 1/n)")
     if with_scores:
         axes[1][0].set_ylabel("mean score")
@@ -450,6 +439,18 @@ def seat_figure(report: dict) -> Figure:
         _note(axes[0][0], "the report has no runs")
     fig.suptitle("Win share and mean score by seat (95 % intervals)", fontsize=11)
     return fig
+
+
+def _by_seat(ax, rows: list, key: str, **style) -> float | None:
+    """Each seat's value with its interval (seat 1 at x = 1); the top of the highest bar, or None
+    when there is nothing to draw."""
+    pts = [(i + 1, _num(r.get(key)), r) for i, r in enumerate(rows) if isinstance(r, dict)]
+    pts = [(x, v, r) for x, v, r in pts if v is not None]
+    if not pts:
+        return None
+    errs = [_err(v, r.get("low"), r.get("high")) for _, v, r in pts]
+    ax.errorbar([x for x, _, _ in pts], [v for _, v, _ in pts], yerr=list(zip(*errs)), capsize=4, lw=1.2, **style)
+    return max(v + e[1] for (_, v, _), e in zip(pts, errs))
 
 
 def _interval(low, high, fmt: str = "{:.1f}", sep: str = ", ") -> str:
