@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -97,7 +98,9 @@ def read_json(path: Path, source: str) -> tuple[Any, list[Problem]]:
         if "digits" in str(exc):
             return problem("json-syntax", "a number in the file is too large (over 4300 digits)")
         return problem("json-syntax", f"invalid JSON: {str(exc).lower()}")
-    bad = _lone_surrogates(data)
+    # UTF-8 bytes cannot hold a surrogate, so only a \uD800-\uDFFF escape can make one: without
+    # such an escape in the text there is nothing to look for
+    bad = _lone_surrogates(data) if _SURROGATE_ESCAPE.search(text) else []
     if bad:
         return None, [Problem(ERROR, "bad-text", f"text holds a lone surrogate escape ('\\u{ord(ch):04x}'), half of a"
                               " UTF-16 pair that is no character; write the character itself or both halves of its pair",
@@ -105,6 +108,7 @@ def read_json(path: Path, source: str) -> tuple[Any, list[Problem]]:
     return data, []
 
 
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 MAX_TEXT_PROBLEMS = 20  # one broken escape is usually copied around; a few show the pattern
 
 

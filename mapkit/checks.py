@@ -131,10 +131,11 @@ def check_connectivity(board: Board) -> Iterator[Problem]:
     comps = [c for c in components(board) if len(c) > 1 or next(iter(c)) in touched]
     if len(comps) > 1:
         main = comps[0]
+        order = {s.id: i for i, s in enumerate(board.stations)}  # not a scan of all stations per component
         for comp in comps[1:]:
             names = sorted(comp)
             shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
-            first = min((s for s in board.stations if s.id in comp), key=lambda s: s.json_path)
+            first = board.stations[min(order[sid] for sid in comp if sid in order)]
             yield _p(board, ERROR, "disconnected",
                      f"stations {shown} are not connected to the main network ({len(main)} stations)",
                      first.json_path, f"station {first.id}")
