@@ -162,12 +162,21 @@ def test_ctrl_c_inside_a_command_exits_130(cli, monkeypatch):
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
-def test_sigint_of_a_real_run_exits_130_without_a_traceback():
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_ctrl_c_of_a_real_run_exits_130_without_a_traceback(jobs):
+    # a shell may start the test run with SIGINT ignored; the child gets the default back, in its
+    # own process group, and the group is signalled as a terminal's Ctrl-C signals it (workers too)
     proc = subprocess.Popen([sys.executable, "-m", "mapkit", "simulate", str(TINY), "--games", "1000000",
-                             "--agents", "random"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO)
-    time.sleep(4)  # long enough to be playing games, not importing
-    proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=60)
+                             "--agents", "random", "--jobs", jobs], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            cwd=REPO, start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        time.sleep(5)  # long enough to be playing games, not importing
+        os.killpg(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
     assert proc.returncode == 130, err.decode()
     assert b"Traceback" not in err
 
