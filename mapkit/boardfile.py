@@ -245,9 +245,16 @@ def ruleset_problems_of_overrides(overrides: Any) -> list[tuple[str, str]]:
     return found
 
 
+MAX_SCHEMA_PROBLEMS = 1000  # a 20 MiB file of broken routes has ~10^5; finding them all took minutes
+
+
 def schema_problems(data: Any, source: str) -> list[Problem]:
     problems = []
     for error in _validator().iter_errors(data):
+        if len(problems) == MAX_SCHEMA_PROBLEMS:
+            problems.append(Problem(ERROR, "schema", f"the schema check stopped after {MAX_SCHEMA_PROBLEMS} problems;"
+                                    " fix these and run it again for the rest", json_path="$", source=source))
+            break
         message, parts = _schema_message(error)
         problems.append(Problem(ERROR, "schema", message, json_path=json_path(parts),
                                 subject=_subject(data, parts), source=source))
