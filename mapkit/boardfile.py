@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -66,12 +67,14 @@ def read_json(path: Path, source: str) -> tuple[Any, list[Problem]]:
     if not path.exists():
         return problem("not-found", "no such file; give a board file's path or a bundled board's name (see `mapkit validate --help`)")
     try:
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            return problem("too-large", f"file is {size // (1024 * 1024)} MiB; a board file is at most {MAX_FILE_BYTES // (1024 * 1024)} MiB")
-        raw = path.read_bytes()
+        # st_size is 0 for /dev/zero, pipes and /proc files, so the limit is kept while reading:
+        # at most one byte more than allowed is ever read, whatever the file claims to be.
+        with path.open("rb") as handle:
+            raw = handle.read(MAX_FILE_BYTES + 1)
     except OSError as exc:
         return problem("unreadable", f"cannot read the file: {exc.strerror or exc}")
+    if len(raw) > MAX_FILE_BYTES:
+        return problem("too-large", f"file is larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB, the most a board file may be")
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -95,7 +98,54 @@ def read_json(path: Path, source: str) -> tuple[Any, list[Problem]]:
         if "digits" in str(exc):
             return problem("json-syntax", "a number in the file is too large (over 4300 digits)")
         return problem("json-syntax", f"invalid JSON: {str(exc).lower()}")
+    # UTF-8 bytes cannot hold a surrogate, so only a \uD800-\uDFFF escape can make one: without
+    # such an escape in the text there is nothing to look for
+    bad = _lone_surrogates(data) if _SURROGATE_ESCAPE.search(text) else []
+    if bad:
+        return None, [Problem(ERROR, "bad-text", f"text holds a lone surrogate escape ('\\u{ord(ch):04x}'), half of a"
+                              " UTF-16 pair that is no character; write the character itself or both halves of its pair",
+                              json_path=json_path(parts), source=source) for parts, ch in bad[:MAX_TEXT_PROBLEMS]]
     return data, []
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+MAX_TEXT_PROBLEMS = 20  # one broken escape is usually copied around; a few show the pattern
+
+
+def _lone_surrogates(data: Any) -> list[tuple[list, str]]:
+    """(path, character) of every lone surrogate in a key or string of parsed JSON.
+
+    JSON's grammar allows `"\\ud800"`, but it is no Unicode text: it cannot be printed, written as
+    UTF-8 or drawn, so it is refused at the first gate rather than crashing a later one.
+    """
+    found, stack = [], [([], data)]
+    while stack:
+        parts, value = stack.pop()
+        if isinstance(value, str):
+            ch = _surrogate_in(value)
+            if ch:
+                found.append((parts, ch))
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                ch = _surrogate_in(key)
+                if ch:
+                    found.append((parts + [_printable(key)], ch))
+                stack.append((parts + [_printable(key)], item))
+        elif isinstance(value, list):
+            stack.extend((parts + [i], item) for i, item in enumerate(value))
+    return sorted(found, key=lambda f: json_path(f[0]))
+
+
+def _surrogate_in(text: str) -> str:
+    try:
+        text.encode("utf-8")
+        return ""
+    except UnicodeEncodeError as exc:
+        return text[exc.start]
+
+
+def _printable(text: str) -> str:
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 # ---------------------------------------------------------------- gate 2: JSON Schema
@@ -105,6 +155,8 @@ def _subject(data: Any, parts: list) -> str:
     if len(parts) < 2 or not isinstance(data, dict):
         return ""
     section, index = parts[0], parts[1]
+    if section == "rules":
+        return "rules"
     items = data.get(section)
     if not isinstance(items, list) or not isinstance(index, int) or index >= len(items):
         if section == "ticket_decks" and len(parts) >= 3 and isinstance(parts[2], int):
@@ -147,7 +199,7 @@ def _schema_message(error: jsonschema.ValidationError) -> tuple[str, list]:
         return (f"expected {_SCHEMA_TYPES.get(want, want)}, got {shown}" if shown.startswith("an infinite")
                 else f"expected {_SCHEMA_TYPES.get(want, want)}, got {got} {shown}"), parts
     if v == "enum":
-        choices = ", ".join(f"'{c}'" for c in value)
+        choices = ", ".join(f"'{c}'" if isinstance(c, str) else _quote(c) for c in value)
         return f"{_quote(inst)} is not one of {choices}{did_you_mean(str(inst), [str(c) for c in value])}", parts
     if v == "const":
         if parts == ["schema_version"]:
@@ -177,9 +229,32 @@ def _schema_message(error: jsonschema.ValidationError) -> tuple[str, list]:
     return error.message[:1].lower() + error.message[1:], parts
 
 
+@lru_cache(maxsize=1)
+def _ruleset_validator() -> jsonschema.protocols.Validator:
+    schema = board_schema()
+    return jsonschema.Draft202012Validator({"$defs": schema["$defs"], "$ref": "#/$defs/ruleset"})
+
+
+def ruleset_problems_of_overrides(overrides: Any) -> list[tuple[str, str]]:
+    """(field, message) for each ruleset override the schema's `$defs/ruleset` refuses: the one
+    statement of every rule field's type and range, for the board file and for library callers."""
+    found = []
+    for error in _ruleset_validator().iter_errors(overrides):
+        message, parts = _schema_message(error)
+        found.append((str(parts[0]) if parts else "", message))
+    return found
+
+
+MAX_SCHEMA_PROBLEMS = 1000  # a 20 MiB file of broken routes has ~10^5; finding them all took minutes
+
+
 def schema_problems(data: Any, source: str) -> list[Problem]:
     problems = []
     for error in _validator().iter_errors(data):
+        if len(problems) == MAX_SCHEMA_PROBLEMS:
+            problems.append(Problem(ERROR, "schema", f"the schema check stopped after {MAX_SCHEMA_PROBLEMS} problems;"
+                                    " fix these and run it again for the rest", json_path="$", source=source))
+            break
         message, parts = _schema_message(error)
         problems.append(Problem(ERROR, "schema", message, json_path=json_path(parts),
                                 subject=_subject(data, parts), source=source))
@@ -279,7 +354,25 @@ def parse_board(path: Path, source: str | None = None) -> tuple[model.Board | No
     problems = schema_problems(data, source)
     if problems:
         return None, data, problems
-    return build_board(data, source), data, []
+    return build_board(whole_numbers(data), source), data, []
+
+
+def whole_numbers(value: Any) -> Any:
+    """A copy of parsed JSON with every whole float (`4.0`, `1e2`) as an int.
+
+    JSON Schema counts 4.0 as an integer (it compares numbers by value), so the schema gate lets
+    `"length": 4.0` through; this is where that is settled once for every later stage: whatever
+    the schema accepts as an integer is an int in the model, the checks and the simulator. Fields
+    that are real numbers (mm, lat/lon) are converted with float() by the model anyway. The file
+    itself is never changed (see docs/board-format.md, "Numbers").
+    """
+    if isinstance(value, float):
+        return int(value) if value.is_integer() else value
+    if isinstance(value, dict):
+        return {k: whole_numbers(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [whole_numbers(v) for v in value]
+    return value
 
 
 def load_board(path: Path, source: str | None = None) -> model.Board:

@@ -23,10 +23,11 @@ def _p(board: Board, severity: str, code: str, message: str, path: str, subject:
 
 
 def _station_ref(board: Board, value: str, path: str, subject: str) -> Iterator[Problem]:
-    ids = {s.id for s in board.stations}
+    # board._stations_by_id is built once per board: a set rebuilt per route end made this n^2
+    ids = board._stations_by_id
     if value in ids:
         return
-    by_name = {s.name.lower(): s.id for s in board.stations}
+    by_name = {s.name.lower(): s.id for s in board.stations}  # only on the error path
     if value.lower() in by_name:
         hint = f" (use the station's id '{by_name[value.lower()]}', not its name)"
     else:
@@ -130,10 +131,11 @@ def check_connectivity(board: Board) -> Iterator[Problem]:
     comps = [c for c in components(board) if len(c) > 1 or next(iter(c)) in touched]
     if len(comps) > 1:
         main = comps[0]
+        order = {s.id: i for i, s in enumerate(board.stations)}  # not a scan of all stations per component
         for comp in comps[1:]:
             names = sorted(comp)
             shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
-            first = min((s for s in board.stations if s.id in comp), key=lambda s: s.json_path)
+            first = board.stations[min(order[sid] for sid in comp if sid in order)]
             yield _p(board, ERROR, "disconnected",
                      f"stations {shown} are not connected to the main network ({len(main)} stations)",
                      first.json_path, f"station {first.id}")
@@ -145,6 +147,24 @@ def check_bonuses(board: Board) -> Iterator[Problem]:
             yield _p(board, WARNING, "bonus-on-double",
                      f"bonus '{r.bonus.name}' is on a track of double route '{r.double}'; both tracks would score it",
                      r.json_path + ".bonus", f"route {r.id}")
+
+
+def check_color_distance(board: Board) -> Iterator[Problem]:
+    """Route colors players can tell apart: every two palette colors, and each palette color and
+    the gray that gray routes are drawn in, at least MIN_COLOR_DELTA_E apart (CIEDE2000)."""
+    from mapkit.colors import GRAY_DISPLAY_HEX, MIN_COLOR_DELTA_E, color_distance
+
+    has_gray = any(r.is_gray for r in board.routes)
+    shown = list(board.palette)
+    for i, c in enumerate(shown):
+        others = [(o.id, o.hex) for o in shown[:i]] + ([(GRAY, GRAY_DISPLAY_HEX)] if has_gray else [])
+        for oid, ohex in others:
+            d = color_distance(c.hex, ohex)
+            if d < MIN_COLOR_DELTA_E:
+                what = "gray routes' display color" if oid == GRAY else f"color '{oid}'"
+                yield _p(board, WARNING, "similar-colors",
+                         f"{c.hex} is hard to tell from {what} ({ohex}): color difference {d:.1f}, aim for"
+                         f" {MIN_COLOR_DELTA_E:.0f} or more (CIEDE2000); change one \"hex\"", c.json_path + ".hex", f"color {c.id}")
 
 
 # ------------------------------------------------------------------ tickets and deck
@@ -212,28 +232,110 @@ def check_deck(board: Board) -> Iterator[Problem]:
                      path, subject)
 
 
+def check_card_constraints(board: Board) -> Iterator[Problem]:
+    """Each palette color's card constraints can be met together (else no deck can be derived)."""
+    longest = Counter()
+    for r in board.routes:
+        longest[r.color] = max(longest[r.color], r.length)
+    for c in board.palette:
+        k, path, subject = c.cards, c.json_path + ".cards", f"color {c.id}"
+        if k.min is not None and k.max is not None and k.min > k.max:
+            yield _p(board, ERROR, "card-constraint", f"asks for at least {k.min} cards (min) but at most {k.max} (max);"
+                     " make min no larger than max", path, subject)
+        elif k.below_longest_route and longest[c.id] == 1 and k.fixed is None and (k.min is None or k.min >= 1):
+            yield _p(board, ERROR, "card-constraint",
+                     "below_longest_route wants fewer cards than its longest route's 1 space, which is none, but a"
+                     " color with routes needs at least one card; lengthen that route or drop below_longest_route",
+                     path + ".below_longest_route", subject)
+        elif k.below_longest_route and k.min is not None and longest[c.id] and k.min >= longest[c.id]:
+            yield _p(board, ERROR, "card-constraint",
+                     f"asks for at least {k.min} cards (min) but fewer than its longest route's {longest[c.id]} spaces"
+                     " (below_longest_route); lower min or drop below_longest_route", path, subject)
+
+
+def _card_counts(board: Board) -> tuple[dict, int] | None:
+    """(cards per color, wild cards) of the deck a game is played with: the board's own, or the
+    derived one; None when it cannot be derived (check_card_constraints says why)."""
+    if board.deck is not None:
+        return board.deck.counts, board.deck.wild
+    from mapkit.cards import derive_deck
+    from mapkit.errors import MapkitError
+
+    try:
+        d = derive_deck(board)
+    except MapkitError:
+        return None
+    return d.counts, d.wild
+
+
+def check_claimable(board: Board) -> Iterator[Problem]:
+    """Some route can be claimed at every player count: it is no longer than a player's trains and
+    the deck has enough cards of its color (any one color for gray) and wild cards to pay for it.
+    A board where nothing can be claimed plays no game at all, so it is an error."""
+    from mapkit.sim.rules import PRESETS, board_rules
+
+    if board.rules.preset not in PRESETS:
+        return
+    rules = board_rules(board.rules.preset, board.rules.overrides)
+    cards = _card_counts(board)
+    best_color = max(cards[0].values(), default=0) if cards else 0
+
+    def payable(r) -> bool:
+        if cards is None:
+            return True
+        counts, wild = cards
+        return (best_color if r.is_gray else counts.get(r.color, 0)) + wild >= r.length
+
+    if cards is not None and not any(payable(r) for r in board.routes):
+        yield _p(board, ERROR, "unclaimable",
+                 f"no route can ever be claimed: no color has enough cards for any of its routes (the most cards"
+                 f" of one color are {best_color}, with {cards[1]} wild cards, and the shortest route has"
+                 f" {min(r.length for r in board.routes)} spaces); add cards or wild cards to the deck",
+                 "$.deck" if board.deck else "$.palette", "board")
+        return
+    shortest = min(r.length for r in board.routes if payable(r))
+    for players in range(rules.min_players, rules.max_players + 1):
+        trains = rules.trains_for(players)
+        if trains < shortest:
+            yield _p(board, ERROR, "unclaimable",
+                     f"no route can ever be claimed with {players} players: each has {trains} trains but the shortest"
+                     f" route{' the deck can pay for' if cards else ''} has {shortest} spaces; raise the trains per"
+                     " player or add shorter routes", "$.rules", "rules")
+            return
+
+
 def check_rules(board: Board) -> Iterator[Problem]:
-    from mapkit.sim.rules import PRESETS, override_problems
+    """The ruleset names a preset that exists, its fields agree with each other, and its double
+    exceptions name double routes. Each field's type and range is the schema's (`$defs/ruleset`)."""
+    from mapkit.sim.rules import PRESETS, RuleSet, board_rules, ruleset_problems
 
     if board.rules.preset not in PRESETS:
         yield _p(board, ERROR, "unknown-preset",
                  f"unknown ruleset preset '{board.rules.preset}'{did_you_mean(board.rules.preset, PRESETS)};"
                  f" presets: {', '.join(sorted(PRESETS))}", "$.rules.preset", "rules")
-    for key, message in override_problems(board.rules.overrides):
-        yield _p(board, ERROR, "unknown-rule", message, f"$.rules.overrides.{key}", "rules")
-    for name, overrides in board.rules.for_presets.items():
+    for name in board.rules.for_presets:
         if name not in PRESETS:
             yield _p(board, ERROR, "unknown-preset",
                      f"unknown ruleset preset '{name}'{did_you_mean(name, PRESETS)}", f"$.rules.for_presets.{name}", "rules")
-        for key, message in override_problems(overrides):
-            yield _p(board, ERROR, "unknown-rule", message, f"$.rules.for_presets.{name}.{key}", "rules")
+    played = [("$.rules.overrides", board.rules.preset, board.rules.overrides, "$.rules.preset")] + [
+        (f"$.rules.for_presets.{n}", n, o, f"$.rules.for_presets.{n}") for n, o in board.rules.for_presets.items()]
     groups = {r.double for r in board.routes if r.double}
-    for where, overrides in [("$.rules.overrides", board.rules.overrides)] + [
-            (f"$.rules.for_presets.{n}", o) for n, o in board.rules.for_presets.items()]:
-        for g in overrides.get("double_exceptions", []) if isinstance(overrides.get("double_exceptions"), list) else []:
+    for where, preset, overrides, fallback in played:
+        if preset in PRESETS:
+            for involved, message in ruleset_problems(board_rules(preset, overrides)):
+                # point at the override the designer wrote; a preset's own values are not theirs to fix
+                mine = [f for f in involved if f in overrides]
+                path = f"{where}.{mine[0]}" if mine else fallback
+                # name what the preset itself brings to the conflict, which the file does not show
+                base = PRESETS[preset]
+                theirs = [f"{f} {getattr(base, f)}" for f in involved
+                          if f not in overrides and getattr(base, f) != getattr(RuleSet(), f)]
+                hint = f" (the '{preset}' preset sets {', '.join(theirs)})" if theirs else ""
+                yield _p(board, ERROR, "bad-rule", message + hint, path, "rules")
+        for g in overrides.get("double_exceptions", ()):
             if g not in groups:
                 yield _p(board, ERROR, "unknown-rule", f"double_exceptions names '{g}', which is no double route"
-                         f"{did_you_mean(str(g), groups)}", f"{where}.double_exceptions", "rules")
+                         f"{did_you_mean(g, groups)}", f"{where}.double_exceptions", "rules")
 
 
 def capacity(board: Board) -> list[dict]:
@@ -346,7 +448,8 @@ def _fitting_lengths(board: Board, usable: float) -> str:
 
 CHECKS: tuple[Check, ...] = (
     check_duplicates, check_route_references, check_doubles, check_palette_use, check_connectivity,
-    check_bonuses, check_tickets, check_deck, check_rules, check_capacity, check_geometry,
+    check_bonuses, check_color_distance, check_tickets, check_deck, check_card_constraints, check_rules,
+    check_claimable, check_capacity, check_geometry,
 )
 
 

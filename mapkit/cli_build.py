@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from mapkit.cli import FORMAT, BoardPath, _echo_json, load_or_exit, main, source_name
+from mapkit.cli import FORMAT, SEED, BoardPath, _echo_json, load_or_exit, main, source_name
 from mapkit.resources import resolve_board
 
 
@@ -48,7 +48,7 @@ def complete_board(path: Path, board, seed: int):
 @click.option("--paper", type=click.Choice(["a4", "letter"]), default="a4", show_default=True)
 @click.option("--games", type=click.IntRange(0, 1_000_000), default=300, show_default=True,
               help="Games per player count for the balance check (0 skips it).")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed for derived tickets and the simulation.")
+@click.option("--seed", type=SEED, default=0, show_default=True, help="Seed for derived tickets and the simulation.")
 @click.option("--jobs", type=click.IntRange(1, 256), default=1, show_default=True)
 @FORMAT
 def build(board, out_dir, paper, games, seed, jobs, fmt):

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from mapkit.cli import FORMAT, BoardPath, _echo_json, load_or_exit, main, source_name
+from mapkit.cli import FORMAT, SEED, BoardPath, _echo_json, load_or_exit, main, source_name
 from mapkit.errors import MapkitError
 
 
@@ -97,7 +97,7 @@ def tickets_score(board, pairs, deck_name, no_adjust, fmt):
 @tickets.command("generate")
 @click.argument("board", type=BoardPath())
 @click.option("--count", type=click.IntRange(1, 500), default=None, help="Tickets in the deck (default 30; long: 6).")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the search; the same seed gives the same deck.")
+@click.option("--seed", type=SEED, default=0, show_default=True, help="Seed of the search; the same seed gives the same deck.")
 @click.option("--style", type=click.Choice(["standard", "long", "cities", "transit"]), default="standard",
               show_default=True, help="standard deck, the separate long-ticket deck, Cities-style tickets that each "
                                       "touch a hub, or transit-expansion tickets with a second value.")

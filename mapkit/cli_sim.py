@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from mapkit.cli import FORMAT, BoardPath, _echo_json, load_or_exit, main
+from mapkit.cli import FORMAT, SEED, BoardPath, _echo_json, load_or_exit, main
 from mapkit.errors import MapkitError, UsageError
 from mapkit.sim.rules import deck_hint, players_text
 
@@ -74,7 +74,7 @@ def format_summary(s: dict) -> str:
 @click.option("--variant", "variants", multiple=True,
               help="A variant on top of the preset (repeatable): open-tickets, family, relaxed-wilds, "
                    "ticket-market, friendly-protection, quick, long, teams, teams-shared, solo.")
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=SEED, default=0, show_default=True)
 @click.option("--jobs", type=click.IntRange(1, 256), default=1, show_default=True, help="Worker processes.")
 @click.option("--scheduler", default=None, metavar="ADDRESS",
               help="Play on a Dask cluster (e.g. tcp://10.0.0.5:8786); needs the dask extra.")
@@ -164,7 +164,7 @@ def bench(board, games, fmt):
                    "it exists, expert: mapkit.balance.panel.PANEL); one name gives a single-agent report.")
 @click.option("--rules", "preset", default=None, help="Ruleset preset (default: the board's).")
 @click.option("--variant", "variants", multiple=True, help="A variant on top of the preset (repeatable).")
-@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("--seed", type=SEED, default=0, show_default=True)
 @click.option("--jobs", type=click.IntRange(1, 256), default=1, show_default=True)
 @click.option("--scheduler", default=None, metavar="ADDRESS", help="Play on a Dask cluster (needs the dask extra).")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,

@@ -14,7 +14,8 @@ def test_valid_board_exits_zero(cli, in_repo):
 def test_json_format_shape(cli, in_repo):
     result = cli("validate", "--format", "json", "tests/fixtures/tiny.json")
     assert json.loads(result.output) == {
-        "board": "tiny", "source": "tests/fixtures/tiny.json", "valid": True, "problems": []}
+        "board": "tiny", "source": "tests/fixtures/tiny.json", "valid": True,
+        "problem_count": 0, "error_count": 0, "warning_count": 0, "problems": []}
 
 
 def test_several_boards_give_a_list_and_the_worst_exit(cli, in_repo):

@@ -157,7 +157,8 @@ def resolve_rules(board_preset: str, board_overrides: dict, preset: Optional[str
                   variants: tuple[str, ...] = (), for_presets: Optional[dict] = None) -> RuleSet:
     """The ruleset of a run: the preset (the board's unless given), the board's overrides when it is
     the board's own preset (its `for_presets` entry for another preset), then each variant in
-    order. The name records all of it."""
+    order. The name records all of it. Rules that contradict each other (`solo` with `teams`,
+    teams with a player count that does not split into teams) are refused with UsageError."""
     name = preset or board_preset
     rules = get_preset(name)
     if name == board_preset:
@@ -169,24 +170,61 @@ def resolve_rules(board_preset: str, board_overrides: dict, preset: Optional[str
             raise UsageError(f"unknown variant '{v}'{did_you_mean(v, VARIANTS)}; variants: {', '.join(sorted(VARIANTS))}")
         rules = replace(rules, **VARIANTS[v])
     label = "+".join((name, *variants))
+    conflicts = ruleset_problems(rules)
+    if conflicts:
+        shown = "; ".join(message for _, message in conflicts)
+        hint = " (drop one of the variants)" if len(variants) > 1 else ""
+        raise UsageError(f"the rules {label} cannot be played: {shown}{hint}")
     return replace(rules, name=label)
 
 
 def override_problems(overrides: dict) -> list[tuple[str, str]]:
-    """(field, message) for each override that names no field or has a value of the wrong type."""
-    defaults = {f.name: getattr(RuleSet(), f.name) for f in fields(RuleSet)}
+    """(field, message) for each override that names no field or has a value of the wrong type or
+    out of range. The ranges are the board schema's (`$defs/ruleset`), so they are stated once."""
+    from mapkit.boardfile import ruleset_problems_of_overrides
+
+    return ruleset_problems_of_overrides(overrides)
+
+
+def ruleset_problems(rules: RuleSet) -> list[tuple[tuple[str, ...], str]]:
+    """(fields involved, message) for each pair of fields of a ruleset that contradict each other.
+
+    Each field's own range is the schema's; these are the rules between fields, the ones a preset
+    plus overrides plus variants can break together.
+    """
     found = []
-    for key, value in overrides.items():
-        if key not in defaults or key == "name":
-            found.append((key, f"unknown ruleset field '{key}'{did_you_mean(key, defaults)}"))
-            continue
-        want = type(defaults[key])
-        ok = (isinstance(value, list) if want is tuple else
-              isinstance(value, bool) if want is bool else
-              isinstance(value, int) and not isinstance(value, bool) if want is int else isinstance(value, want))
-        if not ok:
-            noun = {tuple: "a list", bool: "true or false", int: "a whole number", str: "a string"}.get(want, want.__name__)
-            found.append((key, f"ruleset field '{key}' takes {noun}, not {json.dumps(value)}"))
+    if rules.max_players < rules.min_players:
+        found.append((("max_players", "min_players"),
+                      f"max_players {rules.max_players} is below min_players {rules.min_players}; make it at least that"))
+    if rules.keep_at_start > rules.deal_tickets:
+        found.append((("keep_at_start", "deal_tickets"),
+                      f"keep_at_start {rules.keep_at_start} is more than the {rules.deal_tickets} tickets dealt (deal_tickets);"
+                      " a player cannot keep more than they are dealt"))
+    if rules.keep_on_draw > rules.draw_tickets:
+        found.append((("keep_on_draw", "draw_tickets"),
+                      f"keep_on_draw {rules.keep_on_draw} is more than the {rules.draw_tickets} tickets drawn (draw_tickets);"
+                      " a player cannot keep more than they draw"))
+    counts = range(rules.min_players, rules.max_players + 1)
+    short = [p for p in counts if rules.trains_for(p) <= rules.end_trigger]
+    if short:
+        p = short[0]
+        found.append((("end_trigger", "trains", "trains_by_players"),
+                      f"end_trigger {rules.end_trigger} is not below the {rules.trains_for(p)} trains of a player in a"
+                      f" {p}-player game, so the game would end on its first turn; give more trains or lower end_trigger"))
+    if rules.solo and rules.teams:
+        found.append((("solo", "teams"), "the solo puzzle is one player and cannot be played in teams; use one of solo and teams"))
+    elif rules.solo and (rules.min_players, rules.max_players) != (1, 1):
+        found.append((("solo", "min_players", "max_players"),
+                      f"the solo puzzle is one player, but the rules allow {players_text(rules)}; set min_players"
+                      " and max_players to 1"))
+    elif rules.teams:
+        bad = [p for p in counts if p % rules.teams or p // rules.teams < 2]
+        if bad:
+            fit = [p for p in range(2 * rules.teams, 6) if p % rules.teams == 0]
+            need = " or ".join(str(p) for p in fit) or "more than 5"
+            found.append((("teams", "min_players", "max_players"),
+                          f"{rules.teams} teams of two or more need {need} players, but the rules allow {players_text(rules)};"
+                          f" set min_players and max_players to {fit[0] if fit else 'a multiple of teams'}"))
     return found
 
 
