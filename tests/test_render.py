@@ -143,6 +143,14 @@ def test_same_input_gives_the_same_bytes(a4_kit, tiny, tmp_path):
     assert "/CreationDate" not in meta and meta["/Producer"] == "mapkit"
 
 
+def test_every_pdf_asks_for_actual_size_with_trim_boxes(a4_kit):
+    for name in PDFS:
+        reader = PdfReader(a4_kit[0] / name)
+        assert reader.trailer["/Root"]["/ViewerPreferences"]["/PrintScaling"] == "/None", name
+        for page in reader.pages:
+            assert "/TrimBox" in page and "/BleedBox" in page, name
+
+
 def test_pages_say_print_at_100_percent(a4_kit):
     for name in PDFS:
         for page in PdfReader(a4_kit[0] / name).pages:

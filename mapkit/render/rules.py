@@ -77,7 +77,7 @@ def write_rules(path: Path, board: Board, paper: str, tickets: int, train_cards:
             fig, ax = pdf.page(pw, ph)
             foot = f"{board.name} rules · page {n} of {len(pages)} · {marks.NOTICE}"
             bar = marks.calibration_bar(MARGIN_MM, ph - MARGIN_MM / 2 - 4, 100.0, "100 mm", 10.0)
-            draw.draw(ax, page_items + bar + [Text((pw / 2 + 30, ph - MARGIN_MM / 2 - 3), (foot,), 7, "#555555", z=5)],
+            draw.draw(ax, page_items + bar + [Text((pw - MARGIN_MM, ph - MARGIN_MM / 2 - 3), (foot,), 7, "#555555", z=5, ha="right")],
                       clip=False)
             doc.add(fig)
         return doc.pages

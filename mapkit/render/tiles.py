@@ -59,13 +59,16 @@ def sheet_page(scene: BoardScene, board: Board, tiling: Tiling, tile, ticks):
     fig, page_ax = pdf.page(pw, ph)
     x, y, w, h = tiling.content
     board_ax = pdf.mm_axes(fig, tiling.content, tile.window, tiling.page, zorder=1)
-    draw.draw(board_ax, scene.items + ticks + glue_items(tiling, tile), window=tile.window)
-    # the frame: a cut line on the edges that are cut (left of columns 2…, top of rows B…)
-    items = [Area((shapes.rect_ring(x, y, x + w, y + h),), edge=FRAME, lw=0.3, z=5)]
+    # the cut lines: dashed, on the edges that are cut (left of columns 2…, top of rows B…), drawn
+    # with the board (whose axes lie over the page's) so that the picture does not hide them
+    wx0, wy0, wx1, wy1 = tile.window
+    cuts = []
     if tile.col > 0:
-        items.append(Line(((x, y), (x, y + h)), marks.MARK_INK, 0.6, z=6, dash=(4.0, 2.0)))
+        cuts.append(Line(((wx0, wy0), (wx0, wy1)), marks.MARK_INK, 1.2, z=31, dash=(4.0, 2.0)))
     if tile.row > 0:
-        items.append(Line(((x, y), (x + w, y)), marks.MARK_INK, 0.6, z=6, dash=(4.0, 2.0)))
+        cuts.append(Line(((wx0, wy0), (wx1, wy0)), marks.MARK_INK, 1.2, z=31, dash=(4.0, 2.0)))
+    draw.draw(board_ax, scene.items + ticks + glue_items(tiling, tile) + cuts, window=tile.window)
+    items = [Area((shapes.rect_ring(x, y, x + w, y + h),), edge=FRAME, lw=0.3, z=5)]
     items += footer(board, tiling, tile, y + h)
     draw.draw(page_ax, items, clip=False)
     return fig
@@ -130,12 +133,17 @@ def assembly_page(board: Board, layout: Layout, tiling: Tiling):
     draw.draw(ax, items, clip=False)
 
     # the overview: the board to scale with the sheets' windows over it
+    # the sheets' windows reach past the board's edges (the spare paper of the outer sheets): the
+    # overview shows all of them
     top, bottom = y + 4, ph - m - 10
-    scale = min(width / bw, (bottom - top) / bh)
-    ow, oh = bw * scale, bh * scale
+    ex0 = min(0.0, min(t.window[0] for t in tiling.tiles))
+    ey0 = min(0.0, min(t.window[1] for t in tiling.tiles))
+    ex1 = max(bw, max(t.window[2] for t in tiling.tiles))
+    ey1 = max(bh, max(t.window[3] for t in tiling.tiles))
+    scale = min(width / (ex1 - ex0), (bottom - top) / (ey1 - ey0))
+    ow, oh = (ex1 - ex0) * scale, (ey1 - ey0) * scale
     rect = (m + (width - ow) / 2, top + (bottom - top - oh) / 2, ow, oh)
-    pad = 0.0
-    over = pdf.mm_axes(fig, rect, (-pad, -pad, bw + pad, bh + pad), tiling.page, zorder=1)
+    over = pdf.mm_axes(fig, rect, (ex0, ey0, ex1, ey1), tiling.page, zorder=1)
     draw.draw(over, overview_items(board, layout, tiling, scale), clip=False)
     return fig
 
