@@ -107,3 +107,38 @@ def test_gray_routes_are_named_by_what_they_are(seattle):
     # and the drawn legend says it
     texts = " ".join(" ".join(i.lines) for i in sc.items if isinstance(i, Text))
     assert "Gray — Streetcar" in texts
+
+
+@pytest.mark.parametrize("board", ["seattle", "portland"])
+def test_shared_track_lines_keep_their_side(board, seattle, portland):
+    """Where two lines share consecutive doubles, each line's track at a shared station continues
+    into its own track on the next double, not into the other line's (they would cross there)."""
+    import math
+
+    b, sc = {"seattle": seattle, "portland": portland}[board]
+    groups = {}
+    for r in b.routes:
+        if r.double:
+            groups.setdefault(r.double, []).append(r)
+    pairs = [ms for ms in groups.values() if len(ms) == 2 and ms[0].color != ms[1].color]
+    checked = 0
+    for i, p in enumerate(pairs):
+        for q in pairs[i + 1:]:
+            colors = {m.color for m in p}
+            shared = p[0].ends & q[0].ends
+            if colors != {m.color for m in q} or not shared:
+                continue
+            (s,) = shared
+            here = b.station(s)
+
+            def end_near(route):
+                c = sc.routes[route.id].centerline
+                return c[0] if route.a == s else c[-1]
+
+            for color in colors:
+                mine_p = end_near(next(m for m in p if m.color == color))
+                mine_q = end_near(next(m for m in q if m.color == color))
+                other_q = end_near(next(m for m in q if m.color != color))
+                assert math.dist(mine_p, mine_q) < math.dist(mine_p, other_q), (here.id, color)
+            checked += 1
+    assert checked >= 5

@@ -109,11 +109,13 @@ def pieces(coords, spaces, blockers, radius: float, ends) -> tuple:
     return tuple(tuple(p.coords) for p in parts if not p.is_empty and p.length > 1.0)
 
 
-def reroute(board: Board, layout: Layout) -> tuple[dict[str, RouteShape], dict[str, tuple], list[str]]:
-    """The route shapes to draw (flights moved clear where they can be), each flight's line as the
-    pieces to draw, and a warning for each flight whose spaces still cover something."""
+def reroute(board: Board, layout: Layout, routes: dict[str, RouteShape] | None = None
+            ) -> tuple[dict[str, RouteShape], dict[str, tuple], list[str]]:
+    """The route shapes to draw (routes, default the layout's, with flights moved clear where they
+    can be), each flight's line as the pieces to draw, and a warning for each flight whose spaces
+    still cover something."""
     ph = board.physical
-    routes = dict(layout.routes)
+    routes = dict(layout.routes if routes is None else routes)
     drawn: dict[str, tuple] = {}
     warnings = []
     flights = [r for r in board.routes if r.kind == "flight" and r.id in routes]

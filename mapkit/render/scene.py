@@ -17,7 +17,7 @@ from shapely.ops import unary_union
 
 from mapkit.geometry import Layout
 from mapkit.model import Board
-from mapkit.render import flights, fonts, labels, legend, marks, shapes, style, symbols
+from mapkit.render import flights, fonts, labels, legend, marks, shapes, sides, style, symbols
 from mapkit.render.draw import Area, Disc, Line, Text
 
 SPACE_CORNER_MM = 1.6
@@ -61,7 +61,8 @@ def build_scene(board: Board, layout: Layout, content_hash: str) -> BoardScene:
     items += band_items
 
     by_id = {r.id: r for r in board.routes}
-    routes, flight_lines, warnings = flights.reroute(board, layout)
+    routes, flight_lines, warnings = flights.reroute(board, layout, sides.keep_sides(board, layout.positions,
+                                                                                   layout.routes))
     space_polys = []
     bonus_requests = []
     drawn_lines = {}
