@@ -21,7 +21,7 @@ from mapkit.render import flights, fonts, labels, legend, marks, shapes, sides, 
 from mapkit.render.draw import Area, Disc, Line, Text
 
 SPACE_CORNER_MM = 1.6
-BADGE_PT = 8.0
+BADGE_PT = 9.0
 TRACK_PT = 9.0
 BADGE_REACH_MM = 12.0   # a badge sits within this of its route's centreline
 SYMBOL_SCALE = 0.55          # of the space width
@@ -210,12 +210,12 @@ def bonus_request(r, shape, space_width: float) -> labels.LabelRequest:
     text = (f"+{r.bonus.points} {r.bonus.name}",)
     cands = []
     line = LineString(shape.centerline)
-    for extra in (0.0, 2.5, 5.0):
+    # first right against the line between two spaces, then beside a space, then a little further
+    for reach in (1.8, space_width / 2 + 1.5, space_width / 2 + 4.0, space_width / 2 + 6.5):
         for t in (0.5, 0.4, 0.6, 0.3, 0.7, 0.2, 0.8, 0.1, 0.9):
             p = line.interpolate(line.length * t)
             nx, ny = shapes.normal_at(line, line.length * t)
             for side in (1, -1):
-                reach = space_width / 2 + 1.5 + extra
                 anchor = (p.x + side * nx * reach, p.y + side * ny * reach)
                 direction = (_sign(side * nx), _sign(side * ny))
                 if direction == (0, 0):
