@@ -108,14 +108,15 @@ def assembly_page(board: Board, layout: Layout, tiling: Tiling):
     steps = [
         f"The board is {bw:g} × {bh:g} mm, printed on {tiling.sheets} {tiling.paper.upper() if tiling.paper == 'a4' else 'Letter'} "
         f"sheets ({tiling.orientation}) in {tiling.rows} row{'s' if tiling.rows != 1 else ''} and "
-        f"{tiling.cols} column{'s' if tiling.cols != 1 else ''}; neighbouring sheets overlap.",
+        f"{tiling.cols} column{'s' if tiling.cols != 1 else ''}; neighbouring sheets overlap by "
+        f"{tiling.overlap_x or tiling.overlap_y:.0f} mm.",
         "1. Print every sheet at 100 % (actual size, not \"fit to page\"). Measure the 100 mm bar at the "
         "foot of a sheet: it must be 100 mm long.",
         "2. Lay the sheets out as in the diagram: rows A, B, … from top to bottom; columns 1, 2, … from left to right.",
         f"3. Cut: every sheet except those of column 1 along its dashed left edge, every sheet except those of "
         f"row A along its dashed top edge. Cut exactly on the line: that edge is the seam.",
-        f"4. Each sheet has a gray glue zone ({tiling.overlap_x or tiling.overlap_y:.0f} mm wide) along its right "
-        f"and bottom edges where a neighbour will cover it. Put glue there, lay the sheet to the right (below) on it "
+        f"4. A sheet with a neighbour to its right or below has a gray glue zone "
+        f"({tiling.overlap_x or tiling.overlap_y:.0f} mm wide) along that edge, which the neighbour covers. Put glue there, lay the sheet to the right (below) on it "
         f"with its cut edge on the glue zone's black line, and slide it until the short black ticks on both sheets "
         f"form straight lines across the seam and the picture continues. Do row A from left to right, then each row; "
         f"then glue the rows together from the top.",
