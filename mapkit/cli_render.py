@@ -19,11 +19,14 @@ def _describe(result, name: str) -> str:
         extra = (f"assembly page + {t['sheets']} {t['paper'].upper() if t['paper'] == 'a4' else 'Letter'} sheets, "
                  f"{t['orientation']}, {t['rows']} × {t['cols']}")
     elif name == "tickets.pdf":
-        extra = f"{c['tickets']['cards']} tickets, {c['tickets']['per_sheet']} per sheet, with backs"
+        decks = ", ".join(f"{k} {v}" for k, v in c["tickets"]["decks"].items())
+        extra = f"{c['tickets']['cards']} tickets ({decks}), {c['tickets']['per_sheet']} per sheet, with backs"
     elif name == "trains.pdf":
         extra = f"{c['trains']['cards']} train cards ({c['trains']['from']}), {c['trains']['per_sheet']} per sheet, with backs"
     elif name == "summary.pdf":
-        extra = f"{c['summary']['cards']} summary cards, both sides"
+        bonus = c["summary"]["bonus_cards"]
+        extra = (f"{c['summary']['cards'] - len(bonus)} summary cards" + (f" + {', '.join(bonus)} card" if bonus else "")
+                 + ", both sides")
     inside = ", ".join(x for x in (counted, extra) if x)
     return f"{name:<18} {result.files[name]}" + (f"  ({inside})" if inside else "")
 
@@ -37,13 +40,17 @@ def _describe(result, name: str) -> str:
 @click.option("--mode", type=click.Choice(["home", "bleed"]), default="home", show_default=True,
               help="home: cards butted edge to edge with crop marks; bleed: 3 mm bleed around each card.")
 @click.option("--duplex", type=click.Choice(["none", "long-edge", "short-edge"]), default="long-edge",
-              show_default=True, help="How backs are laid out: mirrored for a long- or short-edge flip, "
-                                      "or unmirrored on separate pages (none).")
+              show_default=True, help="How backs are laid out: mirrored for a long- or short-edge flip; none: all "
+                                      "fronts, then all backs, for turning the stack over by hand (the pages say how).")
+@click.option("--deck", "decks", multiple=True, metavar="NAME",
+              help="Ticket deck to print (repeatable; 'all' for every deck). Default: the decks the board's "
+                   "rules play with.")
+@click.option("--light-backs", is_flag=True, help="Card backs in light ink: a colored frame on white.")
 @click.option("--png", is_flag=True, help="Also write board.png and a sheet of each card type as PNG previews.")
 @FORMAT
-def render(board, out_dir, paper, mode, duplex, png, fmt):
+def render(board, out_dir, paper, mode, duplex, decks, light_backs, png, fmt):
     """Render the print-and-play kit: board.pdf (real size), board-tiles.pdf, tickets.pdf,
-    trains.pdf and summary.pdf.
+    trains.pdf, summary.pdf (with the bonus cards) and rules.pdf.
 
     Exit 0 when written (warnings, such as a label that overlaps, go to stderr), 1 when the board
     has errors or a file cannot be written, 2 on bad usage.
@@ -54,7 +61,8 @@ def render(board, out_dir, paper, mode, duplex, png, fmt):
     from mapkit.render import RenderOptions, render_kit
 
     out = out_dir if out_dir is not None else Path("out") / b.id
-    result = render_kit(board, b, out, RenderOptions(paper=paper, mode=mode, duplex=duplex, png=png))
+    result = render_kit(board, b, out, RenderOptions(paper=paper, mode=mode, duplex=duplex, png=png,
+                                                         decks=tuple(decks) or None, light_backs=light_backs))
     for w in result.warnings:
         click.echo(f"warning: {w}", err=True)
     if fmt == "json":

@@ -25,7 +25,7 @@ from mapkit.validate import load_valid_board
 
 REPO = Path(__file__).resolve().parent.parent
 TINY = REPO / "tests" / "fixtures" / "tiny.json"
-PDFS = ["board.pdf", "board-tiles.pdf", "tickets.pdf", "trains.pdf", "summary.pdf"]
+PDFS = ["board.pdf", "board-tiles.pdf", "tickets.pdf", "trains.pdf", "summary.pdf", "rules.pdf"]
 BUNDLED = ["portland", "seattle", "north-america"]
 MM_PER_PT = 25.4 / 72
 
@@ -101,8 +101,12 @@ def test_page_sizes_and_counts(kit, paper, request, tiny):
         pages = PdfReader(out / name).pages
         assert {mm_size(p) for p in pages} == {(pw, ph)}
         assert len(pages) == 2 * c["sheets"] == 2 * math.ceil(c["cards"] / c["per_sheet"])
-    assert report["cards"]["tickets"]["cards"] == sum(len(ts) for ts in tiny.ticket_decks.values())
-    assert report["cards"]["summary"]["cards"] == summary.copies(tiny)
+    # the standard rules play with the standard deck only (`--deck` prints others)
+    assert report["cards"]["tickets"]["cards"] == len(tiny.ticket_decks["standard"])
+    assert report["cards"]["tickets"]["decks"] == {"standard": len(tiny.ticket_decks["standard"])}
+    # one summary card per seat, and the Longest Path bonus card
+    assert report["cards"]["summary"]["cards"] == summary.copies(tiny) + 1
+    assert report["cards"]["summary"]["bonus_cards"] == ["Longest Continuous Path"]
 
 
 def test_bleed_mode_fits_fewer_cards(a4_kit, letter_kit):
@@ -137,6 +141,14 @@ def test_same_input_gives_the_same_bytes(a4_kit, tiny, tmp_path):
         assert (tmp_path / name).read_bytes() == (a4_kit[0] / name).read_bytes(), name
     meta = PdfReader(tmp_path / "board.pdf").metadata
     assert "/CreationDate" not in meta and meta["/Producer"] == "mapkit"
+
+
+def test_every_pdf_asks_for_actual_size_with_trim_boxes(a4_kit):
+    for name in PDFS:
+        reader = PdfReader(a4_kit[0] / name)
+        assert reader.trailer["/Root"]["/ViewerPreferences"]["/PrintScaling"] == "/None", name
+        for page in reader.pages:
+            assert "/TrimBox" in page and "/BleedBox" in page, name
 
 
 def test_pages_say_print_at_100_percent(a4_kit):
@@ -185,24 +197,35 @@ def test_tiles_cover_the_board_with_overlap(paper, size):
     assert t.sheets == min(portrait.sheets, landscape.sheets) and t.sheets <= t.other_sheets
 
 
-def test_alignment_marks_sit_in_overlaps():
+def test_registration_ticks_cross_every_seam():
     t = tiling.tile_board(800, 530, "a4")
-    marks = tiling.alignment_marks(t)
-    assert marks
-    for x, y in marks:
+    ticks = tiling.registration_ticks(t)
+    vx, hy = tiling.seams(t)
+    assert vx and hy
+    # two per seam per row (column) it separates
+    assert len(ticks) == 2 * (len(vx) * t.rows + len(hy) * t.cols)
+    for tick in ticks:
+        (ax, ay), (bx, by) = tick.segment()
+        if tick.vertical:  # a horizontal tick across a seam between columns, half on each sheet
+            assert tick.x in vx and ax < tick.x < bx and ay == by
+        else:
+            assert tick.y in hy and ay < tick.y < by and ax == bx
+        # on the board, and in a stretch of the seam only its two sheets print
+        assert 0 <= tick.x <= 800 and 0 <= tick.y <= 530
         holders = [tile.label for tile in t.tiles
-                   if tile.window[0] + 5 <= x <= tile.window[2] - 5 and tile.window[1] + 5 <= y <= tile.window[3] - 5]
-        assert len(holders) == 2, (x, y, holders)
-        assert 0 <= x <= 800 and 0 <= y <= 530
+                   if tile.window[0] - 1e-6 <= tick.x <= tile.window[2] + 1e-6
+                   and tile.window[1] - 1e-6 <= tick.y <= tile.window[3] + 1e-6]
+        assert len(holders) == 2, (tick, holders)
 
 
-def test_alignment_marks_move_off_what_they_would_cover():
+def test_registration_ticks_move_off_what_they_would_cover():
     t = tiling.tile_board(800, 530, "a4")
-    first = tiling.alignment_marks(t)[0]
-    blocker = (first[0] - 8, first[1] - 8, first[0] + 8, first[1] + 8)
-    moved = tiling.alignment_marks(t, [blocker])[0]
-    assert moved != first and moved[0] == first[0]  # slid along its seam
-    assert not (blocker[0] - 6 < moved[0] < blocker[2] + 6 and blocker[1] - 6 < moved[1] < blocker[3] + 6)
+    first = tiling.registration_ticks(t)[0]
+    blocker = (first.x - 8, first.y - 8, first.x + 8, first.y + 8)
+    moved = tiling.registration_ticks(t, [blocker])[0]
+    assert moved.x == first.x and moved.y != first.y  # slid along its seam
+    (ax, ay), (bx, by) = moved.segment()
+    assert not box(ax, ay - 1, bx, by + 1).intersects(box(*blocker))
 
 
 def test_row_labels():
@@ -247,10 +270,15 @@ def test_train_deck_is_the_board_deck_or_the_derived_one(tiny, a4_kit):
     assert sorted(c.card for p in fronts for c in p.cards) == list(range(110))
 
 
-def test_every_ticket_deck_is_printed_and_labeled(tiny):
-    tickets = cards.ticket_cards(tiny)
-    assert len(tickets) == sum(len(ts) for ts in tiny.ticket_decks.values())
-    assert tickets[0][0] == "standard" and {label for label, _ in tickets} == set(tiny.ticket_decks)
+def test_the_decks_the_rules_use_are_printed(tiny):
+    # the standard preset plays with the standard deck; --deck picks others, "all" every one
+    assert {label for label, _ in cards.ticket_cards(tiny)} == {"standard"}
+    assert len(cards.ticket_cards(tiny)) == len(tiny.ticket_decks["standard"])
+    every = cards.ticket_cards(tiny, ("all",))
+    assert len(every) == sum(len(ts) for ts in tiny.ticket_decks.values())
+    assert every[0][0] == "standard" and {label for label, _ in every} == set(tiny.ticket_decks)
+    assert [n for n, _ in cards.ticket_decks(tiny, ("1910", "cities"))] == ["1910", "cities"]
+    assert cards.missing_decks(tiny, ("standard", "nope")) == ["nope"]
 
 
 @pytest.mark.parametrize("paper", ["a4", "letter"])
@@ -278,7 +306,10 @@ def test_backs_for_short_edge_and_none():
         assert b.xy == pytest.approx((f.xy[0], lay.page[1] - f.xy[1] - lay.card[1]))
     none = imposition.impose(lay.per_sheet + 1, lay, "none")
     assert [p.side for p in none] == ["front", "front", "back", "back"]
-    assert [c.xy for c in none[2].cards] == [c.xy for c in none[0].cards]
+    # the person turns the printed stack over left to right: a long-edge flip by hand
+    long = imposition.impose(lay.per_sheet + 1, lay, "long-edge")
+    assert [c.xy for c in none[2].cards] == [c.xy for c in long[1].cards]
+    assert [c.xy for c in none[3].cards] == [c.xy for c in long[3].cards]
 
 
 def test_colors_get_distinct_symbols(tiny):

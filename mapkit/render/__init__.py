@@ -13,15 +13,18 @@ Modules, one job each:
 - `symbols`     the color-blind symbols and which color gets which
 - `shapes`      drawing geometry: rounded spaces, wavy lines, the scoring track
 - `labels`      station-label placement with shapely boxes
+- `flights`     where a flight is drawn: clear of other routes' spaces and stations
+- `sides`       shared-track lines keep their side along a run of doubles
 - `scene`       the board as a display list of primitives in board mm
 - `draw`        primitives → matplotlib artists
 - `board`       board.pdf (real size) and board.png
 - `tiling`      how the board is cut into A4/Letter sheets (pure)
 - `tiles`       board-tiles.pdf
 - `imposition`  where cards go on a sheet, fronts and mirrored backs (pure)
-- `marks`       crop marks, crosshairs, calibration bars, the "print at 100 %" notice
+- `marks`       crop marks, calibration bars, the "print at 100 %" notice
 - `card_faces`  ticket, train-card and summary faces and backs
-- `cards`       tickets.pdf, trains.pdf, summary.pdf
+- `cards`       tickets.pdf, trains.pdf, summary.pdf (with the bonus cards)
+- `rules`       rules.pdf, the rules booklet from the RuleSet and the board
 - `kit`         the whole print-and-play kit, as `mapkit render` writes it
 """
 

@@ -105,15 +105,28 @@ def _symbol(name: str, center, size: float, color) -> list:
     return [Area(tuple(r), face=color, z=3) for r in symbols.rings(name, center, size)]
 
 
-def train_back(box: CardBox, board: Board) -> list:
+def _back_panel(box: CardBox, color: str, light: bool) -> tuple[list, str]:
+    """A back's background and the ink for what is on it: full color, or with light ink (saves
+    toner and cuts cleanly) a white card with a colored frame and colored print."""
+    if not light:
+        return _panel(box, color), "white"
+    (px0, py0, px1, py1), radius = box.panel()
+    inset = 1.5 if radius else SAFE_MM
+    out = _panel(box, "white")
+    out.append(Area((shapes.rounded_rect(px0 + inset, py0 + inset, px1 - inset, py1 - inset, 1.5),),
+                    edge=color, lw=1.6, z=1.5))
+    return out, color
+
+
+def train_back(box: CardBox, board: Board, light: bool = False) -> list:
     x0, y0, x1, y1 = box.trim
     cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
-    out = _panel(box, style.CARD_BACK)
+    out, ink = _back_panel(box, style.CARD_BACK, light)
     for r in symbols.rings(symbols.WILD, (cx, cy), box.w * 0.8):
-        out.append(Area(tuple(r), face="white", alpha=0.12, z=2))
-    out.append(Text((cx, cy - 3), ("Train card",), 9, "white", z=3, bold=True))
+        out.append(Area(tuple(r), face=ink, alpha=0.12, z=2))
+    out.append(Text((cx, cy - 3), ("Train card",), 9, ink, z=3, bold=True))
     lines, size = _fit(board.name, box.w - 2 * SAFE_MM - 2, 9, (7, 6.5, 6, 5.5))
-    out.append(Text((cx, cy + 3 + fonts.block_height(len(lines), size) / 2), tuple(lines), size, "white", z=3))
+    out.append(Text((cx, cy + 3 + fonts.block_height(len(lines), size) / 2), tuple(lines), size, ink, z=3))
     return out
 
 
@@ -171,30 +184,73 @@ def ticket_front(box: CardBox, board: Board, ticket, mini: MiniMap, deck_label: 
     map_h = map_w * mini.height / mini.width
     my0 = max(y + 1.5, y0 + 21)
     out += minimap_items(mini, (x0 + 2.5, my0, x1 - 2.5, min(my0 + map_h, y1 - 17)), (ticket.a, ticket.b))
-    # the points, big, in the bottom-right corner
+    # the points, big, in the bottom-right corner; a two-valued ticket (transit) shows its second
+    # value the same way to the left, each named, both large enough to read across the table
     pcx, pcy, r = x1 - 9, y1 - 9, 6.2
     out.append(Disc((pcx, pcy), r, style.TICKET_BACK, "white", 0.8, z=6))
     out.append(Text((pcx, pcy), (str(ticket.points),), 15 if ticket.points < 100 else 11, "white", z=7, bold=True))
+    left = x1 - 9 - 2 * r - 1
+    if ticket.transit_points:
+        tcx = x1 - 9 - 2 * r - 1.5
+        out.append(Disc((tcx, pcy), r, "white", style.TICKET_BACK, 1.2, z=6))
+        out.append(Text((tcx, pcy), (str(ticket.transit_points),), 15 if ticket.transit_points < 100 else 11,
+                        style.TICKET_BACK, z=7, bold=True))
+        out.append(Text((tcx, pcy - r - 1.6), ("transit",), 6.5, "#6b5a3e", z=7))
+        out.append(Text((pcx, pcy - r - 1.6), ("points",), 6.5, "#6b5a3e", z=7))
+        left = tcx - r - 1
     foot = [board.name]
     if deck_label:
         foot.insert(0, f"{deck_label} deck")
-    if ticket.transit_points:
-        foot.insert(0, f"transit: {ticket.transit_points}")
-    fl, fs = _fit("\n".join(foot), box.w - 2 * SAFE_MM - 2 * r - 2, 9, (5.5, 5, 4.5))
+    fl, fs = _fit("\n".join(foot), left - x0 - SAFE_MM - 0.5, 9, (5.5, 5, 4.5, 4))
     out.append(Text((x0 + SAFE_MM, y1 - 9), tuple(fl), fs, "#6b5a3e", z=6, ha="left", align="left"))
     return out
 
 
-def ticket_back(box: CardBox, board: Board, deck_label: str = "") -> list:
+def ticket_back(box: CardBox, board: Board, deck_label: str = "", color: str = style.TICKET_BACK,
+                light: bool = False) -> list:
+    """A ticket's back: in its deck's color, with the deck's name in large print when the kit
+    has more than the standard deck, so that shuffled decks are sorted face down."""
     x0, y0, x1, y1 = box.trim
     cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
-    out = _panel(box, style.TICKET_BACK)
-    out.append(Disc((cx, cy - 6), 9, None, "white", 1.2, z=2))
-    out.append(Disc((cx, cy - 6), 2.2, "white", None, 0, z=2))
-    out.append(Text((cx, cy + 8), ("Destination", "ticket"), 8.5, "white", z=3, bold=True))
-    lines, size = _fit(board.name + (f"\n{deck_label} deck" if deck_label else ""), box.w - 2 * SAFE_MM - 2, 10,
-                       (6.5, 6, 5.5, 5))
-    out.append(Text((cx, y1 - 6 - fonts.block_height(len(lines), size) / 2), tuple(lines), size, "white", z=3))
+    out, ink = _back_panel(box, color, light)
+    out.append(Disc((cx, cy - 6), 9, None, ink, 1.2, z=2))
+    out.append(Disc((cx, cy - 6), 2.2, ink, None, 0, z=2))
+    out.append(Text((cx, cy + 8), ("Destination", "ticket"), 8.5, ink, z=3, bold=True))
+    if deck_label:
+        dl, ds = _fit(f"{deck_label} deck", box.w - 2 * SAFE_MM - 2, 6, (10, 9, 8, 7), True)
+        out.append(Text((cx, y0 + SAFE_MM + 4), tuple(dl), ds, ink, z=3, bold=True))
+    lines, size = _fit(board.name, box.w - 2 * SAFE_MM - 2, 10, (6.5, 6, 5.5, 5))
+    out.append(Text((cx, y1 - 6 - fonts.block_height(len(lines), size) / 2), tuple(lines), size, ink, z=3))
+    return out
+
+
+# ------------------------------------------------------------------ bonus cards
+
+def bonus_face(box: CardBox, board: Board, name: str, points: int, rule: str) -> list:
+    """A bonus card (Longest Continuous Path): its name, its points, large, and its rule."""
+    x0, y0, x1, y1 = box.trim
+    cx = (x0 + x1) / 2
+    out = _panel(box, "#fdfbf6", None if box.bleed else "#8a8a8a")
+    out.append(Area((shapes.rect_ring(x0 + 2, y0 + 2, x1 - 2, y0 + 16),), face=style.CARD_BACK, z=2))
+    tl, ts = _fit(name, box.w - 2 * SAFE_MM - 2, 12, (12, 11, 10, 9), True)
+    out.append(Text((cx, y0 + 9), tuple(tl), ts, "white", z=3, bold=True))
+    out.append(Disc((cx, y0 + 42), 18, style.ACCENT, None, 0, z=2))
+    out.append(Text((cx, y0 + 42), (f"+{points}",), 30, "white", z=3, bold=True))
+    rl, rs = _fit(rule, box.w - 2 * SAFE_MM - 4, y1 - (y0 + 66) - SAFE_MM - 8, (9, 8.5, 8, 7.5, 7, 6.5, 6))
+    out.append(Text((cx, y0 + 66 + fonts.block_height(len(rl), rs) / 2), tuple(rl), rs, style.INK, z=3))
+    fl, fs = _fit(board.name, box.w - 2 * SAFE_MM, 6, (6.5, 6, 5.5))
+    out.append(Text((cx, y1 - SAFE_MM - 2), tuple(fl), fs, "#555555", z=3))
+    return out
+
+
+def bonus_back(box: CardBox, board: Board, name: str) -> list:
+    x0, y0, x1, y1 = box.trim
+    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+    out = _panel(box, style.CARD_BACK)
+    lines, size = _fit(name, box.w - 2 * SAFE_MM - 4, 20, (14, 12, 11, 10), True)
+    out.append(Text((cx, cy - 4), tuple(lines), size, "white", z=3, bold=True))
+    bl, bs = _fit(f"{board.name}: bonus card", box.w - 2 * SAFE_MM, 8, (8, 7, 6.5, 6))
+    out.append(Text((cx, cy + 12), tuple(bl), bs, "white", z=3))
     return out
 
 

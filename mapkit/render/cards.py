@@ -19,8 +19,10 @@ from mapkit.render.imposition import (FURNITURE_MM, MARK_ROOM_MM, MINI_CARD, SUM
                                       SheetPage, impose, sheet_layout)
 
 PNG_DPI = 150
-FLIP = {"long-edge": "flip on the long edge", "short-edge": "flip on the short edge",
-        "none": "print the back pages on the back of their sheets"}
+FLIP = {"long-edge": "print double-sided, flip on the long edge", "short-edge": "print double-sided, flip on the short edge",
+        "none": "after printing all the fronts, turn the printed stack over left to right, put it back in the tray "
+                "and print the back pages onto it, sheet 1 first"}
+DECK_BACKS = ("#7a4e2d", "#2f5d50", "#5b3f7a", "#8a3b3b", "#3d5a80", "#6b6b2f")  # one back color per deck
 
 
 @dataclass(frozen=True)
@@ -33,7 +35,24 @@ class CardsOutput:
 
 
 def train_cards(board: Board) -> list[str | None]:
-    """One entry per physical train card: its palette color id, or None for a wild card."""
+    """One entry per physical train card: its palette color id, or None for a wild card, in a
+    mixed order (`mixed`), so that a misprinted or lost sheet costs a few cards of every color,
+    not a whole color, and a person cutting one sheet can check a hand of each."""
+    return mixed(_train_counts(board))
+
+
+def mixed(cards: list) -> list:
+    """The cards dealt round-robin from each kind in turn, larger kinds spread evenly: card k of a
+    kind with n cards goes at (k + 0.5) / n along the deck (ties in the palette's order)."""
+    kinds: dict = {}
+    for c in cards:
+        kinds.setdefault(c, []).append(c)
+    keyed = [((k + 0.5) / len(group), order, c) for order, group in enumerate(kinds.values())
+             for k, c in enumerate(group)]
+    return [c for _, _, c in sorted(keyed, key=lambda t: (t[0], t[1]))]
+
+
+def _train_counts(board: Board) -> list[str | None]:
     if board.deck is not None:
         counts, wild = dict(board.deck.counts), board.deck.wild
     else:
@@ -45,25 +64,35 @@ def train_cards(board: Board) -> list[str | None]:
     return cards + [None] * wild
 
 
-def ticket_decks(board: Board) -> list[tuple[str, list]]:
-    """The board's ticket decks, "standard" first."""
-    decks = list(board.ticket_decks.items())
-    decks.sort(key=lambda kv: kv[0] != "standard")
-    return [(name, list(ts)) for name, ts in decks if ts]
+def ticket_decks(board: Board, names: tuple[str, ...] | None = None) -> list[tuple[str, list]]:
+    """The ticket decks to print: names (or "all"), by default those the board's ruleset plays
+    with (`RuleSet.ticket_decks`: one deck for the standard rules), in that order."""
+    if names is None:
+        from mapkit.render.summary import ruleset
+        names = tuple(ruleset(board).ticket_decks)
+    if "all" in names:
+        names = tuple(sorted(board.ticket_decks, key=lambda n: (n != "standard", n)))
+    return [(name, list(board.ticket_decks[name])) for name in names if board.ticket_decks.get(name)]
 
 
-def ticket_cards(board: Board) -> list[tuple[str, object]]:
-    """(deck label, ticket) per ticket card; the label is empty when the board has one deck."""
-    decks = ticket_decks(board)
-    labeled = len(decks) > 1
-    return [(name if labeled else "", t) for name, ts in decks for t in ts]
+def missing_decks(board: Board, names: tuple[str, ...] | None) -> list[str]:
+    if names is None:
+        from mapkit.render.summary import ruleset
+        names = tuple(ruleset(board).ticket_decks)
+    return [n for n in names if n != "all" and not board.ticket_decks.get(n)]
+
+
+def ticket_cards(board: Board, names: tuple[str, ...] | None = None) -> list[tuple[str, object]]:
+    """(deck name, ticket) per ticket card of the decks printed (see `ticket_decks`)."""
+    return [(name, t) for name, ts in ticket_decks(board, names) for t in ts]
 
 
 def write_cards(path: Path, board: Board, layout: SheetLayout, duplex: str, count: int, what: str,
                 front: Callable[[int, CardBox], list], back: Callable[[int, CardBox], list],
-                png: Path | None = None) -> CardsOutput:
-    """Write the sheets of `count` cards; png: also save the first sheet of fronts there."""
-    pages = impose(count, layout, duplex)
+                png: Path | None = None, groups: tuple[int, ...] | None = None) -> CardsOutput:
+    """Write the sheets of `count` cards; png: also save the first sheet of fronts there; groups:
+    runs of cards that each start on a new sheet (see `impose`)."""
+    pages = impose(count, layout, duplex, groups=groups)
     sheets = max((p.sheet for p in pages), default=-1) + 1
     frames = 0
     with pdf.pdf_document(path) as doc:
@@ -76,7 +105,8 @@ def write_cards(path: Path, board: Board, layout: SheetLayout, duplex: str, coun
                 items += card_faces.frame(box, visible=not layout.bleed)
                 frames += page.side == "front"
             draw.draw(ax, items, clip=False)
-            doc.add(fig)
+            x0, y0, x1, y1 = layout.frame
+            doc.add(fig, (x0 + layout.bleed, y0 + layout.bleed, x1 - layout.bleed, y1 - layout.bleed), layout.bleed)
             if png is not None and page.side == "front" and page.sheet == 0:
                 pdf.save_png(fig, png, PNG_DPI)
         n = doc.pages
@@ -88,7 +118,10 @@ def furniture(layout: SheetLayout, board: Board, what: str, page: SheetPage, she
     x0, y0, x1, y1 = layout.frame
     xs, ys = layout.trim_lines()
     out = marks.crop_marks(xs, ys, (x0, y0, x1, y1), MARK_ROOM_MM - 1.0)
-    side = "fronts" if page.side == "front" else f"backs ({FLIP[duplex]})"
+    if page.side == "front":
+        side = "fronts" + (" (print all the front pages first)" if duplex == "none" else f" ({FLIP[duplex]})")
+    else:
+        side = f"back of sheet {page.sheet + 1} ({FLIP[duplex]})"
     info = f"{board.name} — {what}, sheet {page.sheet + 1} of {sheets}, {side}"
     pw, ph = layout.page
     if layout.furniture == "sides":
@@ -119,7 +152,8 @@ def _fit_size(lines, length: float, size: float) -> float:
 
 # ------------------------------------------------------------------ the three decks
 
-def write_trains(path: Path, board: Board, paper: str, mode: str, duplex: str, png: Path | None = None) -> CardsOutput:
+def write_trains(path: Path, board: Board, paper: str, mode: str, duplex: str, png: Path | None = None,
+                 light_backs: bool = False) -> CardsOutput:
     cards = train_cards(board)
     sym = symbols.assign_symbols(board)
     layout = sheet_layout(MINI_CARD, paper, mode)
@@ -129,22 +163,44 @@ def write_trains(path: Path, board: Board, paper: str, mode: str, duplex: str, p
         return card_faces.train_front(box, board, cid, sym[cid] if cid else symbols.WILD)
 
     return write_cards(path, board, layout, duplex, len(cards), "train cards", front,
-                       lambda i, box: card_faces.train_back(box, board), png)
+                       lambda i, box: card_faces.train_back(box, board, light=light_backs), png)
 
 
 def write_tickets(path: Path, board: Board, layout_: Layout, paper: str, mode: str, duplex: str,
-                  png: Path | None = None) -> CardsOutput:
-    cards = ticket_cards(board)
+                  png: Path | None = None, decks: tuple[str, ...] | None = None,
+                  light_backs: bool = False) -> CardsOutput:
+    """The tickets of the decks printed, each deck on its own sheets with its own back (its name
+    and a color of its own), so that the decks are told apart face down."""
+    chosen = ticket_decks(board, decks)
+    cards = [(name, t) for name, ts in chosen for t in ts]
+    color = {name: DECK_BACKS[i % len(DECK_BACKS)] for i, name in enumerate(sorted(board.ticket_decks,
+                                                                                   key=lambda n: (n != "standard", n)))}
+    labeled = len(chosen) > 1 or (len(chosen) == 1 and chosen[0][0] != "standard")
     mini = card_faces.MiniMap.of(board, layout_)
     layout = sheet_layout(MINI_CARD, paper, mode)
     return write_cards(path, board, layout, duplex, len(cards), "tickets",
-                       lambda i, box: card_faces.ticket_front(box, board, cards[i][1], mini, cards[i][0]),
-                       lambda i, box: card_faces.ticket_back(box, board, cards[i][0]), png)
+                       lambda i, box: card_faces.ticket_front(box, board, cards[i][1], mini,
+                                                              cards[i][0] if labeled else ""),
+                       lambda i, box: card_faces.ticket_back(box, board, cards[i][0] if labeled else "",
+                                                             color=color[cards[i][0]], light=light_backs),
+                       png, groups=tuple(len(ts) for _, ts in chosen))
 
 
 def write_summary(path: Path, board: Board, paper: str, mode: str, duplex: str) -> CardsOutput:
+    """One summary card per seat, then the bonus cards the rules award (Longest Path, Globetrotter)."""
     front_sections, back_sections = summary.front(board), summary.back(board)
     layout = sheet_layout(SUMMARY_CARD, paper, mode)
-    return write_cards(path, board, layout, duplex, summary.copies(board), "summary cards",
-                       lambda i, box: card_faces.summary_face(box, board, front_sections, f"{board.name}: summary"),
-                       lambda i, box: card_faces.summary_face(box, board, back_sections, f"{board.name}: scoring"))
+    n = summary.copies(board)
+    bonuses = summary.bonus_cards(board)
+
+    def front(i, box):
+        if i < n:
+            return card_faces.summary_face(box, board, front_sections, f"{board.name}: summary")
+        return card_faces.bonus_face(box, board, *bonuses[i - n])
+
+    def back(i, box):
+        if i < n:
+            return card_faces.summary_face(box, board, back_sections, f"{board.name}: scoring")
+        return card_faces.bonus_back(box, board, bonuses[i - n][0])
+
+    return write_cards(path, board, layout, duplex, n + len(bonuses), "summary and bonus cards", front, back)

@@ -10,7 +10,9 @@ two opposite sides: left and right, or top and bottom, whichever leaves room for
 
 The grid is centred on the page, so a back mirrored about the page's centre lands behind its
 front: long-edge duplex flips the sheet left-right (columns mirrored), short-edge top-bottom
-(rows mirrored). With duplex "none" backs keep their fronts' positions, on separate pages.
+(rows mirrored). With duplex "none" (a printer that prints one side) all fronts come first, then
+all backs, mirrored as for long-edge: the person turns the printed stack over left to right and
+feeds it again, which is a long-edge flip done by hand (its pages say so).
 """
 
 from __future__ import annotations
@@ -95,12 +97,10 @@ def back_position(layout: SheetLayout, xy: tuple[float, float], duplex: str) -> 
     """Where the back of a card whose front's trim box starts at xy is printed on the back page."""
     (pw, ph), (w, h) = layout.page, layout.card
     x, y = xy
-    if duplex == "long-edge":
+    if duplex in ("long-edge", "none"):  # none: the stack is turned over by hand, left to right
         return (pw - x - w, y)
     if duplex == "short-edge":
         return (x, ph - y - h)
-    if duplex == "none":
-        return (x, y)
     raise ValueError(f"unknown duplex '{duplex}'; choose one of {', '.join(DUPLEX)}")
 
 
@@ -117,16 +117,23 @@ class SheetPage:
     cards: tuple[Placed, ...]
 
 
-def impose(count: int, layout: SheetLayout, duplex: str = "long-edge", backs: bool = True) -> list[SheetPage]:
+def impose(count: int, layout: SheetLayout, duplex: str = "long-edge", backs: bool = True,
+           groups: tuple[int, ...] | None = None) -> list[SheetPage]:
     """The pages for `count` cards: for duplex printing each front page followed by its back page;
-    with duplex "none" all the fronts, then all the backs in the same order."""
+    with duplex "none" all the fronts, then all the backs in the same order. groups: sizes of runs
+    of cards (decks) that each start on a new sheet, so that no sheet mixes two decks' backs."""
     if duplex not in DUPLEX:
         raise ValueError(f"unknown duplex '{duplex}'; choose one of {', '.join(DUPLEX)}")
     n = layout.per_sheet
+    runs, start = [], 0
+    for size in (groups if groups is not None else (count,)):
+        for k in range(0, size, n):
+            runs.append(range(start + k, start + min(size, k + n)))
+        start += size
     fronts, back_pages = [], []
-    for sheet in range(math.ceil(count / n)):
-        ids = range(sheet * n, min(count, (sheet + 1) * n))
-        front = tuple(Placed(i, layout.slot(i - sheet * n)) for i in ids)
+    for sheet, ids in enumerate(runs):
+        first = ids.start
+        front = tuple(Placed(i, layout.slot(i - first)) for i in ids)
         fronts.append(SheetPage("front", sheet, front))
         back_pages.append(SheetPage("back", sheet, tuple(Placed(p.card, back_position(layout, p.xy, duplex))
                                                           for p in front)))

@@ -1,7 +1,7 @@
 """The print-and-play kit of a board, as `mapkit render` writes it into one folder:
 
-board.pdf (real size), board-tiles.pdf (A4/Letter sheets), tickets.pdf, trains.pdf, summary.pdf,
-and with png: board.png, tickets-sheet.png, trains-sheet.png.
+board.pdf (real size), board-tiles.pdf (A4/Letter sheets), tickets.pdf, trains.pdf, summary.pdf
+(summary cards and the bonus cards), rules.pdf (the rules booklet), and with png: board.png, tickets-sheet.png, trains-sheet.png.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from mapkit.errors import MapkitError, UsageError
 from mapkit.geometry import Layout
 from mapkit.model import Board
 from mapkit.render import board as board_pdf
-from mapkit.render import cards, imposition, pdf, tiles
+from mapkit.render import cards, imposition, pdf, rules, summary, tiles
 from mapkit.render.scene import build_scene
 from mapkit.render.tiling import tile_board
 
@@ -27,6 +27,8 @@ class RenderOptions:
     mode: str = "home"           # home (cards butted) or bleed (3 mm bleed)
     duplex: str = "long-edge"    # none, long-edge or short-edge
     png: bool = False            # also write PNG previews
+    decks: tuple[str, ...] | None = None  # ticket decks to print; None: those the ruleset uses; ("all",)
+    light_backs: bool = False    # card backs in light ink (a colored frame on white) instead of full color
 
     def check(self) -> None:
         if self.paper not in pdf.PAPERS:
@@ -80,8 +82,12 @@ def render_kit(path: Path, board: Board, out_dir: Path, options: RenderOptions =
 def _render(path: Path, board: Board, out: Path, opt: RenderOptions, result: RenderResult) -> None:
     layout = Layout(board)
     scene = build_scene(board, layout, content_hash(path))
+    # the flight is drawn where the scene put it: the assembly overview and the tickets' mini-maps
+    # show it there too
+    layout.routes = dict(scene.routes)
     names = {s.id: s.name for s in board.stations}
     result.unplaced_labels = list(scene.unplaced)
+    result.warnings += scene.warnings
     for key in scene.unplaced:
         if key in names:
             result.warnings.append(f"the label of station '{key}' ({names[key]}) overlaps something wherever it "
@@ -108,24 +114,35 @@ def _render(path: Path, board: Board, out: Path, opt: RenderOptions, result: Ren
                     "overlap_mm": [round(tiling.overlap_x, 1), round(tiling.overlap_y, 1)]}
 
     tickets_png = out / "tickets-sheet.png" if opt.png else None
-    if cards.ticket_cards(board):
-        t = cards.write_tickets(out / "tickets.pdf", board, layout, opt.paper, opt.mode, opt.duplex, png=tickets_png)
+    for name in cards.missing_decks(board, opt.decks):
+        result.warnings.append(f"the board has no ticket deck '{name}', so it is not printed; "
+                               f"decks: {', '.join(sorted(board.ticket_decks)) or 'none'}")
+    if cards.ticket_cards(board, opt.decks):
+        t = cards.write_tickets(out / "tickets.pdf", board, layout, opt.paper, opt.mode, opt.duplex, png=tickets_png,
+                                decks=opt.decks, light_backs=opt.light_backs)
         record("tickets.pdf", t.pages)
         result.cards["tickets"] = {"cards": t.cards, "frames": t.frames, "per_sheet": t.per_sheet, "sheets": t.sheets,
-                                   "decks": {name: len(ts) for name, ts in cards.ticket_decks(board)}}
+                                   "decks": {name: len(ts) for name, ts in cards.ticket_decks(board, opt.decks)}}
     else:
         result.warnings.append("the board has no tickets, so there is no tickets.pdf; run "
                                "`mapkit tickets generate BOARD --write` first")
 
     trains_png = out / "trains-sheet.png" if opt.png else None
-    t = cards.write_trains(out / "trains.pdf", board, opt.paper, opt.mode, opt.duplex, png=trains_png)
+    t = cards.write_trains(out / "trains.pdf", board, opt.paper, opt.mode, opt.duplex, png=trains_png,
+                           light_backs=opt.light_backs)
     record("trains.pdf", t.pages)
     result.cards["trains"] = {"cards": t.cards, "frames": t.frames, "per_sheet": t.per_sheet, "sheets": t.sheets,
                               "from": "board deck" if board.deck is not None else "derived deck"}
 
     s = cards.write_summary(out / "summary.pdf", board, opt.paper, opt.mode, opt.duplex)
     record("summary.pdf", s.pages)
-    result.cards["summary"] = {"cards": s.cards, "frames": s.frames, "per_sheet": s.per_sheet, "sheets": s.sheets}
+    result.cards["summary"] = {"cards": s.cards, "frames": s.frames, "per_sheet": s.per_sheet, "sheets": s.sheets,
+                               "bonus_cards": [name for name, _, _ in summary.bonus_cards(board)]}
+
+    deck = cards.train_cards(board)
+    counts = {c: deck.count(c) for c in dict.fromkeys(deck)}
+    record("rules.pdf", rules.write_rules(out / "rules.pdf", board, opt.paper,
+                                          result.cards.get("tickets", {}).get("cards", 0), counts))
 
     if opt.png:
         board_pdf.write_board_png(scene, record("board.png", None))

@@ -37,8 +37,10 @@ CLEARANCE_MM = 0.4   # kept free between a label and anything else
 TIGHT = 0.25         # of that, when a label has no room otherwise
 FAR_MM = 4.0         # the further rings of positions, this much further out each
 
-STATION_SIZES = (8.0, 7.0)
-HUB_SIZES = (9.0, 8.0)
+# Read at arm's length (~70 cm) a label wants a cap height of about 3 mm: DejaVu's caps are 0.73 em,
+# so 12 pt (4.2 mm em, 3.1 mm caps). Smaller sizes are fallbacks where a crowded board has no room.
+STATION_SIZES = (12.0, 11.0, 10.0, 9.0, 8.0, 7.0)
+HUB_SIZES = (13.0, 12.0, 11.0, 10.0, 9.0)
 
 
 @dataclass(frozen=True)

@@ -23,8 +23,7 @@ def rows(board: Board, sym: dict) -> list[tuple[str, str, str]]:
     """(sample kind, sample argument, text) per legend row."""
     out = [("space", c.id, f"{c.name} — {style.kind_name(c.kind)}") for c in board.palette]
     kinds = {r.kind for r in board.routes}
-    if any(r.is_gray for r in board.routes):
-        out.append(("space", "gray", f"{board.gray_name} — {style.kind_name(board.gray_kind)}"))
+    out += gray_rows(board)
     out.append(("wild", "", f"{board.wild.name} — wild card, counts as any color"))
     if kinds & set(style.WATER_KINDS):
         names = " / ".join(style.kind_name(k) for k in style.WATER_KINDS if k in kinds)
@@ -32,12 +31,34 @@ def rows(board: Board, sym: dict) -> list[tuple[str, str, str]]:
     if "aerial-tram" in kinds:
         out.append(("cable", "", "Aerial tram: cable line"))
     if "flight" in kinds:
-        out.append(("flight", "", "Flight: dashed path, drawn over other routes"))
+        out.append(("flight", "", "Flight: dashed path, broken where it passes other routes"))
     if any(r.bonus for r in board.routes):
         pts = sorted({r.bonus.points for r in board.routes if r.bonus})
         out.append(("badge", "/".join(f"+{p}" for p in pts), "Special route: bonus points when claimed"))
     if any(s.hub for s in board.stations):
         out.append(("hub", "", "Hub station"))
+    return out
+
+
+def gray_rows(board: Board) -> list[tuple[str, str, str]]:
+    """The gray routes named by what they are: one row per kind among them (the board's most
+    common first), naming the lines of the less common kinds (Seattle: bus, then streetcar and
+    Amtrak by name), so that a streetcar is not called a bus."""
+    by_kind: dict[str, list] = {}
+    for r in board.routes:
+        if r.is_gray:
+            by_kind.setdefault(r.kind, []).append(r)
+    if not by_kind:
+        return []
+    kinds = sorted(by_kind, key=lambda k: (-len(by_kind[k]), k))
+    if len(kinds) == 1:
+        return [("space", "gray", f"{board.gray_name} — {style.kind_name(kinds[0])}")]
+    out = []
+    for i, k in enumerate(kinds):
+        lines = sorted({r.line for r in by_kind[k] if r.line})
+        named = f": {', '.join(lines)}" if i and lines and len(lines) <= 3 else ""
+        head = "Gray (any one color)" if i == 0 else "Gray"
+        out.append(("space", "gray", f"{head} — {style.kind_name(k)}{named}"))
     return out
 
 

@@ -1,5 +1,6 @@
 """Printer's marks as primitives: calibration bars, the "print at 100 %" notice, crop marks and
-alignment crosshairs. Each function returns items for `draw.draw`."""
+alignment crosshairs (the tiled sheets use registration ticks across their seams instead, see
+`tiling`). Each function returns items for `draw.draw`."""
 
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import matplotlib
-from matplotlib.backends.backend_pdf import PdfPages
+from matplotlib.backends.backend_pdf import Name, PdfPages
 from matplotlib.figure import Figure
 
 MM_PER_INCH = 25.4
@@ -61,21 +61,69 @@ def mm_axes(fig: Figure, rect_mm, window, page_mm, zorder: float = 0):
 
 
 class Document:
-    """A PDF being written, one figure per page."""
+    """A PDF being written, one figure per page.
+
+    Every page gets a TrimBox (where the printed piece is cut: the whole page unless told) and a
+    BleedBox, and the catalog asks viewers to print at actual size (/PrintScaling /None), so a
+    print dialog does not offer "fit to page" by default. matplotlib's PdfPages writes neither, so
+    the page dictionaries are amended as they are written and the catalog is rewritten at close
+    (the trailer names the new one; the old one stays, unused). Both are deterministic.
+    """
 
     def __init__(self, pdf: PdfPages):
         self._pdf = pdf
         self.pages = 0
+        self._boxes: tuple | None = None
+        self._file = None
 
-    def add(self, fig: Figure) -> None:
+    def _hook(self) -> None:
+        if self._file is not None:
+            return
+        f = self._pdf._ensure_file()
+        write = f.writeObject
+
+        def write_object(obj, contents):
+            if isinstance(contents, dict) and contents.get("Type") == Name("Page") and self._boxes is not None:
+                contents = {**contents, **self._boxes}
+            write(obj, contents)
+
+        f.writeObject = write_object
+        self._file = f
+
+    def add(self, fig: Figure, trim_mm=None, bleed_mm: float = 0.0) -> None:
+        """Add fig as a page; trim_mm (x0, y0, x1, y1 from the top left, mm) is the TrimBox, the
+        BleedBox is that grown by bleed_mm (both clipped to the page)."""
+        self._hook()
+        w, h = fig.get_size_inches() * MM_PER_INCH
+        trim = trim_mm if trim_mm is not None else (0.0, 0.0, w, h)
+        bleed = (trim[0] - bleed_mm, trim[1] - bleed_mm, trim[2] + bleed_mm, trim[3] + bleed_mm)
+        self._boxes = {"TrimBox": _pdf_box(trim, w, h), "BleedBox": _pdf_box(bleed, w, h)}
         self._pdf.savefig(fig)
         self.pages += 1
+
+    def close(self) -> None:
+        if self._file is None:
+            return
+        f = self._file
+        root = f.reserveObject("root with viewer preferences")
+        f.writeObject(root, {"Type": Name("Catalog"), "Pages": f.pagesObject,
+                             "ViewerPreferences": {"PrintScaling": Name("None")}})
+        f.rootObject = root
+
+
+def _pdf_box(b, w: float, h: float) -> list[float]:
+    """A box in mm from the top left as a PDF rectangle in points from the bottom left."""
+    k = 72 / MM_PER_INCH
+    x0, y0, x1, y1 = max(0.0, b[0]), max(0.0, b[1]), min(w, b[2]), min(h, b[3])
+    return [round(x0 * k, 3), round((h - y1) * k, 3), round(x1 * k, 3), round((h - y0) * k, 3)]
 
 
 @contextmanager
 def pdf_document(path: Path):
     with style(), PdfPages(path, metadata=METADATA) as pdf:
-        yield Document(pdf)
+        doc = Document(pdf)
+        yield doc
+        doc.close()
 
 
 def save_png(fig: Figure, path: Path, dpi: float) -> None:

@@ -13,13 +13,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from shapely.geometry import LineString, Point, Polygon, box
+from shapely.ops import unary_union
 
 from mapkit.geometry import Layout
 from mapkit.model import Board
-from mapkit.render import fonts, labels, legend, marks, shapes, style, symbols
+from mapkit.render import flights, fonts, labels, legend, marks, shapes, sides, style, symbols
 from mapkit.render.draw import Area, Disc, Line, Text
 
 SPACE_CORNER_MM = 1.6
+BADGE_PT = 9.0
+TRACK_PT = 9.0
+BADGE_REACH_MM = 12.0   # a badge sits within this of its route's centreline
 SYMBOL_SCALE = 0.55          # of the space width
 DISCLAIMER = ("Unofficial, non-commercial fan-made map for personal use. Not affiliated with or endorsed by "
               "Days of Wonder. Ticket to Ride was designed by Alan R. Moon and is a trademark of Days of Wonder, Inc.")
@@ -36,6 +40,9 @@ class BoardScene:
     label_obstacles: list = field(default_factory=list)
     label_bounds: Polygon | None = None
     symbols: dict = field(default_factory=dict)
+    routes: dict = field(default_factory=dict)       # route id → the RouteShape drawn (flights moved clear)
+    lines: dict = field(default_factory=dict)        # route id → its drawn line's outline (water, cable, flight)
+    warnings: list = field(default_factory=list)     # what could not be drawn as it should
 
 
 def disclaimer_text(board: Board) -> str:
@@ -54,17 +61,26 @@ def build_scene(board: Board, layout: Layout, content_hash: str) -> BoardScene:
     items += band_items
 
     by_id = {r.id: r for r in board.routes}
+    routes, flight_lines, warnings = flights.reroute(board, layout, sides.keep_sides(board, layout.positions,
+                                                                                   layout.routes))
     space_polys = []
     bonus_requests = []
-    for rid, shape in layout.routes.items():
+    drawn_lines = {}
+    for rid, shape in routes.items():
         r = by_id[rid]
-        items += route_items(board, r, shape, sym)
+        route = route_items(board, r, shape, sym, flight_lines.get(rid))
+        items += route
         space_polys += [Polygon(c) for c in shape.spaces]
+        # a drawn line (water, cable, flight) is as much in a label's way as a space is
+        outline = [LineString(i.coords).buffer(i.lw * fonts.MM_PER_PT / 2 + 0.2, quad_segs=2)
+                   for i in route if isinstance(i, Line)]
+        if outline:
+            drawn_lines[rid] = unary_union(outline)
         if r.bonus:
             bonus_requests.append(bonus_request(r, shape, ph.space_width_mm))
 
     discs = [Point(xy).buffer(ph.station_radius_mm, quad_segs=8) for xy in layout.positions.values()]
-    obstacles = discs + space_polys + [box(*b) for b in band_boxes]
+    obstacles = discs + space_polys + list(drawn_lines.values()) + [box(*b) for b in band_boxes]
     track = shapes.track_band(ph.margin_mm)
     inset = track.inner + 1.0
     bounds = box(inset, inset, W - inset, H - inset)
@@ -87,21 +103,25 @@ def build_scene(board: Board, layout: Layout, content_hash: str) -> BoardScene:
     inner = box(ph.margin_mm, ph.margin_mm, W - ph.margin_mm, H - ph.margin_mm)
     legend_items, legend_box = legend.place_legend(board, sym, inner, obstacles + [box(*b) for b in placement.boxes()])
     items += legend_items
-    return BoardScene(W, H, items, placement, list(placement.unplaced), legend_box is None, obstacles, bounds, sym)
+    return BoardScene(W, H, items, placement, list(placement.unplaced), legend_box is None, obstacles, bounds, sym,
+                      routes, drawn_lines, warnings)
 
 
 def track_items(W: float, H: float, margin: float) -> list:
     out = []
     cells = shapes.track_cells(W, H, margin)
-    size = min(6.0, shapes.track_band(margin).width / fonts.MM_PER_PT * 0.45)
+    # score numbers are read across the table: TRACK_PT where the cell allows, smaller where not
+    size = min(TRACK_PT, shapes.track_band(margin).width / fonts.MM_PER_PT * 0.6)
     for cell in cells:
         n = cell.number
         face = "#efe6cf" if n % 5 == 0 else style.TRACK
         out.append(Area((shapes.rect_ring(*cell.rect),), face=face, edge=style.HAIRLINE, lw=0.4, z=1))
         cx, cy = (cell.rect[0] + cell.rect[2]) / 2, (cell.rect[1] + cell.rect[3]) / 2
         text = "0/100" if n == 0 else str(n)
-        out.append(Text((cx, cy), (text,), size * (0.8 if n == 0 else 1), style.INK, z=1.5, bold=n % 5 == 0,
-                        box=cell.rect))
+        s = size
+        while s > 4 and fonts.line_width(text, s, True) > (cell.rect[2] - cell.rect[0]) - 1.0:
+            s -= 0.5
+        out.append(Text((cx, cy), (text,), s, style.INK, z=1.5, bold=n % 5 == 0, box=cell.rect))
     return out
 
 
@@ -153,7 +173,9 @@ def margin_text_items(board: Board, content_hash: str) -> tuple[list, list]:
     return items, boxes
 
 
-def route_items(board: Board, r, shape, sym: dict) -> list:
+def route_items(board: Board, r, shape, sym: dict, pieces=None) -> list:
+    """A route's spaces and symbols, and its line when it has one; pieces: the flight's line as
+    the parts to draw (see `flights`)."""
     ph = board.physical
     hex_ = style.route_hex(board, r.color)
     flight = r.kind == "flight"
@@ -165,7 +187,8 @@ def route_items(board: Board, r, shape, sym: dict) -> list:
     elif r.kind == "aerial-tram":
         out.append(Line(tuple(path), style.INK, 0.8, z=base_z, dash=(1.0, 1.5)))
     elif flight:
-        out.append(Line(tuple(path), style.INK, 1.4, z=base_z, dash=(5.0, 3.0)))
+        for part in (pieces if pieces is not None else (tuple(path),)):
+            out.append(Line(tuple(part), style.INK, 1.4, z=base_z, dash=(5.0, 3.0)))
     whitish = style.is_whitish(hex_)
     edge = "#555555" if whitish else style.shade(hex_, 0.55)
     mark = None if r.is_gray else sym.get(r.color)
@@ -187,16 +210,17 @@ def bonus_request(r, shape, space_width: float) -> labels.LabelRequest:
     text = (f"+{r.bonus.points} {r.bonus.name}",)
     cands = []
     line = LineString(shape.centerline)
-    for t in (0.5, 0.3, 0.7, 0.15, 0.85):
-        p = line.interpolate(line.length * t)
-        nx, ny = shapes.normal_at(line, line.length * t)
-        for side in (1, -1):
-            reach = space_width / 2 + 1.5
-            anchor = (p.x + side * nx * reach, p.y + side * ny * reach)
-            direction = (_sign(side * nx), _sign(side * ny))
-            if direction == (0, 0):
-                direction = (0, -1)
-            cands.append(labels.text_candidate("badge", text, 7, True, anchor, direction))
+    # first right against the line between two spaces, then beside a space, then a little further
+    for reach in (1.8, space_width / 2 + 1.5, space_width / 2 + 4.0, space_width / 2 + 6.5):
+        for t in (0.5, 0.4, 0.6, 0.3, 0.7, 0.2, 0.8, 0.1, 0.9):
+            p = line.interpolate(line.length * t)
+            nx, ny = shapes.normal_at(line, line.length * t)
+            for side in (1, -1):
+                anchor = (p.x + side * nx * reach, p.y + side * ny * reach)
+                direction = (_sign(side * nx), _sign(side * ny))
+                if direction == (0, 0):
+                    direction = (0, -1)
+                cands.append(labels.text_candidate("badge", text, BADGE_PT, True, anchor, direction))
     return labels.LabelRequest(f"bonus:{r.id}", tuple(cands))
 
 

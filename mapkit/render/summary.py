@@ -98,3 +98,20 @@ def back(board: Board) -> list[Section]:
 def copies(board: Board) -> int:
     """One summary card per seat."""
     return ruleset(board).max_players
+
+
+def bonus_cards(board: Board) -> list[tuple[str, int, str]]:
+    """(name, points, rule) of each bonus card the ruleset awards at the end (seeds 000/001: the
+    Longest Continuous Path card; 1910/Mega: Globetrotter)."""
+    r = ruleset(board)
+    out = []
+    if r.longest_path_bonus:
+        out.append(("Longest Continuous Path", r.longest_path_bonus,
+                    "At the end, the player with the longest continuous path of their own trains takes this card "
+                    f"and scores {r.longest_path_bonus} points. A path may loop and pass a station more than once, "
+                    "but uses each train once. Ties: every tied player scores the bonus."))
+    if r.globetrotter_bonus:
+        out.append(("Globetrotter", r.globetrotter_bonus,
+                    f"At the end, the player who completed the most tickets takes this card and scores "
+                    f"{r.globetrotter_bonus} points. Ties: every tied player scores the bonus."))
+    return out

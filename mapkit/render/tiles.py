@@ -9,27 +9,65 @@ from mapkit.model import Board
 from mapkit.render import draw, fonts, marks, pdf, shapes, style
 from mapkit.render.draw import Area, Disc, Line, Text
 from mapkit.render.scene import BoardScene
-from mapkit.render.tiling import Tiling, alignment_marks, row_label
+from mapkit.render.tiling import Tiling, row_label, registration_ticks, glue_zones, seams
 
 FRAME = "#b0b0b0"
 
 
+GLUE = "#7f7f7f"
+TICK_LW = 0.6
+
+
+def mark_obstacles(scene: BoardScene) -> list:
+    """Boxes no registration mark may touch: stations, spaces, labels and badges (the label
+    obstacles also hold drawn lines and the margin text, which marks avoid too)."""
+    return [g.bounds for g in scene.label_obstacles] + scene.placement.boxes()
+
+
+def tick_items(ticks) -> list:
+    return [Line(t.segment(), marks.MARK_INK, TICK_LW, z=30) for t in ticks]
+
+
 def write_tiles_pdf(scene: BoardScene, board: Board, layout: Layout, tiling: Tiling, path: Path) -> int:
-    avoid = [g.bounds for g in scene.label_obstacles] + scene.placement.boxes()
-    crosshairs = [item for xy in alignment_marks(tiling, avoid) for item in marks.crosshair(*xy)]
+    ticks = tick_items(registration_ticks(tiling, mark_obstacles(scene)))
     with pdf.pdf_document(path) as doc:
         doc.add(assembly_page(board, layout, tiling))
         for tile in tiling.tiles:
-            doc.add(sheet_page(scene, board, tiling, tile, crosshairs))
+            doc.add(sheet_page(scene, board, tiling, tile, ticks))
         return doc.pages
 
 
-def sheet_page(scene: BoardScene, board: Board, tiling: Tiling, tile, crosshairs):
+def glue_items(tiling: Tiling, tile) -> list:
+    """This sheet's glue zones: shaded (the board shows through, to line the picture up), edged
+    by a solid line where the covering sheet's cut edge goes, and labelled with their width."""
+    out = []
+    for (x0, y0, x1, y1), under, vertical in glue_zones(tiling, tile):
+        out.append(Area((shapes.rect_ring(x0, y0, x1, y1),), face=GLUE, alpha=0.28, z=29))
+        edge = ((x0, y0), (x0, y1)) if vertical else ((x0, y0), (x1, y0))
+        out.append(Line(edge, marks.MARK_INK, 0.5, z=30))
+        text = f"glue zone {x1 - x0 if vertical else y1 - y0:.0f} mm: sheet {under} covers this, its cut edge on the line"
+        cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+        for k in ((0.25, 0.75) if vertical else (0.25, 0.75)):
+            at = (cx, y0 + (y1 - y0) * k) if vertical else (x0 + (x1 - x0) * k, cy)
+            out.append(Text(at, (text,), 5.5, marks.MARK_INK, z=30.5, rotation=90 if vertical else 0,
+                            box=(at[0] - 1, at[1] - 1, at[0] + 1, at[1] + 1)))
+    return out
+
+
+def sheet_page(scene: BoardScene, board: Board, tiling: Tiling, tile, ticks):
     pw, ph = tiling.page
     fig, page_ax = pdf.page(pw, ph)
     x, y, w, h = tiling.content
     board_ax = pdf.mm_axes(fig, tiling.content, tile.window, tiling.page, zorder=1)
-    draw.draw(board_ax, scene.items + crosshairs, window=tile.window)
+    # the cut lines: dashed, on the edges that are cut (left of columns 2…, top of rows B…), drawn
+    # with the board (whose axes lie over the page's) so that the picture does not hide them
+    wx0, wy0, wx1, wy1 = tile.window
+    cuts = []
+    if tile.col > 0:
+        cuts.append(Line(((wx0, wy0), (wx0, wy1)), marks.MARK_INK, 1.2, z=31, dash=(4.0, 2.0)))
+    if tile.row > 0:
+        cuts.append(Line(((wx0, wy0), (wx1, wy0)), marks.MARK_INK, 1.2, z=31, dash=(4.0, 2.0)))
+    draw.draw(board_ax, scene.items + ticks + glue_items(tiling, tile) + cuts, window=tile.window)
     items = [Area((shapes.rect_ring(x, y, x + w, y + h),), edge=FRAME, lw=0.3, z=5)]
     items += footer(board, tiling, tile, y + h)
     draw.draw(page_ax, items, clip=False)
@@ -46,8 +84,10 @@ def footer(board: Board, tiling: Tiling, tile, top: float) -> list:
     tx = left + lw + 4
     rows = f"A–{row_label(tiling.rows - 1)}" if tiling.rows > 1 else "A"
     cols = f"1–{tiling.cols}" if tiling.cols > 1 else "1"
+    cuts = [side for side, yes in (("left", tile.col > 0), ("top", tile.row > 0)) if yes]
+    cut = f"cut along the dashed {' and '.join(cuts)} edge" if cuts else "no cut: the other sheets go on top"
     info = (f"{marks.NOTICE}  ·  {board.name}: sheet {tile.label} of {tiling.sheets} "
-            f"(rows {rows} top to bottom, columns {cols} left to right)")
+            f"(rows {rows} top to bottom, columns {cols} left to right)  ·  {cut}")
     size = 6.5
     while fonts.line_width(info, size, False) > left + width - tx and size > 4.5:
         size -= 0.5
@@ -68,14 +108,19 @@ def assembly_page(board: Board, layout: Layout, tiling: Tiling):
     steps = [
         f"The board is {bw:g} × {bh:g} mm, printed on {tiling.sheets} {tiling.paper.upper() if tiling.paper == 'a4' else 'Letter'} "
         f"sheets ({tiling.orientation}) in {tiling.rows} row{'s' if tiling.rows != 1 else ''} and "
-        f"{tiling.cols} column{'s' if tiling.cols != 1 else ''}; neighbouring sheets overlap.",
+        f"{tiling.cols} column{'s' if tiling.cols != 1 else ''}; neighbouring sheets overlap by "
+        f"{tiling.overlap_x or tiling.overlap_y:.0f} mm.",
         "1. Print every sheet at 100 % (actual size, not \"fit to page\"). Measure the 100 mm bar at the "
         "foot of a sheet: it must be 100 mm long.",
         "2. Lay the sheets out as in the diagram: rows A, B, … from top to bottom; columns 1, 2, … from left to right.",
-        "3. Cut along the thin frame on the left and top edges of every sheet except those of column 1 and row A.",
-        "4. Lay each cut sheet over its left and upper neighbours so that the crosshairs on both sheets coincide, "
-        "and tape or glue it down: first each row, then the rows together.",
-        "5. Cut the remaining outer margins off; glue the board onto card if you like.",
+        f"3. Cut: every sheet except those of column 1 along its dashed left edge, every sheet except those of "
+        f"row A along its dashed top edge. Cut exactly on the line: that edge is the seam.",
+        f"4. A sheet with a neighbour to its right or below has a gray glue zone "
+        f"({tiling.overlap_x or tiling.overlap_y:.0f} mm wide) along that edge, which the neighbour covers. Put glue there, lay the sheet to the right (below) on it "
+        f"with its cut edge on the glue zone's black line, and slide it until the short black ticks on both sheets "
+        f"form straight lines across the seam and the picture continues. Do row A from left to right, then each row; "
+        f"then glue the rows together from the top.",
+        "5. Cut the outer margins (the paper outside the board's edge) off; glue the board onto card if you like.",
     ]
     y = m + 11
     for text in steps:
@@ -89,12 +134,17 @@ def assembly_page(board: Board, layout: Layout, tiling: Tiling):
     draw.draw(ax, items, clip=False)
 
     # the overview: the board to scale with the sheets' windows over it
+    # the sheets' windows reach past the board's edges (the spare paper of the outer sheets): the
+    # overview shows all of them
     top, bottom = y + 4, ph - m - 10
-    scale = min(width / bw, (bottom - top) / bh)
-    ow, oh = bw * scale, bh * scale
+    ex0 = min(0.0, min(t.window[0] for t in tiling.tiles))
+    ey0 = min(0.0, min(t.window[1] for t in tiling.tiles))
+    ex1 = max(bw, max(t.window[2] for t in tiling.tiles))
+    ey1 = max(bh, max(t.window[3] for t in tiling.tiles))
+    scale = min(width / (ex1 - ex0), (bottom - top) / (ey1 - ey0))
+    ow, oh = (ex1 - ex0) * scale, (ey1 - ey0) * scale
     rect = (m + (width - ow) / 2, top + (bottom - top - oh) / 2, ow, oh)
-    pad = 0.0
-    over = pdf.mm_axes(fig, rect, (-pad, -pad, bw + pad, bh + pad), tiling.page, zorder=1)
+    over = pdf.mm_axes(fig, rect, (ex0, ey0, ex1, ey1), tiling.page, zorder=1)
     draw.draw(over, overview_items(board, layout, tiling, scale), clip=False)
     return fig
 

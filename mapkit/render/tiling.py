@@ -2,10 +2,16 @@
 
 Each sheet prints a window of the board in its content area: the paper less the printer margin
 (6 mm) on every side and less a footer strip for the sheet's label, the "print at 100 %" notice
-and the calibration bars. Neighbouring windows overlap by at least `overlap` mm: the columns
-(rows) needed are the fewest whose windows, overlapping by that much, span the board; the windows
-are then spread evenly, so every sheet is full and the spare length goes into the overlaps.
-Both orientations are planned and the one needing fewer sheets wins (portrait on a tie).
+and the calibration bars. Neighbouring windows overlap by exactly `overlap` mm, the glue zone: the
+columns (rows) needed are the fewest whose windows, overlapping by that much, span the board, and
+the spare length is split between the outer edges of the first and last sheets (blank paper there
+is cut off), not spread into the overlaps, which would print the same strip of board twice for
+nothing. Both orientations are planned and the one needing fewer sheets wins (portrait on a tie).
+
+Assembly: every sheet except those of column 1 is cut along its left frame line, every sheet
+except those of row A along its top one; that cut edge (the seam) is laid onto the neighbour's
+glue zone, whose inner edge is printed as a line. Registration ticks cross each seam, half on each
+sheet, so that with the upper sheet in place a tick on it continues one on the sheet below.
 
 Sheets are named by row letter and column number: A1 is the top-left sheet.
 """
@@ -67,9 +73,10 @@ def _spans(length: float, window: float, overlap: float) -> tuple[list[float], f
     """Window starts along one axis, and the overlap between neighbours."""
     if length <= window + 1e-9:
         return [(length - window) / 2], 0.0  # one sheet, the board centred on it
-    n = 1 + math.ceil((length - window) / (window - overlap) - 1e-9)
-    step = (length - window) / (n - 1)
-    return [i * step for i in range(n)], window - step
+    step = window - overlap
+    n = 1 + math.ceil((length - window) / step - 1e-9)
+    spare = window + (n - 1) * step - length
+    return [i * step - spare / 2 for i in range(n)], overlap
 
 
 def plan(board_w: float, board_h: float, page_w: float, page_h: float, overlap: float = OVERLAP_MM,
@@ -103,55 +110,90 @@ def _with_other(t: Tiling, other: int) -> Tiling:
     return replace(t, other_sheets=other)
 
 
-def alignment_marks(t: Tiling, avoid=(), size: float = 12.0) -> list[XY]:
-    """Board points for crosshairs: on every seam between neighbouring sheets, in the middle of
-    the overlap, once or twice per row (column) of the seam and away from the other seams (so each
-    mark is printed on exactly the two sheets it aligns). Each mark slides along its seam, within
-    that stretch, to the nearest spot where its size × size box misses every box in avoid
-    (x0, y0, x1, y1: station markers, spaces, labels)."""
+TICK_MM = 5.0      # each registration tick reaches this far either side of its seam
+
+
+@dataclass(frozen=True)
+class Tick:
+    """A registration tick: a short line across a seam, at board (x, y); `vertical` seams run top
+    to bottom (between columns) and their ticks are horizontal."""
+
+    x: float
+    y: float
+    vertical: bool
+
+    def segment(self, reach: float = TICK_MM) -> tuple[XY, XY]:
+        if self.vertical:
+            return (self.x - reach, self.y), (self.x + reach, self.y)
+        return (self.x, self.y - reach), (self.x, self.y + reach)
+
+
+def seams(t: Tiling) -> tuple[list[float], list[float]]:
+    """Board x of every cut edge between columns, y of every one between rows: the left (top)
+    window edge of columns (rows) 2 onwards."""
+    return ([t.tile(0, c).window[0] for c in range(1, t.cols)], [t.tile(r, 0).window[1] for r in range(1, t.rows)])
+
+
+def glue_zones(t: Tiling, tile: Tile) -> list[tuple[Box, str, bool]]:
+    """The strips of this sheet that the sheets right of it and below it cover: (box in board mm,
+    the covering sheet's label, vertical strip?)."""
+    x0, y0, x1, y1 = tile.window
+    out = []
+    if tile.col + 1 < t.cols:
+        nx = t.tile(tile.row, tile.col + 1).window[0]
+        out.append(((nx, y0, x1, y1), t.tile(tile.row, tile.col + 1).label, True))
+    if tile.row + 1 < t.rows:
+        ny = t.tile(tile.row + 1, tile.col).window[1]
+        out.append(((x0, ny, x1, y1), t.tile(tile.row + 1, tile.col).label, False))
+    return out
+
+
+def registration_ticks(t: Tiling, avoid=(), reach: float = TICK_MM) -> list[Tick]:
+    """Two ticks per seam per row (column) it separates, each in the stretch of the seam that only
+    those two sheets print, slid to the nearest spot where the tick (and 1.5 mm around it) misses
+    every box in avoid (x0, y0, x1, y1: stations, spaces, labels, badges), so that no mark lands
+    on the finished board's playing pieces."""
     bw, bh = t.board
     xs = [(t.tile(0, c).window[0], t.tile(0, c).window[2]) for c in range(t.cols)]
     ys = [(t.tile(r, 0).window[1], t.tile(r, 0).window[3]) for r in range(t.rows)]
     avoid = list(avoid)
-    marks = []
-    for c in range(t.cols - 1):
-        x = (xs[c + 1][0] + xs[c][1]) / 2
+    vx, hy = seams(t)
+    out = []
+    for x in vx:
         for r in range(t.rows):
             lo, hi = _exclusive(ys, r, bh)
-            for part_lo, part_hi in _parts(lo, hi):
-                y = _slide(lambda v: (x, v), part_lo, part_hi, avoid, size)
-                marks.append((x, y))
-    for r in range(t.rows - 1):
-        y = (ys[r + 1][0] + ys[r][1]) / 2
+            for a, b in _thirds(lo, hi):
+                y = _slide(lambda v: (x, v), a, b, avoid, (2 * reach + 3, 3.0))
+                out.append(Tick(x, y, True))
+    for y in hy:
         for c in range(t.cols):
             lo, hi = _exclusive(xs, c, bw)
-            for part_lo, part_hi in _parts(lo, hi):
-                x = _slide(lambda v: (v, y), part_lo, part_hi, avoid, size)
-                marks.append((x, y))
-    return marks
+            for a, b in _thirds(lo, hi):
+                x = _slide(lambda v: (v, y), a, b, avoid, (3.0, 2 * reach + 3))
+                out.append(Tick(x, y, False))
+    return out
 
 
-def _parts(lo: float, hi: float) -> list[tuple[float, float]]:
-    """The stretch split in two when it is long (two marks), else whole."""
-    if hi - lo > 120:
-        mid = (lo + hi) / 2
-        return [(lo, mid), (mid, hi)]
-    return [(lo, hi)]
+def _thirds(lo: float, hi: float) -> list[tuple[float, float]]:
+    """Two stretches around the first and last third of [lo, hi] (two ticks fix a sheet's angle)."""
+    third = (hi - lo) / 3
+    return [(lo + 5, lo + 2 * third), (lo + third, hi - 5)] if hi - lo > 40 else [(lo, hi)]
 
 
-def _slide(point, lo: float, hi: float, avoid, size: float, step: float = 2.5) -> float:
-    """The value in [lo + size/2, hi - size/2] nearest the middle whose mark box is free."""
-    mid, half = (lo + hi) / 2, size / 2
+def _slide(point, lo: float, hi: float, avoid, size: tuple[float, float], step: float = 1.0) -> float:
+    """The value in [lo, hi] nearest the stretch's middle whose mark box (w × h) is free."""
+    mid = (lo + hi) / 2
+    hw, hh = size[0] / 2, size[1] / 2
     k = 0
     while True:
         for v in ((mid,) if k == 0 else (mid + k * step, mid - k * step)):
-            if v - half < lo or v + half > hi:
+            if v < lo or v > hi:
                 continue
             x, y = point(v)
-            if not any(x - half < b[2] and b[0] < x + half and y - half < b[3] and b[1] < y + half for b in avoid):
+            if not any(x - hw < b[2] and b[0] < x + hw and y - hh < b[3] and b[1] < y + hh for b in avoid):
                 return v
         k += 1
-        if mid + k * step + half > hi and mid - k * step - half < lo:
+        if mid + k * step > hi and mid - k * step < lo:
             return mid
 
 

@@ -1,0 +1,171 @@
+"""Where a flight is drawn: a path that crosses no other route's spaces and no station.
+
+A flight is not track on the ground, so its drawn path is free: the board's own path (straight or
+through its waypoints) and arcs between the two ends, bulging to either side by growing amounts,
+are tried in turn; the first whose spaces cover nothing wins (crossing as few other spaces as
+possible), else the one covering least, with a warning. The flight's spaces are laid along the
+chosen path the way `mapkit.geometry` lays any route's. On a board a flight spans, some route lies
+across every path, so the dashed line itself is then broken where it would pass over another
+route's space or a station (with a little room), and passes them through the gaps. Pure geometry.
+"""
+
+from __future__ import annotations
+
+import math
+
+from shapely.geometry import LineString, Point, Polygon
+from shapely.ops import unary_union
+
+from mapkit.geometry import Layout, RouteShape
+from mapkit.model import Board
+
+BULGES = (0.12, -0.12, 0.2, -0.2, 0.28, -0.28, 0.36, -0.36, 0.45, -0.45, 0.55, -0.55)
+LINE_CLEAR_MM = 1.5   # the dashed path keeps this far from other spaces and stations
+
+
+def arc(a, b, bulge: float, n: int = 48) -> list[tuple[float, float]]:
+    """A quadratic Bézier from a to b whose control point sits bulge × |ab| off the middle."""
+    (ax, ay), (bx, by) = a, b
+    d = math.dist(a, b) or 1.0
+    nx, ny = -(by - ay) / d, (bx - ax) / d
+    cx, cy = (ax + bx) / 2 + nx * bulge * d * 2, (ay + by) / 2 + ny * bulge * d * 2
+    out = []
+    for i in range(n + 1):
+        t = i / n
+        u = 1 - t
+        out.append((u * u * ax + 2 * u * t * cx + t * t * bx, u * u * ay + 2 * u * t * cy + t * t * by))
+    return out
+
+
+def spaces_along(coords, n: int, length: float, width: float, radius: float) -> tuple:
+    """n spaces spread evenly along the line between the end stations' markers (as geometry does)."""
+    line = LineString(coords)
+    usable = max(0.0, line.length - 2 * radius)
+    spread = (usable - n * length) / (n + 1)
+    out = []
+    for i in range(n):
+        s = min(max(radius + spread * (i + 1) + length * (i + 0.5), 0.0), line.length)
+        c = line.interpolate(s)
+        p0, p1 = line.interpolate(max(0.0, s - 0.5)), line.interpolate(min(line.length, s + 0.5))
+        dx, dy = p1.x - p0.x, p1.y - p0.y
+        norm = math.hypot(dx, dy) or 1.0
+        ux, uy, vx, vy = dx / norm, dy / norm, -dy / norm, dx / norm
+        hl, hw = length / 2, width / 2
+        out.append(tuple((c.x + ux * a * hl + vx * b * hw, c.y + uy * a * hl + vy * b * hw)
+                         for a, b in ((-1, -1), (1, -1), (1, 1), (-1, 1))))
+    return tuple(out)
+
+
+def _cost(coords, spaces, blockers, inner: Polygon, radius: float, ends) -> tuple[float, float]:
+    """(area of other spaces and stations under the flight's spaces plus what leaves the playing
+    area, the same under its path buffered, stations counting 5 times: a line through a station
+    reads as a stop); (0, 0) means clear. blockers: (union of spaces, union of stations)."""
+    spaces_u, stations_u = blockers
+    path = LineString(coords)
+    path = path.difference(unary_union([Point(e).buffer(radius + 0.5) for e in ends]))
+    own = unary_union([Polygon(c) for c in spaces])
+    line = path.buffer(LINE_CLEAR_MM, quad_segs=2)
+    under = own.difference(inner).area + own.intersection(spaces_u).area + own.intersection(stations_u).area
+    over = line.difference(inner).area + line.intersection(spaces_u).area + 5 * line.intersection(stations_u).area
+    return under, over
+
+
+def _better(a, b) -> bool:
+    return (a[0] > 1e-6, a[0] if a[0] > 1e-6 else 0.0, a[1]) < (b[0] > 1e-6, b[0] if b[0] > 1e-6 else 0.0, b[1] - 1e-6)
+
+
+def _nudged(coords, score, rounds: int = 3, steps=(12.0, 6.0, 3.0)):
+    """The path with its inner corners moved, one at a time, to wherever (on a small grid around
+    it) the score improves most; a few rounds. Routes the line around what lies on it while its
+    shape stays the board's."""
+    best = list(coords)
+    best_score = score(best)
+    for _ in range(rounds):
+        improved = False
+        for i in range(1, len(best) - 1):
+            for step in steps:
+                for dx in (-step, 0.0, step):
+                    for dy in (-step, 0.0, step):
+                        if not dx and not dy:
+                            continue
+                        trial = list(best)
+                        trial[i] = (best[i][0] + dx, best[i][1] + dy)
+                        sc = score(trial)
+                        if _better(sc, best_score):
+                            best, best_score, improved = trial, sc, True
+        if not improved or best_score[1] <= 1e-6:
+            break
+    return best, best_score
+
+
+def pieces(coords, spaces, blockers, radius: float, ends) -> tuple:
+    """The parts of the path to draw: not inside the end markers, nor over anything in blockers
+    (kept LINE_CLEAR_MM away), nor under the flight's own spaces."""
+    path = LineString(coords)
+    cut = unary_union([Point(e).buffer(radius) for e in ends] + [Polygon(c) for c in spaces]
+                      + [g.buffer(LINE_CLEAR_MM, quad_segs=2) for g in blockers if g.distance(path) < LINE_CLEAR_MM])
+    rest = path.difference(cut)
+    parts = list(getattr(rest, "geoms", [rest]))
+    return tuple(tuple(p.coords) for p in parts if not p.is_empty and p.length > 1.0)
+
+
+def reroute(board: Board, layout: Layout, routes: dict[str, RouteShape] | None = None
+            ) -> tuple[dict[str, RouteShape], dict[str, tuple], list[str]]:
+    """The route shapes to draw (routes, default the layout's, with flights moved clear where they
+    can be), each flight's line as the pieces to draw, and a warning for each flight whose spaces
+    still cover something."""
+    ph = board.physical
+    routes = dict(layout.routes if routes is None else routes)
+    drawn: dict[str, tuple] = {}
+    warnings = []
+    flights = [r for r in board.routes if r.kind == "flight" and r.id in routes]
+    if not flights:
+        return routes, drawn, warnings
+    m = ph.margin_mm
+    inner = Polygon([(m, m), (ph.width_mm - m, m), (ph.width_mm - m, ph.height_mm - m), (m, ph.height_mm - m)])
+    for r in flights:
+        ends = (layout.positions[r.a], layout.positions[r.b])
+        polys = [Polygon(c) for rid, s in routes.items() if rid != r.id for c in s.spaces]
+        discs = [Point(xy).buffer(ph.station_radius_mm + 1.0) for sid, xy in layout.positions.items()
+                 if sid not in (r.a, r.b)]
+        blockers = (unary_union(polys), unary_union(discs))
+
+        def score(coords):
+            spaces = spaces_along(coords, r.length, ph.space_length_mm, ph.space_width_mm, ph.station_radius_mm)
+            return _cost(coords, spaces, blockers, inner, ph.station_radius_mm, ends)
+
+        own = routes[r.id]
+        best = None
+        for coords in [tuple(own.centerline)] + [tuple(arc(*ends, k)) for k in BULGES]:
+            cost = score(coords)
+            if best is None or _better(cost, best[0]):
+                best = (cost, coords)
+            if cost[1] <= 1e-6:
+                break
+        if best[0][1] > 1e-6:
+            start = list(best[1])
+            if len(start) > 8:  # an arc: its shape by a few corners
+                start = start[::len(start) // 6] + [start[-1]] if start[::len(start) // 6][-1] != start[-1] else start[::len(start) // 6]
+            elif len(start) == 2:
+                start = [start[0], tuple((a + b) / 2 for a, b in zip(*start)), start[1]]
+            coords, cost = _nudged(start, score)
+            if _better(cost, best[0]):
+                best = (cost, tuple(coords))
+        (cost, over), coords = best
+        spaces = spaces_along(coords, r.length, ph.space_length_mm, ph.space_width_mm, ph.station_radius_mm)
+        line = LineString(coords)
+        usable = max(0.0, line.length - 2 * ph.station_radius_mm)
+        needed = r.length * ph.space_length_mm + (r.length + 1) * ph.space_gap_mm
+        routes[r.id] = RouteShape(r.id, tuple(coords), usable, needed, spaces)
+        drawn[r.id] = pieces(coords, spaces, polys + discs, ph.station_radius_mm, ends)
+        if cost > 1e-6:
+            warnings.append(f"the flight '{r.id}' has spaces over other routes' spaces or stations ({cost:.0f} mm²) "
+                            "on every path tried; move its stations or give it waypoints around them")
+        elif over > 1e-6:
+            near = [sid for sid, xy in layout.positions.items() if sid not in (r.a, r.b)
+                    and LineString(coords).distance(Point(xy)) < ph.station_radius_mm + LINE_CLEAR_MM]
+            if near:
+                warnings.append(f"the flight '{r.id}' passes over station{'s' if len(near) > 1 else ''} "
+                                f"{', '.join(near)} on every path tried; its line is broken there, but give it "
+                                "waypoints around them")
+    return routes, drawn, warnings

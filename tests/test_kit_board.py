@@ -1,0 +1,144 @@
+"""The drawn board of the bundled boards, measured in the scene (issue 9, items 11 and 15).
+
+A scene is built once per board per run (about 5–9 s each); nothing here writes a PDF.
+"""
+
+import statistics
+
+import pytest
+from shapely.geometry import LineString, Polygon, box
+from shapely.ops import unary_union
+
+from mapkit.geometry import Layout
+from mapkit.render import content_hash, legend, scene as scene_mod
+from mapkit.render.draw import Line, Text
+from mapkit.resources import boards_dir
+from mapkit.validate import load_valid_board
+
+MM_PER_PT = 25.4 / 72
+
+
+def _scene(name):
+    path = boards_dir() / f"{name}.json"
+    b = load_valid_board(path)
+    return b, scene_mod.build_scene(b, Layout(b), content_hash(path))
+
+
+@pytest.fixture(scope="module")
+def seattle():
+    return _scene("seattle")
+
+
+@pytest.fixture(scope="module")
+def portland():
+    return _scene("portland")
+
+
+def drawn_lines(sc):
+    """Every line drawn on the playing area (water, cable, flight), as its inked outline."""
+    return [LineString(i.coords).buffer(i.lw * MM_PER_PT / 2) for i in sc.items
+            if isinstance(i, Line) and i.z < 9 and len(i.coords) > 1]
+
+
+def test_no_label_or_badge_is_crossed_by_a_drawn_line(seattle):
+    b, sc = seattle
+    lines = unary_union(drawn_lines(sc))
+    assert not lines.is_empty  # Seattle has ferries, water taxis and a flight
+    crossed = [k for k, c in sc.placement.placed.items() if box(*c.box).intersects(lines)]
+    assert crossed == []
+    assert sc.unplaced == [] and sc.warnings == []
+
+
+def test_the_flight_covers_no_other_routes_spaces(seattle):
+    b, sc = seattle
+    flight = next(r for r in b.routes if r.kind == "flight")
+    others = unary_union([Polygon(c) for rid, s in sc.routes.items() if rid != flight.id for c in s.spaces])
+    own = unary_union([Polygon(c) for c in sc.routes[flight.id].spaces])
+    assert own.intersection(others).area < 0.5
+    flight_lines = [LineString(i.coords).buffer(i.lw * MM_PER_PT / 2) for i in sc.items
+                    if isinstance(i, Line) and i.z == 6]
+    assert flight_lines
+    assert unary_union(flight_lines).intersection(others).area < 0.5
+    # and passes through no station but its own two
+    discs = unary_union([sc_disc for sid, sc_disc in Layout(b).station_discs.items() if sid not in flight.ends])
+    assert unary_union(flight_lines).intersection(discs).area < 0.5
+
+
+@pytest.mark.parametrize("board", ["seattle", "portland"])
+def test_a_special_routes_badge_sits_by_its_route(board, seattle, portland):
+    b, sc = {"seattle": seattle, "portland": portland}[board]
+    badges = {k.split(":", 1)[1]: c for k, c in sc.placement.placed.items() if k.startswith("bonus:")}
+    assert badges
+    for rid, c in badges.items():
+        route = LineString(sc.routes[rid].centerline)
+        assert route.distance(box(*c.box)) <= scene_mod.BADGE_REACH_MM, rid
+
+
+def test_station_labels_and_score_numbers_are_readable(portland):
+    b, sc = portland
+    sizes = [c.size for k, c in sc.placement.placed.items() if not k.startswith("bonus:")]
+    # ~12 pt where the board allows (cap height ~3 mm), never below 7 pt
+    assert statistics.median(sizes) >= 12 and min(sizes) >= 7
+    assert sum(s >= 11 for s in sizes) >= 0.85 * len(sizes)
+    track = [i for i in sc.items if isinstance(i, Text) and i.z == 1.5 and i.lines[0] != "0/100"]
+    assert len(track) == 99 and min(t.size for t in track) >= 9
+
+
+def test_the_playing_area_is_used(portland):
+    """Blank share: the playing area not covered by spaces, stations, labels, badges, lines or the legend."""
+    b, sc = portland
+    ph = b.physical
+    inner = box(ph.margin_mm, ph.margin_mm, ph.width_mm - ph.margin_mm, ph.height_mm - ph.margin_mm)
+    used = [Polygon(c) for s in sc.routes.values() for c in s.spaces]
+    used += [box(*c.box) for c in sc.placement.placed.values()]
+    used += drawn_lines(sc)
+    used += [g for g in sc.label_obstacles]
+    used += [box(*i.bbox) for i in sc.items if type(i).__name__ == "Area" and i.z == 12]  # the legend
+    blank = 1 - unary_union(used).intersection(inner).area / inner.area
+    assert blank < 0.82  # 0.825 with 8 pt labels (the positions and space size are the board's)
+
+
+def test_gray_routes_are_named_by_what_they_are(seattle):
+    b, sc = seattle
+    rows = [text for kind, arg, text in legend.rows(b, sc.symbols) if arg == "gray"]
+    joined = " ".join(rows)
+    assert "Bus" in joined and "Streetcar" in joined and "Rail" in joined and "Light rail" in joined
+    assert "First Hill Streetcar" in joined and "Amtrak" in joined
+    # and the drawn legend says it
+    texts = " ".join(" ".join(i.lines) for i in sc.items if isinstance(i, Text))
+    assert "Gray — Streetcar" in texts
+
+
+@pytest.mark.parametrize("board", ["seattle", "portland"])
+def test_shared_track_lines_keep_their_side(board, seattle, portland):
+    """Where two lines share consecutive doubles, each line's track at a shared station continues
+    into its own track on the next double, not into the other line's (they would cross there)."""
+    import math
+
+    b, sc = {"seattle": seattle, "portland": portland}[board]
+    groups = {}
+    for r in b.routes:
+        if r.double:
+            groups.setdefault(r.double, []).append(r)
+    pairs = [ms for ms in groups.values() if len(ms) == 2 and ms[0].color != ms[1].color]
+    checked = 0
+    for i, p in enumerate(pairs):
+        for q in pairs[i + 1:]:
+            colors = {m.color for m in p}
+            shared = p[0].ends & q[0].ends
+            if colors != {m.color for m in q} or not shared:
+                continue
+            (s,) = shared
+            here = b.station(s)
+
+            def end_near(route):
+                c = sc.routes[route.id].centerline
+                return c[0] if route.a == s else c[-1]
+
+            for color in colors:
+                mine_p = end_near(next(m for m in p if m.color == color))
+                mine_q = end_near(next(m for m in q if m.color == color))
+                other_q = end_near(next(m for m in q if m.color != color))
+                assert math.dist(mine_p, mine_q) < math.dist(mine_p, other_q), (here.id, color)
+            checked += 1
+    assert checked >= 5
