@@ -1,0 +1,389 @@
+"""The strong agent, `expert`: a planner that counts turns, keeps tickets by expected value, races
+and blocks on the visible table, and cashes its hand in at the end.
+
+It sees only its SeatView. What it does, and why each habit is there:
+
+- plans its tickets as one network (cheapest connections, shared routes free), weighting each route
+  by its trains plus a turn to claim it, so fewer, longer routes win ties (more points per train
+  and fewer claim turns);
+- estimates the turns left from the shortest train supply on the table and the rate seats spend
+  trains, and uses it everywhere: a ticket is kept by expected value (points × estimated completion
+  probability − points × the chance of failing), where the probability falls as the plan outgrows
+  the trains and the turns left;
+- draws more tickets when its plan is done (or nearly) and trains and turns remain;
+- claims contested planned routes first (routes next to an opponent's network, or with no cheap
+  detour); blocks a short route an opponent visibly needs (it joins two pieces of their network)
+  when that costs it little;
+- near the end stops drawing cards it cannot spend, and on its last turns takes the claim worth the
+  most (route points, plus a ticket it completes), so it never ends a game drawing with a big hand.
+
+The expert overrides every planner method it relies on, so its play does not depend on changes to
+the other planners' habits; on rules it has no special logic for (transit stations, ticket market)
+it plays like the planner.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+
+from mapkit.sim.agents import INF, PlannerAgent
+from mapkit.sim.engine import BLIND, CLAIM, DRAW2, FACE_UP, KEEP_PHASE, SETUP
+from mapkit.sim.tables import GRAY
+
+# planning weight of a route: its trains plus a turn to claim it (in trains), so a path of fewer,
+# longer routes is preferred among paths of about the same length
+CLAIM_TURN = 0.6
+
+
+class ExpertAgent(PlannerAgent):
+    name = "expert"
+    # tuned on north-america self-play and against route-focus (see the module docstring)
+    p_offset, p_scale = 3.5, 5.5     # completion chance: logistic in the slack (turns and trains)
+    slack_value = 1.0                # points a spare train is worth when choosing tickets
+    more_tickets_trains, more_tickets_turns = 12, 8   # draw tickets when the plan is done and these remain
+
+    def reset(self, seat, tables, players, rng):
+        super().reset(seat, tables, players, rng)
+        t = tables
+        adj = [[] for _ in range(t.n_stations)]
+        for r in range(t.n_routes):
+            adj[t.route_a[r]].append((t.route_b[r], r))
+            adj[t.route_b[r]].append((t.route_a[r], r))
+        self.adj = tuple(tuple(x) for x in adj)
+        self.weight = tuple(L + CLAIM_TURN for L in t.route_len)
+        self._plan_key = None
+        self._plan = ([], 0)
+        self._start_trains = None
+
+    # ------------------------------------------------------------ the table
+
+    def _costs(self, view) -> list:
+        """Planning weight of each route for this seat: 0 own, inf taken or closed."""
+        owner, seat, t, shared, w = view.owner, self.seat, self.t, view.shared_doubles, self.weight
+        partner = t.route_partner
+        costs = []
+        for r in range(t.n_routes):
+            o = owner[r]
+            if o == seat:
+                costs.append(0)
+            elif o != -1:
+                costs.append(INF)
+            else:
+                q = partner[r]
+                if q >= 0 and owner[q] != -1 and (owner[q] == seat or not shared[r]):
+                    costs.append(INF)
+                else:
+                    costs.append(w[r])
+        return costs
+
+    def _path(self, costs, a, b, free):
+        dist = {a: 0}
+        via = {}
+        heap = [(0, a)]
+        adj = self.adj
+        pop, push = heapq.heappop, heapq.heappush
+        while heap:
+            d, n = pop(heap)
+            if n == b:
+                break
+            if d > dist[n]:
+                continue
+            for m, r in adj[n]:
+                nd = d + (0 if r in free else costs[r])
+                if nd < dist.get(m, INF):
+                    dist[m] = nd
+                    via[m] = (n, r)
+                    push(heap, (nd, m))
+        if dist.get(b, INF) == INF:
+            return INF, []
+        routes = []
+        n = b
+        while n != a:
+            n, r = via[n]
+            if costs[r] and r not in free:
+                routes.append(r)
+        return dist[b], routes
+
+    def plan_for(self, view, tickets, costs=None):
+        """(routes to claim, their trains, tickets that cannot be completed)."""
+        free: set = set()
+        impossible = 0
+        if costs is None:
+            costs = self._costs(view)
+        for a, b, pts, *_ in sorted(tickets, key=lambda x: -x[2]):
+            if view.connected(a, b):
+                continue
+            c, routes = self._path(costs, a, b, free)
+            if c == INF:
+                impossible += 1
+                continue
+            free.update(routes)
+        lens = self.t.route_len
+        return sorted(free, key=lambda r: (-lens[r], r)), sum(lens[r] for r in free), impossible
+
+    def plan(self, view):
+        """Planned routes and their trains; replanned when a planned route is taken or closed, or
+        the tickets change (own claims only shorten the plan)."""
+        owner, seat, t, shared = view.owner, self.seat, self.t, view.shared_doubles
+        if self._plan_key == len(view.tickets):
+            routes = []
+            for r in self._plan[0]:
+                o = owner[r]
+                if o == seat:
+                    continue
+                q = t.route_partner[r]
+                if o != -1 or (q >= 0 and owner[q] != -1 and (owner[q] == seat or not shared[r])):
+                    break
+                routes.append(r)
+            else:
+                self._plan = (routes, sum(t.route_len[r] for r in routes))
+                return self._plan
+        routes, cost, _ = self.plan_for(view, view.tickets)
+        self._plan = (routes, cost)
+        self._plan_key = len(view.tickets)
+        return self._plan
+
+    def turns_left(self, view) -> float:
+        """This seat's expected turns left, this one included: the seat with the fewest trains ends
+        the game when it reaches the end trigger, spending trains at the rate seats have so far."""
+        trains = view.trains
+        if view.final_round:
+            return 1
+        if self._start_trains is None:
+            self._start_trains = max(trains)
+        start = self._start_trains
+        turn = view.turn // max(1, view.players)
+        m = min(trains)
+        # the seat with the fewest trains ends the game, at its own pace: its rate so far, blended
+        # with a typical 1.3 trains a turn while few turns are played (checked against self-play)
+        rate = (start - m + 1.3 * 6) / (turn + 6)
+        # 0.85: another seat may overtake it (a long claim); the estimate ran ~15 % long without
+        return 0.85 * max(0.0, (m - view.rules.end_trigger) / max(0.6, rate)) + 1
+
+    # ------------------------------------------------------------ tickets
+
+    def _completion(self, need, trains, turns) -> float:
+        """Estimated chance of completing a plan of `need` trains with `trains` trains and `turns`
+        turns left. A seat spends about a train a turn (drawing, then claiming), so the slack is
+        in turns; the logistic curve was fitted to this agent's own self-play on north-america
+        (completion of kept tickets against the slack when they were kept: 44 % at 2 turns of
+        slack, 61 % at 6, 74 % at 10, 85 % at 14, 90 % at 18)."""
+        slack = min(turns - need, trains - need - 3)
+        return 1.0 / (1.0 + math.exp(-(slack - self.p_offset) / self.p_scale))
+
+    def choose_keep(self, view, legal):
+        offer = view.offer
+        held = view.tickets
+        trains = view.trains[self.seat]
+        turns = self.turns_left(view) - (0 if view.phase == SETUP else 1)
+        costs = self._costs(view)
+        factor = -view.rules.failed_ticket_factor  # 1 standard, 0 family
+        best, best_value = None, -INF
+        for a in legal:
+            mask = a[1]
+            kept = [offer[i] for i in range(len(offer)) if mask >> i & 1]
+            tickets = held + tuple(kept)
+            routes, need, impossible = self.plan_for(view, tickets, costs)
+            p = self._completion(need, trains, turns)
+            value = 0.0
+            for k in tickets:
+                if view.connected(k[0], k[1]):
+                    continue
+                value += k[2] * p - factor * k[2] * (1 - p)
+            # route points of the plan's trains are points the seat would score anyway; a long
+            # plan leaves fewer trains for freely chosen long routes: a small premium on slack
+            value += self.slack_value * (trains - need) - 8 * impossible
+            if value > best_value:
+                best, best_value = a, value
+        return best if best is not None else legal[0]
+
+    # ------------------------------------------------------------ cards
+
+    def wanted_colors(self, view, routes) -> dict:
+        """Cards still missing per color for the planned routes; a double's track and a gray
+        route's color are the ones the hand pays best."""
+        hand = list(view.hand)
+        need = {}
+        t = self.t
+        owner, partner = view.owner, t.route_partner
+        wild = t.wild
+        for r in routes:
+            c = t.route_color[r]
+            q = partner[r]
+            if q >= 0 and owner[q] == -1 and view.shared_doubles[r] is False:
+                cq = t.route_color[q]
+                if cq != GRAY and (c == GRAY or hand[cq] > hand[c]):
+                    c = cq
+            if c == GRAY:
+                c = max(range(wild), key=lambda x: (hand[x], -x))
+            missing = t.route_len[r] - hand[c]
+            if missing > 0:
+                need[c] = need.get(c, 0) + missing
+            hand[c] = max(0, hand[c] - t.route_len[r])
+        return need
+
+    def draw(self, view, legal, need: dict):
+        wild = self.t.wild
+        fu = view.face_up
+        best, key = None, None
+        draws = legal.draws()
+        total = sum(need.values())
+        for a in draws:
+            if a[0] == FACE_UP:
+                c = fu[a[1]]
+                if c == wild:
+                    score = 2.5 if view.phase != DRAW2 and total >= 4 else -1
+                else:
+                    score = need.get(c, 0) and 3 + min(need[c], 3)
+                if key is None or score > key:
+                    best, key = a, score
+        if best is not None and key > 0:
+            return best
+        for a in draws:
+            if a[0] == BLIND:
+                return a
+        return best or (legal[0] if len(legal) else None)
+
+    def _pay(self, view, claims, keep: dict):
+        """The payment of one route that spends the fewest wilds, then the fewest cards of colors
+        still wanted by the plan."""
+        best, key = None, None
+        wild = self.t.wild
+        for a in claims:
+            c = a[2]
+            k = (-a[3], -(keep.get(c, 0) if c != wild else 0), view.hand[c] if c != wild else 0)
+            if key is None or k > key:
+                best, key = a, k
+        return best
+
+    # ------------------------------------------------------------ claims
+
+    def _ticket_gain(self, view, r, tickets) -> int:
+        """Points a claim of r adds by completing tickets (a failed ticket counts against)."""
+        t = self.t
+        a, b = t.route_a[r], t.route_b[r]
+        factor = 1 - view.rules.failed_ticket_factor
+        gain = 0
+        for x, y, pts, *_ in tickets:
+            if view.connected(x, y):
+                continue
+            if (view.connected(x, a) and view.connected(y, b)) or (view.connected(x, b) and view.connected(y, a)):
+                gain += pts * factor
+        return gain
+
+    def _best_scoring_claim(self, view, legal, tickets):
+        """The claim worth the most now: route points plus tickets it completes."""
+        t = self.t
+        by_route = {}
+        for a in legal.claims():
+            by_route.setdefault(a[1], []).append(a)
+        if not by_route:
+            return None
+        best, best_v = None, -INF
+        for r in by_route:
+            v = t.route_points[r] + self._ticket_gain(view, r, tickets) + 0.01 * r / max(1, t.n_routes)
+            if v > best_v:
+                best, best_v = r, v
+        return self._pay(view, by_route[best], {})
+
+    def _contested(self, view, r) -> float:
+        """How likely an opponent takes r soon: their networks touch its ends."""
+        t = self.t
+        owner = view.owner
+        risk = 0.0
+        for st in (t.route_a[r], t.route_b[r]):
+            for x in t.routes_at[st]:
+                o = owner[x]
+                if o != -1 and o != self.seat:
+                    risk += 1
+        return risk
+
+    def act(self, view, legal):
+        phase = view.phase
+        if phase == SETUP or phase == KEEP_PHASE:
+            return self.choose_keep(view, legal)
+        t = self.t
+        seat = self.seat
+        trains = view.trains[seat]
+        routes, need = self.plan(view)
+        tickets = view.tickets
+        if phase == DRAW2:
+            return self.draw(view, legal, self.wanted_colors(view, routes) or self._spare_need(view))
+        turns = self.turns_left(view)
+        hand = view.hand
+        cards = sum(hand)
+
+        # last turns: score what the hand can, never end drawing with a full hand
+        if turns <= 1.5:
+            claim = self._best_scoring_claim(view, legal, tickets)
+            if claim is not None:
+                return claim
+            station = self.transit_move(view, legal)
+            if station is not None:
+                return station
+            return self._draw_or_any(view, legal, self.wanted_colors(view, routes))
+
+        if routes:
+            wanted = set(routes)
+            for r in routes:
+                q = t.route_partner[r]
+                if q >= 0:
+                    wanted.add(q)
+            claims = legal.claims(wanted)
+            if claims:
+                by_route = {}
+                for a in claims:
+                    by_route.setdefault(a[1], []).append(a)
+                # the route to claim first: contested ones, then the longest
+                r = max(by_route, key=lambda x: (self._contested(view, x) > 0, t.route_len[x], -x))
+                rest = [x for x in routes if x != r and x != t.route_partner[r]]
+                return self._pay(view, by_route[r], self.wanted_colors(view, rest))
+            station = self.transit_move(view, legal)
+            if station is not None:
+                return station
+            # plan nearly done, trains and turns to spare: more tickets
+            if turns <= 3 and need > trains:
+                claim = self._best_scoring_claim(view, legal, tickets)
+                if claim is not None:
+                    return claim
+            if legal.draws() and cards < trains:
+                return self.draw(view, legal, self.wanted_colors(view, routes))
+            claim = self._best_scoring_claim(view, legal, tickets)
+            return claim or self._draw_or_any(view, legal, self.wanted_colors(view, routes))
+
+        station = self.transit_move(view, legal)
+        if station is not None:
+            return station
+        # plan done: more tickets while there is time
+        if trains >= self.more_tickets_trains and turns >= self.more_tickets_turns and legal.tickets():
+            return legal.tickets()[0]
+        return self._spend(view, legal, trains, turns)
+
+    def _spare_need(self, view) -> dict:
+        """Colors for the longest open routes the seat could still fit (nothing planned)."""
+        t = self.t
+        costs = self._costs(view)
+        trains = view.trains[self.seat]
+        longest = sorted((r for r in range(t.n_routes) if costs[r] != INF and costs[r] and t.route_len[r] <= trains),
+                         key=lambda r: (-t.route_len[r], r))[:3]
+        return self.wanted_colors(view, longest)
+
+    def _spend(self, view, legal, trains, turns):
+        """Nothing planned: claim long routes for points, draw for them while it can still use the cards."""
+        t = self.t
+        claim = self._best_scoring_claim(view, legal, ())
+        cards = sum(view.hand)
+        if claim is not None:
+            L = t.route_len[claim[1]]
+            if L >= 4 or L >= trains - 2 or turns <= 3 or cards >= trains or cards >= 10:
+                return claim
+        if legal.draws() and cards < trains:
+            return self.draw(view, legal, self._spare_need(view))
+        return claim or self._draw_or_any(view, legal, {})
+
+    def _draw_or_any(self, view, legal, need):
+        if legal.draws():
+            return self.draw(view, legal, need)
+        claim = self.best_claim(legal)
+        return claim or legal[0]
