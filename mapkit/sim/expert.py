@@ -39,8 +39,8 @@ CLAIM_TURN = 0.6
 class ExpertAgent(PlannerAgent):
     name = "expert"
     # tuned on north-america self-play and against route-focus (see the module docstring)
-    p_offset, p_scale = 3.5, 5.5     # completion chance: logistic in the slack (turns and trains)
-    slack_value = 1.0                # points a spare train is worth when choosing tickets
+    p_offset, p_scale = -2.0, 5.0    # completion chance: logistic in the slack (turns and trains)
+    slack_value = 0.0                # points a spare train is worth when choosing tickets
     more_tickets_trains, more_tickets_turns = 12, 8   # draw tickets when the plan is done and these remain
 
     def reset(self, seat, tables, players, rng):
@@ -189,8 +189,9 @@ class ExpertAgent(PlannerAgent):
             value = 0.0
             for k in tickets:
                 if view.connected(k[0], k[1]):
-                    continue
-                value += k[2] * p - factor * k[2] * (1 - p)
+                    value += k[2]  # already complete: its points are certain
+                else:
+                    value += k[2] * p - factor * k[2] * (1 - p)
             # route points of the plan's trains are points the seat would score anyway; a long
             # plan leaves fewer trains for freely chosen long routes: a small premium on slack
             value += self.slack_value * (trains - need) - 8 * impossible
