@@ -42,6 +42,7 @@ class ExpertAgent(PlannerAgent):
     p_offset, p_scale = -2.0, 5.0    # completion chance: logistic in the slack (turns and trains)
     slack_value = 0.0                # points a spare train is worth when choosing tickets
     more_tickets_trains, more_tickets_turns = 12, 8   # draw tickets when the plan is done and these remain
+    hungry_need = 0                  # ... or when the plan needs no more than this many trains
 
     def reset(self, seat, tables, players, rng):
         super().reset(seat, tables, players, rng)
@@ -54,14 +55,22 @@ class ExpertAgent(PlannerAgent):
         self.weight = tuple(L + CLAIM_TURN for L in t.route_len)
         self._plan_key = None
         self._plan = ([], 0)
+        self._plan_hand = 0
         self._start_trains = None
 
     # ------------------------------------------------------------ the table
 
-    def _costs(self, view) -> list:
-        """Planning weight of each route for this seat: 0 own, inf taken or closed."""
+    def _costs(self, view, hand=None) -> list:
+        """Planning weight of each route for this seat: 0 own, inf taken or closed, else its trains
+        plus a claim turn; with `hand`, plus half a turn for each card it still lacks (the colour
+        held best, wilds included), so a stuck plan turns to routes the hand can already pay."""
         owner, seat, t, shared, w = view.owner, self.seat, self.t, view.shared_doubles, self.weight
         partner = t.route_partner
+        colors, lens = t.route_color, t.route_len
+        if hand is not None:
+            wild = t.wild
+            hw = hand[wild]
+            gray = max(hand[:wild]) + hw if wild else hw
         costs = []
         for r in range(t.n_routes):
             o = owner[r]
@@ -73,8 +82,16 @@ class ExpertAgent(PlannerAgent):
                 q = partner[r]
                 if q >= 0 and owner[q] != -1 and (owner[q] == seat or not shared[r]):
                     costs.append(INF)
-                else:
+                elif hand is None:
                     costs.append(w[r])
+                else:
+                    c = colors[r]
+                    have = gray if c == GRAY else hand[c] + hw
+                    if q >= 0 and owner[q] == -1:
+                        cq = colors[q]
+                        have = max(have, gray if cq == GRAY else hand[cq] + hw)
+                    missing = lens[r] - have
+                    costs.append(w[r] + 0.5 * missing if missing > 0 else w[r])
         return costs
 
     def _path(self, costs, a, b, free):
@@ -105,28 +122,41 @@ class ExpertAgent(PlannerAgent):
                 routes.append(r)
         return dist[b], routes
 
-    def plan_for(self, view, tickets, costs=None):
-        """(routes to claim, their trains, tickets that cannot be completed)."""
+    def plan_for(self, view, tickets, costs=None, budget=INF):
+        """(routes to claim, their trains, tickets given up). Tickets are planned most points
+        first; one that cannot be connected, or whose connection would take the plan past `budget`
+        trains, is given up (it will fail, so no trains are spent on it)."""
         free: set = set()
-        impossible = 0
+        given_up = []
         if costs is None:
             costs = self._costs(view)
-        for a, b, pts, *_ in sorted(tickets, key=lambda x: -x[2]):
+        lens = self.t.route_len
+        need = 0
+        for ticket in sorted(tickets, key=lambda x: -x[2]):
+            a, b = ticket[0], ticket[1]
             if view.connected(a, b):
                 continue
             c, routes = self._path(costs, a, b, free)
-            if c == INF:
-                impossible += 1
+            extra = sum(lens[r] for r in routes)
+            if c == INF or need + extra > budget:
+                given_up.append(ticket)
                 continue
+            need += extra
             free.update(routes)
-        lens = self.t.route_len
-        return sorted(free, key=lambda r: (-lens[r], r)), sum(lens[r] for r in free), impossible
+        return sorted(free, key=lambda r: (-lens[r], r)), need, given_up
 
-    def plan(self, view):
-        """Planned routes and their trains; replanned when a planned route is taken or closed, or
-        the tickets change (own claims only shorten the plan)."""
+    def _budget(self, view, turns) -> float:
+        """Trains the seat can still lay: its trains, and the cards it holds and can draw in the
+        turns left (two a turn, a turn for each claim counted as one fewer card)."""
+        return min(view.trains[self.seat], sum(view.hand) + 1.5 * turns)
+
+    def plan(self, view, replan=False):
+        """Planned routes and their trains; replanned when a planned route is taken or closed, the
+        tickets change, or `replan` (the plan is stuck and the hand has grown: plan by the hand).
+        Own claims only shorten the plan."""
         owner, seat, t, shared = view.owner, self.seat, self.t, view.shared_doubles
-        if self._plan_key == len(view.tickets):
+        budget = self._budget(view, self.turns_left(view))
+        if self._plan_key == len(view.tickets) and not replan:
             routes = []
             for r in self._plan[0]:
                 o = owner[r]
@@ -137,11 +167,16 @@ class ExpertAgent(PlannerAgent):
                     break
                 routes.append(r)
             else:
-                self._plan = (routes, sum(t.route_len[r] for r in routes))
-                return self._plan
-        routes, cost, _ = self.plan_for(view, view.tickets)
+                need = sum(t.route_len[r] for r in routes)
+                if need <= budget:
+                    self._plan = (routes, need)
+                    return self._plan
+                # no longer fits the trains or the turns left: plan again, giving tickets up
+        hand = view.hand
+        routes, cost, _ = self.plan_for(view, view.tickets, self._costs(view, hand), budget)
         self._plan = (routes, cost)
         self._plan_key = len(view.tickets)
+        self._plan_hand = sum(hand)
         return self._plan
 
     def turns_left(self, view) -> float:
@@ -178,23 +213,26 @@ class ExpertAgent(PlannerAgent):
         trains = view.trains[self.seat]
         turns = self.turns_left(view) - (0 if view.phase == SETUP else 1)
         costs = self._costs(view)
+        budget = self._budget(view, turns)
         factor = -view.rules.failed_ticket_factor  # 1 standard, 0 family
         best, best_value = None, -INF
         for a in legal:
             mask = a[1]
             kept = [offer[i] for i in range(len(offer)) if mask >> i & 1]
             tickets = held + tuple(kept)
-            routes, need, impossible = self.plan_for(view, tickets, costs)
+            routes, need, given_up = self.plan_for(view, tickets, costs, budget)
             p = self._completion(need, trains, turns)
             value = 0.0
             for k in tickets:
                 if view.connected(k[0], k[1]):
                     value += k[2]  # already complete: its points are certain
+                elif k in given_up:
+                    value -= factor * k[2]
                 else:
                     value += k[2] * p - factor * k[2] * (1 - p)
             # route points of the plan's trains are points the seat would score anyway; a long
             # plan leaves fewer trains for freely chosen long routes: a small premium on slack
-            value += self.slack_value * (trains - need) - 8 * impossible
+            value += self.slack_value * (trains - need)
             if value > best_value:
                 best, best_value = a, value
         return best if best is not None else legal[0]
@@ -326,12 +364,12 @@ class ExpertAgent(PlannerAgent):
             return self._draw_or_any(view, legal, self.wanted_colors(view, routes))
 
         if routes:
-            wanted = set(routes)
-            for r in routes:
-                q = t.route_partner[r]
-                if q >= 0:
-                    wanted.add(q)
-            claims = legal.claims(wanted)
+            claims = self._planned_claims(legal, routes)
+            if not claims and cards >= self._plan_hand + 4:
+                # stuck waiting for colours while the hand grows: plan again by what it holds
+                routes, need = self.plan(view, replan=True)
+                claims = self._planned_claims(legal, routes)
+        if routes:
             if claims:
                 by_route = {}
                 for a in claims:
@@ -343,7 +381,11 @@ class ExpertAgent(PlannerAgent):
             station = self.transit_move(view, legal)
             if station is not None:
                 return station
-            # plan nearly done, trains and turns to spare: more tickets
+            # plan nearly done, trains and turns to spare: more tickets now, while the network
+            # they may join is still growing
+            if (need <= self.hungry_need and trains - need >= self.more_tickets_trains
+                    and turns - need >= self.more_tickets_turns and legal.tickets()):
+                return legal.tickets()[0]
             if turns <= 3 and need > trains:
                 claim = self._best_scoring_claim(view, legal, tickets)
                 if claim is not None:
@@ -360,6 +402,15 @@ class ExpertAgent(PlannerAgent):
         if trains >= self.more_tickets_trains and turns >= self.more_tickets_turns and legal.tickets():
             return legal.tickets()[0]
         return self._spend(view, legal, trains, turns)
+
+    def _planned_claims(self, legal, routes):
+        """Legal claims of planned routes, or of the other track of a planned double."""
+        wanted = set(routes)
+        partner = self.t.route_partner
+        for r in routes:
+            if partner[r] >= 0:
+                wanted.add(partner[r])
+        return legal.claims(wanted)
 
     def _spare_need(self, view) -> dict:
         """Colors for the longest open routes the seat could still fit (nothing planned)."""
