@@ -57,6 +57,7 @@ class ExpertAgent(PlannerAgent):
         self._plan = ([], 0)
         self._plan_hand = 0
         self._start_trains = None
+        self._target = None
 
     # ------------------------------------------------------------ the table
 
@@ -241,25 +242,40 @@ class ExpertAgent(PlannerAgent):
 
     def wanted_colors(self, view, routes) -> dict:
         """Cards still missing per color for the planned routes; a double's track and a gray
-        route's color are the ones the hand pays best."""
-        hand = list(view.hand)
-        need = {}
+        route's color are the ones the hand pays best, and wilds go to the routes nearest to
+        complete. Sets `_target`: the color of the route fewest cards from a claim, which the draw
+        goes for first (one route finished soon is claimed before others take it, and turns
+        cards into trains sooner than spreading draws over every route)."""
         t = self.t
-        owner, partner = view.owner, t.route_partner
+        hand = list(view.hand)
         wild = t.wild
+        owner, partner, colors, lens = view.owner, t.route_partner, t.route_color, t.route_len
+        short = []
         for r in routes:
-            c = t.route_color[r]
+            c = colors[r]
             q = partner[r]
-            if q >= 0 and owner[q] == -1 and view.shared_doubles[r] is False:
-                cq = t.route_color[q]
+            if q >= 0 and owner[q] == -1:
+                cq = colors[q]
                 if cq != GRAY and (c == GRAY or hand[cq] > hand[c]):
                     c = cq
             if c == GRAY:
                 c = max(range(wild), key=lambda x: (hand[x], -x))
-            missing = t.route_len[r] - hand[c]
+            missing = lens[r] - hand[c]
+            hand[c] = max(0, hand[c] - lens[r])
             if missing > 0:
+                short.append((missing, -lens[r], r, c))
+        short.sort()
+        wilds = hand[wild]
+        need = {}
+        self._target = None
+        for missing, _, r, c in short:
+            use = min(wilds, missing)
+            wilds -= use
+            missing -= use
+            if missing:
                 need[c] = need.get(c, 0) + missing
-            hand[c] = max(0, hand[c] - t.route_len[r])
+                if self._target is None:
+                    self._target = c
         return need
 
     def draw(self, view, legal, need: dict):
@@ -268,11 +284,14 @@ class ExpertAgent(PlannerAgent):
         best, key = None, None
         draws = legal.draws()
         total = sum(need.values())
+        target = self._target if self._target in need else None
         for a in draws:
             if a[0] == FACE_UP:
                 c = fu[a[1]]
                 if c == wild:
                     score = 2.5 if view.phase != DRAW2 and total >= 4 else -1
+                elif c == target:
+                    score = 8
                 else:
                     score = need.get(c, 0) and 3 + min(need[c], 3)
                 if key is None or score > key:
