@@ -40,8 +40,11 @@ class ExpertAgent(PlannerAgent):
     name = "expert"
     # tuned on north-america self-play and against route-focus (see the module docstring)
     p_offset, p_scale = -2.0, 5.0    # completion chance: logistic in the slack (turns and trains)
+    p_offset_per_seat = 2.75
     slack_value = 0.0                # points a spare train is worth when choosing tickets
     more_tickets_trains, more_tickets_turns = 12, 8   # draw tickets when the plan is done and these remain
+    race = True                      # claim planned routes next to an opponent first
+    cash_out_turns = 1.5             # turns left below which the hand is spent on the best claims
     block_gain = 4                   # block a route whose loss costs an opponent this many trains
     hungry_need = 0                  # ... or when the plan needs no more than this many trains
 
@@ -207,7 +210,10 @@ class ExpertAgent(PlannerAgent):
         (completion of kept tickets against the slack when they were kept: 44 % at 2 turns of
         slack, 61 % at 6, 74 % at 10, 85 % at 14, 90 % at 18)."""
         slack = min(turns - need, trains - need - 3)
-        return 1.0 / (1.0 + math.exp(-(slack - self.p_offset) / self.p_scale))
+        # more seats take more of the routes a plan needs: the curve's midpoint moves by
+        # `p_offset_per_seat` slack for each seat past two (fitted at 2 and at 4 players)
+        offset = self.p_offset + self.p_offset_per_seat * (self.players - 2)
+        return 1.0 / (1.0 + math.exp(-(slack - offset) / self.p_scale))
 
     def choose_keep(self, view, legal):
         offer = view.offer
@@ -374,7 +380,7 @@ class ExpertAgent(PlannerAgent):
         cards = sum(hand)
 
         # last turns: score what the hand can, never end drawing with a full hand
-        if turns <= 1.5:
+        if turns <= self.cash_out_turns:
             claim = self._best_scoring_claim(view, legal, tickets)
             if claim is not None:
                 return claim
@@ -395,7 +401,7 @@ class ExpertAgent(PlannerAgent):
                 for a in claims:
                     by_route.setdefault(a[1], []).append(a)
                 # the route to claim first: contested ones, then the longest
-                r = max(by_route, key=lambda x: (self._contested(view, x) > 0, t.route_len[x], -x))
+                r = max(by_route, key=lambda x: (self.race and self._contested(view, x) > 0, t.route_len[x], -x))
                 rest = [x for x in routes if x != r and x != t.route_partner[r]]
                 return self._pay(view, by_route[r], self.wanted_colors(view, rest))
             station = self.transit_move(view, legal)
