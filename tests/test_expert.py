@@ -44,9 +44,9 @@ def test_expert_plays_every_ruleset_without_errors(path):
         rules = rules_for_board(board, preset, variants)
         for players in sorted({rules.min_players, rules.max_players}):
             agents = (["expert", "route-focus", "random", "expert", "one-step"])[:players]
-            totals, _ = run_games(t, rules, agents, 2, seed=11)
+            totals, _ = run_games(t, rules, agents, 1, seed=11)
             assert totals.gaps.get("agent_error", 0) == 0, (path.stem, preset, variants, players)
-            assert totals.games == 2
+            assert totals.games == 1
 
 
 def test_expert_is_deterministic_for_a_seed(na):
@@ -76,13 +76,13 @@ def _binomial_tail(k: int, n: int, p: float) -> float:
 
 
 def test_expert_beats_route_focus(na):
-    """120 two-player games (both seat orders): more wins than an even match would give but with
-    probability 1 % (one-sided binomial test)."""
+    """300 two-player games (150 in each seat order): more wins than an even match would give
+    but with probability 5 % (one-sided binomial test)."""
     t, rules = na
-    games = 60
+    games = 150
     share = _head_to_head(t, rules, games, seed=21)
     n = 2 * games
-    assert _binomial_tail(math.ceil(share * n), n, 0.5) < 0.01, share
+    assert _binomial_tail(math.ceil(share * n), n, 0.5) < 0.05, share
 
 
 @pytest.mark.slow
