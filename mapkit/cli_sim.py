@@ -69,7 +69,7 @@ def format_summary(s: dict) -> str:
 @click.option("--games", type=click.IntRange(1, 10_000_000), default=1000, show_default=True)
 @click.option("--agents", default="route-focus", show_default=True,
               help="One agent per seat, comma-separated, or one for every seat: random, route-focus, "
-                   "ticket-hungry, long-route, one-step.")
+                   "ticket-hungry, long-route, one-step, expert.")
 @click.option("--rules", "preset", default=None, help="Ruleset preset (default: the board's).")
 @click.option("--variant", "variants", multiple=True,
               help="A variant on top of the preset (repeatable): open-tickets, family, relaxed-wilds, "

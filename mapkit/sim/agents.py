@@ -790,6 +790,15 @@ class _Adjacency:
 AGENTS = {cls.name: cls for cls in (RandomAgent, PlannerAgent, TicketHungryAgent, LongRouteAgent, OneStepAgent)}
 
 
+def _expert() -> Agent:
+    from mapkit.sim.expert import ExpertAgent  # imported here: expert.py builds on this module
+
+    return ExpertAgent()
+
+
+AGENTS["expert"] = _expert  # a factory like the classes above: AGENTS[name]() makes the agent
+
+
 def make_agent(name: str) -> Agent:
     if name not in AGENTS:
         raise UsageError(f"unknown agent '{name}'{did_you_mean(name, AGENTS)}; agents: {', '.join(AGENTS)}")

@@ -18,7 +18,8 @@ from mapkit.sim.rules import rules_for_board
 from mapkit.sim.runner import game_seeds, play_game, replay
 from mapkit.sim.tables import build_tables
 
-RUNS = (("random", 2, 400), ("random", 4, 400), ("route-focus", 2, 150), ("route-focus", 4, 150))
+RUNS = (("random", 2, 400), ("random", 4, 400), ("route-focus", 2, 150), ("route-focus", 4, 150),
+        ("expert", 2, 60), ("expert", 4, 40))
 
 
 def _timed(fn, *args, **kwargs):

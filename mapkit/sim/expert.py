@@ -1,0 +1,591 @@
+"""The strong agent, `expert`: a planner that counts turns, keeps tickets by expected value, races
+and blocks on the visible table, and spends its hand at the end. No lookahead search: the speed
+budget (20 four-player games a second) leaves no room for rollouts, so each decision is a
+targeted estimate instead.
+
+It sees only its SeatView. What it does, and why:
+
+- plans its tickets as one network (cheapest connections, shared routes free), a route weighing
+  its trains plus a claim turn, so fewer, longer routes win (more points per train, fewer turns);
+  when the plan is stuck while the hand grows, it plans again by the hand (routes it can pay);
+- estimates the turns left from the seat with the fewest trains and its pace, and keeps tickets by
+  expected value: points × completion chance − points × failure chance, the chance a logistic
+  curve in the slack (turns and trains left beyond the plan), fitted to self-play at 2 and 4
+  players; a ticket already complete counts in full, one that no longer fits is given up;
+- draws more tickets once its plan is done while trains and turns remain (not before: measured);
+- draws for the route nearest to a claim first, and claims planned routes next to an opponent's
+  network first (racing); at two players blocks a short route on the cheapest join of two pieces
+  of the opponent's network when the detour costs them at least 4 trains;
+- near the end stops drawing cards it cannot spend, and on its last turn takes the claim worth the
+  most (route points plus any ticket it completes), so it never ends drawing with a big hand.
+
+It overrides every planner method it relies on (PlannerAgent's `transit_move` and `best_claim`
+excepted), so its play does not follow edits to the other planners' habits; on rules it has no
+special logic for (transit stations, ticket market, solo) it plays like the planner.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+
+from mapkit.sim.agents import INF, PlannerAgent
+from mapkit.sim.engine import BLIND, CLAIM, DRAW2, FACE_UP, KEEP_PHASE, SETUP
+from mapkit.sim.tables import GRAY
+
+# planning weight of a route: its trains plus a claim turn (in trains), so a path of fewer, longer
+# routes is preferred to one of about the same length in short hops: more points per train and
+# fewer turns. 3.0 measured best (0.6 → 53 % against route-focus, 1.5–6 → 55–59 %; with 3.0
+# 4-player self-play takes under 37 turns a seat)
+CLAIM_TURN = 3.0
+
+
+class ExpertAgent(PlannerAgent):
+    name = "expert"
+    # tuned on north-america self-play and against route-focus (see the module docstring)
+    p_offset, p_scale = -2.0, 5.0    # completion chance: logistic in the slack (turns and trains)
+    p_offset_per_seat = 2.75
+    slack_value = 0.0                # points a spare train is worth when choosing tickets
+    more_tickets_trains, more_tickets_turns = 12, 8   # draw tickets when the plan is done and these remain
+    race = True                      # claim planned routes next to an opponent first
+    cash_out_turns = 1.5             # turns left below which the hand is spent on the best claims
+    block_gain = 4                   # block a route whose loss costs an opponent this many trains
+
+    def reset(self, seat, tables, players, rng):
+        super().reset(seat, tables, players, rng)
+        t = tables
+        adj = [[] for _ in range(t.n_stations)]
+        for r in range(t.n_routes):
+            adj[t.route_a[r]].append((t.route_b[r], r))
+            adj[t.route_b[r]].append((t.route_a[r], r))
+        self.adj = tuple(tuple(x) for x in adj)
+        self.weight = tuple(L + CLAIM_TURN for L in t.route_len)
+        self._plan_key = None
+        self._plan = ([], 0)
+        self._plan_hand = 0
+        self._start_trains = None
+        self._target = None
+
+    # ------------------------------------------------------------ the table
+
+    def _costs(self, view, hand=None) -> list:
+        """Planning weight of each route for this seat: 0 own, inf taken or closed, else its trains
+        plus a claim turn; with `hand`, plus half a turn for each card it still lacks (the colour
+        held best, wilds included), so a stuck plan turns to routes the hand can already pay."""
+        owner, seat, t, shared, w = view.owner, self.seat, self.t, view.shared_doubles, self.weight
+        partner = t.route_partner
+        colors, lens = t.route_color, t.route_len
+        if hand is not None:
+            wild = t.wild
+            hw = hand[wild]
+            gray = max(hand[:wild]) + hw if wild else hw
+        costs = []
+        for r in range(t.n_routes):
+            o = owner[r]
+            if o == seat:
+                costs.append(0)
+            elif o != -1:
+                costs.append(INF)
+            else:
+                q = partner[r]
+                if q >= 0 and owner[q] != -1 and (owner[q] == seat or not shared[r]):
+                    costs.append(INF)
+                elif hand is None:
+                    costs.append(w[r])
+                else:
+                    c = colors[r]
+                    have = gray if c == GRAY else hand[c] + hw
+                    if q >= 0 and owner[q] == -1:
+                        cq = colors[q]
+                        have = max(have, gray if cq == GRAY else hand[cq] + hw)
+                    missing = lens[r] - have
+                    costs.append(w[r] + 0.5 * missing if missing > 0 else w[r])
+        return costs
+
+    def _path(self, costs, a, b, free):
+        dist = {a: 0}
+        via = {}
+        heap = [(0, a)]
+        adj = self.adj
+        pop, push = heapq.heappop, heapq.heappush
+        while heap:
+            d, n = pop(heap)
+            if n == b:
+                break
+            if d > dist[n]:
+                continue
+            for m, r in adj[n]:
+                nd = d + (0 if free and r in free else costs[r])
+                if nd < dist.get(m, INF):
+                    dist[m] = nd
+                    via[m] = (n, r)
+                    push(heap, (nd, m))
+        if dist.get(b, INF) == INF:
+            return INF, []
+        routes = []
+        n = b
+        while n != a:
+            n, r = via[n]
+            if costs[r] and not (free and r in free):
+                routes.append(r)
+        return dist[b], routes
+
+    def plan_for(self, view, tickets, costs=None, budget=INF):
+        """(routes to claim, their trains, tickets given up). Tickets are planned most points
+        first; one that cannot be connected, or whose connection would take the plan past `budget`
+        trains, is given up (it will fail, so no trains are spent on it)."""
+        free: set = set()
+        given_up = []
+        # planned routes cost nothing to the next ticket: zeroed in a copy, not looked up in a set
+        # on every edge of the search (the agent's hottest loop; ~3 % of its time)
+        costs = list(self._costs(view) if costs is None else costs)
+        lens = self.t.route_len
+        need = 0
+        for ticket in sorted(tickets, key=lambda x: -x[2]):
+            a, b = ticket[0], ticket[1]
+            if view.connected(a, b):
+                continue
+            c, routes = self._path(costs, a, b, ())
+            extra = sum(lens[r] for r in routes)
+            if c == INF or need + extra > budget:
+                given_up.append(ticket)
+                continue
+            need += extra
+            free.update(routes)
+            for r in routes:
+                costs[r] = 0
+        return sorted(free, key=lambda r: (-lens[r], r)), need, given_up
+
+    def _budget(self, view, turns) -> float:
+        """Trains the seat can still lay: its trains, and the cards it holds and can draw in the
+        turns left (two a turn, a turn for each claim counted as one fewer card)."""
+        return min(view.trains[self.seat], sum(view.hand) + 1.5 * turns)
+
+    def plan(self, view, replan=False):
+        """Planned routes and their trains; replanned when a planned route is taken or closed, the
+        tickets change, or `replan` (the plan is stuck and the hand has grown: plan by the hand).
+        Own claims only shorten the plan."""
+        owner, seat, t, shared = view.owner, self.seat, self.t, view.shared_doubles
+        budget = self._budget(view, self.turns_left(view))
+        if self._plan_key == len(view.tickets) and not replan:
+            routes = []
+            for r in self._plan[0]:
+                o = owner[r]
+                if o == seat:
+                    continue
+                q = t.route_partner[r]
+                if o != -1 or (q >= 0 and owner[q] != -1 and (owner[q] == seat or not shared[r])):
+                    break
+                routes.append(r)
+            else:
+                need = sum(t.route_len[r] for r in routes)
+                if need <= budget:
+                    self._plan = (routes, need)
+                    return self._plan
+                # no longer fits the trains or the turns left: plan again, giving tickets up
+        hand = view.hand
+        routes, cost, _ = self.plan_for(view, view.tickets, self._costs(view, hand), budget)
+        self._plan = (routes, cost)
+        self._plan_key = len(view.tickets)
+        self._plan_hand = sum(hand)
+        return self._plan
+
+    def turns_left(self, view) -> float:
+        """This seat's expected turns left, this one included: the seat with the fewest trains ends
+        the game when it reaches the end trigger, spending trains at the rate seats have so far."""
+        trains = view.trains
+        if view.final_round:
+            return 1
+        if self._start_trains is None:
+            self._start_trains = max(trains)
+        start = self._start_trains
+        turn = view.turn // max(1, view.players)
+        m = min(trains)
+        # the seat with the fewest trains ends the game, at its own pace: its rate so far, blended
+        # with a typical 1.3 trains a turn while few turns are played (checked against self-play)
+        rate = (start - m + 1.3 * 6) / (turn + 6)
+        # 0.85: another seat may overtake it (a long claim); the estimate ran ~15 % long without
+        return 0.85 * max(0.0, (m - view.rules.end_trigger) / max(0.6, rate)) + 1
+
+    # ------------------------------------------------------------ tickets
+
+    def _completion(self, need, trains, turns) -> float:
+        """Estimated chance of completing a plan of `need` trains with `trains` trains and `turns`
+        turns left. A seat spends about a train a turn (drawing, then claiming), so the slack is
+        in turns; the logistic curve was fitted to this agent's own self-play on north-america
+        (completion of kept tickets against the slack when they were kept: 44 % at 2 turns of
+        slack, 61 % at 6, 74 % at 10, 85 % at 14, 90 % at 18)."""
+        slack = min(turns - need, trains - need - 3)
+        # more seats take more of the routes a plan needs: the curve's midpoint moves by
+        # `p_offset_per_seat` slack for each seat past two (fitted at 2 and at 4 players)
+        offset = self.p_offset + self.p_offset_per_seat * (self.players - 2)
+        return 1.0 / (1.0 + math.exp(-(slack - offset) / self.p_scale))
+
+    def choose_keep(self, view, legal):
+        offer = view.offer
+        held = view.tickets
+        trains = view.trains[self.seat]
+        turns = self.turns_left(view) - (0 if view.phase == SETUP else 1)
+        costs = self._costs(view)
+        budget = self._budget(view, turns)
+        factor = -view.rules.failed_ticket_factor  # 1 standard, 0 family
+        best, best_value = None, -INF
+        for a in legal:
+            mask = a[1]
+            kept = [offer[i] for i in range(len(offer)) if mask >> i & 1]
+            tickets = held + tuple(kept)
+            routes, need, given_up = self.plan_for(view, tickets, costs, budget)
+            p = self._completion(need, trains, turns)
+            value = 0.0
+            for k in tickets:
+                if view.connected(k[0], k[1]):
+                    value += k[2]  # already complete: its points are certain
+                elif k in given_up:
+                    value -= factor * k[2]
+                else:
+                    value += k[2] * p - factor * k[2] * (1 - p)
+            # route points of the plan's trains are points the seat would score anyway; a long
+            # plan leaves fewer trains for freely chosen long routes: a small premium on slack
+            value += self.slack_value * (trains - need)
+            if value > best_value:
+                best, best_value = a, value
+        return best if best is not None else legal[0]
+
+    # ------------------------------------------------------------ cards
+
+    def wanted_colors(self, view, routes) -> dict:
+        """Cards still missing per color for the planned routes; a double's track and a gray
+        route's color are the ones the hand pays best, and wilds go to the routes nearest to
+        complete. Sets `_target`: the color of the route fewest cards from a claim, which the draw
+        goes for first (one route finished soon is claimed before others take it, and turns
+        cards into trains sooner than spreading draws over every route)."""
+        t = self.t
+        hand = list(view.hand)
+        wild = t.wild
+        owner, partner, colors, lens = view.owner, t.route_partner, t.route_color, t.route_len
+        short = []
+        for r in routes:
+            c = colors[r]
+            q = partner[r]
+            if q >= 0 and owner[q] == -1:
+                cq = colors[q]
+                if cq != GRAY and (c == GRAY or hand[cq] > hand[c]):
+                    c = cq
+            if c == GRAY:
+                c = max(range(wild), key=lambda x: (hand[x], -x))
+            missing = lens[r] - hand[c]
+            hand[c] = max(0, hand[c] - lens[r])
+            if missing > 0:
+                short.append((missing, -lens[r], r, c))
+        short.sort()
+        wilds = hand[wild]
+        need = {}
+        self._target = None
+        for missing, _, r, c in short:
+            use = min(wilds, missing)
+            wilds -= use
+            missing -= use
+            if missing:
+                need[c] = need.get(c, 0) + missing
+                if self._target is None:
+                    self._target = c
+        return need
+
+    def draw(self, view, legal, need: dict):
+        wild = self.t.wild
+        fu = view.face_up
+        best, key = None, None
+        draws = legal.draws()
+        total = sum(need.values())
+        target = self._target if self._target in need else None
+        for a in draws:
+            if a[0] == FACE_UP:
+                c = fu[a[1]]
+                if c == wild:
+                    score = 2.5 if view.phase != DRAW2 and total >= 4 else -1
+                elif c == target:
+                    score = 8
+                else:
+                    score = need.get(c, 0) and 3 + min(need[c], 3)
+                if key is None or score > key:
+                    best, key = a, score
+        if best is not None and key > 0:
+            return best
+        for a in draws:
+            if a[0] == BLIND:
+                return a
+        return best or (legal[0] if len(legal) else None)
+
+    def _pay(self, view, claims, keep: dict):
+        """The payment of one route that spends the fewest wilds, then the fewest cards of colors
+        still wanted by the plan."""
+        best, key = None, None
+        wild = self.t.wild
+        for a in claims:
+            c = a[2]
+            k = (-a[3], -(keep.get(c, 0) if c != wild else 0), view.hand[c] if c != wild else 0)
+            if key is None or k > key:
+                best, key = a, k
+        return best
+
+    # ------------------------------------------------------------ claims
+
+    def _ticket_gain(self, view, r, tickets) -> int:
+        """Points a claim of r adds by completing tickets (a failed ticket counts against)."""
+        t = self.t
+        a, b = t.route_a[r], t.route_b[r]
+        factor = 1 - view.rules.failed_ticket_factor
+        gain = 0
+        for x, y, pts, *_ in tickets:
+            if view.connected(x, y):
+                continue
+            if (view.connected(x, a) and view.connected(y, b)) or (view.connected(x, b) and view.connected(y, a)):
+                gain += pts * factor
+        return gain
+
+    def _best_scoring_claim(self, view, legal, tickets):
+        """The claim worth the most now: route points plus tickets it completes."""
+        t = self.t
+        by_route = {}
+        for a in legal.claims():
+            by_route.setdefault(a[1], []).append(a)
+        if not by_route:
+            return None
+        best, best_v = None, -INF
+        for r in by_route:
+            v = t.route_points[r] + self._ticket_gain(view, r, tickets) + 0.01 * r / max(1, t.n_routes)
+            if v > best_v:
+                best, best_v = r, v
+        return self._pay(view, by_route[best], {})
+
+    def _contested(self, view, r) -> float:
+        """How likely an opponent takes r soon: their networks touch its ends."""
+        t = self.t
+        owner = view.owner
+        risk = 0.0
+        for st in (t.route_a[r], t.route_b[r]):
+            for x in t.routes_at[st]:
+                o = owner[x]
+                if o != -1 and o != self.seat:
+                    risk += 1
+        return risk
+
+    def act(self, view, legal):
+        phase = view.phase
+        if phase == SETUP or phase == KEEP_PHASE:
+            return self.choose_keep(view, legal)
+        t = self.t
+        seat = self.seat
+        trains = view.trains[seat]
+        routes, need = self.plan(view)
+        tickets = view.tickets
+        if phase == DRAW2:
+            return self.draw(view, legal, self.wanted_colors(view, routes) or self._spare_need(view))
+        turns = self.turns_left(view)
+        hand = view.hand
+        cards = sum(hand)
+
+        # last turns: score what the hand can, never end drawing with a full hand
+        if turns <= self.cash_out_turns:
+            claim = self._best_scoring_claim(view, legal, tickets)
+            if claim is not None:
+                return claim
+            station = self.transit_move(view, legal)
+            if station is not None:
+                return station
+            return self._draw_or_any(view, legal, self.wanted_colors(view, routes))
+
+        if routes:
+            claims = self._planned_claims(legal, routes)
+            if not claims and cards >= self._plan_hand + 4:
+                # stuck waiting for colours while the hand grows: plan again by what it holds
+                routes, need = self.plan(view, replan=True)
+                claims = self._planned_claims(legal, routes)
+        if routes:
+            if claims:
+                by_route = {}
+                for a in claims:
+                    by_route.setdefault(a[1], []).append(a)
+                # the route to claim first: contested ones, then the longest
+                r = max(by_route, key=lambda x: (self.race and self._contested(view, x) > 0, t.route_len[x], -x))
+                rest = [x for x in routes if x != r and x != t.route_partner[r]]
+                return self._pay(view, by_route[r], self.wanted_colors(view, rest))
+            station = self.transit_move(view, legal)
+            if station is not None:
+                return station
+            # no tickets while the plan is open: measured, drawing when it needed ≤ 3 trains lost
+            # 2–5 points of win share, ≤ 6 trains lost 13 (a turn spent, and a forced keep)
+            if turns <= 3 and need > trains:
+                claim = self._best_scoring_claim(view, legal, tickets)
+                if claim is not None:
+                    return claim
+            block = self._block(view, legal, trains - need)
+            if block is not None:
+                return block
+            if legal.draws() and cards < trains:
+                return self.draw(view, legal, self.wanted_colors(view, routes))
+            claim = self._best_scoring_claim(view, legal, tickets)
+            return claim or self._draw_or_any(view, legal, self.wanted_colors(view, routes))
+
+        station = self.transit_move(view, legal)
+        if station is not None:
+            return station
+        # plan done: more tickets while there is time
+        if trains >= self.more_tickets_trains and turns >= self.more_tickets_turns and legal.tickets():
+            return legal.tickets()[0]
+        return self._spend(view, legal, trains, turns)
+
+    def _block(self, view, legal, spare: int):
+        """A short claim that cuts a connection an opponent visibly needs, or None.
+
+        Tickets are hidden, so needs are read from the claims: two separate pieces of one
+        opponent's network will be joined, by their cheapest connection. A route on that
+        connection whose loss makes the detour at least `block_gain` trains longer (or
+        impossible) is worth a turn when the hand pays for it and the trains can be spared.
+        Two players only: at a larger table a block costs the blocker as much as its victim and
+        helps everyone else."""
+        if view.players != 2 or spare < 4:
+            return None
+        t = self.t
+        owner = view.owner
+        lens = t.route_len
+        payable = {}
+        for a in legal.claims():
+            if lens[a[1]] <= min(3, spare - 3):
+                payable.setdefault(a[1], []).append(a)
+        if not payable:
+            return None
+        best, best_gain = None, self.block_gain - 1
+        for o in range(view.players):
+            if o == self.seat:
+                continue
+            pieces = self._pieces(view, o)
+            if len(pieces) < 2:
+                continue
+            costs = self._opponent_costs(view, o)
+            for i in range(len(pieces)):
+                for j in range(i + 1, len(pieces)):
+                    base, path = self._between(costs, pieces[i], pieces[j])
+                    if base == INF:
+                        continue
+                    for r in path:
+                        if r not in payable:
+                            continue
+                        saved = costs[r]
+                        costs[r] = INF
+                        q = t.route_partner[r]
+                        closes = q >= 0 and not view.shared_doubles[r] and owner[q] == -1
+                        if closes:
+                            saved_q, costs[q] = costs[q], INF
+                        alt, _ = self._between(costs, pieces[i], pieces[j])
+                        costs[r] = saved
+                        if closes:
+                            costs[q] = saved_q
+                        gain = min(alt - base, 20)
+                        if gain > best_gain:
+                            best, best_gain = r, gain
+        return None if best is None else self._pay(view, payable[best], {})
+
+    def _pieces(self, view, o) -> list:
+        """Stations of each piece of seat o's network (two or more stations), largest first."""
+        t = self.t
+        parent = {}
+
+        def find(x):
+            while parent.setdefault(x, x) != x:
+                parent[x] = parent[parent[x]]
+                x = parent[x]
+            return x
+
+        for r, who in enumerate(view.owner):
+            if who == o:
+                a, b = find(t.route_a[r]), find(t.route_b[r])
+                if a != b:
+                    parent[a] = b
+        groups = {}
+        for st in parent:
+            groups.setdefault(find(st), set()).add(st)
+        return sorted(groups.values(), key=lambda g: (-len(g), min(g)))[:3]
+
+    def _opponent_costs(self, view, o) -> list:
+        """Trains each route would cost seat o: 0 its own, inf taken or closed."""
+        owner, t, shared, partner = view.owner, self.t, view.shared_doubles, self.t.route_partner
+        costs = []
+        for r in range(t.n_routes):
+            w = owner[r]
+            if w == o:
+                costs.append(0)
+            elif w != -1:
+                costs.append(INF)
+            else:
+                q = partner[r]
+                costs.append(INF if q >= 0 and owner[q] != -1 and (owner[q] == o or not shared[r]) else t.route_len[r])
+        return costs
+
+    def _between(self, costs, src: set, dst: set):
+        """Cheapest connection between two sets of stations: (cost, routes on it)."""
+        dist = {a: 0 for a in src}
+        via = {}
+        heap = [(0, a) for a in sorted(src)]
+        adj = self.adj
+        pop, push = heapq.heappop, heapq.heappush
+        end = None
+        while heap:
+            d, n = pop(heap)
+            if n in dst:
+                end = n
+                break
+            if d > dist[n]:
+                continue
+            for m, r in adj[n]:
+                nd = d + costs[r]
+                if nd < dist.get(m, INF):
+                    dist[m] = nd
+                    via[m] = (n, r)
+                    push(heap, (nd, m))
+        if end is None:
+            return INF, []
+        path = []
+        n = end
+        while n not in src:
+            n, r = via[n]
+            if costs[r]:
+                path.append(r)
+        return dist[end], path
+
+    def _planned_claims(self, legal, routes):
+        """Legal claims of planned routes, or of the other track of a planned double."""
+        wanted = set(routes)
+        partner = self.t.route_partner
+        for r in routes:
+            if partner[r] >= 0:
+                wanted.add(partner[r])
+        return legal.claims(wanted)
+
+    def _spare_need(self, view) -> dict:
+        """Colors for the longest open routes the seat could still fit (nothing planned)."""
+        t = self.t
+        costs = self._costs(view)
+        trains = view.trains[self.seat]
+        longest = sorted((r for r in range(t.n_routes) if costs[r] != INF and costs[r] and t.route_len[r] <= trains),
+                         key=lambda r: (-t.route_len[r], r))[:3]
+        return self.wanted_colors(view, longest)
+
+    def _spend(self, view, legal, trains, turns):
+        """Nothing planned: claim long routes for points, draw for them while it can still use the cards."""
+        t = self.t
+        claim = self._best_scoring_claim(view, legal, ())
+        cards = sum(view.hand)
+        if claim is not None:
+            L = t.route_len[claim[1]]
+            if L >= 4 or L >= trains - 2 or turns <= 3 or cards >= trains or cards >= 10:
+                return claim
+        if legal.draws() and cards < trains:
+            return self.draw(view, legal, self._spare_need(view))
+        return claim or self._draw_or_any(view, legal, {})
+
+    def _draw_or_any(self, view, legal, need):
+        if legal.draws():
+            return self.draw(view, legal, need)
+        claim = self.best_claim(legal)
+        return claim or legal[0]

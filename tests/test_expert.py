@@ -1,0 +1,127 @@
+"""The strong agent: legal on every board and ruleset, deterministic, stronger than route-focus, and
+playing like people (the issue 8 targets) on the standard map."""
+
+import math
+
+import pytest
+
+from mapkit.boardfile import load_board
+from mapkit.resources import boards_dir
+from mapkit.sim.agents import AGENTS, make_agent
+from mapkit.sim.batch import run_games
+from mapkit.sim.rules import PRESETS, VARIANTS, rules_for_board
+from mapkit.sim.runner import game_seeds, play_game
+from mapkit.sim.tables import build_tables
+from simhelp import TINY
+
+BOARDS = [TINY] + sorted(boards_dir().glob("*.json"))
+
+
+@pytest.fixture(scope="module")
+def na():
+    b = load_board(boards_dir() / "north-america.json")
+    return build_tables(b), rules_for_board(b)
+
+
+def _rulesets(board, t):
+    out = [(name, ()) for name in sorted(PRESETS)
+           if all(d in t.ticket_decks for d in rules_for_board(board, name).ticket_decks)]
+    return out + [(board.rules.preset, (v,)) for v in sorted(VARIANTS)]
+
+
+def test_expert_is_registered():
+    assert "expert" in AGENTS
+    assert make_agent("expert").name == "expert"
+
+
+@pytest.mark.parametrize("path", BOARDS, ids=[p.stem for p in BOARDS])
+def test_expert_plays_every_ruleset_without_errors(path):
+    """Every preset and variant the board can play, smallest and largest table, mixed with others:
+    the runner counts an exception or an illegal action as an agent error."""
+    board = load_board(path)
+    t = build_tables(board)
+    for preset, variants in _rulesets(board, t):
+        rules = rules_for_board(board, preset, variants)
+        for players in sorted({rules.min_players, rules.max_players}):
+            agents = (["expert", "route-focus", "random", "expert", "one-step"])[:players]
+            totals, _ = run_games(t, rules, agents, 1, seed=11)
+            assert totals.gaps.get("agent_error", 0) == 0, (path.stem, preset, variants, players)
+            assert totals.games == 1
+
+
+def test_expert_is_deterministic_for_a_seed(na):
+    t, rules = na
+    seed = game_seeds(5, 1)[0]
+    a = play_game(t, rules, ["expert"] * 3, seed, log=True)
+    b = play_game(t, rules, ["expert"] * 3, seed, log=True)
+    assert a["actions"] == b["actions"]
+    assert [r["total"] for r in a["scores"]] == [r["total"] for r in b["scores"]]
+
+
+def _wins(totals, seat: int) -> float:
+    """Win share of one seat, a shared win split between the tied seats."""
+    return totals.wins[seat] - 0.5 * totals.shared_wins  # two seats: every shared win is a tie of both
+
+
+def _head_to_head(t, rules, games: int, seed: int) -> float:
+    """Expert's win share against route-focus over `games` games in each seat order."""
+    first, _ = run_games(t, rules, ["expert", "route-focus"], games, seed)
+    second, _ = run_games(t, rules, ["route-focus", "expert"], games, seed)
+    return (_wins(first, 0) + _wins(second, 1)) / (2 * games)
+
+
+def _binomial_tail(k: int, n: int, p: float) -> float:
+    """P(X >= k) for X ~ Binomial(n, p)."""
+    return sum(math.comb(n, i) * p ** i * (1 - p) ** (n - i) for i in range(k, n + 1))
+
+
+def test_expert_beats_route_focus(na):
+    """300 two-player games (150 in each seat order): more wins than an even match would give
+    but with probability 5 % (one-sided binomial test)."""
+    t, rules = na
+    games = 150
+    share = _head_to_head(t, rules, games, seed=21)
+    n = 2 * games
+    assert _binomial_tail(math.ceil(share * n), n, 0.5) < 0.05, share
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(strict=True, reason="issue 8 target not met yet: 56.6 % [53.5, 59.6] over 1,000 games")
+def test_expert_wins_sixty_percent(na):
+    """The issue's target: at least 60 % of 2-player games against route-focus (400 games)."""
+    t, rules = na
+    assert _head_to_head(t, rules, 200, seed=22) >= 0.60
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(strict=True, reason="issue 8 targets not met yet: winner 121.7 (≥ 150), 4.93 tickets held"
+                                       " (≥ 6), 37.5 turns a seat (≤ 37)")
+def test_expert_self_play_targets(na):
+    """The issue's targets for 4-player self-play on north-america."""
+    t, rules = na
+    totals, _ = run_games(t, rules, ["expert"] * 4, 200, seed=23)
+    m = totals.play.as_dict()
+    assert m["winner_score_mean"] >= 150
+    assert m["winner_tickets_held_mean"] >= 6
+    assert m["turns_per_seat_mean"] <= 37
+    assert m["cards_in_hand_at_end_mean"] <= 6
+    assert m["final_turn_draw_rate"] <= 0.05
+
+
+def test_expert_plays_like_people_on_a_short_run(na):
+    """What the expert does differently from route-focus, on a short 4-player run: it spends its
+    hand at the end and takes the scoring claim on its last turn."""
+    t, rules = na
+    totals, _ = run_games(t, rules, ["expert"] * 4, 20, seed=24)
+    m = totals.play.as_dict()
+    assert m["cards_in_hand_at_end_mean"] <= 6
+    assert m["final_turn_draw_rate"] <= 0.05
+    assert totals.ends["final_round"] == 20
+
+
+def test_simulate_help_and_bench_name_the_expert(cli):
+    from mapkit.sim.bench import RUNS
+
+    out = cli("simulate", "--help").output
+    assert "expert" in " ".join(out.split())
+    assert {p for a, p, _ in RUNS if a == "expert"} == {2, 4}
