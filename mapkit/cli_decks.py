@@ -11,21 +11,21 @@ from mapkit.errors import MapkitError
 
 
 def _write_section_or_exit(path: Path, key: str, value) -> None:
-    """Store a derived section in the board file, then re-validate; refuse a bundled board's
-    installed copy only when it is not writable."""
-    from mapkit.validate import validate_file
+    """Store a derived section in the board file. The new text is validated in memory first:
+    when it has errors they are printed and nothing is written (exit 1)."""
+    from mapkit.errors import BoardError
     from mapkit.writer import write_section
 
     try:
-        write_section(path, key, value)
-    except OSError as exc:
-        raise MapkitError(f"cannot write {path}: {exc.strerror or exc}")
-    report, _ = validate_file(path, source_name(path))
+        report = write_section(path, key, value, source_name(path))
+    except BoardError as exc:
+        for p in exc.problems:
+            click.echo(p.format(), err=True)
+        click.echo(f"error: {source_name(path)} was not changed: with this {key} it would not validate", err=True)
+        raise SystemExit(1)
     for p in report.problems:
         click.echo(p.format(), err=True)
     click.echo(f"wrote {key} to {source_name(path)}", err=True)
-    if not report.valid:
-        raise SystemExit(1)
 
 
 @main.command()
