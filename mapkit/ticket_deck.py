@@ -37,6 +37,7 @@ from typing import Callable
 import networkx as nx
 
 from mapkit.errors import MapkitError
+from mapkit.graph import station_graph
 from mapkit.model import Board
 from mapkit.tickets import TicketScore, TicketScorer
 
@@ -103,17 +104,28 @@ class GeneratedDeck:
 
 @dataclass(frozen=True)
 class Candidate:
-    """What the search knows of a pair: its ends, shortest length and one shortest path's connections."""
+    """What the search knows of a pair: its ends, shortest length and one shortest path."""
 
     a: str
     b: str
     length: int
+    path: tuple = field(compare=False)
     edge_ids: frozenset = field(compare=False)
 
 
 class CandidatePool:
-    """Every pair that fits the style, in (a, b) order of sorted station ids, as compact arrays;
-    `pool[i]` builds the Candidate (and its path) the first time it is asked for."""
+    """Every pair that fits the style, in (a, b) order of sorted station ids, as compact arrays
+    (ends, length, and the path's stations flattened); `pool[i]` builds the Candidate.
+
+    Which of several equal-length paths a pair gets is kept as it always was. The original
+    implementation scored every candidate fully, and its detour step removed and re-added each
+    connection of the pair's path; networkx then lists that neighbour last, so among equal-length
+    paths the one chosen depended on the pairs scored before. Decks depend on the paths (through
+    near-duplicates and route load), so that tie-breaking is replayed here on a private copy of
+    the graph: one early-stopping Dijkstra per candidate, in the same order, and the same
+    re-insertions. It keeps every seed's deck as it was; scoring itself no longer mutates the
+    graph, so `tickets score` is independent of the order of the pairs.
+    """
 
     def __init__(self, scorer: TicketScorer, style: str, targets: Targets,
                  exclude: set = frozenset(), progress: Callable | None = None):
@@ -123,26 +135,44 @@ class CandidatePool:
         hubs = {s.id for s in board.stations if s.hub}
         if style == "cities" and not hubs:
             raise MapkitError("--style cities needs hub stations: mark them with \"hub\": true in the board file")
-        index = {sid: i for i, sid in enumerate(self.ids)}
+        self.index = index = {sid: i for i, sid in enumerate(self.ids)}
+        self._replay = station_graph(board)  # built the same way, so its adjacency order is the original's
         upper = scorer.diameter if style == "long" else targets.max_length
         self.a, self.b, self.length = array("i"), array("i"), array("i")
+        self.nodes, self.start = array("i"), array("i")
         for i, a in enumerate(self.ids):
             if progress:
                 progress("candidates", i, len(self.ids))
             near = nx.single_source_dijkstra_path_length(g, a, cutoff=upper, weight="length")
             for b in sorted(x for x in near if x > a):
-                if g.has_edge(a, b) or (a, b) in exclude:
+                if g.has_edge(a, b):
                     continue
                 if style == "cities" and a not in hubs and b not in hubs:
                     continue
                 d = near[b]
                 if targets.min_length <= d <= upper:
+                    path = self.replay_path(a, b)
+                    if (a, b) in exclude:
+                        continue  # scored (so replayed) before pinned pairs were taken out
                     self.a.append(i)
                     self.b.append(index[b])
                     self.length.append(int(d))
+                    self.start.append(len(self.nodes))
+                    self.nodes.extend(index[x] for x in path)
+        self.start.append(len(self.nodes))
         if progress:
             progress("candidates", len(self.ids), len(self.ids))
         self._built: dict[int, Candidate] = {}
+
+    def replay_path(self, a: str, b: str) -> list:
+        """The path the original scoring reported, and its re-insertions of the path's connections."""
+        g = self._replay
+        path = nx.dijkstra_path(g, a, b, weight="length")
+        for u, v in zip(path, path[1:]):
+            data = g[u][v]
+            g.remove_edge(u, v)
+            g.add_edge(u, v, **data)
+        return path
 
     def __len__(self) -> int:
         return len(self.a)
@@ -150,7 +180,8 @@ class CandidatePool:
     def __getitem__(self, i: int) -> Candidate:
         c = self._built.get(i)
         if c is None:
-            c = candidate(self.scorer, self.ids[self.a[i]], self.ids[self.b[i]])
+            path = [self.ids[k] for k in self.nodes[self.start[i]:self.start[i + 1]]]
+            c = candidate(self.scorer, path, self.length[i])
             self._built[i] = c
         return c
 
@@ -158,12 +189,9 @@ class CandidatePool:
         return {self.ids[i] for i in set(self.a) | set(self.b)}
 
 
-def candidate(scorer: TicketScorer, a: str, b: str) -> Candidate:
-    """The pair as the search sees it; the path is the one TicketScorer.score reports."""
-    g = scorer.graph
-    path = nx.dijkstra_path(g, a, b, weight="length")
-    length = sum(g[u][v]["length"] for u, v in zip(path, path[1:]))
-    return Candidate(a, b, int(length), frozenset(scorer.edge_index[frozenset(s)] for s in zip(path, path[1:])))
+def candidate(scorer: TicketScorer, path: list, length: int) -> Candidate:
+    return Candidate(path[0], path[-1], length, tuple(path),
+                     frozenset(scorer.edge_index[frozenset(s)] for s in zip(path, path[1:])))
 
 
 def _jaccard(x: frozenset, y: frozenset) -> float:
@@ -214,7 +242,7 @@ def generate(board: Board, style: str = "standard", count: int | None = None, se
     trains = trains or rules.trains_for(rules.max_players)
     count = count or default_count(style)
     scorer = TicketScorer(board, adjust=adjust)
-    pinned: list[Candidate] = []
+    pinned_pairs: list[tuple[str, str]] = []
     for a, b in required:
         a, b = sorted((a, b))
         if a == b:
@@ -223,15 +251,17 @@ def generate(board: Board, style: str = "standard", count: int | None = None, se
             raise MapkitError(f"required ticket {a}-{b} joins adjacent stations; a ticket is never one route")
         if b not in scorer.distances(a):
             raise MapkitError(f"required ticket {a}-{b}: no routes connect '{a}' and '{b}'")
-        if any((p.a, p.b) == (a, b) for p in pinned):
+        if (a, b) in pinned_pairs:
             raise MapkitError(f"required ticket {a}-{b} is given twice")
-        pinned.append(candidate(scorer, a, b))
-    free = count - len(pinned)
+        pinned_pairs.append((a, b))
+    free = count - len(pinned_pairs)
     if free < 0:
-        raise MapkitError(f"{len(pinned)} required tickets do not fit a deck of {count}; "
-                          f"ask for at least {len(pinned)} with --count")
+        raise MapkitError(f"{len(pinned_pairs)} required tickets do not fit a deck of {count}; "
+                          f"ask for at least {len(pinned_pairs)} with --count")
     targets = make_targets(scorer, style, count, trains)
-    pool = CandidatePool(scorer, style, targets, {(t.a, t.b) for t in pinned}, progress)
+    pool = CandidatePool(scorer, style, targets, set(pinned_pairs), progress)
+    # pinned pairs were scored after the candidates in the original, so their paths come after too
+    pinned = [candidate(scorer, pool.replay_path(a, b), scorer.distances(a)[b]) for a, b in pinned_pairs]
     if len(pool) < free:
         raise MapkitError(_too_few(style, targets, trains, len(pool), len(pinned)))
     coverable = pool.stations() | {t.a for t in pinned} | {t.b for t in pinned}
@@ -269,7 +299,7 @@ def generate(board: Board, style: str = "standard", count: int | None = None, se
     for k, c in enumerate(picked):
         if progress:
             progress("scoring", k, len(picked))
-        deck.append(scorer.score(c.a, c.b))
+        deck.append(scorer.score(c.a, c.b, path=list(c.path)))
     if progress:
         progress("scoring", len(picked), len(picked))
     deck.sort(key=lambda t: (t.points, t.a, t.b))

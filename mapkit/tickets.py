@@ -146,7 +146,9 @@ class TicketScorer:
         n = self.deck_counts.get(route.color, 0)
         return n < route.length or n < self.median_cards / 2
 
-    def score(self, a: str, b: str, printed: int | None = None) -> TicketScore:
+    def score(self, a: str, b: str, printed: int | None = None, path: list | None = None) -> TicketScore:
+        """The pair's figures; `path` (one shortest path from a to b) is reported instead of the
+        one Dijkstra finds, for a caller that already chose among equal-length paths."""
         if a == b:
             raise MapkitError(f"a ticket joins two different stations, not '{a}' to itself")
         g = self.graph
@@ -169,18 +171,21 @@ class TicketScorer:
                 if dist[a].get(x, math.inf) + data["length"] + dist[b].get(y, math.inf) == length:
                     if sigma[x] * sigma_b[y] == total:
                         bottlenecks.append("-".join(sorted((x, y))))
-        path = nx.dijkstra_path(g, a, b, weight="length")
+        if path is None:
+            path = nx.dijkstra_path(g, a, b, weight="length")
         steps = list(zip(path, path[1:]))
         # detour: the worst single connection lost along the chosen path
         detour = 0.0
+        # the connection is hidden by the weight function (None = no edge) rather than removed and
+        # re-added: that reordered the graph's adjacency, so a pair's path used to depend on which
+        # pairs had been scored before
         for u, v in steps:
-            w = g[u][v]["length"]
-            g.remove_edge(u, v)
+            def without(x, y, data, u=u, v=v):
+                return None if (x == u and y == v) or (x == v and y == u) else data["length"]
             try:
-                alt = nx.dijkstra_path_length(g, a, b, weight="length")
+                alt = nx.dijkstra_path_length(g, a, b, weight=without)
             except nx.NetworkXNoPath:
                 alt = math.inf
-            g.add_edge(u, v, length=w, route=None)
             detour = max(detour, alt - length)
         cut = nx.edge_connectivity(g, a, b) if g.degree(a) and g.degree(b) else 0
         rare, special = [], []
