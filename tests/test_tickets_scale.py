@@ -141,3 +141,26 @@ def test_default_points_agree_with_the_published_deck():
         agree_plain += plain.score(x, y).suggested == int(points)
         agree_adjusted += adjusted.score(x, y).suggested == int(points)
     assert agree_plain >= 25 > agree_adjusted
+
+
+def test_replayed_paths_match_networkx_with_its_reinsertions():
+    # the pool's own Dijkstra must pick the same path among equal-length ones as networkx does
+    # on a graph whose path connections were removed and re-added (what old scoring did)
+    import networkx as nx
+
+    from mapkit.graph import station_graph
+    from mapkit.ticket_deck import CandidatePool, make_targets
+
+    board = grid_board(80, seed=3)
+    scorer = TicketScorer(board)
+    targets = make_targets(scorer, "standard", 30, 45)
+    pool = CandidatePool(scorer, "standard", targets)
+    g = station_graph(board)
+    for i in range(len(pool)):
+        a, b = pool.ids[pool.a[i]], pool.ids[pool.b[i]]
+        path = nx.dijkstra_path(g, a, b, weight="length")
+        for u, v in zip(path, path[1:]):
+            w = g[u][v]["length"]
+            g.remove_edge(u, v)
+            g.add_edge(u, v, length=w)
+        assert list(pool[i].path) == path, (a, b)
