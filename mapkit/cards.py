@@ -156,10 +156,11 @@ def derive_deck(board: Board, total: int = DEFAULT_TOTAL, wild: int = DEFAULT_WI
         targets.append(free_cards * weights[c.id] / free_weight if free_weight else free_cards / max(1, len(free)))
         lo = c.cards.min if c.cards.min is not None else (1 if spaces[c.id] else 0)
         up = c.cards.max if c.cards.max is not None else colored
-        if c.cards.below_longest_route and longest[c.id]:
-            up = min(up, longest[c.id] - 1)
+        capped_by_route = False
+        if c.cards.below_longest_route and longest[c.id] and longest[c.id] - 1 < up:
+            up, capped_by_route = longest[c.id] - 1, True
         if lo > up:
-            raise InfeasibleDeck(f"color '{c.id}' must have at least {lo} and at most {up} cards")
+            raise InfeasibleDeck(_contradiction(c, lo, up, capped_by_route, longest[c.id], colored))
         lower.append(lo)
         upper.append(up)
     counts = apportion(targets, lower, upper, colored, [c.id for c in palette])
@@ -193,6 +194,29 @@ def derive_deck(board: Board, total: int = DEFAULT_TOTAL, wild: int = DEFAULT_WI
                                 f"{f.draws_longest_no_wild:.0f} blind draws without wild cards (median color: {median:.0f})")
     return DerivedDeck(total=total, wild=wild, counts={c.id: n for c, n in zip(palette, counts)},
                        colors=tuple(figures), warnings=tuple(warnings), doubles=doubles, gray=gray)
+
+
+def _contradiction(c, lo: int, up: int, capped_by_route: bool, longest: int, colored: int) -> str:
+    """Why a color has no possible card count, naming the palette fields that clash and the fix."""
+    where = f"$.palette color '{c.id}'"
+    if c.cards.min is not None:
+        need = f"{lo} (\"min\": {lo})"
+        fix_lo = f"lower \"min\" to {up}"
+    else:
+        need = "1 (every color with a route gets one)"
+        fix_lo = None
+    if capped_by_route:
+        allow = (f"{up} (\"below_longest_route\" keeps it under its longest route's {longest} "
+                 f"space{'s' if longest != 1 else ''})")
+        fix_up = "drop \"below_longest_route\"" + (" or make that route longer" if longest <= 1 else "")
+    elif c.cards.max is not None:
+        allow = f"{up} (\"max\": {up})"
+        fix_up = f"raise \"max\" to at least {lo}"
+    else:
+        allow = f"{up} (the deck's {colored} colored cards)"
+        fix_up = "give the deck more cards (--total) or fewer wild cards (--wild)"
+    fixes = " or ".join(f for f in (fix_up, fix_lo) if f)
+    return f"{where}: no card count fits: it needs at least {need} but may have at most {allow}; {fixes}"
 
 
 def format_deck(deck: DerivedDeck) -> str:

@@ -21,14 +21,15 @@ def complete_board(path: Path, board, seed: int):
     from mapkit.cards import derive_deck
     from mapkit.model import Deck, Ticket
     from mapkit.ticket_deck import generate
-    from mapkit.writer import splice_section
+    from mapkit.writer import line_ending, splice_section
 
     text = path.read_text(encoding="utf-8")
+    newline = line_ending(text)
     derived = []
     if board.deck is None:
         deck = derive_deck(board)
         board = dataclasses.replace(board, deck=Deck(deck.total, deck.wild, dict(deck.counts)))
-        text = splice_section(text, "deck", deck.deck_json())
+        text = splice_section(text, "deck", deck.deck_json(), newline)
         derived.append("deck")
     if "standard" not in board.ticket_decks:
         generated = generate(board, seed=seed)
@@ -36,7 +37,7 @@ def complete_board(path: Path, board, seed: int):
         decks["standard"] = tuple(Ticket(t.a, t.b, t.points) for t in generated.tickets)
         board = dataclasses.replace(board, ticket_decks=decks)
         raw = {name: [t.as_json() for t in ts] for name, ts in decks.items()}
-        text = splice_section(text, "ticket_decks", raw)
+        text = splice_section(text, "ticket_decks", raw, newline)
         derived.append("tickets")
     return board, text, derived
 
@@ -57,8 +58,11 @@ def build(board, out_dir, paper, games, seed, jobs, fmt):
 
     The board file is not changed: a copy with the derived sections goes into the output folder.
     """
+    from mapkit.cli_sim import check_report_outputs, write_report_files
+    from mapkit.outputs import atomic_write_text, make_folder, refuse_input_paths
     from mapkit.render import RenderOptions, render_kit
     from mapkit.balance.report import balance_report, write_report
+    from mapkit.render.kit import KIT_FILES
     from mapkit.sim.rules import rules_for_board
 
     path = board or resolve_board("portland")
@@ -68,12 +72,19 @@ def build(board, out_dir, paper, games, seed, jobs, fmt):
     b = load_or_exit(path)
     click.echo(f"validated {source_name(path)}: {len(b.stations)} stations, {len(b.routes)} routes", err=True)
     out = out_dir if out_dir is not None else Path("out") / b.id
-    out.mkdir(parents=True, exist_ok=True)
+    # every output is checked against the board before anything is written (a kit folder that
+    # holds the board as board.json would otherwise lose it to the completed copy)
+    refuse_input_paths([out / name for name in KIT_FILES], [path])
+    if games:
+        check_report_outputs(out, [path])
     b, text, derived = complete_board(path, b, seed)
+    if derived:
+        refuse_input_paths([out / "board.json"], [path])
+    make_folder(out)
     source = path
     if derived:
         source = out / "board.json"
-        source.write_text(text, encoding="utf-8")
+        atomic_write_text(source, text)
         click.echo(f"derived {' and '.join(derived)}; the completed board is {source}", err=True)
     result = render_kit(source, b, out, RenderOptions(paper=paper))
     for w in result.warnings:
@@ -86,7 +97,8 @@ def build(board, out_dir, paper, games, seed, jobs, fmt):
         rules = rules_for_board(b)
         counts = [n for n in (2, 4) if rules.min_players <= n <= rules.max_players] or [rules.min_players]
         r = balance_report(b, counts, games, ["route-focus"], seed, jobs)
-        files.update({"report.md": write_report(r, out)["markdown"], "report.json": str(out / "report.json")})
+        written = write_report_files(lambda rep, where: write_report(rep, where, b), r, out)
+        files.update({"report.md": written["markdown"], "report.json": written["json"]})
         summary = [{"players": run["players"], "ticket_completion": run["ticket_completion"],
                     "win_rate": run["win_rate"], "seat_advantage": run["seat_advantage"],
                     "rules_gaps": sum(v["events"] for v in run["rules_gaps"].values())} for run in r["runs"]]

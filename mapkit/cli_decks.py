@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
@@ -11,21 +12,66 @@ from mapkit.errors import MapkitError
 
 
 def _write_section_or_exit(path: Path, key: str, value) -> None:
-    """Store a derived section in the board file, then re-validate; refuse a bundled board's
-    installed copy only when it is not writable."""
-    from mapkit.validate import validate_file
+    """Store a derived section in the board file. The new text is validated in memory first:
+    when it has errors they are printed and nothing is written (exit 1)."""
+    from mapkit.errors import BoardError
     from mapkit.writer import write_section
 
     try:
-        write_section(path, key, value)
-    except OSError as exc:
-        raise MapkitError(f"cannot write {path}: {exc.strerror or exc}")
-    report, _ = validate_file(path, source_name(path))
+        report = write_section(path, key, value, source_name(path))
+    except BoardError as exc:
+        for p in exc.problems:
+            click.echo(p.format(), err=True)
+        click.echo(f"error: {source_name(path)} was not changed: with this {key} it would not validate", err=True)
+        raise SystemExit(1)
     for p in report.problems:
         click.echo(p.format(), err=True)
     click.echo(f"wrote {key} to {source_name(path)}", err=True)
-    if not report.valid:
-        raise SystemExit(1)
+
+
+ADJUST = click.option(
+    "--adjust", default="", metavar="LIST",
+    help="Difficulty adjustments to add to the points, comma-separated: bottleneck (+1 when losing one "
+         "connection costs a long detour), rare-color (+1 when the path needs a color with few cards). "
+         "Default: none, points = shortest length as on the published decks; turn one on when the balance "
+         "report shows such tickets are completed less often.")
+NO_ADJUST = click.option("--no-adjust", is_flag=True,
+                         help="Points = shortest length (the default now; kept for old scripts).")
+
+
+def _adjustments(adjust: str, no_adjust: bool) -> frozenset:
+    from mapkit.tickets import parse_adjust
+
+    if adjust and no_adjust:
+        raise click.BadParameter("--no-adjust contradicts --adjust; give one", param_hint="--no-adjust")
+    try:
+        return parse_adjust(adjust)
+    except MapkitError as exc:
+        raise click.BadParameter(str(exc), param_hint="--adjust")
+
+
+class _Progress:
+    """`phase done/total` on one stderr line, only when stderr is a terminal."""
+
+    def __init__(self):
+        self.shown = sys.stderr.isatty()
+        self._last = None
+
+    def __enter__(self):
+        return self
+
+    def __call__(self, phase: str, done: int, total: int) -> None:
+        pct = 100 * done // max(1, total)
+        if (phase, pct) != self._last:
+            self._last = (phase, pct)
+            sys.stderr.write(f"\r{phase}: {pct:3d}% ({done}/{total})\033[K")
+            sys.stderr.flush()
+
+    def __exit__(self, *exc):
+        if self.shown and self._last is not None:
+            sys.stderr.write("\r\033[K")
+            sys.stderr.flush()
+        return False
 
 
 @main.command()
@@ -64,14 +110,19 @@ def tickets():
 @click.option("--pairs", type=click.Path(dir_okay=False, path_type=Path),
               help="CSV file with a 'from,to' header and station ids or names; default: the board's tickets.")
 @click.option("--deck", "deck_name", default=None, help="Which of the board's ticket decks (default: all).")
-@click.option("--no-adjust", is_flag=True, help="Suggested points = shortest length, without difficulty adjustments.")
+@ADJUST
+@NO_ADJUST
 @FORMAT
-def tickets_score(board, pairs, deck_name, no_adjust, fmt):
-    """Score station pairs by their shortest connection and what makes it hard."""
+def tickets_score(board, pairs, deck_name, adjust, no_adjust, fmt):
+    """Score station pairs by their shortest connection and what makes it hard.
+
+    Suggested points are the shortest connection's length, as on the published decks; --adjust
+    adds the difficulty adjustments you ask for (see `--help`)."""
     from mapkit.tickets import TicketScorer, format_scores, read_pairs
 
+    adjustments = _adjustments(adjust, no_adjust)
     b = load_or_exit(board)
-    scorer = TicketScorer(b, adjust=not no_adjust)
+    scorer = TicketScorer(b, adjust=adjustments)
     if pairs is not None:
         if not pairs.exists():
             raise click.BadParameter(f"no such file: {pairs}", param_hint="--pairs")
@@ -103,15 +154,20 @@ def tickets_score(board, pairs, deck_name, no_adjust, fmt):
                                       "touch a hub, or transit-expansion tickets with a second value.")
 @click.option("--require", "required", multiple=True, metavar="FROM:TO",
               help="A pair that must be in the deck (station ids or names), e.g. hillsboro:gresham; repeatable.")
-@click.option("--no-adjust", is_flag=True, help="Points = shortest length, without difficulty adjustments.")
+@ADJUST
+@NO_ADJUST
 @click.option("--deck", "deck_name", default=None, help="Name of the deck to write (default: the style).")
 @click.option("--write", is_flag=True, help="Store the deck in the board file (the rest of the file is kept as it is).")
 @FORMAT
-def tickets_generate(board, count, seed, style, required, no_adjust, deck_name, write, fmt):
-    """Pick a balanced ticket deck from all station pairs, reproducibly for a seed."""
+def tickets_generate(board, count, seed, style, required, adjust, no_adjust, deck_name, write, fmt):
+    """Pick a balanced ticket deck from all station pairs, reproducibly for a seed.
+
+    Points are the shortest connection's length unless --adjust is given. Progress goes to
+    stderr when it is a terminal."""
     from mapkit.ticket_deck import format_generated, generate
     from mapkit.tickets import resolve_station
 
+    adjustments = _adjustments(adjust, no_adjust)
     b = load_or_exit(board)
     pairs = []
     for item in required:
@@ -119,10 +175,16 @@ def tickets_generate(board, count, seed, style, required, no_adjust, deck_name, 
             raise click.BadParameter(f"'{item}' is not FROM:TO", param_hint="--require")
         x, y = item.split(":", 1)
         try:
-            pairs.append((resolve_station(b, x.strip()), resolve_station(b, y.strip())))
+            pair = (resolve_station(b, x.strip()), resolve_station(b, y.strip()))
         except MapkitError as exc:
             raise click.BadParameter(str(exc), param_hint="--require")
-    deck = generate(b, style=style, count=count, seed=seed, required=pairs, adjust=not no_adjust)
+        if pair[0] == pair[1]:
+            raise click.BadParameter(f"'{item}' joins '{pair[0]}' to itself; a ticket joins two different "
+                                     "stations", param_hint="--require")
+        pairs.append(pair)
+    with _Progress() as progress:
+        deck = generate(b, style=style, count=count, seed=seed, required=pairs, adjust=adjustments,
+                        progress=progress if progress.shown else None)
     if fmt == "json":
         _echo_json(deck.as_dict())
     else:

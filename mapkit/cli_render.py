@@ -58,9 +58,12 @@ def render(board, out_dir, paper, mode, duplex, decks, light_backs, png, fmt):
     if out_dir is not None and out_dir.exists() and not out_dir.is_dir():
         raise click.BadParameter(f"'{out_dir}' is a file, not a folder", param_hint="--out")
     b = load_or_exit(board)
+    from mapkit.outputs import refuse_input_paths
     from mapkit.render import RenderOptions, render_kit
+    from mapkit.render.kit import KIT_FILES
 
     out = out_dir if out_dir is not None else Path("out") / b.id
+    refuse_input_paths([out / name for name in KIT_FILES], [board])
     result = render_kit(board, b, out, RenderOptions(paper=paper, mode=mode, duplex=duplex, png=png,
                                                          decks=tuple(decks) or None, light_backs=light_backs))
     for w in result.warnings:

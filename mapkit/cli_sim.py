@@ -103,20 +103,49 @@ def simulate(board, players, games, agents, preset, variants, seed, jobs, schedu
                              f"make one with {deck_hint(b.id, deck)}")
     if log_file is not None and log_file.exists() and log_file.is_dir():
         raise click.BadParameter(f"{log_file} is a directory", param_hint="--log")
+    if log_file is not None:
+        # checked before the games are played: the log must not be the board, nor protected
+        from mapkit.outputs import check_output, refuse_input_paths
+        refuse_input_paths([log_file], [board], what="--log")
+        check_output(log_file)
     show = games >= 200 and sys.stderr.isatty()
     with click.progressbar(length=games, label="games", file=sys.stderr) if show else _NoBar() as bar:
         totals, lines = run_games(t, rules, names, games, seed, jobs=jobs, log=log_file is not None,
                                   progress=bar.update, scheduler=scheduler)
     summary = summarize(t, rules, names, seed, totals, pool_labels(t, rules))
     if log_file is not None:
-        try:
-            log_file.write_text("\n".join(lines) + "\n")
-        except OSError as exc:
-            raise MapkitError(f"cannot write the log {log_file}: {exc.strerror or exc}")
+        from mapkit.outputs import atomic_write_text
+        # atomic: a full disk leaves the previous log whole rather than truncated
+        atomic_write_text(log_file, "\n".join(lines) + "\n")
     if fmt == "json":
         _echo_json(summary)
     else:
         click.echo(format_summary(summary))
+
+
+# what write_report writes into its folder (plus heatmap-<n>p.png, one per player count)
+REPORT_FILES = ("report.md", "report.json", "report.html", "completion-vs-points.png", "seat-shares.png",
+                "margins.png")
+
+
+def check_report_outputs(out_dir: Path, inputs) -> None:
+    """Refuse a report folder where writing the report would replace an input or a protected file."""
+    from mapkit.outputs import check_output, refuse_input_paths
+
+    refuse_input_paths([out_dir / name for name in REPORT_FILES], inputs)
+    for name in REPORT_FILES:
+        check_output(out_dir / name)
+
+
+def write_report_files(write_report, r: dict, out_dir: Path) -> dict:
+    """write_report into a staging folder inside out_dir, then each file renamed over its old
+    copy: a full disk leaves the previous report whole, never a 0-byte report.json. The paths
+    returned name out_dir, not the staging folder."""
+    from mapkit.outputs import staged_folder
+
+    with staged_folder(out_dir) as stage:
+        files = write_report(r, stage)
+    return {k: str(out_dir / Path(v).name) for k, v in files.items()}
 
 
 class _NoBar:
@@ -201,13 +230,14 @@ def report(board, max_games, batch, games, player_counts, agents, preset, varian
     out_dir = out_dir or Path("reports") / b.id
     if out_dir.exists() and not out_dir.is_dir():
         raise click.BadParameter(f"{out_dir} is a file", param_hint="--out")
+    check_report_outputs(out_dir, [board])  # before the games: they can take minutes
     progress = None if quiet or not sys.stderr.isatty() else _Progress()
     r = balance_report(b, counts, games, panel, seed, jobs, preset, tuple(variants), scheduler,
                        max_games=max_games, batch=batch, progress=progress)
     if progress:
         progress.done()
     try:
-        files = write_report(r, out_dir, b)
+        files = write_report_files(lambda rep, where: write_report(rep, where, b), r, out_dir)
     except OSError as exc:
         raise MapkitError(f"cannot write the report into {out_dir}: {exc.strerror or exc}")
     if fmt == "json":

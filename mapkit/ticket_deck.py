@@ -16,16 +16,30 @@ carry the transit expansion's second value (seed 003): the number of stations on
 connection, since a bus or train ticket needs a transit station at each of them. Pinned pairs
 (`required`) are always in the deck.
 The search is seeded: the same board, options and seed give the same deck.
+
+Scale: the search only needs each candidate's length, ends and shortest path (for near-duplicates
+and route load), so candidates are found with one Dijkstra per station cut off at the longest
+wanted length and kept as three integer arrays; a candidate's path is computed when the search
+first looks at it. The full figures (path counts, bottlenecks, detour, cut) are computed for the
+chosen tickets only. The deck is the same as scoring every pair fully would give: the same pool in
+the same order, the same path (networkx's Dijkstra path from a to b), the same random draws.
 """
 
 from __future__ import annotations
 
 import math
 import random
+from array import array
+from heapq import heappop, heappush
+from itertools import count as counter
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Callable
+
+import networkx as nx
 
 from mapkit.errors import MapkitError
+from mapkit.graph import station_graph
 from mapkit.model import Board
 from mapkit.tickets import TicketScore, TicketScorer
 
@@ -49,7 +63,10 @@ def default_count(style: str) -> int:
 
 
 def make_targets(scorer: TicketScorer, style: str, count: int, trains: int) -> Targets:
-    big = min(scorer.diameter, max(6, round(trains / 2)))
+    want = max(6, round(trains / 2))
+    # the long style reaches to the diameter itself; the others only need to know whether it
+    # reaches `want`, which on a large board the first Dijkstra run answers
+    big = min(scorer.diameter, want) if style == "long" else scorer.capped_diameter(want)
     n_stations = len(scorer.board.stations)
     if style == "long":
         low = max(4, math.ceil(0.75 * big))
@@ -87,23 +104,131 @@ class GeneratedDeck:
                 "figures": self.figures}
 
 
-def candidates(scorer: TicketScorer, style: str, targets: Targets) -> list[TicketScore]:
-    board = scorer.board
-    ids = sorted(s.id for s in board.stations)
-    hubs = {s.id for s in board.stations if s.hub}
-    if style == "cities" and not hubs:
-        raise MapkitError("--style cities needs hub stations: mark them with \"hub\": true in the board file")
-    out = []
-    for i, a in enumerate(ids):
-        for b in ids[i + 1:]:
-            if b not in scorer.dist[a] or scorer.graph.has_edge(a, b):
+@dataclass(frozen=True)
+class Candidate:
+    """What the search knows of a pair: its ends, shortest length and one shortest path."""
+
+    a: str
+    b: str
+    length: int
+    path: tuple = field(compare=False)
+    edge_ids: frozenset = field(compare=False)
+
+
+class CandidatePool:
+    """Every pair that fits the style, in (a, b) order of sorted station ids, as compact arrays
+    (ends, length, and the path's stations flattened); `pool[i]` builds the Candidate.
+
+    Which of several equal-length paths a pair gets is kept as it always was. The original
+    implementation scored every candidate fully, and its detour step removed and re-added each
+    connection of the pair's path; networkx then lists that neighbour last, so among equal-length
+    paths the one chosen depended on the pairs scored before. Decks depend on the paths (through
+    near-duplicates and route load), so that tie-breaking is replayed here on a private copy of
+    the graph: one early-stopping Dijkstra per candidate, in the same order, and the same
+    re-insertions. It keeps every seed's deck as it was; scoring itself no longer mutates the
+    graph, so `tickets score` is independent of the order of the pairs.
+    """
+
+    def __init__(self, scorer: TicketScorer, style: str, targets: Targets,
+                 exclude: set = frozenset(), progress: Callable | None = None):
+        board, g = scorer.board, scorer.graph
+        self.scorer = scorer
+        self.ids = sorted(s.id for s in board.stations)
+        hubs = {s.id for s in board.stations if s.hub}
+        if style == "cities" and not hubs:
+            raise MapkitError("--style cities needs hub stations: mark them with \"hub\": true in the board file")
+        self.index = index = {sid: i for i, sid in enumerate(self.ids)}
+        # built the same way as the scorer's graph, so its adjacency order is the original's
+        self._replay = {u: {v: d["length"] for v, d in nbrs.items()} for u, nbrs in station_graph(board).adjacency()}
+        upper = scorer.diameter if style == "long" else targets.max_length
+        self.a, self.b, self.length = array("i"), array("i"), array("i")
+        self.nodes, self.start = array("i"), array("i")
+        for i, a in enumerate(self.ids):
+            if progress:
+                progress("candidates", i, len(self.ids))
+            near = nx.single_source_dijkstra_path_length(g, a, cutoff=upper, weight="length")
+            for b in sorted(x for x in near if x > a):
+                if g.has_edge(a, b):
+                    continue
+                if style == "cities" and a not in hubs and b not in hubs:
+                    continue
+                d = near[b]
+                if targets.min_length <= d <= upper:
+                    path = self.replay_path(a, b)
+                    if (a, b) in exclude:
+                        continue  # scored (so replayed) before pinned pairs were taken out
+                    self.a.append(i)
+                    self.b.append(index[b])
+                    self.length.append(int(d))
+                    self.start.append(len(self.nodes))
+                    self.nodes.extend(index[x] for x in path)
+        self.start.append(len(self.nodes))
+        if progress:
+            progress("candidates", len(self.ids), len(self.ids))
+        self._built: dict[int, Candidate] = {}
+
+    def replay_path(self, a: str, b: str) -> list:
+        """The path the original scoring reported, and its re-insertions of the path's connections
+        (networkx's remove_edge + add_edge: each end moves to the end of the other's neighbours)."""
+        adj = self._replay
+        path = _dijkstra_path(adj, a, b)
+        for u, v in zip(path, path[1:]):
+            w = adj[u].pop(v)
+            del adj[v][u]
+            adj[u][v] = w
+            adj[v][u] = w
+        return path
+
+    def __len__(self) -> int:
+        return len(self.a)
+
+    def __getitem__(self, i: int) -> Candidate:
+        c = self._built.get(i)
+        if c is None:
+            path = [self.ids[k] for k in self.nodes[self.start[i]:self.start[i + 1]]]
+            c = candidate(self.scorer, path, self.length[i])
+            self._built[i] = c
+        return c
+
+    def stations(self) -> set[str]:
+        return {self.ids[i] for i in set(self.a) | set(self.b)}
+
+
+def _dijkstra_path(adj: dict, a: str, b: str) -> list:
+    """networkx's dijkstra_path(G, a, b) on a plain {station: {neighbour: length}} dict: the same
+    heap order (distance, then push count), the same strict-improvement rule, so the same path
+    among equal-length ones; about twice as fast, which matters with one run per candidate."""
+    done: dict = {}
+    seen = {a: 0}
+    pred = {a: None}
+    push_count = counter()
+    fringe = [(0, next(push_count), a)]
+    while fringe:
+        d, _, v = heappop(fringe)
+        if v in done:
+            continue
+        done[v] = d
+        if v == b:
+            break
+        for u, w in adj[v].items():
+            vu = d + w
+            if u in done:
                 continue
-            if style == "cities" and a not in hubs and b not in hubs:
-                continue
-            d = scorer.dist[a][b]
-            if targets.min_length <= d <= (scorer.diameter if style == "long" else targets.max_length):
-                out.append(scorer.score(a, b))
-    return out
+            if u not in seen or vu < seen[u]:
+                seen[u] = vu
+                pred[u] = v
+                heappush(fringe, (vu, next(push_count), u))
+    if b not in done:
+        raise MapkitError(f"no routes connect '{a}' and '{b}'")
+    path = [b]
+    while path[-1] != a:
+        path.append(pred[path[-1]])
+    return path[::-1]
+
+
+def candidate(scorer: TicketScorer, path: list, length: int) -> Candidate:
+    return Candidate(path[0], path[-1], length, tuple(path),
+                     frozenset(scorer.edge_index[frozenset(s)] for s in zip(path, path[1:])))
 
 
 def _jaccard(x: frozenset, y: frozenset) -> float:
@@ -141,8 +266,11 @@ def evaluate(deck: list[TicketScore], targets: Targets, coverable: set[str]) -> 
 
 
 def generate(board: Board, style: str = "standard", count: int | None = None, seed: int = 0,
-             required: list[tuple[str, str]] = (), adjust: bool = True, trains: int | None = None,
-             iterations: int = 6000) -> GeneratedDeck:
+             required: list[tuple[str, str]] = (), adjust=False, trains: int | None = None,
+             iterations: int = 6000, progress: Callable | None = None) -> GeneratedDeck:
+    """A deck for the board; `adjust` as TicketScorer's (default: points = shortest length).
+    `progress(phase, done, total)` is called as the work advances (phases: candidates, search,
+    scoring), for a progress bar."""
     if style not in STYLES:
         raise MapkitError(f"unknown style '{style}'; styles: {', '.join(STYLES)}")
     from mapkit.sim.rules import board_rules
@@ -151,29 +279,39 @@ def generate(board: Board, style: str = "standard", count: int | None = None, se
     trains = trains or rules.trains_for(rules.max_players)
     count = count or default_count(style)
     scorer = TicketScorer(board, adjust=adjust)
-    targets = make_targets(scorer, style, count, trains)
-    pool = candidates(scorer, style, targets)
-    pinned = []
+    pinned_pairs: list[tuple[str, str]] = []
     for a, b in required:
+        a, b = sorted((a, b))
+        if a == b:
+            raise MapkitError(f"required ticket {a}:{b} joins '{a}' to itself; name two different stations")
         if scorer.graph.has_edge(a, b):
-            raise MapkitError(f"required ticket {a}-{b} joins adjacent stations")
-        pinned.append(scorer.score(*sorted((a, b))))
-    pinned_keys = {(t.a, t.b) for t in pinned}
-    pool = [t for t in pool if (t.a, t.b) not in pinned_keys]
-    free = count - len(pinned)
+            raise MapkitError(f"required ticket {a}-{b} joins adjacent stations; a ticket is never one route")
+        if b not in scorer.distances(a):
+            raise MapkitError(f"required ticket {a}-{b}: no routes connect '{a}' and '{b}'")
+        if (a, b) in pinned_pairs:
+            raise MapkitError(f"required ticket {a}-{b} is given twice")
+        pinned_pairs.append((a, b))
+    free = count - len(pinned_pairs)
     if free < 0:
-        raise MapkitError(f"{len(pinned)} required tickets do not fit a deck of {count}")
+        raise MapkitError(f"{len(pinned_pairs)} required tickets do not fit a deck of {count}; "
+                          f"ask for at least {len(pinned_pairs)} with --count")
+    targets = make_targets(scorer, style, count, trains)
+    pool = CandidatePool(scorer, style, targets, set(pinned_pairs), progress)
+    # pinned pairs were scored after the candidates in the original, so their paths come after too
+    pinned = [candidate(scorer, pool.replay_path(a, b), scorer.distances(a)[b]) for a, b in pinned_pairs]
     if len(pool) < free:
-        raise MapkitError(f"only {len(pool)} candidate pairs fit the {style} style's lengths "
-                          f"({targets.min_length}-{targets.max_length}); ask for fewer than {count} tickets")
-    coverable = {t.a for t in pool} | {t.b for t in pool} | {t.a for t in pinned} | {t.b for t in pinned}
+        raise MapkitError(_too_few(style, targets, trains, len(pool), len(pinned)))
+    coverable = pool.stations() | {t.a for t in pinned} | {t.b for t in pinned}
     rng = random.Random(seed)
     chosen = rng.sample(range(len(pool)), free)
     in_deck = set(chosen)
     current, _ = evaluate(pinned + [pool[i] for i in chosen], targets, coverable)
     best, best_chosen = current, list(chosen)
     t0, t1 = 8.0, 0.05
+    every = max(1, iterations // 100)
     for step in range(iterations if free else 0):
+        if progress and step % every == 0:
+            progress("search", step, iterations)
         temp = t0 * (t1 / t0) ** (step / iterations)
         slot = rng.randrange(free)
         new = rng.randrange(len(pool))
@@ -190,7 +328,17 @@ def generate(board: Board, style: str = "standard", count: int | None = None, se
                 best, best_chosen = cost, list(chosen)
         else:
             chosen[slot] = old
-    deck = pinned + [pool[i] for i in best_chosen]
+    if progress:
+        progress("search", iterations, iterations)
+    # the full figures, for the chosen tickets only
+    picked = pinned + [pool[i] for i in best_chosen]
+    deck = []
+    for k, c in enumerate(picked):
+        if progress:
+            progress("scoring", k, len(picked))
+        deck.append(scorer.score(c.a, c.b, path=list(c.path)))
+    if progress:
+        progress("scoring", len(picked), len(picked))
     deck.sort(key=lambda t: (t.points, t.a, t.b))
     _, figures = evaluate(deck, targets, coverable)
     figures["penalty"] = best
@@ -201,6 +349,20 @@ def generate(board: Board, style: str = "standard", count: int | None = None, se
     figures["shared_paths"] = _most_shared(deck)
     figures["route_load"] = _route_load(scorer, deck)
     return GeneratedDeck(style=style, seed=seed, tickets=deck, targets=targets, figures=figures)
+
+
+def _too_few(style: str, targets: Targets, trains: int, found: int, pinned: int) -> str:
+    """Why the deck cannot be made, and what to change."""
+    lo, hi = targets.min_length, targets.buckets[-1][1]
+    fit = (f"the {style} style takes pairs of stations that are not adjacent and {lo}-{hi} spaces apart"
+           + (", one of them a hub" if style == "cities" else ""))
+    if found + pinned == 0:
+        return (f"no station pair fits: {fit} (the longest ticket is about half a player's {trains} trains, at "
+                f"most the board's longest shortest connection); this board is too small for such a deck: add "
+                f"stations or longer routes" + (", or choose another --style" if style != "standard" else ""))
+    return (f"only {found} station pairs fit ({fit}), too few for a deck of {targets.count}"
+            + (f" with {pinned} required" if pinned else "")
+            + f"; ask for at most {found + pinned} tickets with --count")
 
 
 def _most_shared(deck: list[TicketScore], top: int = 5) -> list[dict]:

@@ -1,13 +1,17 @@
 """Destination-ticket difficulty: shortest connections and what makes them hard.
 
-A ticket is worth about the length of its shortest connection, as on the official maps
-(`points = length`). On top of that an optional adjustment (reported as its own column, switched
-off with `adjust=False`) adds:
+A ticket is worth the length of its shortest connection, as on the published decks
+(`points = length`, the default). Adjustments are opt-in (`adjust=("bottleneck", "rare-color")`,
+`--adjust` on the command line) and reported as their own column; turn one on when the balance
+report's completion rates show such tickets are completed less often than their length says:
 
-- +1 for a bottleneck: if the one connection on the shortest path whose loss hurts most is taken,
+- bottleneck, +1: if the one connection on the shortest path whose loss hurts most is taken,
   the detour costs at least a third of the length (at least 3 spaces), or no way remains;
-- +1 when the shortest path needs a rare color with no alternative track: a color with fewer
-  cards than the route's spaces (it needs wild cards), or fewer than half the median color's cards.
+- rare-color, +1: the shortest path needs a rare color with no alternative track: a color with
+  fewer cards than the route's spaces (it needs wild cards), or fewer than half the median color's.
+
+Distances are computed per source when a pair needs them (a few single-source Dijkstra runs
+kept in a small cache), never all pairs at once: memory stays O(stations) per source.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -26,6 +31,24 @@ from mapkit.graph import station_graph
 from mapkit.model import Board
 
 SPECIAL_KINDS = ("ferry", "water-taxi", "flight", "aerial-tram", "monorail")
+ADJUSTMENTS = ("bottleneck", "rare-color")
+DISTANCE_CACHE = 32  # single-source distance maps kept (each O(stations))
+
+
+def parse_adjust(value) -> frozenset:
+    """The adjustments asked for: True (all), False/None/"" (none), "a,b" or an iterable of names."""
+    if value is True:
+        return frozenset(ADJUSTMENTS)
+    if not value:
+        return frozenset()
+    names = [v.strip() for v in value.split(",")] if isinstance(value, str) else list(value)
+    names = [n for n in names if n]
+    for n in names:
+        if n not in ADJUSTMENTS:
+            from mapkit.errors import UsageError
+            raise UsageError(f"unknown adjustment '{n}'{did_you_mean(n, ADJUSTMENTS)}; "
+                             f"adjustments: {', '.join(ADJUSTMENTS)}")
+    return frozenset(names)
 
 
 @dataclass(frozen=True)
@@ -56,14 +79,25 @@ class TicketScore:
         }
 
 
-class TicketScorer:
-    """Scores station pairs on one board; graphs and distances are computed once."""
+class _Distances:
+    """`scorer.dist[a][b]`, computed one source at a time and cached (least recently used)."""
 
-    def __init__(self, board: Board, adjust: bool = True, deck_counts: dict | None = None):
+    def __init__(self, scorer: "TicketScorer"):
+        self._scorer = scorer
+
+    def __getitem__(self, a: str) -> dict:
+        return self._scorer.distances(a)
+
+
+class TicketScorer:
+    """Scores station pairs on one board; the graph is built once, distances per source."""
+
+    def __init__(self, board: Board, adjust=False, deck_counts: dict | None = None):
         self.board = board
-        self.adjust = adjust
+        self.adjust = parse_adjust(adjust)
         self.graph = station_graph(board)
-        self.dist = dict(nx.all_pairs_dijkstra_path_length(self.graph, weight="length"))
+        self._cache: OrderedDict = OrderedDict()
+        self.dist = _Distances(self)
         self.tracks: dict[frozenset, list] = {}
         for r in board.routes:
             self.tracks.setdefault(r.ends, []).append(r)
@@ -78,9 +112,33 @@ class TicketScorer:
         self.deck_counts = deck_counts
         self.edge_index = {frozenset(e): i for i, e in enumerate(sorted(tuple(sorted(e)) for e in self.graph.edges))}
 
+    def distances(self, a: str) -> dict:
+        """Shortest lengths from a to every station it reaches."""
+        d = self._cache.get(a)
+        if d is None:
+            d = nx.single_source_dijkstra_path_length(self.graph, a, weight="length")
+            self._cache[a] = d
+            if len(self._cache) > DISTANCE_CACHE:
+                self._cache.popitem(last=False)
+        else:
+            self._cache.move_to_end(a)
+        return d
+
     @cached_property
     def diameter(self) -> int:
-        return max(max(d.values()) for d in self.dist.values())
+        """The longest shortest connection (one Dijkstra per station, not kept)."""
+        return self.capped_diameter(math.inf)
+
+    def capped_diameter(self, cap: float) -> int:
+        """min(diameter, cap), stopping at the first station that reaches cap: on a large board
+        one Dijkstra run instead of one per station."""
+        best = 0
+        for a in sorted(self.graph):
+            far = max(nx.single_source_dijkstra_path_length(self.graph, a, weight="length").values())
+            best = max(best, far)
+            if best >= cap:
+                return int(cap)
+        return int(best)
 
     def _rare(self, route) -> bool:
         if route.is_gray:
@@ -88,8 +146,13 @@ class TicketScorer:
         n = self.deck_counts.get(route.color, 0)
         return n < route.length or n < self.median_cards / 2
 
-    def score(self, a: str, b: str, printed: int | None = None) -> TicketScore:
-        g, dist = self.graph, self.dist
+    def score(self, a: str, b: str, printed: int | None = None, path: list | None = None) -> TicketScore:
+        """The pair's figures; `path` (one shortest path from a to b) is reported instead of the
+        one Dijkstra finds, for a caller that already chose among equal-length paths."""
+        if a == b:
+            raise MapkitError(f"a ticket joins two different stations, not '{a}' to itself")
+        g = self.graph
+        dist = {a: self.distances(a), b: self.distances(b)}
         if b not in dist[a]:
             raise MapkitError(f"no routes connect '{a}' and '{b}'")
         length = dist[a][b]
@@ -108,18 +171,21 @@ class TicketScorer:
                 if dist[a].get(x, math.inf) + data["length"] + dist[b].get(y, math.inf) == length:
                     if sigma[x] * sigma_b[y] == total:
                         bottlenecks.append("-".join(sorted((x, y))))
-        path = nx.dijkstra_path(g, a, b, weight="length")
+        if path is None:
+            path = nx.dijkstra_path(g, a, b, weight="length")
         steps = list(zip(path, path[1:]))
         # detour: the worst single connection lost along the chosen path
         detour = 0.0
+        # the connection is hidden by the weight function (None = no edge) rather than removed and
+        # re-added: that reordered the graph's adjacency, so a pair's path used to depend on which
+        # pairs had been scored before
         for u, v in steps:
-            w = g[u][v]["length"]
-            g.remove_edge(u, v)
+            def without(x, y, data, u=u, v=v):
+                return None if (x == u and y == v) or (x == v and y == u) else data["length"]
             try:
-                alt = nx.dijkstra_path_length(g, a, b, weight="length")
+                alt = nx.dijkstra_path_length(g, a, b, weight=without)
             except nx.NetworkXNoPath:
                 alt = math.inf
-            g.add_edge(u, v, length=w, route=None)
             detour = max(detour, alt - length)
         cut = nx.edge_connectivity(g, a, b) if g.degree(a) and g.degree(b) else 0
         rare, special = [], []
@@ -130,8 +196,9 @@ class TicketScorer:
                 rare.extend(sorted({r.color for r in shortest}))
             special.extend(sorted({r.kind for r in shortest if r.kind in SPECIAL_KINDS}))
         adjustment = 0
-        if self.adjust:
+        if "bottleneck" in self.adjust:
             adjustment += 1 if detour >= max(3, length / 3) else 0
+        if "rare-color" in self.adjust:
             adjustment += 1 if rare else 0
         suggested = int(length) + adjustment
         return TicketScore(

@@ -2,16 +2,21 @@
 
 `--write` must leave the rest of a designer's file as it was, so a section is spliced into the
 file's own text: the old value's characters are replaced (or the key is added before the closing
-brace) and nothing else moves. The file is replaced atomically.
+brace) and nothing else moves. The new section uses the file's own line ending (CRLF files stay
+CRLF) and a UTF-8 byte-order mark is kept. The new text is validated in memory (syntax, schema,
+checks) before anything is written, so a file is never left in a state that no longer validates;
+the write itself goes through `mapkit.outputs` (atomic, keeps mode and links, refuses a
+read-only file).
 """
 
 from __future__ import annotations
 
+import codecs
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
+
+from mapkit.errors import BoardError, MapkitError, Report
 
 LINE_ITEM_KEYS = ("stations", "routes", "palette")
 
@@ -74,30 +79,62 @@ def top_level_spans(text: str) -> dict[str, tuple[int, int]]:
     return spans
 
 
-def splice_section(text: str, key: str, value: Any) -> str:
-    """The file's text with one top-level key set to value, everything else untouched."""
+def splice_section(text: str, key: str, value: Any, newline: str = "\n") -> str:
+    """The file's text with one top-level key set to value, everything else untouched; the new
+    lines end with `newline` (the file's own)."""
     spans = top_level_spans(text)
-    formatted = format_value(key, value, 1)
+    formatted = format_value(key, value, 1).replace("\n", newline)
     if key in spans:
         start, end = spans[key]
         return text[:start] + formatted + text[end:]
     close = text.rstrip().rfind("}")
     body = text[:close].rstrip()
     sep = "," if spans else ""
-    return body + f"{sep}\n  {json.dumps(key)}: {formatted}\n" + text[close:]
+    return body + f"{sep}{newline}  {json.dumps(key)}: {formatted}{newline}" + text[close:]
 
 
-def write_section(path: Path, key: str, value: Any) -> None:
-    """Set one top-level section of a board file in place (atomically)."""
-    text = path.read_text(encoding="utf-8")
-    new = splice_section(text, key, value)
-    json.loads(new)  # never write a file that no longer parses
-    fd, tmp = tempfile.mkstemp(dir=str(path.parent), prefix=f".{path.name}.", suffix=".tmp")
+def line_ending(text: str) -> str:
+    """The file's line ending: CRLF when every line break is one, else LF."""
+    return "\r\n" if "\r\n" in text and text.count("\n") == text.count("\r\n") else "\n"
+
+
+def validate_text(text: str, source: str) -> Report:
+    """The three gates on a board's text in memory (nothing is read from or written to disk)."""
+    from mapkit import checks
+    from mapkit.boardfile import build_board, schema_problems
+    from mapkit.errors import ERROR, Problem, sort_problems
+
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(new)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return Report(source, [Problem(ERROR, "json-syntax", f"invalid JSON: {exc.msg.lower()}",
+                                       f"{exc.lineno}:{exc.colno}", source=source)])
+    problems = schema_problems(data, source)
+    if problems:
+        return Report(source, sort_problems(problems))
+    return Report(source, checks.problems(build_board(data, source)))
+
+
+def write_section(path: Path, key: str, value: Any, source: str | None = None) -> Report:
+    """Set one top-level section of a board file in place, keeping BOM, line endings, mode and
+    links. Raises BoardError (nothing written) when the new text would not validate; returns the
+    new text's report (warnings) otherwise."""
+    from mapkit.outputs import atomic_write_bytes, check_output
+
+    source = source or str(path)
+    check_output(path)  # a read-only file is refused before any work
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as exc:
+        raise MapkitError(f"cannot read {path}: {exc.strerror or exc}")
+    bom = codecs.BOM_UTF8 if raw.startswith(codecs.BOM_UTF8) else b""
+    try:
+        text = raw[len(bom):].decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise MapkitError(f"{source}: not UTF-8 text (byte {exc.start}); nothing was written")
+    new = splice_section(text, key, value, line_ending(text))
+    report = validate_text(new, source)
+    if not report.valid:
+        raise BoardError(source, report.problems)
+    atomic_write_bytes(path, bom + new.encode("utf-8"))
+    return report

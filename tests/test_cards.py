@@ -109,3 +109,19 @@ def test_cards_cli_write_changes_only_the_deck(cli, tmp_path, in_repo):
 def test_cards_cli_bad_options(cli, in_repo):
     assert cli("cards", "tests/fixtures/tiny.json", "--wild", "200").exit_code == 2
     assert cli("cards", "tests/fixtures/tiny.json", "--total", "0").exit_code == 2
+
+
+def test_contradictory_palette_says_which_fields_clash_and_the_fix(cli, write_board, tiny_data):
+    # a 1-space ferry whose cards must stay below its longest route: at most 0, yet it has a route
+    for r in tiny_data["routes"]:
+        if r["color"] == "ferry":
+            r["length"] = 1
+    for c in tiny_data["palette"]:
+        if c["id"] == "ferry":
+            c["cards"] = {"below_longest_route": True}
+    result = cli("cards", write_board(tiny_data))
+    assert result.exit_code == 1
+    assert "at least 1 and at most 0" not in result.output
+    assert "color 'ferry'" in result.output and "below_longest_route" in result.output
+    assert "drop \"below_longest_route\"" in result.output
+    assert "Traceback" not in result.output

@@ -41,10 +41,16 @@ def test_bottleneck_and_rare_color_adjust(tiny_data):
     # cut cedar off except through birch: birch-cedar becomes a bridge
     tiny_data["routes"] = [r for r in tiny_data["routes"] if not (r["from"] == "cedar" and r["to"] == "fir")]
     board = build_board(tiny_data)
-    s = TicketScorer(board, deck_counts={"red": 40, "blue": 3, "ferry": 40}).score("alder", "cedar")
+    counts = {"red": 40, "blue": 3, "ferry": 40}
+    s = TicketScorer(board, adjust=True, deck_counts=counts).score("alder", "cedar")
     assert math.isinf(s.detour) and s.cut == 1
     assert s.rare_colors == ("blue",)  # birch-cedar is blue and 3 blue cards cannot pay 4 spaces
     assert s.adjustment == 2 and s.suggested == s.length + 2
+    # each adjustment on its own, and none by default (the published convention: points = length)
+    assert TicketScorer(board, adjust="bottleneck", deck_counts=counts).score("alder", "cedar").adjustment == 1
+    assert TicketScorer(board, adjust=["rare-color"], deck_counts=counts).score("alder", "cedar").adjustment == 1
+    default = TicketScorer(board, deck_counts=counts).score("alder", "cedar")
+    assert default.adjustment == 0 and default.points == default.length
 
 
 def test_printed_points_are_kept(board):

@@ -19,6 +19,9 @@ from mapkit.render.scene import build_scene
 from mapkit.render.tiling import tile_board
 
 PNG_DPI = 150
+# every file render_kit may write, so a caller can check none of them is an input
+KIT_FILES = ("board.pdf", "board-tiles.pdf", "tickets.pdf", "trains.pdf", "summary.pdf",
+             "board.png", "tickets-sheet.png", "trains-sheet.png")
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,8 @@ import matplotlib
 from matplotlib.backends.backend_pdf import Name, PdfPages
 from matplotlib.figure import Figure
 
+from mapkit.outputs import atomic_output
+
 MM_PER_INCH = 25.4
 PAPERS = {"a4": (210.0, 297.0), "letter": (215.9, 279.4)}
 PRINT_MARGIN_MM = 6.0  # what a home printer can print up to
@@ -120,12 +122,14 @@ def _pdf_box(b, w: float, h: float) -> list[float]:
 
 @contextmanager
 def pdf_document(path: Path):
-    with style(), PdfPages(path, metadata=METADATA) as pdf:
+    # written to a temporary file and renamed when complete: a full disk or an error mid-way
+    # leaves the previous PDF, not a truncated one
+    with atomic_output(path) as tmp, style(), PdfPages(tmp, metadata=METADATA) as pdf:
         doc = Document(pdf)
         yield doc
         doc.close()
 
 
 def save_png(fig: Figure, path: Path, dpi: float) -> None:
-    with style():
-        fig.savefig(path, format="png", dpi=dpi, metadata={"Software": "mapkit"})
+    with atomic_output(path) as tmp, style():
+        fig.savefig(tmp, format="png", dpi=dpi, metadata={"Software": "mapkit"})
