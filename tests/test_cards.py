@@ -122,6 +122,7 @@ def test_contradictory_palette_says_which_fields_clash_and_the_fix(cli, write_bo
     result = cli("cards", write_board(tiny_data))
     assert result.exit_code == 1
     assert "at least 1 and at most 0" not in result.output
-    assert "color 'ferry'" in result.output and "below_longest_route" in result.output
-    assert "drop \"below_longest_route\"" in result.output
+    # validate's card-constraint check catches it before the deck is derived, naming the field
+    assert "$.palette[2].cards.below_longest_route" in result.output and "[card-constraint]" in result.output
+    assert "color ferry" in result.output and "drop below_longest_route" in result.output
     assert "Traceback" not in result.output

@@ -490,6 +490,8 @@ def write_report(r: dict, out_dir: Path, board: Optional[Board] = None) -> dict:
             made = figures.write_figures(r, board, out_dir)
             if isinstance(made, dict):
                 files.update({k: str(v) for k, v in made.items()})
+            else:  # a list of the PNGs, named by what they show
+                files.update({Path(v).name: str(v) for v in made})
             page = html.write_html(r, board, out_dir, markdown)
             if page is not None:
                 files["html"] = str(page)
