@@ -1,0 +1,90 @@
+"""Speed work must not change a single game: the same seeds give the same games.
+
+The digests below are golden values: they were computed by this file's `game_digest` with the
+simulator as it was before the speed work of issue 9 item 18 (main at 7d07bf3, run as
+`python tests/test_speed_identity.py`, which prints the table). Each digest covers a game's full
+action log, its scores and its end. A change to the engine, the legal-action listing, the runner or
+the agents that changes any game fails here; a deliberate rules or behaviour change must recompute
+them (and say so in its commit).
+"""
+
+import hashlib
+import json
+
+import pytest
+
+from mapkit.boardfile import load_board
+from mapkit.resources import boards_dir
+from mapkit.sim.rules import rules_for_board
+from mapkit.sim.runner import game_seeds, play_game
+from mapkit.sim.tables import build_tables
+
+# (board, preset or None for the board's own, variants, agent, players, games)
+AGENT_GAMES = (("random", 20), ("route-focus", 8), ("expert", 3))
+CASES = [
+    (board, None, (), agent, players, games)
+    for board in ("north-america", "portland")
+    for agent, games in AGENT_GAMES
+    for players in (2, 4)
+] + [("seattle", "transit", (), agent, players, games) for agent, games in AGENT_GAMES for players in (2, 4)] + [
+    # variants that take other paths through the claim listing and the face-up row
+    ("portland", None, (variant,), "random", players, 20)
+    for variant in ("friendly-protection", "ticket-market", "relaxed-wilds") for players in (2, 4)
+]
+
+_TABLES = {}
+
+
+def _setup(board_id, preset, variants):
+    key = (board_id, preset, variants)
+    if key not in _TABLES:
+        board = load_board(boards_dir() / f"{board_id}.json")
+        _TABLES[key] = (build_tables(board), rules_for_board(board, preset, variants))
+    return _TABLES[key]
+
+
+def game_digest(board_id, preset, variants, agent, players, games) -> str:
+    t, rules = _setup(board_id, preset, variants)
+    h = hashlib.sha256()
+    for seed in game_seeds([17, players], games):
+        r = play_game(t, rules, [agent] * players, seed, log=True)
+        h.update(json.dumps([r["actions"], [row["total"] for row in r["scores"]], r["turns"], r["end"]]).encode())
+    return h.hexdigest()[:16]
+
+
+GOLDEN = {
+    ('north-america', None, (), 'random', 2, 20): '201379320219acc4',
+    ('north-america', None, (), 'random', 4, 20): '4d7e0dfeaa22e99b',
+    ('north-america', None, (), 'route-focus', 2, 8): '3c0c94167a75fc3c',
+    ('north-america', None, (), 'route-focus', 4, 8): '7f0877da175a1bdb',
+    ('north-america', None, (), 'expert', 2, 3): 'de1991d62a71c812',
+    ('north-america', None, (), 'expert', 4, 3): 'c1220495f49d3c1d',
+    ('portland', None, (), 'random', 2, 20): 'de234039b5bdad34',
+    ('portland', None, (), 'random', 4, 20): '93b8c7d9acda7e19',
+    ('portland', None, (), 'route-focus', 2, 8): '5315138b1f9dbdf1',
+    ('portland', None, (), 'route-focus', 4, 8): 'ce344da30c14e15f',
+    ('portland', None, (), 'expert', 2, 3): 'b67876fa91d2d95a',
+    ('portland', None, (), 'expert', 4, 3): '5398b6f603023598',
+    ('seattle', 'transit', (), 'random', 2, 20): 'd87196f98c130be5',
+    ('seattle', 'transit', (), 'random', 4, 20): '36406611a983026b',
+    ('seattle', 'transit', (), 'route-focus', 2, 8): 'dc497d20ba656998',
+    ('seattle', 'transit', (), 'route-focus', 4, 8): 'eb54f039179f5b0b',
+    ('seattle', 'transit', (), 'expert', 2, 3): '368d9690b2cea77c',
+    ('seattle', 'transit', (), 'expert', 4, 3): 'bc3ad7b617395472',
+    ('portland', None, ('friendly-protection',), 'random', 2, 20): 'de234039b5bdad34',
+    ('portland', None, ('friendly-protection',), 'random', 4, 20): '93b8c7d9acda7e19',
+    ('portland', None, ('ticket-market',), 'random', 2, 20): '05d963acc0ac6705',
+    ('portland', None, ('ticket-market',), 'random', 4, 20): '14861ebeab58ccf4',
+    ('portland', None, ('relaxed-wilds',), 'random', 2, 20): 'e0cb00e8dbdf5721',
+    ('portland', None, ('relaxed-wilds',), 'random', 4, 20): '5de8e4311046d321',
+}
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c[0]}-{c[1] or 'own'}-{'+'.join(c[2]) or 'plain'}-{c[3]}-{c[4]}p")
+def test_same_seeds_same_games(case):
+    assert game_digest(*case) == GOLDEN[case]
+
+
+if __name__ == "__main__":
+    for case in CASES:
+        print(f"    {case!r}: {game_digest(*case)!r},")
