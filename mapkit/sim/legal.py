@@ -121,9 +121,9 @@ def claim_actions(s: State, p: int, only=None) -> list[tuple]:
     protect = s.rules.friendly_protection_turns and _protection_active(s, p)
     acts = []
     append = acts.append
-    # (length, route, partner) per color, shortest first: no table lookups per route; a planner
-    # asking for a few routes gets just those, in the same order
-    by_color = t.claim_order if only is None else _claim_order_of(t, only)
+    # (length, route, partner) per color, shortest first, claimed routes left out: no table lookups
+    # per route; a planner asking for a few routes gets just those, in the same order
+    by_color = s.open_routes if only is None else _claim_order_of(t, only)
     for c in range(wild):
         h = hand[c]
         cap = h + hw
