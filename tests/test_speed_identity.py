@@ -1,8 +1,9 @@
 """Speed work must not change a single game: the same seeds give the same games.
 
 The digests below are golden values: they were computed by this file's `game_digest` with the
-simulator as it was before the speed work of issue 9 item 18 (main at 7d07bf3, run as
-`python tests/test_speed_identity.py`, which prints the table). Each digest covers a game's full
+simulator as it was before the speed work of issue 9 item 18 (the tree of 7d07bf3, exported with
+`git archive` and run as `PYTHONPATH=<that tree> python tests/test_speed_identity.py`, which
+prints the table). Each digest covers a game's full
 action log, its scores and its end. A change to the engine, the legal-action listing, the runner or
 the agents that changes any game fails here; a deliberate rules or behaviour change must recompute
 them (and say so in its commit).
@@ -30,6 +31,12 @@ CASES = [
     # variants that take other paths through the claim listing and the face-up row
     ("portland", None, (variant,), "random", players, 20)
     for variant in ("friendly-protection", "ticket-market", "relaxed-wilds") for players in (2, 4)
+] + [
+    # the other playstyles, and agents mixed at one table (an agent per seat)
+    ("north-america", None, (), agent, 4, 4) for agent in ("ticket-hungry", "long-route", "one-step")
+] + [
+    ("north-america", None, (), ("expert", "route-focus"), 2, 6),
+    ("portland", None, (), ("random", "route-focus", "expert", "one-step"), 4, 4),
 ]
 
 _TABLES = {}
@@ -47,7 +54,7 @@ def game_digest(board_id, preset, variants, agent, players, games) -> str:
     t, rules = _setup(board_id, preset, variants)
     h = hashlib.sha256()
     for seed in game_seeds([17, players], games):
-        r = play_game(t, rules, [agent] * players, seed, log=True)
+        r = play_game(t, rules, list(agent) if isinstance(agent, tuple) else [agent] * players, seed, log=True)
         h.update(json.dumps([r["actions"], [row["total"] for row in r["scores"]], r["turns"], r["end"]]).encode())
     return h.hexdigest()[:16]
 
@@ -77,10 +84,15 @@ GOLDEN = {
     ('portland', None, ('ticket-market',), 'random', 4, 20): '14861ebeab58ccf4',
     ('portland', None, ('relaxed-wilds',), 'random', 2, 20): 'e0cb00e8dbdf5721',
     ('portland', None, ('relaxed-wilds',), 'random', 4, 20): '5de8e4311046d321',
+    ('north-america', None, (), 'ticket-hungry', 4, 4): 'e5de31251b2062e5',
+    ('north-america', None, (), 'long-route', 4, 4): '01faa5ec662966fd',
+    ('north-america', None, (), 'one-step', 4, 4): '43c99ab51acd16ae',
+    ('north-america', None, (), ('expert', 'route-focus'), 2, 6): '7268d4ba49d82032',
+    ('portland', None, (), ('random', 'route-focus', 'expert', 'one-step'), 4, 4): 'f53acb6c86f7db82',
 }
 
 
-@pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c[0]}-{c[1] or 'own'}-{'+'.join(c[2]) or 'plain'}-{c[3]}-{c[4]}p")
+@pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c[0]}-{c[1] or 'own'}-{'+'.join(c[2]) or 'plain'}-{'+'.join(c[3]) if isinstance(c[3], tuple) else c[3]}-{c[4]}p")
 def test_same_seeds_same_games(case):
     assert game_digest(*case) == GOLDEN[case]
 

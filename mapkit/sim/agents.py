@@ -362,20 +362,26 @@ class PlannerAgent(Agent):
                 p *= (turns / need_turns) ** 2
             return p * pts * (1 + fail) - fail * pts - self.keep_train_cost * extra - 2
 
-        alone = []
+        alone, paths = [], []
         for i in range(n):
             a, b = offer[i][0], offer[i][1]
             c, rs = (0, []) if view.connected(a, b) else self._path(costs, a, b, free)
+            paths.append((c, rs))
             alone.append((value(i, rs, c), i))
         alone.sort(reverse=True)
         mask, kept = 0, 0
+        grown = False  # has a kept ticket added routes to `free` since the paths above?
         for _, i in alone:
             a, b = offer[i][0], offer[i][1]
-            c, rs = (0, []) if view.connected(a, b) else self._path(costs, a, b, free)
+            if grown:
+                c, rs = (0, []) if view.connected(a, b) else self._path(costs, a, b, free)
+            else:
+                c, rs = paths[i]  # the same search on the same costs: the same path
             if kept < view.min_keep or value(i, rs, c) > self.keep_threshold:
                 mask |= 1 << i
                 kept += 1
                 if c != INF:
+                    grown = grown or bool(rs)
                     free.update(rs)
                     cost += c
         return (KEEP, mask)

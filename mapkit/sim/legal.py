@@ -307,12 +307,13 @@ class Legal:
     legal by construction: `in` answers them by identity, without listing or checking again. Any
     other object (a broken agent's tuple, an equal copy) is checked in full as before."""
 
-    __slots__ = ("_s", "_all", "_given")
+    __slots__ = ("_s", "_all", "_given", "_picked")
 
     def __init__(self, s: State):
         self._s = s
         self._all = None
         self._given = []  # lists of actions handed out, for the identity check in `in`
+        self._picked = None  # the last action read by index (a random agent's pick)
 
     def all(self) -> list[tuple]:
         if self._all is None:
@@ -323,12 +324,15 @@ class Legal:
         return len(self.all())
 
     def __getitem__(self, i):
-        return self.all()[i]
+        a = self._picked = self.all()[i]
+        return a
 
     def __iter__(self):
         return iter(self.all())
 
     def __contains__(self, a):
+        if a is self._picked and a is not None:
+            return True
         for given in self._given:
             for x in given:
                 if x is a:
