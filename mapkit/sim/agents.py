@@ -286,7 +286,7 @@ class PlannerAgent(Agent):
         Others' claims only take options away, so a plan none of whose routes was taken or closed
         stays the plan; own claims just shorten it. New tickets always replan."""
         owner, seat = view.owner, self.seat
-        if self._plan_key == len(view.tickets):
+        if self._plan_key == view.ticket_count:
             t, shared = self.t, view.shared_doubles
             routes = []
             for r in self._plan[0]:
@@ -302,7 +302,7 @@ class PlannerAgent(Agent):
                 return self._plan
         routes, cost, _ = self.plan_for(view, view.tickets)
         self._plan = (routes, cost)
-        self._plan_key = len(view.tickets)
+        self._plan_key = view.ticket_count
         return self._plan
 
     # ------------------------------------------------------------ the clock

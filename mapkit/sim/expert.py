@@ -142,7 +142,7 @@ class ExpertAgent(PlannerAgent):
         Own claims only shorten the plan."""
         owner, seat, t, shared = view.owner, self.seat, self.t, view.shared_doubles
         budget = self._budget(view, self.turns_left(view))
-        if self._plan_key == len(view.tickets) and not replan:
+        if self._plan_key == view.ticket_count and not replan:
             routes = []
             for r in self._plan[0]:
                 o = owner[r]
@@ -161,7 +161,7 @@ class ExpertAgent(PlannerAgent):
         hand = view.hand
         routes, cost, _ = self.plan_for(view, view.tickets, self._costs(view, hand), budget)
         self._plan = (routes, cost)
-        self._plan_key = len(view.tickets)
+        self._plan_key = view.ticket_count
         self._plan_hand = sum(hand)
         return self._plan
 

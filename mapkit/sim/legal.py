@@ -307,13 +307,17 @@ class Legal:
     legal by construction: `in` answers them by identity, without listing or checking again. Any
     other object (a broken agent's tuple, an equal copy) is checked in full as before."""
 
-    __slots__ = ("_s", "_all", "_given", "_picked")
+    __slots__ = ("_s", "_all", "_given", "_picked", "_draws", "_claims")
 
     def __init__(self, s: State):
         self._s = s
         self._all = None
         self._given = []  # lists of actions handed out, for the identity check in `in`
         self._picked = None  # the last action read by index (a random agent's pick)
+        # draws() and claims() listed once: planners ask for them several times a turn. Kept as
+        # tuples and handed out as new lists, so an agent changing its list changes nothing here
+        self._draws = None
+        self._claims = None
 
     def all(self) -> list[tuple]:
         if self._all is None:
@@ -344,13 +348,19 @@ class Legal:
     def draws(self) -> list[tuple]:
         if self._s.phase not in (TURN, DRAW2):
             return []
-        acts = draw_actions(self._s)
-        self._given.append(tuple(acts))  # a copy: an agent changing its list cannot add to it
-        return acts
+        if self._draws is None:
+            self._draws = tuple(draw_actions(self._s))
+            self._given.append(self._draws)
+        return list(self._draws)
 
     def claims(self, routes=None) -> list[tuple]:
         if self._s.phase != TURN:
             return []
+        if routes is None:
+            if self._claims is None:
+                self._claims = tuple(claim_actions(self._s, self._s.current))
+                self._given.append(self._claims)
+            return list(self._claims)
         acts = claim_actions(self._s, self._s.current, routes)
         self._given.append(tuple(acts))  # a copy: an agent changing its list cannot add to it
         return acts
