@@ -166,18 +166,17 @@ class PlannerAgent(Agent):
         shared = view.shared_doubles
         partner, lens = t.route_partner, t.route_len
         costs = []
-        for r in range(t.n_routes):
-            o = owner[r]
+        append = costs.append
+        # zip rather than indexing four tables by route: this runs at every replan
+        for o, q, sh, L in zip(owner, partner, shared, lens):
             if o == seat or (mates and o in mates):
-                costs.append(0)
+                append(0)
             elif o != -1:
-                costs.append(INF)
+                append(INF)
+            elif q >= 0 and owner[q] != -1 and (owner[q] == seat or not sh):
+                append(INF)
             else:
-                q = partner[r]
-                if q >= 0 and owner[q] != -1 and (owner[q] == seat or not shared[r]):
-                    costs.append(INF)
-                else:
-                    costs.append(lens[r])
+                append(L)
         return costs
 
     def _mates(self, view) -> tuple:
