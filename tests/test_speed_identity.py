@@ -100,3 +100,26 @@ def test_same_seeds_same_games(case):
 if __name__ == "__main__":
     for case in CASES:
         print(f"    {case!r}: {game_digest(*case)!r},")
+
+
+def test_legal_fast_path_still_catches_an_illegal_action():
+    """`in` answers by identity only for actions Legal itself handed out: an agent that adds its
+    own action to a list it was given, or returns an equal copy of a legal one, is checked in full."""
+    from mapkit.sim import engine
+    from mapkit.sim.legal import Legal
+
+    t, rules = _setup("north-america", None, ())
+    s = engine.new_game(t, rules, 2, 5)
+    while s.phase == engine.SETUP:
+        engine.apply(s, (engine.KEEP, (1 << len(s.offer)) - 1))
+    legal = Legal(s)
+    draws = legal.draws()
+    claims = legal.claims()
+    bogus = (engine.CLAIM, 0, 0, 99)
+    draws.append(bogus)
+    claims.append(bogus)
+    assert bogus not in legal
+    assert draws[0] in legal and tuple(list(draws[0])) in legal  # an equal copy: checked, and legal
+    assert (engine.FACE_UP, 99) not in legal
+    picked = legal[0]
+    assert picked in legal and (engine.CLAIM, -1, 0, 0) not in legal
