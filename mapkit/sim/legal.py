@@ -146,7 +146,7 @@ def claim_actions(s: State, p: int, only=None) -> list[tuple]:
     gray = by_color[wild]
     if gray:
         held = [(c, hand[c]) for c in range(wild) if hand[c]]  # colors that can pay: the rest list nothing
-        best = max(h for _, h in held) if held else 0
+        best = max(hand[:wild]) if wild else 0
         cap = min(trains, best + hw)
         for L, r, q in gray:
             if L > cap:
