@@ -472,14 +472,16 @@ class PlannerAgent(Agent):
         comp = view.component
         pending = [(comp(a), comp(b), pts * swing) for a, b, pts, *_ in view.tickets if not view.connected(a, b)]
         best, key = None, (min_points, 0)
+        last, v = -1, 0
         for a in legal.claims():
             r = a[1]
-            v = t.route_points[r]
-            if pending:
-                u, w = comp(t.route_a[r]), comp(t.route_b[r])
-                for x, y, gain in pending:
-                    if (x == u and y == w) or (x == w and y == u):
-                        v += gain
+            if r != last:  # a route's payments come one after another: value the route once
+                last, v = r, t.route_points[r]
+                if pending:
+                    u, w = comp(t.route_a[r]), comp(t.route_b[r])
+                    for x, y, gain in pending:
+                        if (x == u and y == w) or (x == w and y == u):
+                            v += gain
             k = (v, -a[3])
             if k > key:
                 best, key = a, k
