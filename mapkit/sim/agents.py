@@ -73,6 +73,46 @@ def _adjacency(t: Tables) -> tuple:
     return adj
 
 
+def cheapest_path(adj, costs: list, a: int, b: int, free) -> tuple[float, list[int]]:
+    """Dijkstra from a to b: (cost, the routes on the path that still cost something), with the
+    routes in `free` costing nothing. INF and no routes when b cannot be reached.
+
+    The planners' hottest code, so it works on lists indexed by station (not dicts) and on one
+    cost list with the free routes zeroed (not a set lookup per edge); the search, its ties and
+    its result are those of the dict version it replaced."""
+    work = costs
+    if free:
+        work = list(costs)
+        for r in free:
+            work[r] = 0
+    dist = [INF] * len(adj)
+    dist[a] = 0
+    via = [None] * len(adj)
+    heap = [(0, a)]
+    pop, push = heapq.heappop, heapq.heappush
+    while heap:
+        d, n = pop(heap)
+        if n == b:
+            break
+        if d > dist[n]:
+            continue
+        for m, r in adj[n]:
+            nd = d + work[r]
+            if nd < dist[m]:
+                dist[m] = nd
+                via[m] = (n, r)
+                push(heap, (nd, m))
+    if dist[b] == INF:
+        return INF, []
+    routes = []
+    n = b
+    while n != a:
+        n, r = via[n]
+        if work[r]:  # costs[r] and not free
+            routes.append(r)
+    return dist[b], routes
+
+
 class PlannerAgent(Agent):
     """Shared machinery: plan ticket connections, pay for routes, draw for colors.
 
@@ -126,18 +166,17 @@ class PlannerAgent(Agent):
         shared = view.shared_doubles
         partner, lens = t.route_partner, t.route_len
         costs = []
-        for r in range(t.n_routes):
-            o = owner[r]
+        append = costs.append
+        # zip rather than indexing four tables by route: this runs at every replan
+        for o, q, sh, L in zip(owner, partner, shared, lens):
             if o == seat or (mates and o in mates):
-                costs.append(0)
+                append(0)
             elif o != -1:
-                costs.append(INF)
+                append(INF)
+            elif q >= 0 and owner[q] != -1 and (owner[q] == seat or not sh):
+                append(INF)
             else:
-                q = partner[r]
-                if q >= 0 and owner[q] != -1 and (owner[q] == seat or not shared[r]):
-                    costs.append(INF)
-                else:
-                    costs.append(lens[r])
+                append(L)
         return costs
 
     def _mates(self, view) -> tuple:
@@ -222,33 +261,7 @@ class PlannerAgent(Agent):
 
     def _path(self, costs: list, a: int, b: int, free: set) -> tuple[float, list[int]]:
         """Cheapest connection a→b: (cost in trains, routes still to claim)."""
-        dist = {a: 0}
-        via = {}
-        heap = [(0, a)]
-        adj = self.adj
-        pop, push = heapq.heappop, heapq.heappush
-        while heap:
-            d, n = pop(heap)
-            if n == b:
-                break
-            if d > dist[n]:
-                continue
-            for m, r in adj[n]:
-                w = 0 if r in free else costs[r]
-                nd = d + w
-                if nd < dist.get(m, INF):
-                    dist[m] = nd
-                    via[m] = (n, r)
-                    push(heap, (nd, m))
-        if b not in dist or dist[b] == INF:
-            return INF, []
-        routes = []
-        n = b
-        while n != a:
-            n, r = via[n]
-            if costs[r] and r not in free:
-                routes.append(r)
-        return dist[b], routes
+        return cheapest_path(self.adj, costs, a, b, free)
 
     def plan_for(self, view, tickets) -> tuple[list[int], float, int]:
         """(routes to claim, their total length, tickets that cannot be completed)."""
@@ -272,7 +285,7 @@ class PlannerAgent(Agent):
         Others' claims only take options away, so a plan none of whose routes was taken or closed
         stays the plan; own claims just shorten it. New tickets always replan."""
         owner, seat = view.owner, self.seat
-        if self._plan_key == len(view.tickets):
+        if self._plan_key == view.ticket_count:
             t, shared = self.t, view.shared_doubles
             routes = []
             for r in self._plan[0]:
@@ -288,7 +301,7 @@ class PlannerAgent(Agent):
                 return self._plan
         routes, cost, _ = self.plan_for(view, view.tickets)
         self._plan = (routes, cost)
-        self._plan_key = len(view.tickets)
+        self._plan_key = view.ticket_count
         return self._plan
 
     # ------------------------------------------------------------ the clock
@@ -348,20 +361,26 @@ class PlannerAgent(Agent):
                 p *= (turns / need_turns) ** 2
             return p * pts * (1 + fail) - fail * pts - self.keep_train_cost * extra - 2
 
-        alone = []
+        alone, paths = [], []
         for i in range(n):
             a, b = offer[i][0], offer[i][1]
             c, rs = (0, []) if view.connected(a, b) else self._path(costs, a, b, free)
+            paths.append((c, rs))
             alone.append((value(i, rs, c), i))
         alone.sort(reverse=True)
         mask, kept = 0, 0
+        grown = False  # has a kept ticket added routes to `free` since the paths above?
         for _, i in alone:
             a, b = offer[i][0], offer[i][1]
-            c, rs = (0, []) if view.connected(a, b) else self._path(costs, a, b, free)
+            if grown:
+                c, rs = (0, []) if view.connected(a, b) else self._path(costs, a, b, free)
+            else:
+                c, rs = paths[i]  # the same search on the same costs: the same path
             if kept < view.min_keep or value(i, rs, c) > self.keep_threshold:
                 mask |= 1 << i
                 kept += 1
                 if c != INF:
+                    grown = grown or bool(rs)
                     free.update(rs)
                     cost += c
         return (KEEP, mask)
@@ -453,14 +472,16 @@ class PlannerAgent(Agent):
         comp = view.component
         pending = [(comp(a), comp(b), pts * swing) for a, b, pts, *_ in view.tickets if not view.connected(a, b)]
         best, key = None, (min_points, 0)
+        last, v = -1, 0
         for a in legal.claims():
             r = a[1]
-            v = t.route_points[r]
-            if pending:
-                u, w = comp(t.route_a[r]), comp(t.route_b[r])
-                for x, y, gain in pending:
-                    if (x == u and y == w) or (x == w and y == u):
-                        v += gain
+            if r != last:  # a route's payments come one after another: value the route once
+                last, v = r, t.route_points[r]
+                if pending:
+                    u, w = comp(t.route_a[r]), comp(t.route_b[r])
+                    for x, y, gain in pending:
+                        if (x == u and y == w) or (x == w and y == u):
+                            v += gain
             k = (v, -a[3])
             if k > key:
                 best, key = a, k

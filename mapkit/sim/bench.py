@@ -1,4 +1,5 @@
-"""`mapkit bench`: the speed of the simulator and of the other pipeline steps, on one core.
+"""`mapkit bench`: the speed of the simulator and of the other pipeline steps, on one core, and the
+simulator's turn rate against a plain reference game measured in the same run (`reference.py`).
 
 Times are CPU seconds of this process (time.process_time), so that games per second mean games per
 second of one core even on a machine busy with other work.
@@ -13,10 +14,15 @@ import time
 
 from mapkit.model import Board
 from mapkit.sim.batch import run_games
+from mapkit.sim import reference
 from mapkit.sim.longest import grid_network, longest_trail
 from mapkit.sim.rules import rules_for_board
 from mapkit.sim.runner import game_seeds, play_game, replay
 from mapkit.sim.tables import build_tables
+
+# mapkit's agent against the reference game's policy it is measured by (see reference.py)
+AGAINST = (("random", "random"), ("route-focus", "greedy"))
+COMPARE_GAMES, COMPARE_REPEATS = 100, 3
 
 RUNS = (("random", 2, 400), ("random", 4, 400), ("route-focus", 2, 150), ("route-focus", 4, 150),
         ("expert", 2, 60), ("expert", 4, 40))
@@ -42,6 +48,7 @@ def run_bench(board: Board, games: int | None = None, seed: int = 0) -> dict:
             "games_per_second": round(n / secs, 1), "turns_per_game": round(totals.turns / n, 1),
             "ticket_completion": round(totals.completed / totals.held, 3) if totals.held else None,
         })
+    compare = _compare(t, rules, games or COMPARE_GAMES, seed)
     # longest path on the networks players really build: the end of route-focus games
     networks = []
     players = min(4, rules.max_players)
@@ -57,7 +64,7 @@ def run_bench(board: Board, games: int | None = None, seed: int = 0) -> dict:
     random_dense = [[e for e in g if e[0] != e[1]] for g in random_dense]
     steps = _pipeline_steps(board)
     return {
-        "board": board.id, "runs": runs,
+        "board": board.id, "runs": runs, "reference": compare,
         "longest_path": {
             "ordinary_ms": round(ordinary, 4), "ordinary_networks": len(networks),
             "ordinary_routes_mean": round(statistics.fmean(len(n) for n in networks), 1),
@@ -66,6 +73,29 @@ def run_bench(board: Board, games: int | None = None, seed: int = 0) -> dict:
         },
         "steps_ms": steps,
     }
+
+
+def _compare(t, rules, games: int, seed: int, repeats: int = COMPARE_REPEATS) -> list[dict]:
+    """Turns per CPU second of mapkit's agents and of the reference game's policies, in the same run,
+    best of `repeats` (interleaved, so that a busy spell of the machine hits both alike), and the
+    ratio mapkit / reference."""
+    out = []
+    for players in (2, 4):
+        if not rules.min_players <= players <= rules.max_players:
+            continue
+        seeds = game_seeds([seed, players], games)
+        best = {}
+        for _ in range(repeats):
+            for agent, policy in AGAINST:
+                (totals, _), secs = _timed(run_games, t, rules, [agent] * players, games, seed)
+                best[agent] = max(best.get(agent, 0.0), totals.turns / secs)
+                turns, secs = _timed(lambda: sum(reference.play(t, rules, players, s, policy)[0] for s in seeds))
+                best["ref-" + policy] = max(best.get("ref-" + policy, 0.0), turns / secs)
+        for agent, policy in AGAINST:
+            out.append({"players": players, "agents": agent, "turns_per_second": round(best[agent]),
+                        "reference": policy, "reference_turns_per_second": round(best["ref-" + policy]),
+                        "ratio": round(best[agent] / best["ref-" + policy], 2)})
+    return out
 
 
 def _mean_ms(graphs, repeat: int) -> float:
@@ -99,6 +129,10 @@ def format_bench(r: dict) -> str:
     for x in r["runs"]:
         tc = "-" if x["ticket_completion"] is None else f"{x['ticket_completion']:.0%}"
         lines.append(f"  {x['agents']:<12} {x['players']:>7} {x['games']:>6} {x['games_per_second']:>8} {x['turns_per_game']:>6} {tc:>7}")
+    lines.append(f"  against the reference game (turns per CPU second, best of {COMPARE_REPEATS}):")
+    for x in r.get("reference", []):
+        lines.append(f"    {x['players']} players: {x['agents']:<12} {x['turns_per_second']:>7} /"
+                     f" reference {x['reference']:<7} {x['reference_turns_per_second']:>7} = {x['ratio']:.2f}x")
     lp = r["longest_path"]
     lines.append(f"  longest path: ordinary {lp['ordinary_ms']} ms (mean of {lp['ordinary_networks']} end-of-game networks,"
                  f" {lp['ordinary_routes_mean']} routes), dense {lp['dense_ms']} ms ({lp['dense_routes']} one-space routes),"

@@ -62,7 +62,7 @@ class State:
         "route_score", "tickets", "ticket_pool", "ticket_deck", "market", "offer", "min_keep",
         "phase", "current", "turn", "turns_taken", "final_turns_left", "gaps", "parent", "claims",
         "pass_streak", "team_of", "setup_left", "end_reason", "redraws_left", "shared", "markers",
-        "tokens_left", "station_score",
+        "tokens_left", "station_score", "open_routes",
     )
 
     def copy(self) -> "State":
@@ -81,6 +81,7 @@ class State:
         s.tickets = [list(x) for x in self.tickets]
         s.parent = [list(x) for x in self.parent]
         s.claims = [list(x) for x in self.claims]
+        s.open_routes = [list(x) for x in self.open_routes]
         s.ticket_pool = self.ticket_pool
         s.gaps = Counter(self.gaps)
         for name in ("min_keep", "phase", "current", "turn", "final_turns_left", "pass_streak", "end_reason", "redraws_left"):
@@ -114,6 +115,9 @@ def new_game(t: Tables, rules: RuleSet, players: int, seed: int) -> State:
     trains = rules.trains_for(players)
     s.trains = [trains] * players
     s.owner = [EMPTY] * t.n_routes
+    # the claim listing's rows (`Tables.claim_order`) less the routes claimed so far: a claimed
+    # route is never claimable again, so the listing need not visit it (it still checks `owner`)
+    s.open_routes = [list(rows) for rows in t.claim_order]
     # may both tracks of each route's double be claimed (by different seats) in this game?
     s.shared = [players >= rules.double_routes_min_players or t.double_group[r] in rules.double_exceptions
                 for r in range(t.n_routes)]
@@ -326,6 +330,8 @@ def _claim(s: State, p: int, r: int, color: int, wilds: int) -> None:
     s.discard.extend([wild] * wilds)
     s.trains[p] -= L
     s.owner[r] = p
+    c = t.route_color[r]
+    s.open_routes[wild if c < 0 else c].remove((L, r, t.route_partner[r]))
     s.route_score[p] += t.route_points[r]
     s.claims[p].append(r)
     parent = s.parent[p]

@@ -29,7 +29,7 @@ from __future__ import annotations
 import heapq
 import math
 
-from mapkit.sim.agents import INF, PlannerAgent
+from mapkit.sim.agents import INF, PlannerAgent, cheapest_path
 from mapkit.sim.engine import BLIND, CLAIM, DRAW2, FACE_UP, KEEP_PHASE, SETUP
 from mapkit.sim.tables import GRAY
 
@@ -103,32 +103,7 @@ class ExpertAgent(PlannerAgent):
         return costs
 
     def _path(self, costs, a, b, free):
-        dist = {a: 0}
-        via = {}
-        heap = [(0, a)]
-        adj = self.adj
-        pop, push = heapq.heappop, heapq.heappush
-        while heap:
-            d, n = pop(heap)
-            if n == b:
-                break
-            if d > dist[n]:
-                continue
-            for m, r in adj[n]:
-                nd = d + (0 if free and r in free else costs[r])
-                if nd < dist.get(m, INF):
-                    dist[m] = nd
-                    via[m] = (n, r)
-                    push(heap, (nd, m))
-        if dist.get(b, INF) == INF:
-            return INF, []
-        routes = []
-        n = b
-        while n != a:
-            n, r = via[n]
-            if costs[r] and not (free and r in free):
-                routes.append(r)
-        return dist[b], routes
+        return cheapest_path(self.adj, costs, a, b, free)
 
     def plan_for(self, view, tickets, costs=None, budget=INF):
         """(routes to claim, their trains, tickets given up). Tickets are planned most points
@@ -167,7 +142,7 @@ class ExpertAgent(PlannerAgent):
         Own claims only shorten the plan."""
         owner, seat, t, shared = view.owner, self.seat, self.t, view.shared_doubles
         budget = self._budget(view, self.turns_left(view))
-        if self._plan_key == len(view.tickets) and not replan:
+        if self._plan_key == view.ticket_count and not replan:
             routes = []
             for r in self._plan[0]:
                 o = owner[r]
@@ -186,7 +161,7 @@ class ExpertAgent(PlannerAgent):
         hand = view.hand
         routes, cost, _ = self.plan_for(view, view.tickets, self._costs(view, hand), budget)
         self._plan = (routes, cost)
-        self._plan_key = len(view.tickets)
+        self._plan_key = view.ticket_count
         self._plan_hand = sum(hand)
         return self._plan
 

@@ -112,64 +112,73 @@ def claim_actions(s: State, p: int, only=None) -> list[tuple]:
     consider (agents that know what they want skip the rest).
     """
     t = s.t
-    owner, partner = s.owner, t.route_partner
+    owner = s.owner
     hand = s.hands[p]
     wild = t.wild
     hw = hand[wild]
     trains = s.trains[p]
     shared = s.shared
-    lens = t.route_len
     protect = s.rules.friendly_protection_turns and _protection_active(s, p)
     acts = []
-    by_color = t.routes_by_color
+    append = acts.append
+    # (length, route, partner) per color, shortest first, claimed routes left out: no table lookups
+    # per route; a planner asking for a few routes gets just those, in the same order
+    by_color = s.open_routes if only is None else _claim_order_of(t, only)
     for c in range(wild):
-        cap = hand[c] + hw
+        h = hand[c]
+        cap = h + hw
         if cap > trains:
             cap = trains
-        h = hand[c]
-        for r in by_color[c]:
-            L = lens[r]
+        for L, r, q in by_color[c]:
             if L > cap:
                 break
-            if owner[r] != EMPTY or (only is not None and r not in only):
+            if owner[r] != EMPTY:
                 continue
-            q = partner[r]
             if q >= 0 and owner[q] != EMPTY and (not shared[r] or owner[q] == p):
                 continue
             if protect and _traps(s, p, r):
                 continue
-            lo = L - h if L > h else 0
-            hi = L if L < hw else hw
-            for w in range(lo, hi + 1):
-                acts.append((CLAIM, r, c if w < L else wild, w))
+            # wilds from the fewest that pay (L - h) to all of them; the last pays wilds only
+            for w in range(L - h if L > h else 0, (L if L < hw else hw) + 1):
+                append((CLAIM, r, c if w < L else wild, w))
     # gray routes: the same availability checks as above, kept inline because this loop is the
     # simulator's hottest code (a shared generator measured 13 % slower on 4-player random games)
     gray = by_color[wild]
     if gray:
+        held = [(c, hand[c]) for c in range(wild) if hand[c]]  # colors that can pay: the rest list nothing
         best = max(hand[:wild]) if wild else 0
-        cap = min(trains, max(best + hw, hw))
-        for r in gray:
-            L = lens[r]
+        cap = min(trains, best + hw)
+        for L, r, q in gray:
             if L > cap:
                 break
-            if owner[r] != EMPTY or (only is not None and r not in only):
+            if owner[r] != EMPTY:
                 continue
-            q = partner[r]
             if q >= 0 and owner[q] != EMPTY and (not shared[r] or owner[q] == p):
                 continue
             if protect and _traps(s, p, r):
                 continue
-            for c in range(wild):
-                h = hand[c]
-                if h and h + hw >= L:
-                    for k in range(min(L, h), 0, -1):
-                        if L - k <= hw:
-                            acts.append((CLAIM, r, c, L - k))
+            for c, h in held:
+                if h + hw >= L:
+                    # h cards of color c and L - h wilds, ..., down to one card of c: wilds ascending
+                    for w in range(L - h if L > h else 0, (L - 1 if L - 1 < hw else hw) + 1):
+                        append((CLAIM, r, c, w))
             if hw >= L:
-                acts.append((CLAIM, r, wild, L))
+                append((CLAIM, r, wild, L))
     if s.rules.double_either_color:
         acts.extend(_partner_color_claims(s, p, only, acts))
     return acts
+
+
+def _claim_order_of(t, routes) -> list[list[tuple[int, int, int]]]:
+    """`t.claim_order` restricted to `routes`: the same triples in the same order."""
+    wild = t.wild
+    order = [[] for _ in range(wild + 1)]
+    for r in (routes if isinstance(routes, (set, frozenset)) else set(routes)):  # each route once
+        c = t.route_color[r]
+        order[wild if c == GRAY else c].append((t.route_len[r], r, t.route_partner[r]))
+    for rows in order:
+        rows.sort()
+    return order
 
 
 def _partner_color_claims(s: State, p: int, only, found: list) -> list[tuple]:
@@ -291,13 +300,24 @@ class Legal:
     them all; planners ask for `draws()` or `claims(routes)` and skip the full enumeration. `in`
     checks an action directly (`is_legal`) unless the list is already made, so an agent may return
     any legal keep even where a large offer's listing is bounded. In the quick game's REDRAW phase
-    the first action declines the replacement (see `legal_actions`)."""
+    the first action declines the replacement (see `legal_actions`).
 
-    __slots__ = ("_s", "_all")
+    The referee asks `a in legal` of the action the agent returned. Most agents return an action
+    object this Legal handed out (an item of its list, of `draws()` or of `claims()`), and those are
+    legal by construction: `in` answers them by identity, without listing or checking again. Any
+    other object (a broken agent's tuple, an equal copy) is checked in full as before."""
+
+    __slots__ = ("_s", "_all", "_given", "_picked", "_draws", "_claims")
 
     def __init__(self, s: State):
         self._s = s
         self._all = None
+        self._given = []  # lists of actions handed out, for the identity check in `in`
+        self._picked = None  # the last action read by index (a random agent's pick)
+        # draws() and claims() listed once: planners ask for them several times a turn. Kept as
+        # tuples and handed out as new lists, so an agent changing its list changes nothing here
+        self._draws = None
+        self._claims = None
 
     def all(self) -> list[tuple]:
         if self._all is None:
@@ -308,24 +328,42 @@ class Legal:
         return len(self.all())
 
     def __getitem__(self, i):
-        return self.all()[i]
+        a = self._picked = self.all()[i]
+        return a
 
     def __iter__(self):
         return iter(self.all())
 
     def __contains__(self, a):
+        if a is self._picked and a is not None:
+            return True
+        for given in self._given:
+            for x in given:
+                if x is a:
+                    return True
         if self._all is not None:  # already listed: a membership test is the cheapest check
             return a in self._all
         return is_legal(self._s, a)
 
     def draws(self) -> list[tuple]:
-        return draw_actions(self._s) if self._s.phase in (TURN, DRAW2) else []
+        if self._s.phase not in (TURN, DRAW2):
+            return []
+        if self._draws is None:
+            self._draws = tuple(draw_actions(self._s))
+            self._given.append(self._draws)
+        return list(self._draws)
 
     def claims(self, routes=None) -> list[tuple]:
         if self._s.phase != TURN:
             return []
-        return claim_actions(self._s, self._s.current, routes)
-
+        if routes is None:
+            if self._claims is None:
+                self._claims = tuple(claim_actions(self._s, self._s.current))
+                self._given.append(self._claims)
+            return list(self._claims)
+        acts = claim_actions(self._s, self._s.current, routes)
+        self._given.append(tuple(acts))  # a copy: an agent changing its list cannot add to it
+        return acts
     def stations(self) -> list[tuple]:
         """Transit expansion: the stations the seat can build now."""
         s = self._s

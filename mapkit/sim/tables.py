@@ -43,6 +43,9 @@ class Tables:
     station_colors: tuple[tuple[tuple[int, int], ...], ...] = ()
     station_gray: tuple[int, ...] = ()
     double_routes: tuple[int, ...] = ()  # routes that have a partner track, ascending
+    # routes_by_color as (length, route, partner track or -1) triples: what the claim listing reads
+    # of each route, in one tuple (the listing is the simulator's hottest loop)
+    claim_order: tuple[tuple[tuple[int, int, int], ...], ...] = ()
 
     @property
     def n_stations(self) -> int:
@@ -96,6 +99,11 @@ def build_tables(board: Board) -> Tables:
                 need[route_color[i]] = need.get(route_color[i], 0) + 1
         station_colors.append(tuple(sorted(need.items())))
         station_gray.append(sum(1 for i in rs if route_color[i] == GRAY))
+    by_color = tuple(
+        tuple(sorted((i for i, r in enumerate(routes) if (r.is_gray if c == wild else r.color == board.palette[c].id)),
+                     key=lambda i: (routes[i].length, i)))
+        for c in range(wild + 1)
+    )
     return Tables(
         board_id=board.id,
         station_ids=tuple(s.id for s in board.stations),
@@ -114,9 +122,6 @@ def build_tables(board: Board) -> Tables:
         points_table=tuple(board.route_points),
         station_colors=tuple(station_colors), station_gray=tuple(station_gray),
         double_routes=tuple(i for i in range(len(routes)) if partner[i] >= 0),
-        routes_by_color=tuple(
-            tuple(sorted((i for i, r in enumerate(routes) if (r.is_gray if c == wild else r.color == board.palette[c].id)),
-                         key=lambda i: (routes[i].length, i)))
-            for c in range(wild + 1)
-        ),
+        routes_by_color=by_color,
+        claim_order=tuple(tuple((routes[i].length, i, partner[i]) for i in rs) for rs in by_color),
     )

@@ -41,6 +41,11 @@ class SeatView:
         return tuple(pool[i] for i in self._s.tickets[self.seat])
 
     @property
+    def ticket_count(self) -> int:
+        """len(tickets), without building them (planners check it every turn)."""
+        return len(self._s.tickets[self.seat])
+
+    @property
     def offer(self) -> tuple[tuple[int, int, int], ...]:
         """Tickets offered to this seat now (while it chooses which to keep)."""
         if self._s.current != self.seat:
