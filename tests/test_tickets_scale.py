@@ -75,6 +75,7 @@ def test_progress_is_reported_by_phase():
     assert ("scoring", 30, 30) in seen
 
 
+@pytest.mark.slow  # ~18 s: the schema's largest board; tests/bench_tickets.py measures the scaling
 def test_generate_cli_on_a_500_station_board(cli, tmp_path):
     path = tmp_path / "grid.json"
     path.write_text(json.dumps(grid_board_data(500)))
