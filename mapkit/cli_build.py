@@ -99,6 +99,8 @@ def build(board, out_dir, paper, games, seed, jobs, fmt):
         r = balance_report(b, counts, games, ["route-focus"], seed, jobs)
         written = write_report_files(lambda rep, where: write_report(rep, where, b), r, out)
         files.update({"report.md": written["markdown"], "report.json": written["json"]})
+        if "html" in written:
+            files["report.html"] = written["html"]
         summary = [{"players": run["players"], "ticket_completion": run["ticket_completion"],
                     "win_rate": run["win_rate"], "seat_advantage": run["seat_advantage"],
                     "rules_gaps": sum(v["events"] for v in run["rules_gaps"].values())} for run in r["runs"]]

@@ -23,7 +23,6 @@ import io
 import json
 import math
 import os
-import tempfile
 from pathlib import Path
 
 import matplotlib
@@ -43,6 +42,7 @@ from mapkit.render import draw, labels, pdf, shapes, style
 from mapkit.render.board import preview_dpi
 from mapkit.render.draw import Area, Line, Text
 from mapkit.render.scene import SPACE_CORNER_MM, station_items
+from mapkit.outputs import atomic_write_bytes
 
 CMAP = matplotlib.colormaps["viridis"]
 NO_DATA = "#d9d9d9"
@@ -56,21 +56,9 @@ NAMED_TICKETS = 3   # the hardest tickets named in each completion panel
 
 
 def atomic_write(path: Path, data: bytes) -> None:
-    """Write data to path through a temporary file in the same folder, so a reader never sees
-    half a file and an interrupted run leaves the old one in place."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.chmod(tmp, 0o666 & ~_umask())   # mkstemp makes it private; the report is not
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
+    """Write data to path through a temporary file beside it (mapkit.outputs: keeps the old file's
+    mode and links, leaves it whole when the write fails)."""
+    atomic_write_bytes(Path(path), data)
 
 
 def _umask() -> int:

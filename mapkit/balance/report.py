@@ -500,11 +500,8 @@ def write_report(r: dict, out_dir: Path, board: Optional[Board] = None) -> dict:
 
 
 def _atomic_write(path: Path, text: str) -> None:
-    """Write to a temporary file and rename, so a full disk never leaves a half report."""
-    tmp = path.with_name(path.name + ".tmp")
-    try:
-        tmp.write_text(text)
-        tmp.replace(path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
+    """Write to a temporary file and rename (mapkit.outputs), so a full disk never leaves a half report."""
+    from mapkit.outputs import atomic_write_text
+
+    atomic_write_text(path, text)
+
