@@ -1,6 +1,5 @@
 """Statistics, the panel's seats and seeds, verdict logic, and workers dying with their parent."""
 
-import math
 import os
 import signal
 import subprocess

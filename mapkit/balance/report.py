@@ -395,7 +395,6 @@ class _Context:
         return out
 
     def _table(self, n: int, tb, tot: Totals) -> dict:
-        g = max(1, tot.games)
         agent_share = {}
         for a in tb.agents:
             seats = tot.agent_seats.get(a, 0)

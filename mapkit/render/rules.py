@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from mapkit.model import Board
-from mapkit.render import card_faces, draw, fonts, marks, pdf, style, summary
+from mapkit.render import card_faces, draw, marks, pdf, style, summary
 from mapkit.render.draw import Text
 from mapkit.render.summary import Section
 
@@ -26,7 +26,7 @@ def sections(board: Board, tickets: int, train_cards: dict) -> list[Section]:
     colors = ", ".join(f"{n} {board.color(c).name}" for c, n in train_cards.items() if c is not None)
     wilds = train_cards.get(None, 0)
     bonus = summary.bonus_cards(board)
-    parts = [f"• the board (board.pdf at real size, or board-tiles.pdf to assemble from sheets)",
+    parts = ["• the board (board.pdf at real size, or board-tiles.pdf to assemble from sheets)",
              f"• {sum(train_cards.values())} train cards: {colors}, and {wilds} {wild} (wild)",
              f"• {tickets} destination tickets",
              f"• {summary.copies(board)} summary cards"]

@@ -9,7 +9,7 @@ from mapkit.model import Board
 from mapkit.render import draw, fonts, marks, pdf, shapes, style
 from mapkit.render.draw import Area, Disc, Line, Text
 from mapkit.render.scene import BoardScene
-from mapkit.render.tiling import Tiling, row_label, registration_ticks, glue_zones, seams
+from mapkit.render.tiling import Tiling, row_label, registration_ticks, glue_zones
 
 FRAME = "#b0b0b0"
 
@@ -113,8 +113,8 @@ def assembly_page(board: Board, layout: Layout, tiling: Tiling):
         "1. Print every sheet at 100 % (actual size, not \"fit to page\"). Measure the 100 mm bar at the "
         "foot of a sheet: it must be 100 mm long.",
         "2. Lay the sheets out as in the diagram: rows A, B, … from top to bottom; columns 1, 2, … from left to right.",
-        f"3. Cut: every sheet except those of column 1 along its dashed left edge, every sheet except those of "
-        f"row A along its dashed top edge. Cut exactly on the line: that edge is the seam.",
+        "3. Cut: every sheet except those of column 1 along its dashed left edge, every sheet except those of "
+        "row A along its dashed top edge. Cut exactly on the line: that edge is the seam.",
         f"4. A sheet with a neighbour to its right or below has a gray glue zone "
         f"({tiling.overlap_x or tiling.overlap_y:.0f} mm wide) along that edge, which the neighbour covers. Put glue there, lay the sheet to the right (below) on it "
         f"with its cut edge on the glue zone's black line, and slide it until the short black ticks on both sheets "

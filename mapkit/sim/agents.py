@@ -603,7 +603,10 @@ class PlannerAgent(Agent):
             hand[c] = max(0, hand[c] - t.route_len[r])
         return need
 
-    def draw(self, view, legal, need: dict):
+    def draw(self, view, legal, need: dict, target=None):
+        """The card to draw for `need` (color -> cards missing): the face-up card of the most
+        needed color, else blind. `target`, a color the caller wants first (the expert's next
+        route), beats any other face-up color."""
         wild = self.t.wild
         fu = view.face_up
         best, key = None, None
@@ -614,6 +617,8 @@ class PlannerAgent(Agent):
                 if c == wild:
                     # a face-up wild ends the draw: worth it only for a large need
                     score = 2.5 if view.phase != DRAW2 and sum(need.values()) >= 4 else -1
+                elif c == target:
+                    score = 8
                 else:
                     score = need.get(c, 0) and 3 + min(need[c], 3)
                 if key is None or score > key:
@@ -623,7 +628,7 @@ class PlannerAgent(Agent):
         for a in draws:
             if a[0] == BLIND:
                 return a
-        return best or legal[0]
+        return best or (legal[0] if len(legal) else None)
 
     def last_turn(self, view, legal, routes):
         """This seat's final turn: the best scoring claim or station when one is legal; else a card

@@ -30,7 +30,7 @@ import heapq
 import math
 
 from mapkit.sim.agents import INF, PlannerAgent, cheapest_path
-from mapkit.sim.engine import BLIND, CLAIM, DRAW2, FACE_UP, KEEP_PHASE, SETUP
+from mapkit.sim.engine import DRAW2, KEEP_PHASE, SETUP
 from mapkit.sim.tables import GRAY
 
 # planning weight of a route: its trains plus a claim turn (in trains), so a path of fewer, longer
@@ -267,29 +267,8 @@ class ExpertAgent(PlannerAgent):
         return need
 
     def draw(self, view, legal, need: dict):
-        wild = self.t.wild
-        fu = view.face_up
-        best, key = None, None
-        draws = legal.draws()
-        total = sum(need.values())
-        target = self._target if self._target in need else None
-        for a in draws:
-            if a[0] == FACE_UP:
-                c = fu[a[1]]
-                if c == wild:
-                    score = 2.5 if view.phase != DRAW2 and total >= 4 else -1
-                elif c == target:
-                    score = 8
-                else:
-                    score = need.get(c, 0) and 3 + min(need[c], 3)
-                if key is None or score > key:
-                    best, key = a, score
-        if best is not None and key > 0:
-            return best
-        for a in draws:
-            if a[0] == BLIND:
-                return a
-        return best or (legal[0] if len(legal) else None)
+        # the planner's draw, with the color of the route closest to a claim first
+        return super().draw(view, legal, need, target=self._target if self._target in need else None)
 
     def _pay(self, view, claims, keep: dict):
         """The payment of one route that spends the fewest wilds, then the fewest cards of colors

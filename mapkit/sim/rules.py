@@ -6,8 +6,7 @@ Where a seed is ambiguous, the reading chosen is written next to the field.
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from typing import Optional
 
 from mapkit.errors import UsageError, did_you_mean
