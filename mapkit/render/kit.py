@@ -13,6 +13,7 @@ from pathlib import Path
 from mapkit.errors import MapkitError, UsageError
 from mapkit.geometry import Layout
 from mapkit.model import Board
+from mapkit.outputs import make_folder
 from mapkit.render import board as board_pdf
 from mapkit.render import cards, imposition, pdf, rules, summary, tiles
 from mapkit.render.scene import build_scene
@@ -68,12 +69,7 @@ def content_hash(path: Path) -> str:
 def render_kit(path: Path, board: Board, out_dir: Path, options: RenderOptions = RenderOptions()) -> RenderResult:
     """Write the kit of the board read from path into out_dir (created if missing)."""
     options.check()
-    if out_dir.exists() and not out_dir.is_dir():
-        raise UsageError(f"{out_dir} is a file, not a folder; give --out a folder")
-    try:
-        out_dir.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise MapkitError(f"cannot create {out_dir}: {exc.strerror or exc}")
+    make_folder(out_dir)
     result = RenderResult(board.id, out_dir)
     try:
         _render(path, board, out_dir, options, result)

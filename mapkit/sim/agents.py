@@ -279,25 +279,30 @@ class PlannerAgent(Agent):
         lens = self.t.route_len
         return sorted(free, key=lambda r: -lens[r]), sum(lens[r] for r in free), impossible
 
+    def still_open(self, view, planned) -> list[int] | None:
+        """The planned routes this seat has not claimed yet, or None when one of them was taken by
+        another seat or closed (its double's other track taken where only one may be)."""
+        owner, seat, t, shared = view.owner, self.seat, self.t, view.shared_doubles
+        routes = []
+        for r in planned:
+            o = owner[r]
+            if o == seat:
+                continue
+            q = t.route_partner[r]
+            if o != -1 or (q >= 0 and owner[q] != -1 and (owner[q] == seat or not shared[r])):
+                return None
+            routes.append(r)
+        return routes
+
     def plan(self, view):
         """The planned routes and their cost, replanned only when they stop being valid.
 
         Others' claims only take options away, so a plan none of whose routes was taken or closed
         stays the plan; own claims just shorten it. New tickets always replan."""
-        owner, seat = view.owner, self.seat
         if self._plan_key == view.ticket_count:
-            t, shared = self.t, view.shared_doubles
-            routes = []
-            for r in self._plan[0]:
-                o = owner[r]
-                if o == seat:
-                    continue
-                q = t.route_partner[r]
-                if o != -1 or (q >= 0 and owner[q] != -1 and (owner[q] == seat or not shared[r])):
-                    break  # a planned route was taken or closed: plan again
-                routes.append(r)
-            else:
-                self._plan = (routes, sum(t.route_len[r] for r in routes))
+            routes = self.still_open(view, self._plan[0])
+            if routes is not None:
+                self._plan = (routes, sum(self.t.route_len[r] for r in routes))
                 return self._plan
         routes, cost, _ = self.plan_for(view, view.tickets)
         self._plan = (routes, cost)

@@ -140,20 +140,11 @@ class ExpertAgent(PlannerAgent):
         """Planned routes and their trains; replanned when a planned route is taken or closed, the
         tickets change, or `replan` (the plan is stuck and the hand has grown: plan by the hand).
         Own claims only shorten the plan."""
-        owner, seat, t, shared = view.owner, self.seat, self.t, view.shared_doubles
         budget = self._budget(view, self.turns_left(view))
         if self._plan_key == view.ticket_count and not replan:
-            routes = []
-            for r in self._plan[0]:
-                o = owner[r]
-                if o == seat:
-                    continue
-                q = t.route_partner[r]
-                if o != -1 or (q >= 0 and owner[q] != -1 and (owner[q] == seat or not shared[r])):
-                    break
-                routes.append(r)
-            else:
-                need = sum(t.route_len[r] for r in routes)
+            routes = self.still_open(view, self._plan[0])
+            if routes is not None:
+                need = sum(self.t.route_len[r] for r in routes)
                 if need <= budget:
                     self._plan = (routes, need)
                     return self._plan
