@@ -175,7 +175,7 @@ def board_info(board, layout) -> dict:
             "bonus": f"+{r.bonus.points} {r.bonus.name}" if r.bonus else None,
             "waypoints": [list(map(lambda v: round(v, 2), layout.point(w))) for w in r.waypoints],
             "centerline": [[round(x, 2), round(y, 2)] for x, y in shape.centerline] if shape else [],
-            "tickets": on_route.get(r.id, []),
+            "tickets": list(dict.fromkeys(on_route.get(r.id, []))),
         })
     return {"stations": stations, "routes": routes}
 
@@ -234,8 +234,10 @@ def _guard(fn, *args):
         raise ApiError(500, str(exc))
 
 
-def _round(v: float) -> float:
-    return round(float(v), 1)
+def _round(v: float):
+    """A position to 0.1 mm (finer than anyone places by hand), a whole number written as one."""
+    v = round(float(v), 1)
+    return int(v) if v.is_integer() else v
 
 
 def move(session: Session, body: Any) -> dict:
@@ -412,10 +414,11 @@ def overlay(session: Session, path: Path | None, kind: str, players: int | None)
         if d is None:
             raise ApiError(409, "nothing drawn yet")
         paths = _ticket_paths(d.board)
+        # the report names a ticket "a-b", or "deck:a-b" when its rules play several decks
         labels = {}
-        multi = len(d.board.ticket_decks) > 1
         for (name, a, b), ids in paths.items():
-            labels.setdefault((f"{name}:" if multi else "") + f"{a}-{b}", (a, b, ids))
+            labels.setdefault(f"{name}:{a}-{b}", (a, b, ids))
+            labels.setdefault(f"{a}-{b}", (a, b, ids))
         out = []
         for t in run.get("tickets", []):
             a, b, ids = labels.get(t.get("ticket"), (None, None, []))

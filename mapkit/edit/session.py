@@ -4,7 +4,7 @@ The file on disk is the truth. The session reads it whole (bytes, then the three
 `mapkit.validate`), remembers its SHA-256, and a watcher thread notices any change made by another
 editor within a quarter of a second. Every write names the hash the page last loaded; when the file
 on disk has another, the write is refused (`StaleError`) and the page reloads, so an edit made
-elsewhere is never lost. A write replaces only the values it moves (`mapkit.writer.patch_text`:
+elsewhere is never lost. A write replaces only the values it moves (`mapkit.writer.write_patches`:
 the rest of the file stays byte for byte, BOM and line endings too) and goes through
 `mapkit.outputs` (a temporary file, then a rename; mode and links kept; a read-only file refused).
 
@@ -16,7 +16,6 @@ unable to pass through an awkward intermediate state.
 
 from __future__ import annotations
 
-import codecs
 import hashlib
 import json
 import os
@@ -224,19 +223,22 @@ class Session:
         return raw, digest
 
     def write(self, changes: dict, page_digest: str, what: str, record: bool = True) -> Step:
-        """Patch the file in place: only the values at these JSON paths change."""
-        from mapkit.outputs import atomic_write_bytes
-        from mapkit.writer import patch_text
+        """Patch the file in place: only the values at these JSON paths change
+        (`writer.write_patches` with the schema gate: a move may leave geometry problems, which
+        the page then draws, but never a file that does not load)."""
+        from mapkit.errors import BoardError
+        from mapkit.writer import write_patches
 
         with self.lock:
-            raw, _ = self.check_writable(page_digest)
+            self.check_writable(page_digest)
             if self.snapshot.board is None or self.snapshot.data is None:
                 raise RefusedError(f"{self.source} does not load (see the problems); fix it in your editor first")
-            bom = codecs.BOM_UTF8 if raw.startswith(codecs.BOM_UTF8) else b""
-            text = raw[len(bom):].decode("utf-8")
             before = {p: value_at(self.snapshot.data, p) for p in changes}
-            new = patch_text(text, changes)
-            atomic_write_bytes(self.path, bom + new.encode("utf-8"))
+            try:
+                write_patches(self.path, changes, self.source, gate="schema")
+            except BoardError as exc:
+                first = exc.problems[0].format() if exc.problems else str(exc)
+                raise RefusedError(f"not written: the change would break the file ({first})")
             self.refresh()
             step = Step(what, before, dict(changes), self.snapshot.digest)
             if record:
