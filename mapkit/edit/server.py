@@ -104,14 +104,22 @@ class Handler(BaseHTTPRequestHandler):
         given = self.headers.get("X-Mapkit-Token", "")
         return secrets.compare_digest(given.encode(), self.server.token.encode())
 
-    def _body(self):
+    def _read_body(self) -> bytes | None:
+        """The body, read before any reply (an unread body would be taken for the next request
+        on a kept-alive connection); None when it is too large (the connection is then closed)."""
         try:
             length = int(self.headers.get("Content-Length", "0"))
         except ValueError:
             length = -1
         if length < 0 or length > MAX_BODY:
+            self.close_connection = True
+            return None
+        return self.rfile.read(length) if length else b"{}"
+
+    @staticmethod
+    def _parse(raw: bytes | None):
+        if raw is None:
             raise api.ApiError(413, f"the request body must be at most {MAX_BODY} bytes")
-        raw = self.rfile.read(length) if length else b"{}"
         try:
             return json.loads(raw.decode("utf-8"))
         except (UnicodeDecodeError, ValueError):
@@ -129,12 +137,14 @@ class Handler(BaseHTTPRequestHandler):
         self._handle("POST")
 
     def do_PUT(self):  # noqa: N802
+        self._read_body()
         self._error(405, "the editor accepts GET and POST only")
 
     do_DELETE = do_PATCH = do_PUT
 
     def _handle(self, method: str) -> None:
         url = urlsplit(self.path)
+        raw = self._read_body() if method == "POST" else b""
         if not self._host_ok():
             return self._error(403, "requests must be addressed to 127.0.0.1 (this editor serves nothing else)")
         if method == "GET" and url.path in STATIC:
@@ -150,7 +160,7 @@ class Handler(BaseHTTPRequestHandler):
             if method == "GET":
                 self._get(url.path, query)
             else:
-                self._post(url.path, self._body())
+                self._post(url.path, self._parse(raw))
         except api.ApiError as exc:
             self._error(exc.status, exc.message, **exc.extra)
         except (BrokenPipeError, ConnectionResetError):
