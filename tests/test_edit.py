@@ -261,3 +261,29 @@ def test_the_wheel_ships_the_page(tmp_path):
     names = zipfile.ZipFile(next(tmp_path.glob("mapkit-*.whl"))).namelist()
     for f in ("index.html", "app.js", "app.css"):
         assert f"mapkit/edit/static/{f}" in names
+
+
+def test_layout_preview_writes_nothing_until_applied_and_undoes(board_file):
+    from mapkit.edit import api
+
+    if api.layout_module()[0] is None:
+        pytest.skip("this mapkit has no mapkit.layout")
+    session = Session(board_file, str(board_file), print_labels=False)
+    before = board_file.read_bytes()
+    preview = api.layout_preview(session, {"hash": session.snapshot.digest, "style": "schematic"})
+    assert board_file.read_bytes() == before
+    assert preview["svg"].count("<circle") >= 6 and preview["stations_moved"] >= 1
+    api.layout_apply(session, {"hash": session.snapshot.digest, "preview": preview["preview"]})
+    after = json.loads(board_file.read_text())
+    assert after != json.loads(before) and session.snapshot.report.valid == (not any(
+        p["severity"] == "error" for p in preview["problems_after"]))
+    api.undo(session, {"hash": session.snapshot.digest})
+    assert board_file.read_bytes() == before
+
+
+def test_without_the_layout_module_the_preview_says_why(editor, monkeypatch):
+    monkeypatch.setitem(sys.modules, "mapkit.layout", None)  # an installation without it
+    _, state = call(editor, "/api/state")
+    assert "no mapkit.layout module" in state["layout"]
+    status, reply = call(editor, "/api/layout/preview", {"hash": state["hash"]})
+    assert status == 501 and "layout is not available" in reply["error"]

@@ -73,7 +73,7 @@ async function load(reason) {
   window.mapkit.ready = true;
   const d = st.drawing;
   status(`${reason}: drawn in ${ms.toFixed(0)} ms (server ${d ? d.quick_ms : "–"} ms)` +
-         (d ? ` · labels: ${d.labels === "print" ? "placed as printed" : "quick (the print's placement follows)"}` : "") +
+         (d ? ` · labels: ${d.labels === "print" ? "placed as printed" : d.print_labels ? "quick (the print's placement follows)" : "quick"}` : "") +
          ` · version ${st.version}`);
 }
 
@@ -154,7 +154,7 @@ function renderProblems() {
     li.addEventListener("click", () => selectProblem(i));
     list.appendChild(li);
   });
-  if (!state.problems.length) list.innerHTML = "<li>No problems.</li>";
+  if (!state.problems.length) list.innerHTML = '<li class="none">No problems: the board passes every check.</li>';
 }
 
 function stationById(id) { return state.stations.find((s) => s.id === id); }
