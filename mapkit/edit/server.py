@@ -150,6 +150,8 @@ class Handler(BaseHTTPRequestHandler):
         if method == "GET" and url.path in STATIC:
             name, ctype = STATIC[url.path]
             return self._send(200, static_text(name), ctype)
+        if url.path == "/favicon.ico":
+            return self._send(204, b"", "image/x-icon")
         if not url.path.startswith("/api/"):
             return self._error(404, f"nothing at {url.path}")
         if not self._token_ok():

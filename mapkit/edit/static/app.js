@@ -365,9 +365,12 @@ async function layoutPreview() {
     drawBoard(r.svg);
     const errs = r.problems_after.filter((p) => p.severity === "error").length;
     const warns = r.problems_after.length - errs;
+    const codes = {};
+    for (const p of r.problems_after) codes[p.code] = (codes[p.code] || 0) + 1;
     const figs = Object.entries(r.figures || {}).map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(typeof v === "number" ? +v.toFixed(3) : JSON.stringify(v))}</dd>`).join("");
     $("layout-info").innerHTML = `<p>${r.style} layout: ${r.stations_moved} station positions, ${r.changes} values in all.` +
-      ` After it: ${errs} error(s), ${warns} warning(s).</p>` +
+      ` After it: ${errs} error(s), ${warns} warning(s)` +
+      (r.problems_after.length ? ` (${Object.entries(codes).map(([c, n]) => `${esc(c)} ${n}`).join(", ")})` : "") + ".</p>" +
       (r.layout_problems.length ? `<p>Could not fit:</p><ul>${r.layout_problems.map((p) => `<li>${esc(p)}</li>`).join("")}</ul>` : "") +
       `<dl>${figs}</dl>`;
     $("layout-box").hidden = false;
@@ -497,7 +500,13 @@ async function follow() {
   for (;;) {
     try {
       const r = await api(`/api/wait?since=${rev}&timeout=10`);
-      if (r.rev !== rev && !drag && !busy) await load(state ? "reloaded: the file changed" : "loaded");
+      if (r.rev !== rev && !drag && !busy) {
+        const version = state ? state.version : null;
+        await load("…");
+        // the same version redrawn means the print's label placement arrived
+        window.mapkit.last.reason = version === state.version ? "labels placed as printed" : "reloaded: the file changed";
+        status($("status").textContent.replace(/^…/, window.mapkit.last.reason));
+      }
     } catch (e) {
       status(`the editor's server does not answer (${e.message}); retrying`);
       await sleep(1000);
