@@ -117,9 +117,22 @@ def _tickets(board) -> list:
     return [(name, t) for name, deck in board.ticket_decks.items() for t in deck]
 
 
+_PATHS_CACHE: dict = {}
+
+
 def _ticket_paths(board) -> dict:
     """Each ticket's one shortest connection as route ids (every track of a double between the
-    same two stations), from the ticket scorer."""
+    same two stations), from the ticket scorer. They depend on the network, not on positions, so
+    a drag reuses them (the cache key is the routes and tickets)."""
+    key = (tuple((r.id, r.a, r.b, r.length, r.color) for r in board.routes),
+           tuple((n, t.a, t.b) for n, t in _tickets(board)))
+    if key not in _PATHS_CACHE:
+        _PATHS_CACHE.clear()
+        _PATHS_CACHE[key] = _compute_ticket_paths(board)
+    return _PATHS_CACHE[key]
+
+
+def _compute_ticket_paths(board) -> dict:
     from mapkit.tickets import TicketScorer
 
     scorer = TicketScorer(board)
