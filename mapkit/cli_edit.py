@@ -25,8 +25,8 @@ def edit(board, port, no_browser, report, quick_labels):
     reloaded when the file changes; drag stations and waypoints to move them (the file is updated
     in place, only that value), undo and redo, preview `mapkit layout`, overlay the last report.
 
-    The server listens on 127.0.0.1 only and needs the token in the printed address. A bundled
-    board opens read-only (copy it to edit it). Stop with Ctrl+C. Exit 1 when the file cannot be
+    The server listens on 127.0.0.1 only and needs the token in the printed address. A board
+    installed inside the mapkit package opens read-only (copy it to edit it). Stop with Ctrl+C. Exit 1 when the file cannot be
     read or served, 2 on bad usage.
     """
     import webbrowser

@@ -115,6 +115,31 @@ def test_undo_and_redo_give_back_the_same_bytes(editor, board_file):
     assert status == 200 and board_file.read_bytes() == moved
 
 
+def test_undo_never_overwrites_an_outside_edit(editor, board_file):
+    _, state = call(editor, "/api/state")
+    call(editor, "/api/move", {"kind": "station", "id": "alder", "x": 90, "y": 95, "hash": state["hash"]})
+    edited = board_file.read_text().replace('"version": "1"', '"version": "2"')
+    board_file.write_text(edited)
+    status, reply = call(editor, "/api/undo", {"hash": state["hash"]})  # the page has not reloaded yet
+    assert status == 409 and reply.get("stale") is True
+    status, reply = call(editor, "/api/undo", {"hash": digest(board_file)})  # it has
+    assert status == 409 and "changed outside the editor" in reply["error"]
+    assert board_file.read_text() == edited
+    assert call(editor, "/api/state")[1]["undo"] == 0
+
+
+def test_a_read_only_session_writes_nothing(board_file):
+    from mapkit.edit import api
+
+    session = Session(board_file, str(board_file), read_only="portland is a board installed with mapkit: it opens read-only",
+                      print_labels=False)
+    before = board_file.read_bytes()
+    with pytest.raises(api.ApiError) as exc:
+        api.move(session, {"kind": "station", "id": "elm", "x": 250, "y": 250, "hash": session.snapshot.digest})
+    assert exc.value.status == 403 and "read-only" in exc.value.message
+    assert board_file.read_bytes() == before
+
+
 def test_crlf_and_bom_are_kept(tmp_path):
     p = tmp_path / "crlf.json"
     p.write_bytes(codecs.BOM_UTF8 + TINY.read_bytes().replace(b"\n", b"\r\n"))

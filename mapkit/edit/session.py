@@ -95,6 +95,7 @@ class Session:
         self._stop = threading.Event()
         self._print_wanted: tuple | None = None
         self._print_ready = threading.Event()
+        self.print_error = ""                 # why the print drawing could not be made, if it failed
         self.refresh(force=True)
 
     # ------------------------------------------------------------ reading
@@ -192,7 +193,10 @@ class Session:
             try:
                 scene = build_scene(board, layout, short_hash)
                 svg = board_svg(board, layout, scene, drawn_routes(board, layout))
-            except Exception:  # noqa: BLE001 - the quick drawing stays; the print labels are a bonus
+            except Exception as exc:  # noqa: BLE001 - the quick drawing stays; the print labels are a bonus
+                with self.lock:
+                    self.print_error = f"the print's label placement failed ({type(exc).__name__}: {exc})"
+                    self._bump()
                 continue
             with self.lock:
                 if self.drawing is not None and self.drawing.version == version:
@@ -251,7 +255,8 @@ class Session:
             if not source:
                 raise RefusedError(f"nothing to {word}")
             step = source[-1]
-            if step.digest_after != page_digest or step.digest_after != self.snapshot.digest:
+            self.check_writable(page_digest)  # a page behind the file reloads first
+            if step.digest_after != page_digest:
                 source.clear()
                 raise RefusedError(f"the file changed outside the editor since that step, so it cannot {word} it "
                                    "safely; the history was cleared")
