@@ -143,7 +143,7 @@ class Session:
         svg = board_svg(board, layout)
         self.drawing = Drawing(version, board, layout, svg, "quick", time.perf_counter() - t)
         if self.print_labels:
-            self._print_wanted = (version, board, layout, self.snapshot.digest[:8])
+            self._print_wanted = (version, self.snapshot.data, self.snapshot.digest[:8])
             self._print_ready.set()
 
     def _bump(self) -> None:
@@ -179,30 +179,33 @@ class Session:
                     time.sleep(WATCH_INTERVAL_S)
 
     def _print_worker(self) -> None:
-        from mapkit.edit.svg import board_svg, drawn_routes
-        from mapkit.render.scene import build_scene
+        """Make the print drawing of the newest version in a child process (`edit.worker`): the
+        print's label placement is seconds of CPU and must not hold up the server's threads while
+        the designer keeps dragging. A result for an older version is dropped."""
+        from mapkit.edit.worker import Worker
 
-        while not self._stop.is_set():
-            self._print_ready.wait()
-            self._print_ready.clear()
-            with self.lock:
-                wanted, self._print_wanted = self._print_wanted, None
-            if wanted is None or self._stop.is_set():
-                continue
-            version, board, layout, short_hash = wanted
-            try:
-                scene = build_scene(board, layout, short_hash)
-                svg = board_svg(board, layout, scene, drawn_routes(board, layout))
-            except Exception as exc:  # noqa: BLE001 - the quick drawing stays; the print labels are a bonus
+        worker = Worker()
+        try:
+            while not self._stop.is_set():
+                self._print_ready.wait()
+                self._print_ready.clear()
                 with self.lock:
-                    self.print_error = f"the print's label placement failed ({type(exc).__name__}: {exc})"
-                    self._bump()
-                continue
-            with self.lock:
-                if self.drawing is not None and self.drawing.version == version:
-                    self.drawing.svg = svg
-                    self.drawing.labels = "print"
-                    self._bump()
+                    wanted, self._print_wanted = self._print_wanted, None
+                if wanted is None or self._stop.is_set():
+                    continue
+                version, data, short_hash = wanted
+                reply = worker.draw(json.dumps(data), short_hash, self.source)
+                with self.lock:
+                    if "error" in reply:
+                        self.print_error = f"the print's label placement failed ({reply['error']})"
+                        self._bump()
+                    elif self.drawing is not None and self.drawing.version == version:
+                        self.drawing.svg = reply["svg"]
+                        self.drawing.labels = "print"
+                        self.print_error = ""
+                        self._bump()
+        finally:
+            worker.close()
 
     def wait(self, since: int, timeout: float) -> int:
         """Block until rev differs from since (or timeout); the rev then."""

@@ -180,3 +180,13 @@ def board_svg(board: Board, layout: Layout, scene=None, routes=None) -> str:
     return (f'<svg xmlns="http://www.w3.org/2000/svg" id="board" viewBox="0 0 {_num(W)} {_num(H)}"'
             f' data-width="{_num(W)}" data-height="{_num(H)}" data-labels="{"print" if scene is not None else "quick"}"'
             f' font-family="{FONT_FAMILY}, sans-serif">\n{body}\n</svg>\n')
+
+
+def print_svg(board: Board, short_hash: str) -> str:
+    """The print drawing of a board: its scene (label placement, track, legend) as `mapkit render`
+    builds it, as SVG. A top-level function so that the editor can run it in a worker process."""
+    from mapkit.render.scene import build_scene
+
+    layout = Layout(board)
+    scene = build_scene(board, layout, short_hash)
+    return board_svg(board, layout, scene, drawn_routes(board, layout))
