@@ -103,6 +103,23 @@ def test_a_station_move_changes_only_its_board_value(editor, board_file):
     assert (elm["x"], elm["y"]) == (212.3, 231) and state["hash"] == digest(board_file) and state["undo"] == 1
 
 
+def test_a_waypoint_move_changes_only_that_waypoint(tmp_path):
+    text = TINY.read_text()
+    route = '{"from": "birch", "to": "cedar", "color": "blue", "length": 4}'
+    assert route in text
+    with_wp = route[:-1] + ', "waypoints": [{"x": 240, "y": 70}, {"lat": 45.535, "lon": -122.56}]}'
+    p = tmp_path / "wp.json"
+    p.write_text(text.replace(route, with_wp))
+    session = Session(p, str(p), print_labels=False)
+    from mapkit.edit import api
+    rid = next(r.id for r in session.snapshot.board.routes if r.a == "birch" and r.b == "cedar")
+    api.move(session, {"kind": "waypoint", "id": rid, "waypoint": 1, "x": 280.04, "y": 71, "hash": session.snapshot.digest})
+    assert p.read_text() == text.replace(route, with_wp.replace('{"lat": 45.535, "lon": -122.56}', '{"x": 280, "y": 71}'))
+    with pytest.raises(api.ApiError) as exc:
+        api.move(session, {"kind": "waypoint", "id": rid, "waypoint": 2, "x": 1, "y": 1, "hash": session.snapshot.digest})
+    assert exc.value.status == 400 and "no waypoint 2" in exc.value.message
+
+
 def test_undo_and_redo_give_back_the_same_bytes(editor, board_file):
     original = board_file.read_bytes()
     _, state = call(editor, "/api/state")
@@ -271,7 +288,7 @@ def test_cli_refuses_a_missing_board(cli, tmp_path):
 
 
 def test_page_files_are_served_and_name_nothing_else(editor):
-    for path in ("/", "/app.js", "/app.css"):
+    for path in ("/", "/app.js", "/overlays.js", "/app.css"):
         req = urllib.request.urlopen(f"http://127.0.0.1:{editor.port}{path}", timeout=5)
         assert req.status == 200 and len(req.read()) > 500
     with pytest.raises(urllib.error.HTTPError) as exc:
@@ -284,7 +301,7 @@ def test_the_wheel_ships_the_page(tmp_path):
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(REPO)],
                    check=True, timeout=600)
     names = zipfile.ZipFile(next(tmp_path.glob("mapkit-*.whl"))).namelist()
-    for f in ("index.html", "app.js", "app.css"):
+    for f in ("index.html", "app.js", "overlays.js", "app.css"):
         assert f"mapkit/edit/static/{f}" in names
 
 

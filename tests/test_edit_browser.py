@@ -122,6 +122,28 @@ def test_dragging_a_station_writes_only_its_position(page_on):
     shot(page, "after-drag")
 
 
+def test_dragging_a_waypoint_writes_only_that_waypoint(page_on):
+    page, _, board = page_on
+    route = '{"from": "birch", "to": "cedar", "color": "blue", "length": 4}'
+    text = board.read_text().replace(route, route[:-1] + ', "waypoints": [{"x": 260, "y": 60}]}')
+    loads = page.evaluate("window.mapkit.loads")
+    board.write_text(text)
+    wait_loads(page, loads + 1)
+    handle = page.locator("rect.handle")
+    assert handle.count() == 1
+    box = handle.bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    page.mouse.move(x, y)
+    page.mouse.down()
+    page.mouse.move(x + 25, y + 15, steps=4)
+    page.mouse.up()
+    wait_loads(page, loads + 2)
+    data = json.loads(board.read_text())
+    wp = next(r for r in data["routes"] if r.get("waypoints"))["waypoints"][0]
+    assert wp != {"x": 260, "y": 60} and wp["x"] > 260 and wp["y"] > 60
+    assert board.read_text() == text.replace('{"x": 260, "y": 60}', json.dumps(wp, separators=(", ", ": ")))
+
+
 def test_the_page_reloads_when_the_file_changes_outside(page_on):
     page, _, board = page_on
     loads = page.evaluate("window.mapkit.loads")

@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 import secrets
 import threading
-from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 from pathlib import Path
@@ -33,6 +32,7 @@ MAX_BODY = 64 * 1024
 LONG_POLL_S = 10.0
 STATIC = {"/": ("index.html", "text/html; charset=utf-8"),
           "/app.js": ("app.js", "text/javascript; charset=utf-8"),
+          "/overlays.js": ("overlays.js", "text/javascript; charset=utf-8"),
           "/app.css": ("app.css", "text/css; charset=utf-8")}
 
 
