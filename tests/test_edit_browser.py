@@ -192,3 +192,36 @@ def test_the_page_cannot_write_without_the_token_or_to_another_file(page_on):
         return [r.status, (await r.json()).error]; }""", [{**move, "path": other}, server.token])
     assert named[0] == 400 and "cannot name a file" in named[1]
     assert board.read_bytes() == before and not Path(other).exists()
+
+
+def test_report_overlays_are_drawn(browser, tmp_path):
+    (tmp_path / "boards").mkdir()
+    shutil.copy(REPO / "boards" / "portland.json", tmp_path / "boards")
+    (tmp_path / "reports" / "portland").mkdir(parents=True)
+    shutil.copy(REPO / "reports" / "portland" / "report.json", tmp_path / "reports" / "portland")
+    report = json.loads((REPO / "reports" / "portland" / "report.json").read_text())
+    board = tmp_path / "boards" / "portland.json"
+    session = Session(board, str(board), print_labels=False)
+    server = serve(session)
+    context = browser.new_context(viewport={"width": 1280, "height": 820}, bypass_csp=True)
+    try:
+        page = context.new_page()
+        page.goto(server.url)
+        page.wait_for_function("window.mapkit && window.mapkit.ready", timeout=15000)
+        page.select_option("#players", "4")
+        page.select_option("#overlay", "heatmap")
+        run = next(r for r in report["runs"] if r["players"] == 4)
+        page.wait_for_function(f"document.querySelectorAll('#layer-overlay polyline').length === {len(run['route_claim_share'])}",
+                               timeout=5000)
+        assert f"{run['games']} games" in page.inner_text("#overlay-info")
+        page.select_option("#overlay", "tickets")
+        page.wait_for_function("document.querySelectorAll('#overlay-info li[data-ticket]').length > 0", timeout=5000)
+        assert page.locator("#overlay-info li[data-ticket]").count() == len(run["tickets"])
+        page.select_option("#overlay", "colors")
+        page.wait_for_function("document.querySelectorAll('#overlay-info tr[data-color]').length > 0", timeout=5000)
+        assert page.locator("#overlay-info tr[data-color]").count() == len(run["color_use"])
+        shot(page, "overlay-colors")
+    finally:
+        context.close()
+        server.shutdown()
+        session.stop()
