@@ -120,6 +120,23 @@ def test_a_waypoint_move_changes_only_that_waypoint(tmp_path):
     assert exc.value.status == 400 and "no waypoint 2" in exc.value.message
 
 
+def test_moving_a_station_placed_by_lat_lon_adds_its_board_position_and_undo_removes_it(tmp_path):
+    from mapkit.edit import api
+
+    text = TINY.read_text()
+    old = '{"id": "fir", "name": "Fir", "lat": 45.47, "lon": -122.52, "board": {"x": 320, "y": 220}}'
+    assert old in text
+    p = tmp_path / "latlon.json"
+    p.write_text(text.replace(old, '{"id": "fir", "name": "Fir", "lat": 45.47, "lon": -122.52}'))
+    original = p.read_bytes()
+    session = Session(p, str(p), print_labels=False)
+    assert not next(s for s in api.state(session, None, "")["stations"] if s["id"] == "fir")["placed"]
+    api.move(session, {"kind": "station", "id": "fir", "x": 330, "y": 215, "hash": session.snapshot.digest})
+    assert p.read_text() == text.replace(old, old.replace('{"x": 320, "y": 220}', '{"x": 330, "y": 215}'))
+    api.undo(session, {"hash": session.snapshot.digest})
+    assert p.read_bytes() == original
+
+
 def test_undo_and_redo_give_back_the_same_bytes(editor, board_file):
     original = board_file.read_bytes()
     _, state = call(editor, "/api/state")
