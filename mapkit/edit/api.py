@@ -18,6 +18,7 @@ from mapkit.edit.session import RefusedError, Session, StaleError
 from mapkit.errors import MapkitError, Problem
 
 NAMES_A_FILE = ("path", "file", "filename", "target", "board_path", "out")
+MAX_PROBLEMS = 200
 
 
 class ApiError(Exception):
@@ -211,12 +212,15 @@ def state(session: Session, report: dict | None, layout_note: str) -> dict:
         info = _INFO_CACHE[key]
     known = {"station": {s["id"] for s in info["stations"]} if info else set(),
              "route": {r["id"] for r in info["routes"]} if info else set()}
-    problems = [{**p.as_dict(), "targets": problem_targets(p, snap.data, known)} for p in snap.report.problems]
+    # a broken generator can make 100,000 problems: the page lists the first ones (as validate does)
+    problems = [{**p.as_dict(), "targets": problem_targets(p, snap.data, known)}
+                for p in snap.report.problems[:MAX_PROBLEMS]]
     ph = board.physical if board else None
     return {
         "rev": rev, "version": snap.version, "hash": snap.digest, "file": session.source,
         "loads": snap.board is not None, "valid": snap.report.valid,
         "errors": len(snap.report.errors), "warnings": len(snap.report.warnings), "problems": problems,
+        "problem_count": len(snap.report.problems),
         "read_only": session.read_only,
         "drawing": None if drawing is None else {
             "version": drawing.version, "stale": drawing.version != snap.version, "labels": drawing.labels,

@@ -143,7 +143,8 @@ function renderHeader() {
 function renderProblems() {
   const list = $("problems");
   list.innerHTML = "";
-  $("problem-count").textContent = `(${state.problems.length})`;
+  $("problem-count").textContent = state.problem_count > state.problems.length
+    ? `(the first ${state.problems.length} of ${state.problem_count})` : `(${state.problems.length})`;
   if (selected !== null && selected >= state.problems.length) selected = null;
   state.problems.forEach((p, i) => {
     const li = document.createElement("li");
