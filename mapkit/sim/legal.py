@@ -119,11 +119,16 @@ def claim_actions(s: State, p: int, only=None) -> list[tuple]:
     trains = s.trains[p]
     shared = s.shared
     protect = s.rules.friendly_protection_turns and _protection_active(s, p)
+    if only is not None:
+        acts = _claims_of(s, p, only, protect)
+        if s.rules.double_either_color:
+            acts.extend(_partner_color_claims(s, p, only, acts))
+        return acts
     acts = []
     append = acts.append
     # (length, route, partner) per color, shortest first, claimed routes left out: no table lookups
-    # per route; a planner asking for a few routes gets just those, in the same order
-    by_color = s.open_routes if only is None else _claim_order_of(t, only)
+    # per route
+    by_color = s.open_routes
     for c in range(wild):
         h = hand[c]
         cap = h + hw
@@ -165,20 +170,68 @@ def claim_actions(s: State, p: int, only=None) -> list[tuple]:
             if hw >= L:
                 append((CLAIM, r, wild, L))
     if s.rules.double_either_color:
-        acts.extend(_partner_color_claims(s, p, only, acts))
+        acts.extend(_partner_color_claims(s, p, None, acts))
     return acts
 
 
-def _claim_order_of(t, routes) -> list[list[tuple[int, int, int]]]:
-    """`t.claim_order` restricted to `routes`: the same triples in the same order."""
+def _claims_of(s: State, p: int, routes, protect) -> list[tuple]:
+    """`claim_actions` for a few routes (a planner asking for the routes it wants): the same actions
+    in the same order, without building the per-color rows.
+
+    Each route is checked first (open, payable with this hand and these trains), and only the
+    payable ones are put in the listing's order (`Tables.claim_rank`: color by color, gray last,
+    shortest first): most turns a planner can pay for none of the routes it asks about."""
+    t = s.t
+    owner, shared = s.owner, s.shared
+    hand = s.hands[p]
     wild = t.wild
-    order = [[] for _ in range(wild + 1)]
+    hw = hand[wild]
+    trains = s.trains[p]
+    lens, colors, partner = t.route_len, t.route_color, t.route_partner
+    gray_cap = -1  # the longest gray route the hand pays (one color plus wilds), when first needed
+    payable = []
     for r in (routes if isinstance(routes, (set, frozenset)) else set(routes)):  # each route once
-        c = t.route_color[r]
-        order[wild if c == GRAY else c].append((t.route_len[r], r, t.route_partner[r]))
-    for rows in order:
-        rows.sort()
-    return order
+        if owner[r] != EMPTY:
+            continue
+        L = lens[r]
+        if L > trains:
+            continue
+        c = colors[r]
+        if c == GRAY:
+            if gray_cap < 0:
+                gray_cap = (max(hand[:wild]) if wild else 0) + hw
+            if L > gray_cap:
+                continue
+        elif L > hand[c] + hw:
+            continue
+        q = partner[r]
+        if q >= 0 and owner[q] != EMPTY and (not shared[r] or owner[q] == p):
+            continue
+        if protect and _traps(s, p, r):
+            continue
+        payable.append(r)
+    if not payable:
+        return []
+    if len(payable) > 1:
+        payable.sort(key=t.claim_rank.__getitem__)
+    acts = []
+    append = acts.append
+    for r in payable:
+        L, c = lens[r], colors[r]
+        if c != GRAY:
+            h = hand[c]
+            # wilds from the fewest that pay (L - h) to all of them; the last pays wilds only
+            for w in range(L - h if L > h else 0, (L if L < hw else hw) + 1):
+                append((CLAIM, r, c if w < L else wild, w))
+        else:
+            for c in range(wild):
+                h = hand[c]
+                if h and h + hw >= L:
+                    for w in range(L - h if L > h else 0, (L - 1 if L - 1 < hw else hw) + 1):
+                        append((CLAIM, r, c, w))
+            if hw >= L:
+                append((CLAIM, r, wild, L))
+    return acts
 
 
 def _partner_color_claims(s: State, p: int, only, found: list) -> list[tuple]:
