@@ -151,6 +151,8 @@ class PlannerAgent(Agent):
         self.maxlen = max(tables.route_len, default=0)
         self._plan_key = None
         self._plan = ([], 0)
+        self._plan_claimed = -1  # view.claimed when the plan was last checked
+        self._own = None          # this seat's route costs, kept up to date claim by claim: _own_costs
         self._seen_key = None
         self._seen = ({}, {})
         self._others = {}     # seat -> (its key, its visible paths): see _paths_of
@@ -179,6 +181,40 @@ class PlannerAgent(Agent):
                 append(L)
         return costs
 
+    def _own_costs(self, view) -> list:
+        """`_seat_costs` of this seat and its mates, as a new list, without the full pass each time:
+        kept from the last call and brought up to date with the claims made since (a claim changes
+        the cost of its route and of its double's other track only)."""
+        own = self._own
+        claimed = view.claimed
+        if own is None:
+            costs = self._seat_costs(view, self.seat, self._mates(view))
+            self._own = (costs, [len(view.claims_of(q)) for q in range(view.players)], claimed)
+            return list(costs)
+        costs, seen, at = own
+        if claimed != at:
+            owner, seat, mates = view.owner, self.seat, self._mates(view)
+            t = self.t
+            shared, partner, lens = view.shared_doubles, t.route_partner, t.route_len
+            for q in range(view.players):
+                claims = view.claims_of(q)
+                if len(claims) == seen[q]:
+                    continue
+                for r in claims[seen[q]:]:
+                    for x in (r, partner[r]) if partner[r] >= 0 else (r,):
+                        # the rule of _seat_costs for route x
+                        o = owner[x]
+                        if o == seat or (mates and o in mates):
+                            costs[x] = 0
+                        elif o != -1:
+                            costs[x] = INF
+                        else:
+                            y = partner[x]
+                            costs[x] = INF if y >= 0 and owner[y] != -1 and (owner[y] == seat or not shared[x]) else lens[x]
+                seen[q] = len(claims)
+            self._own = (costs, seen, claimed)
+        return list(costs)
+
     def _mates(self, view) -> tuple:
         """Teammates whose routes count as this seat's for tickets (`shared_team_tickets`)."""
         return view.teammates() if view.rules.shared_team_tickets else ()
@@ -186,7 +222,7 @@ class PlannerAgent(Agent):
     def _costs(self, view) -> list:
         """Trains each route would cost this seat now: 0 its own (and its teammates' when the team's
         routes count together), inf closed or taken; nudged by what it sees of others' tickets."""
-        costs = self._seat_costs(view, self.seat, self._mates(view))
+        costs = self._own_costs(view)
         bias = self._read_table(view)[0]
         for r, b in bias.items():
             c = costs[r]
@@ -299,14 +335,20 @@ class PlannerAgent(Agent):
 
         Others' claims only take options away, so a plan none of whose routes was taken or closed
         stays the plan; own claims just shorten it. New tickets always replan."""
+        claimed = view.claimed
         if self._plan_key == view.ticket_count:
+            if claimed == self._plan_claimed:
+                return self._plan  # no route was claimed since it was checked: it stands as it was
             routes = self.still_open(view, self._plan[0])
             if routes is not None:
-                self._plan = (routes, sum(self.t.route_len[r] for r in routes))
+                lens = self.t.route_len
+                self._plan = (routes, sum([lens[r] for r in routes]))
+                self._plan_claimed = claimed
                 return self._plan
         routes, cost, _ = self.plan_for(view, view.tickets)
         self._plan = (routes, cost)
         self._plan_key = view.ticket_count
+        self._plan_claimed = claimed
         return self._plan
 
     # ------------------------------------------------------------ the clock
@@ -505,7 +547,7 @@ class PlannerAgent(Agent):
         for r in routes:
             c, L = t.route_color[r], t.route_len[r]
             if c == GRAY:
-                c = max(range(wild), key=lambda x: (hand[x], -x))
+                c = hand.index(max(hand[:wild]))  # the most-held color, the first of a tie
             use = min(L, hand[c])
             hand[c] -= use
             hand[wild] -= min(L - use, hand[wild])
@@ -601,7 +643,7 @@ class PlannerAgent(Agent):
         for r in routes:
             c = t.route_color[r]
             if c == GRAY:
-                c = max(range(t.wild), key=lambda x: (hand[x], -x))
+                c = hand.index(max(hand[:t.wild]))  # the most-held color, the first of a tie
             missing = t.route_len[r] - hand[c]
             if missing > 0:
                 need[c] = need.get(c, 0) + missing

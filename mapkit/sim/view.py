@@ -76,6 +76,17 @@ class SeatView:
         return self._s.owner
 
     @property
+    def claimed(self) -> int:
+        """How many routes are claimed so far, by all seats: a planner's cached costs and plan hold
+        while it is unchanged (claims are the only changes of `owner`)."""
+        return len(self._s.owner) - self._s.owner.count(-1)
+
+    def claims_of(self, seat: int) -> list[int]:
+        """The routes a seat has claimed, in the order it claimed them (public). The state's own
+        list, not a copy: agents must not modify it."""
+        return self._s.claims[seat]
+
+    @property
     def shared_doubles(self) -> list[bool]:
         """For each route: may both tracks of its double be claimed in this game?"""
         return self._s.shared
@@ -112,7 +123,7 @@ class SeatView:
 
     @property
     def hand_sizes(self) -> tuple[int, ...]:
-        return tuple(sum(h) for h in self._s.hands)
+        return tuple(map(sum, self._s.hands))
 
     @property
     def final_round(self) -> bool:
