@@ -27,14 +27,14 @@ Agents are seeded by the runner; nothing reads global random state.
 
 from __future__ import annotations
 
-import heapq
 import random
 
 from mapkit.errors import UsageError, did_you_mean
 from mapkit.sim.engine import BLIND, CLAIM, DRAW2, FACE_UP, KEEP, KEEP_PHASE, SETUP
+from mapkit.sim.paths import INF, SeatPaths, adjacency, cheapest_path
 from mapkit.sim.tables import GRAY, Tables
 
-INF = float("inf")
+__all__ = ["AGENTS", "Agent", "INF", "PlannerAgent", "cheapest_path", "make_agent"]
 
 
 class Agent:
@@ -56,61 +56,7 @@ class RandomAgent(Agent):
         return legal[self.rng.randrange(len(legal))]
 
 
-def _adjacency(t: Tables) -> tuple:
-    """Per-board adjacency for planning: for each station, (neighbor, route) pairs.
-
-    Kept on the tables object itself, so it lives and dies with it: a class-level dict keyed by
-    id kept one tables object alive for every chunk of games a worker unpickled."""
-    adj = t.__dict__.get("_planner_adjacency")
-    if adj is None:
-        lists = [[] for _ in range(t.n_stations)]
-        for r in range(t.n_routes):
-            a, b = t.route_a[r], t.route_b[r]
-            lists[a].append((b, r))
-            lists[b].append((a, r))
-        adj = tuple(tuple(x) for x in lists)
-        object.__setattr__(t, "_planner_adjacency", adj)  # Tables is frozen; this is a cache, not a field
-    return adj
-
-
-def cheapest_path(adj, costs: list, a: int, b: int, free) -> tuple[float, list[int]]:
-    """Dijkstra from a to b: (cost, the routes on the path that still cost something), with the
-    routes in `free` costing nothing. INF and no routes when b cannot be reached.
-
-    The planners' hottest code, so it works on lists indexed by station (not dicts) and on one
-    cost list with the free routes zeroed (not a set lookup per edge); the search, its ties and
-    its result are those of the dict version it replaced."""
-    work = costs
-    if free:
-        work = list(costs)
-        for r in free:
-            work[r] = 0
-    dist = [INF] * len(adj)
-    dist[a] = 0
-    via = [None] * len(adj)
-    heap = [(0, a)]
-    pop, push = heapq.heappop, heapq.heappush
-    while heap:
-        d, n = pop(heap)
-        if n == b:
-            break
-        if d > dist[n]:
-            continue
-        for m, r in adj[n]:
-            nd = d + work[r]
-            if nd < dist[m]:
-                dist[m] = nd
-                via[m] = (n, r)
-                push(heap, (nd, m))
-    if dist[b] == INF:
-        return INF, []
-    routes = []
-    n = b
-    while n != a:
-        n, r = via[n]
-        if work[r]:  # costs[r] and not free
-            routes.append(r)
-    return dist[b], routes
+_adjacency = adjacency  # the old name
 
 
 class PlannerAgent(Agent):
@@ -153,6 +99,12 @@ class PlannerAgent(Agent):
         self._plan = ([], 0)
         self._plan_claimed = -1  # view.claimed when the plan was last checked
         self._own = None          # this seat's route costs, kept up to date claim by claim: _own_costs
+        self._claimed_mask = 0    # bit r: route r is claimed (by anyone), as of _own_costs
+        # the memory of its searches (paths.SeatPaths) answers for the searches on its own costs, as
+        # long as a playstyle keeps this class's costs and search
+        cls = type(self)
+        own = all(getattr(cls, m) is getattr(PlannerAgent, m) for m in ("_costs", "_path", "_own_costs", "_seat_costs"))
+        self._paths = SeatPaths(tables, self.adj) if own else None
         self._seen_key = None
         self._seen = ({}, {})
         self._others = {}     # seat -> (its key, its visible paths): see _paths_of
@@ -190,6 +142,11 @@ class PlannerAgent(Agent):
         if own is None:
             costs = self._seat_costs(view, self.seat, self._mates(view))
             self._own = (costs, [len(view.claims_of(q)) for q in range(view.players)], claimed)
+            mask = 0
+            for r, o in enumerate(view.owner):
+                if o != -1:
+                    mask |= 1 << r
+            self._claimed_mask = mask
             return list(costs)
         costs, seen, at = own
         if claimed != at:
@@ -201,6 +158,7 @@ class PlannerAgent(Agent):
                 if len(claims) == seen[q]:
                     continue
                 for r in claims[seen[q]:]:
+                    self._claimed_mask |= 1 << r
                     for x in (r, partner[r]) if partner[r] >= 0 else (r,):
                         # the rule of _seat_costs for route x
                         o = owner[x]
@@ -299,15 +257,29 @@ class PlannerAgent(Agent):
         """Cheapest connection a→b: (cost in trains, routes still to claim)."""
         return cheapest_path(self.adj, costs, a, b, free)
 
+    def _memory(self, view):
+        """The memory of this seat's searches, when `_costs(view)` are its own costs (nothing read
+        from others' tickets shifts them); else None."""
+        if self._paths is None or self._read_table(view)[0]:
+            return None
+        return self._paths
+
+    def _own_path(self, memory, costs, a, b, free):
+        """`_path` on costs just read from `_costs(view)`, answered from `memory` when it can."""
+        if memory is None:
+            return self._path(costs, a, b, free)
+        return memory.path(costs, a, b, free, self._claimed_mask)
+
     def plan_for(self, view, tickets) -> tuple[list[int], float, int]:
         """(routes to claim, their total length, tickets that cannot be completed)."""
         free: set = set()
         impossible = 0
         costs = self._costs(view)
+        memory = self._memory(view)
         for a, b, pts, *_ in sorted(tickets, key=lambda x: -x[2]):
             if view.connected(a, b):
                 continue
-            c, routes = self._path(costs, a, b, free)
+            c, routes = self._own_path(memory, costs, a, b, free)
             if c == INF:
                 impossible += 1
                 continue
@@ -382,6 +354,7 @@ class PlannerAgent(Agent):
             return legal[0]
         routes, cost = self.plan(view)
         costs = self._costs(view)
+        memory = self._memory(view)
         free = set(routes)
         trains = view.trains[self.seat]
         turns = self._turns_left(view)
@@ -411,7 +384,7 @@ class PlannerAgent(Agent):
         alone, paths = [], []
         for i in range(n):
             a, b = offer[i][0], offer[i][1]
-            c, rs = (0, []) if view.connected(a, b) else self._path(costs, a, b, free)
+            c, rs = (0, []) if view.connected(a, b) else self._own_path(memory, costs, a, b, free)
             paths.append((c, rs))
             alone.append((value(i, rs, c), i))
         alone.sort(reverse=True)
@@ -420,7 +393,7 @@ class PlannerAgent(Agent):
         for _, i in alone:
             a, b = offer[i][0], offer[i][1]
             if grown:
-                c, rs = (0, []) if view.connected(a, b) else self._path(costs, a, b, free)
+                c, rs = (0, []) if view.connected(a, b) else self._own_path(memory, costs, a, b, free)
             else:
                 c, rs = paths[i]  # the same search on the same costs: the same path
             if kept < view.min_keep or value(i, rs, c) > self.keep_threshold:
