@@ -110,6 +110,8 @@ class PlannerAgent(Agent):
         self._others = {}     # seat -> (its key, its visible paths): see _paths_of
         self._blocks = {}     # route -> blocking value, while the table is unchanged
         self._station_list = None
+        self._by_length = None   # routes, longest first (ties in route order): _longest_open
+        self._want = (None, None, None)  # plan_claim's routes and the colors they keep, per plan
 
     # ------------------------------------------------------------ planning
 
@@ -150,6 +152,10 @@ class PlannerAgent(Agent):
             return list(costs)
         costs, seen, at = own
         if claimed != at:
+            if sum(map(len, (view.claims_of(q) for q in range(view.players)))) - sum(seen) != claimed - at:
+                # routes owned without a claim (a test's hand-made position): the full pass
+                self._own = None
+                return self._own_costs(view)
             owner, seat, mates = view.owner, self.seat, self._mates(view)
             t = self.t
             shared, partner, lens = view.shared_doubles, t.route_partner, t.route_len
@@ -335,10 +341,12 @@ class PlannerAgent(Agent):
     def _danger(self, view) -> bool:
         """Could another seat start the final round with its next claim (it holds the cards to
         bring its trains to the trigger)? Then cards drawn now can be spent only once more."""
-        trig, sizes, trains = view.rules.end_trigger, view.hand_sizes, view.trains
+        trig, trains = view.rules.end_trigger, view.trains
         cap = self.maxlen
         for q in range(view.players):
-            if q != self.seat and trains[q] - trig <= min(cap, sizes[q]):
+            # trains[q] - trig <= min(cap, its hand size), the hand counted only when it matters
+            room = trains[q] - trig
+            if q != self.seat and room <= cap and room <= view.hand_size(q):
                 return True
         return False
 
@@ -453,12 +461,18 @@ class PlannerAgent(Agent):
         """A claim of a planned route, or of the other track of a planned double: first one an
         opponent visibly needs (race for it), else the longest; paid the way the hand pays best."""
         t = self.t
-        want = set(routes)
-        for r in routes:
-            q = t.route_partner[r]
-            if q >= 0:
-                want.add(q)
-        keep, hand = self._keep_colors(routes), view.hand
+        held = self._want
+        if held[0] is routes:
+            want, keep = held[1], held[2]
+        else:
+            want = set(routes)
+            for r in routes:
+                q = t.route_partner[r]
+                if q >= 0:
+                    want.add(q)
+            keep = self._keep_colors(routes)
+            self._want = (routes, want, keep)
+        hand = view.hand
         needs = self._read_table(view)[1]
         if needs:
             hot = {r for r in want if r in needs}
@@ -613,14 +627,17 @@ class PlannerAgent(Agent):
         hand = list(view.hand)
         need = {}
         t = self.t
+        colors, lens, wild = t.route_color, t.route_len, t.wild
         for r in routes:
-            c = t.route_color[r]
+            c = colors[r]
             if c == GRAY:
-                c = hand.index(max(hand[:t.wild]))  # the most-held color, the first of a tie
-            missing = t.route_len[r] - hand[c]
-            if missing > 0:
-                need[c] = need.get(c, 0) + missing
-            hand[c] = max(0, hand[c] - t.route_len[r])
+                c = hand.index(max(hand[:wild]))  # the most-held color, the first of a tie
+            h, L = hand[c], lens[r]
+            if L > h:
+                need[c] = need.get(c, 0) + L - h
+                hand[c] = 0
+            else:
+                hand[c] = h - L
         return need
 
     def draw(self, view, legal, need: dict, target=None):
@@ -669,10 +686,25 @@ class PlannerAgent(Agent):
         if claim is not None and claim[0] == CLAIM and (
                 self.t.route_len[claim[1]] >= 3 or trains <= 6 or sum(view.hand) >= 8 or self._danger(view)):
             return claim
-        costs = self._costs(view)
-        longest = sorted((r for r in range(self.t.n_routes) if costs[r] != INF and costs[r]
-                          and self.t.route_len[r] <= trains), key=lambda r: -self.t.route_len[r])[:4]
+        longest = self._longest_open(self._costs(view), trains, 4)
         return self.draw(view, legal, self.wanted_colors(view, longest)) if legal.draws() else (claim or legal[0])
+
+    def _longest_open(self, costs, trains: int, n: int) -> list[int]:
+        """The n longest routes that cost something and not too much (at most `trains`), longest
+        first, a tie in route order: read off the routes sorted once by length."""
+        order = self._by_length
+        if order is None:
+            lens = self.t.route_len
+            order = self._by_length = sorted(range(self.t.n_routes), key=lambda r: -lens[r])
+        lens = self.t.route_len
+        out = []
+        for r in order:
+            c = costs[r]
+            if c and c != INF and lens[r] <= trains:
+                out.append(r)
+                if len(out) == n:
+                    break
+        return out
 
     def act(self, view, legal):
         phase = view.phase
@@ -761,9 +793,7 @@ class LongRouteAgent(PlannerAgent):
         trains = view.trains[self.seat]
         if phase != DRAW2 and view.final_round:
             return self.last_turn(view, legal, self.plan(view)[0])
-        costs = self._costs(view)
-        open_long = sorted((r for r in range(t.n_routes) if costs[r] != INF and costs[r] and t.route_len[r] <= trains),
-                           key=lambda r: (-t.route_len[r], r))[:5]
+        open_long = self._longest_open(self._costs(view), trains, 5)
         if phase == DRAW2:
             return self.draw(view, legal, self.wanted_colors(view, open_long))
         claim = self.best_claim(legal)

@@ -34,12 +34,7 @@ def legal_actions(s: State) -> list[tuple]:
         acts = claim_actions(s, s.current)
         if s.rules.transit and s.tokens_left:
             acts.extend(station_actions(s, s.current))
-        fu = s.face_up
-        for i in range(len(fu)):
-            if fu[i] != EMPTY:
-                acts.append((FACE_UP, i))
-        if s.deck or s.discard:
-            acts.append((BLIND,))
+        acts.extend(draw_actions(s))
         if s.ticket_deck or s.market:
             if s.rules.ticket_market:
                 acts.extend((TICKETS, m) for m in _market_masks(s))
@@ -49,15 +44,7 @@ def legal_actions(s: State) -> list[tuple]:
             acts.append((PASS,))
         return acts
     if ph == DRAW2:
-        acts = []
-        fu, wild = s.face_up, s.t.wild
-        relaxed = not s.rules.face_up_wild_takes_turn
-        for i in range(len(fu)):
-            if fu[i] != EMPTY and (fu[i] != wild or relaxed):
-                acts.append((FACE_UP, i))
-        if s.deck or s.discard:
-            acts.append((BLIND,))
-        return acts
+        return draw_actions(s)
     if ph == KEEP_PHASE or ph == SETUP:
         return [(KEEP, m) for m in keep_masks(len(s.offer), s.min_keep)]
     if ph == REDRAW_PHASE:
@@ -301,17 +288,28 @@ def _traps(s: State, p: int, r: int) -> bool:
     return False
 
 
+# the draw actions are the same few tuples every turn: made once (a face-up slot's action per slot)
+_BLIND = (BLIND,)
+_FACE = [(FACE_UP, i) for i in range(8)]
+
+
+def _face(n: int) -> list[tuple]:
+    while len(_FACE) < n:
+        _FACE.append((FACE_UP, len(_FACE)))
+    return _FACE
+
+
 def draw_actions(s: State) -> list[tuple]:
     """The card draws open now (first or second card of the turn)."""
-    acts = []
-    fu, wild = s.face_up, s.t.wild
-    second = s.phase == DRAW2
-    relaxed = not s.rules.face_up_wild_takes_turn
-    for i in range(len(fu)):
-        if fu[i] != EMPTY and (not second or fu[i] != wild or relaxed):
-            acts.append((FACE_UP, i))
+    fu = s.face_up
+    face = _face(len(fu))
+    if s.phase == DRAW2 and s.rules.face_up_wild_takes_turn:
+        wild = s.t.wild
+        acts = [face[i] for i, c in enumerate(fu) if c != EMPTY and c != wild]
+    else:
+        acts = [face[i] for i, c in enumerate(fu) if c != EMPTY]
     if s.deck or s.discard:
-        acts.append((BLIND,))
+        acts.append(_BLIND)
     return acts
 
 

@@ -125,6 +125,10 @@ class SeatView:
     def hand_sizes(self) -> tuple[int, ...]:
         return tuple(map(sum, self._s.hands))
 
+    def hand_size(self, seat: int) -> int:
+        """How many train cards a seat holds (public), without counting every hand."""
+        return sum(self._s.hands[seat])
+
     @property
     def final_round(self) -> bool:
         return self._s.final_turns_left is not None
