@@ -105,6 +105,7 @@ class PlannerAgent(Agent):
         cls = type(self)
         own = all(getattr(cls, m) is getattr(PlannerAgent, m) for m in ("_costs", "_path", "_own_costs", "_seat_costs"))
         self._paths = SeatPaths(tables, self.adj) if own else None
+        self._cheap_keys = cls._claim_key is PlannerAgent._claim_key
         self._seen_key = None
         self._seen = ({}, {})
         self._others = {}     # seat -> (its key, its visible paths): see _paths_of
@@ -425,6 +426,9 @@ class PlannerAgent(Agent):
     # ------------------------------------------------------------ paying and drawing
 
     def _claim_key(self, a, keep, hand, planned):
+        """How a payment rates (higher is better). For one route and card color it only falls as
+        the wilds rise: `short`, the cards taken from the plan, drops by at most one for each wild
+        more, and the third place prefers fewer wilds on a tie (best_claim relies on this)."""
         t = self.t
         r, c, w = a[1], a[2], a[3]
         L = t.route_len[r]
@@ -441,7 +445,10 @@ class PlannerAgent(Agent):
         double, the color of a gray route) that takes fewest cards the rest of the plan needs."""
         best, key = None, None
         planned = routes or ()
-        for a in legal.claims(routes):
+        # for one route and card color, fewer wilds always rate higher (see _claim_key): only the
+        # cheapest payments need rating, unless a playstyle rates payments its own way
+        claims = legal.cheapest_claims(routes) if self._cheap_keys else legal.claims(routes)
+        for a in claims:
             k = self._claim_key(a, keep, hand, planned)
             if key is None or k > key:
                 best, key = a, k
@@ -462,7 +469,7 @@ class PlannerAgent(Agent):
         opponent visibly needs (race for it), else the longest; paid the way the hand pays best."""
         t = self.t
         held = self._want
-        if held[0] is routes:
+        if held[0] == routes:
             want, keep = held[1], held[2]
         else:
             want = set(routes)

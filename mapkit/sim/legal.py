@@ -91,12 +91,14 @@ def _market_masks(s: State) -> list[int]:
     return masks
 
 
-def claim_actions(s: State, p: int, only=None) -> list[tuple]:
+def claim_actions(s: State, p: int, only=None, cheapest: bool = False) -> list[tuple]:
     """Every legal claim of seat p, one action per exact payment (color, number of wilds).
 
     Routes are visited color by color (gray last), shortest first, so only routes the hand could
     pay for are looked at; that is also the order of the result. `only`: a set of routes to
-    consider (agents that know what they want skip the rest).
+    consider (agents that know what they want skip the rest). `cheapest`: of each route's
+    payments in one card color only the one with fewest wilds (and the all-wild payment), in the
+    same order: what an agent that never spends a wild it need not spend chooses from.
     """
     t = s.t
     owner = s.owner
@@ -107,10 +109,13 @@ def claim_actions(s: State, p: int, only=None) -> list[tuple]:
     shared = s.shared
     protect = s.rules.friendly_protection_turns and _protection_active(s, p)
     if only is not None:
-        acts = _claims_of(s, p, only, protect)
+        acts = _claims_of(s, p, only, protect, cheapest)
         if s.rules.double_either_color:
-            acts.extend(_partner_color_claims(s, p, only, acts))
+            acts.extend(_fewest_wilds(_partner_color_claims(s, p, only, acts)) if cheapest else
+                        _partner_color_claims(s, p, only, acts))
         return acts
+    if cheapest:
+        return _fewest_wilds(claim_actions(s, p))
     acts = []
     append = acts.append
     # (length, route, partner) per color, shortest first, claimed routes left out: no table lookups
@@ -161,7 +166,19 @@ def claim_actions(s: State, p: int, only=None) -> list[tuple]:
     return acts
 
 
-def _claims_of(s: State, p: int, routes, protect) -> list[tuple]:
+def _fewest_wilds(acts: list[tuple]) -> list[tuple]:
+    """Of a listing, each route's first payment per card color: the one with fewest wilds (a
+    route's payments in one color come one after another, wilds ascending)."""
+    out = []
+    last = None
+    for a in acts:
+        if (a[1], a[2]) != last:
+            last = (a[1], a[2])
+            out.append(a)
+    return out
+
+
+def _claims_of(s: State, p: int, routes, protect, cheapest: bool = False) -> list[tuple]:
     """`claim_actions` for a few routes (a planner asking for the routes it wants): the same actions
     in the same order, without building the per-color rows.
 
@@ -208,12 +225,21 @@ def _claims_of(s: State, p: int, routes, protect) -> list[tuple]:
         if c != GRAY:
             h = hand[c]
             # wilds from the fewest that pay (L - h) to all of them; the last pays wilds only
-            for w in range(L - h if L > h else 0, (L if L < hw else hw) + 1):
+            low = L - h if L > h else 0
+            if cheapest:
+                append((CLAIM, r, c if low < L else wild, low))
+                if low < L <= hw:
+                    append((CLAIM, r, wild, L))
+                continue
+            for w in range(low, (L if L < hw else hw) + 1):
                 append((CLAIM, r, c if w < L else wild, w))
         else:
             for c in range(wild):
                 h = hand[c]
                 if h and h + hw >= L:
+                    if cheapest:
+                        append((CLAIM, r, c, L - h if L > h else 0))
+                        continue
                     for w in range(L - h if L > h else 0, (L - 1 if L - 1 < hw else hw) + 1):
                         append((CLAIM, r, c, w))
             if hw >= L:
@@ -415,6 +441,17 @@ class Legal:
         acts = claim_actions(self._s, self._s.current, routes)
         self._given.append(tuple(acts))  # a copy: an agent changing its list cannot add to it
         return acts
+
+    def cheapest_claims(self, routes=None) -> list[tuple]:
+        """The claims of `claims(routes)` that use the fewest wilds for their route and card color
+        (and each route's all-wild payment), in the same order: a payment with more wilds of the
+        same color is never better for an agent that keeps its wilds."""
+        if self._s.phase != TURN:
+            return []
+        acts = claim_actions(self._s, self._s.current, routes, cheapest=True)
+        self._given.append(tuple(acts))  # a copy: an agent changing its list cannot add to it
+        return acts
+
     def stations(self) -> list[tuple]:
         """Transit expansion: the stations the seat can build now."""
         s = self._s

@@ -53,40 +53,47 @@ def cheapest_path(adj, costs: list, a: int, b: int, free) -> tuple[float, list[i
         work = list(costs)
         for r in free:
             work[r] = 0
-    return _search(adj, work, a, b, None, None)[:2]
+    c, routes, _ = _search(adj, work, a, b)
+    return c, routes
 
 
-def _search(adj, work: list, a: int, b: int, reads, touch) -> tuple:
-    """The search of `cheapest_path` on costs `work` (free routes already zeroed); with `reads`
-    and `touch` (bit masks of routes per station: its routes; its routes and their doubles' other
-    tracks) also the masks of the routes it read, those at the stations it expanded before
-    reaching b, and of those and their other tracks."""
+def _search(adj, work: list, a: int, b: int) -> tuple:
+    """The search of `cheapest_path` on costs `work` (free routes already zeroed): (cost, routes to
+    claim, the cost of reaching each station as the search left it).
+
+    Dijkstra that stops once nothing left to expand is nearer than the best way to b found so
+    far, and never queues a station reached at that cost or more: b's cost and the path to it
+    are then final (a later station could only tie with b, and ties never replace a path), so
+    the result is the plain search's, with fewer steps. The stations it expanded are those it
+    left at a cost below b's (b unreachable: every station reached), and perhaps some at b's."""
     n = len(adj)
     dist = [INF] * n
     dist[a] = 0
+    if a == b:
+        return 0, [], dist
     prev = [-1] * n
     via = [-1] * n
     heap = [(0, a)]
     pop, push = heapq.heappop, heapq.heappush
-    read = touched = 0
+    best = INF  # the cost of the best way to b found so far
     while heap:
         d, x = pop(heap)
-        if x == b:
+        if d >= best:
             break
         if d > dist[x]:
             continue
-        if reads is not None:
-            read |= reads[x]
-            touched |= touch[x]
         for m, r in adj[x]:
             nd = d + work[r]
-            if nd < dist[m]:
+            if nd < dist[m] and nd < best:
                 dist[m] = nd
                 prev[m] = x
                 via[m] = r
-                push(heap, (nd, m))
-    if dist[b] == INF:
-        return INF, [], read, touched
+                if m == b:
+                    best = nd  # b itself is never expanded
+                else:
+                    push(heap, (nd, m))
+    if best == INF:
+        return INF, [], dist
     routes = []
     x = b
     while x != a:
@@ -94,7 +101,7 @@ def _search(adj, work: list, a: int, b: int, reads, touch) -> tuple:
         if work[r]:  # costs[r] and not free
             routes.append(r)
         x = prev[x]
-    return dist[b], routes, read, touched
+    return best, routes, dist
 
 
 class SeatPaths:
@@ -139,7 +146,7 @@ class SeatPaths:
             if got is None:
                 if len(self.pristine) >= PRISTINE_MAX:
                     self.pristine.clear()
-                c, routes, _, _ = _search(self.adj, work, a, b, None, None)
+                c, routes, _ = _search(self.adj, work, a, b)
                 got = self.pristine[(a, b, fmask)] = (c, tuple(routes))
                 self.searches += 1
             else:
@@ -157,7 +164,14 @@ class SeatPaths:
                     return c, list(routes)
         else:
             slots = self.stored[(a, b)] = []
-        c, routes, read, touched = _search(self.adj, work, a, b, self.reads, self.touch)
+        c, routes, dist = _search(self.adj, work, a, b)
+        # what the search read: the routes at every station it may have expanded (see _search)
+        read = touched = 0
+        reads, touch = self.reads, self.touch
+        for x, d in enumerate(dist):
+            if d <= c and d != INF:
+                read |= reads[x]
+                touched |= touch[x]
         slots.insert(0, (claimed, fmask, read, touched, c, tuple(routes)))
         del slots[SLOTS:]
         self.searches += 1
