@@ -31,7 +31,7 @@ import random
 
 from mapkit.errors import UsageError, did_you_mean
 from mapkit.sim.engine import BLIND, CLAIM, DRAW2, FACE_UP, KEEP, KEEP_PHASE, SETUP
-from mapkit.sim.paths import INF, SeatPaths, adjacency, cheapest_path
+from mapkit.sim.paths import INF, adjacency, cheapest_path, untouched_path
 from mapkit.sim.tables import GRAY, Tables
 
 __all__ = ["AGENTS", "Agent", "INF", "PlannerAgent", "cheapest_path", "make_agent"]
@@ -99,12 +99,10 @@ class PlannerAgent(Agent):
         self._plan = ([], 0)
         self._plan_claimed = -1  # view.claimed when the plan was last checked
         self._own = None          # this seat's route costs, kept up to date claim by claim: _own_costs
-        self._claimed_mask = 0    # bit r: route r is claimed (by anyone), as of _own_costs
-        # the memory of its searches (paths.SeatPaths) answers for the searches on its own costs, as
-        # long as a playstyle keeps this class's costs and search
+        # searches of the untouched board come from the tables (paths.untouched_path), as long as
+        # a playstyle keeps this class's costs and search
         cls = type(self)
-        own = all(getattr(cls, m) is getattr(PlannerAgent, m) for m in ("_costs", "_path", "_own_costs", "_seat_costs"))
-        self._paths = SeatPaths(tables, self.adj) if own else None
+        self._plain = all(getattr(cls, m) is getattr(PlannerAgent, m) for m in ("_costs", "_path", "_own_costs", "_seat_costs"))
         self._cheap_keys = cls._claim_key is PlannerAgent._claim_key
         self._seen_key = None
         self._seen = ({}, {})
@@ -145,11 +143,6 @@ class PlannerAgent(Agent):
         if own is None:
             costs = self._seat_costs(view, self.seat, self._mates(view))
             self._own = (costs, [len(view.claims_of(q)) for q in range(view.players)], claimed)
-            mask = 0
-            for r, o in enumerate(view.owner):
-                if o != -1:
-                    mask |= 1 << r
-            self._claimed_mask = mask
             return list(costs)
         costs, seen, at = own
         if claimed != at:
@@ -165,7 +158,6 @@ class PlannerAgent(Agent):
                 if len(claims) == seen[q]:
                     continue
                 for r in claims[seen[q]:]:
-                    self._claimed_mask |= 1 << r
                     for x in (r, partner[r]) if partner[r] >= 0 else (r,):
                         # the rule of _seat_costs for route x
                         o = owner[x]
@@ -264,18 +256,16 @@ class PlannerAgent(Agent):
         """Cheapest connection a→b: (cost in trains, routes still to claim)."""
         return cheapest_path(self.adj, costs, a, b, free)
 
-    def _memory(self, view):
-        """The memory of this seat's searches, when `_costs(view)` are its own costs (nothing read
-        from others' tickets shifts them); else None."""
-        if self._paths is None or self._read_table(view)[0]:
-            return None
-        return self._paths
+    def _memory(self, view) -> bool:
+        """Are `_costs(view)` the route lengths, the same for everyone: no route claimed yet and
+        nothing read from others' tickets to shift them? Then searches come from the tables."""
+        return self._plain and view.claimed == 0 and not self._read_table(view)[0]
 
-    def _own_path(self, memory, costs, a, b, free):
-        """`_path` on costs just read from `_costs(view)`, answered from `memory` when it can."""
-        if memory is None:
-            return self._path(costs, a, b, free)
-        return memory.path(costs, a, b, free, self._claimed_mask)
+    def _own_path(self, memory: bool, costs, a, b, free):
+        """`_path` on costs just read from `_costs(view)`; from the tables when `memory`."""
+        if memory:
+            return untouched_path(self.t, self.adj, a, b, free)
+        return self._path(costs, a, b, free)
 
     def plan_for(self, view, tickets) -> tuple[list[int], float, int]:
         """(routes to claim, their total length, tickets that cannot be completed)."""

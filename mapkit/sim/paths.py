@@ -1,18 +1,10 @@
-"""Cheapest connections for the planners: Dijkstra on a board's routes, and a memory of the searches
-a seat made that answers a repeated one without searching again, exactly.
+"""Cheapest connections for the planners: Dijkstra on a board's routes, and the searches of the
+untouched board (nothing claimed yet) remembered on the board tables.
 
-Why a memory is exact: Dijkstra's run from a to b (its pops, its ties, the path it returns) depends
-only on the costs of the routes at the stations it expanded before it reached b. A stored search
-is therefore the search of now as long as none of those routes changed cost since. A seat's route
-costs change only when a route is claimed (that route and its double's other track) and when the
-set of routes it counts as free changes, so each stored search keeps, as bit masks over routes, the
-routes it read, the claimed routes and the free routes of its time; it answers when no route
-claimed since and no route that became free or stopped being free touches what it read.
-
-Planning repeats itself a lot: a seat's plan is searched again after a claim far away from it, a
-ticket kept is searched once to choose it and once more in the new plan, and at the start of a game
-(nothing claimed) every seat of every game searches the same untouched board, which a memory kept
-on the board tables answers for all of them.
+At the start of a game every seat of every game searches the same board: those searches are
+answered from the tables. (A memory of each seat's later searches, exact by keeping the routes a
+search read and checking none changed since, answered a quarter of them but cost about as much as
+it saved: measured, and left out.)
 """
 
 from __future__ import annotations
@@ -20,8 +12,7 @@ from __future__ import annotations
 import heapq
 
 INF = float("inf")
-SLOTS = 4               # stored searches per pair of stations (most recently used first)
-PRISTINE_MAX = 20_000   # searches of the untouched board kept on the tables (then it starts over)
+UNTOUCHED_MAX = 20_000  # searches of the untouched board kept on the tables (then it starts over)
 
 
 def adjacency(t) -> tuple:
@@ -104,75 +95,18 @@ def _search(adj, work: list, a: int, b: int) -> tuple:
     return best, routes, dist
 
 
-class SeatPaths:
-    """One seat's cheapest-path searches in one game, on its own route costs (see the module
-    docstring). `path` answers what `cheapest_path(adj, costs, a, b, free)` would, given the mask
-    of the routes claimed so far (by anyone), which the costs must be those of."""
-
-    __slots__ = ("adj", "reads", "touch", "stored", "pristine", "hits", "searches")
-
-    def __init__(self, t, adj):
-        self.adj = adj
-        memo = t.__dict__.get("_planner_paths")
-        if memo is None:
-            reads, touch = [], []
-            partner = t.route_partner
-            for rs in t.routes_at:
-                m = 0
-                for r in rs:
-                    m |= 1 << r
-                reads.append(m)
-                for r in rs:
-                    if partner[r] >= 0:
-                        m |= 1 << partner[r]
-                touch.append(m)
-            memo = (tuple(reads), tuple(touch), {})
-            object.__setattr__(t, "_planner_paths", memo)  # a cache on the frozen tables, like the adjacency
-        self.reads, self.touch, self.pristine = memo
-        self.stored = {}
-        self.hits = self.searches = 0
-
-    def path(self, costs: list, a: int, b: int, free, claimed: int) -> tuple[float, list[int]]:
-        fmask = 0
-        work = costs
-        if free:
-            work = list(costs)
-            for r in free:
-                work[r] = 0
-                fmask |= 1 << r
-        if not claimed:
-            # the untouched board: the costs are the route lengths, the same for every seat and game
-            got = self.pristine.get((a, b, fmask))
-            if got is None:
-                if len(self.pristine) >= PRISTINE_MAX:
-                    self.pristine.clear()
-                c, routes, _ = _search(self.adj, work, a, b)
-                got = self.pristine[(a, b, fmask)] = (c, tuple(routes))
-                self.searches += 1
-            else:
-                self.hits += 1
-            return got[0], list(got[1])
-        slots = self.stored.get((a, b))
-        if slots:
-            for i, (then, then_free, read, touched, c, routes) in enumerate(slots):
-                # a route claimed since changes its own cost and its double's: `touched` is `read`
-                # with the doubles' other tracks; a free route changed only if it was read
-                if not (claimed & ~then & touched) and not ((fmask ^ then_free) & read):
-                    if i:
-                        slots.insert(0, slots.pop(i))
-                    self.hits += 1
-                    return c, list(routes)
-        else:
-            slots = self.stored[(a, b)] = []
-        c, routes, dist = _search(self.adj, work, a, b)
-        # what the search read: the routes at every station it may have expanded (see _search)
-        read = touched = 0
-        reads, touch = self.reads, self.touch
-        for x, d in enumerate(dist):
-            if d <= c and d != INF:
-                read |= reads[x]
-                touched |= touch[x]
-        slots.insert(0, (claimed, fmask, read, touched, c, tuple(routes)))
-        del slots[SLOTS:]
-        self.searches += 1
-        return c, routes
+def untouched_path(t, adj, a: int, b: int, free) -> tuple[float, list[int]]:
+    """`cheapest_path` on the untouched board (no route claimed: every route costs its length),
+    remembered on the tables: every seat of every game searches the same board at the start."""
+    memo = t.__dict__.get("_untouched_paths")
+    if memo is None or len(memo) >= UNTOUCHED_MAX:
+        memo = {}
+        object.__setattr__(t, "_untouched_paths", memo)  # a cache on the frozen tables, like the adjacency
+    fmask = 0
+    for r in free:
+        fmask |= 1 << r
+    got = memo.get((a, b, fmask))
+    if got is None:
+        c, routes = cheapest_path(adj, list(t.route_len), a, b, free)
+        got = memo[(a, b, fmask)] = (c, tuple(routes))
+    return got[0], list(got[1])

@@ -50,6 +50,11 @@ class Tables:
     # a few routes sorts them by it
     claim_rank: tuple[int, ...] = ()
 
+    def __getstate__(self):
+        # the planners' caches kept on the tables (adjacency, searches of the untouched board) stay
+        # in the process that made them: a worker gets the fields only, and builds its own
+        return {k: v for k, v in self.__dict__.items() if not k.startswith("_")}
+
     @property
     def n_stations(self) -> int:
         return len(self.station_ids)
