@@ -146,10 +146,6 @@ class PlannerAgent(Agent):
             return list(costs)
         costs, seen, at = own
         if claimed != at:
-            if sum(map(len, (view.claims_of(q) for q in range(view.players)))) - sum(seen) != claimed - at:
-                # routes owned without a claim (a test's hand-made position): the full pass
-                self._own = None
-                return self._own_costs(view)
             owner, seat, mates = view.owner, self.seat, self._mates(view)
             t = self.t
             shared, partner, lens = view.shared_doubles, t.route_partner, t.route_len
@@ -259,7 +255,8 @@ class PlannerAgent(Agent):
     def _memory(self, view) -> bool:
         """Are `_costs(view)` the route lengths, the same for everyone: no route claimed yet and
         nothing read from others' tickets to shift them? Then searches come from the tables."""
-        return self._plain and view.claimed == 0 and not self._read_table(view)[0]
+        return (self._plain and view.claimed == 0 and not self._read_table(view)[0]
+                and view.owner.count(-1) == len(view.owner))  # (a hand-made position may own routes)
 
     def _own_path(self, memory: bool, costs, a, b, free):
         """`_path` on costs just read from `_costs(view)`; from the tables when `memory`."""

@@ -77,9 +77,9 @@ class SeatView:
 
     @property
     def claimed(self) -> int:
-        """How many routes are claimed so far, by all seats: a planner's cached costs and plan hold
-        while it is unchanged (claims are the only changes of `owner`)."""
-        return len(self._s.owner) - self._s.owner.count(-1)
+        """How many routes were claimed so far, by all seats: a planner's cached costs and plan hold
+        while it is unchanged (claims are the only changes of `owner` in play)."""
+        return self._s.claimed
 
     def claims_of(self, seat: int) -> list[int]:
         """The routes a seat has claimed, in the order it claimed them (public). The state's own
