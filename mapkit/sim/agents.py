@@ -501,7 +501,8 @@ class PlannerAgent(Agent):
         pending = [(comp(a), comp(b), pts * swing) for a, b, pts, *_ in view.tickets if not view.connected(a, b)]
         best, key = None, (min_points, 0)
         last, v = -1, 0
-        for a in legal.claims():
+        # fewer wilds rate higher for the same route: its cheapest payment per color is enough
+        for a in legal.cheapest_claims():
             r = a[1]
             if r != last:  # a route's payments come one after another: value the route once
                 last, v = r, t.route_points[r]

@@ -446,10 +446,17 @@ class Legal:
         """The claims of `claims(routes)` that use the fewest wilds for their route and card color
         (and each route's all-wild payment), in the same order: a payment with more wilds of the
         same color is never better for an agent that keeps its wilds."""
-        if self._s.phase != TURN:
+        s = self._s
+        if s.phase != TURN:
             return []
-        acts = claim_actions(self._s, self._s.current, routes, cheapest=True)
-        self._given.append(tuple(acts))  # a copy: an agent changing its list cannot add to it
+        if routes is None:
+            acts = _fewest_wilds(self.claims())  # the full listing, made once per turn
+        elif s.rules.double_either_color or s.rules.friendly_protection_turns:
+            acts = claim_actions(s, s.current, routes, cheapest=True)
+        else:
+            acts = _claims_of(s, s.current, routes, False, True)  # what claim_actions would call
+        if acts:
+            self._given.append(tuple(acts))  # a copy: an agent changing its list cannot add to it
         return acts
 
     def stations(self) -> list[tuple]:
