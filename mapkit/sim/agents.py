@@ -258,10 +258,13 @@ class PlannerAgent(Agent):
         return (self._plain and view.claimed == 0 and not self._read_table(view)[0]
                 and view.owner.count(-1) == len(view.owner))  # (a hand-made position may own routes)
 
-    def _own_path(self, memory: bool, costs, a, b, free):
+    def _own_path(self, view, memory: bool, costs, a, b, free):
         """`_path` on costs just read from `_costs(view)`; from the tables when `memory`."""
         if memory:
             return untouched_path(self.t, self.adj, a, b, free)
+        if self._plain and not self._read_table(view)[0]:
+            # this class's own costs, nothing added from others' tickets: lengths, 0 and INF only
+            return cheapest_path(self.adj, costs, a, b, free, whole=True)
         return self._path(costs, a, b, free)
 
     def plan_for(self, view, tickets) -> tuple[list[int], float, int]:
@@ -273,7 +276,7 @@ class PlannerAgent(Agent):
         for a, b, pts, *_ in sorted(tickets, key=lambda x: -x[2]):
             if view.connected(a, b):
                 continue
-            c, routes = self._own_path(memory, costs, a, b, free)
+            c, routes = self._own_path(view, memory, costs, a, b, free)
             if c == INF:
                 impossible += 1
                 continue
@@ -380,7 +383,7 @@ class PlannerAgent(Agent):
         alone, paths = [], []
         for i in range(n):
             a, b = offer[i][0], offer[i][1]
-            c, rs = (0, []) if view.connected(a, b) else self._own_path(memory, costs, a, b, free)
+            c, rs = (0, []) if view.connected(a, b) else self._own_path(view, memory, costs, a, b, free)
             paths.append((c, rs))
             alone.append((value(i, rs, c), i))
         alone.sort(reverse=True)
@@ -389,7 +392,7 @@ class PlannerAgent(Agent):
         for _, i in alone:
             a, b = offer[i][0], offer[i][1]
             if grown:
-                c, rs = (0, []) if view.connected(a, b) else self._own_path(memory, costs, a, b, free)
+                c, rs = (0, []) if view.connected(a, b) else self._own_path(view, memory, costs, a, b, free)
             else:
                 c, rs = paths[i]  # the same search on the same costs: the same path
             if kept < view.min_keep or value(i, rs, c) > self.keep_threshold:
