@@ -329,13 +329,15 @@ def draw_actions(s: State) -> list[tuple]:
     """The card draws open now (first or second card of the turn)."""
     fu = s.face_up
     face = _face(len(fu))
-    if s.phase == DRAW2 and s.rules.face_up_wild_takes_turn:
-        wild = s.t.wild
-        acts = [face[i] for i, c in enumerate(fu) if c != EMPTY and c != wild]
-    else:
-        acts = [face[i] for i, c in enumerate(fu) if c != EMPTY]
+    acts = []
+    wild = s.t.wild if s.phase == DRAW2 and s.rules.face_up_wild_takes_turn else EMPTY  # a wild cannot be second
+    i = 0
+    for c in fu:
+        if c != EMPTY and c != wild:
+            acts.append(face[i])
+        i += 1
     if s.deck or s.discard:
-        acts.append(_BLIND)
+        acts.append(_BLIND)  # last: agents may look for it there
     return acts
 
 

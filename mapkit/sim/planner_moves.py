@@ -252,14 +252,14 @@ class PlannerMoves:
                 elif c == target:
                     score = 8
                 else:
-                    score = need.get(c, 0) and 3 + min(need[c], 3)
+                    n = need.get(c, 0)
+                    score = n and 3 + (n if n < 3 else 3)
                 if key is None or score > key:
                     best, key = a, score
         if best is not None and key > 0:
             return best
-        for a in draws:
-            if a[0] == BLIND:
-                return a
+        if draws and draws[-1][0] == BLIND:  # the blind draw, when there is one, is listed last
+            return draws[-1]
         return best or (legal[0] if len(legal) else None)
 
     def transit_move(self, view, legal):

@@ -37,8 +37,7 @@ class SeatView:
 
     @property
     def tickets(self) -> tuple[tuple[int, int, int], ...]:
-        pool = self._s.ticket_pool
-        return tuple(pool[i] for i in self._s.tickets[self.seat])
+        return tuple(map(self._s.ticket_pool.__getitem__, self._s.tickets[self.seat]))
 
     @property
     def ticket_count(self) -> int:
