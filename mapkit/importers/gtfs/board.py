@@ -172,7 +172,7 @@ def _import(feed, modes, routes, agency, target, name, started) -> ImportResult:
 
     # station ids and names
     ids, station_json = {}, []
-    used_ids = set()
+    used_ids, used_names = set(), Counter()
     for key in sorted(kept, key=lambda k: (-st[k].lat, st[k].lon, k)):
         s = st[key]
         base = slug(s.name)
@@ -182,7 +182,11 @@ def _import(feed, modes, routes, agency, target, name, started) -> ImportResult:
             n += 1
         used_ids.add(sid)
         ids[key] = sid
-        station_json.append({"id": sid, "name": s.name[:60] or sid, "lat": round(s.lat, 6), "lon": round(s.lon, 6)})
+        shown = s.name[:56] or sid
+        used_names[shown] += 1
+        if used_names[shown] > 1:     # two places of one name (a long street's stops far apart)
+            shown = f"{shown} {used_names[shown]}"
+        station_json.append({"id": sid, "name": shown, "lat": round(s.lat, 6), "lon": round(s.lon, 6)})
     kinds = {c.id: c.kind for c in palette}
     routes_json, doubles = [], 0
     for n, (sg, tracks) in zip(lengths, plans):

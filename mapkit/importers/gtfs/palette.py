@@ -83,6 +83,9 @@ def _name(lines: list[Line]) -> str:
     longs = {ln.long_name for ln in lines}
     if len(longs) == 1 and lines[0].long_name:
         return lines[0].long_name[:40]
+    names = ", ".join(ln.name for ln in lines)
+    if len(names) <= 40:
+        return names
     labels = [ln.label for ln in lines]
     text = "Lines " + ", ".join(labels)
     if len(text) <= 40:

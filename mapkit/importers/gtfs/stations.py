@@ -90,28 +90,34 @@ def read_trip_stops(feed: Feed, trip_ids: set[str], stops: dict[str, Stop]) -> d
     return {t: tuple(s for _, s in sorted(v)) for t, v in seqs.items()}
 
 
+# what follows a station's name in a stop's name: a platform, bay or stand; a direction; "hail and
+# ride"; and stop codes like Cairns's "C227" (a capital letter and digits, as agencies print them)
 _SUFFIX = re.compile(
-    r"(\s*[-–,/]\s*|\s+)(platform|plat|bay|stand|stop|gate|track|quay|pier)\s*[a-z0-9]{0,3}$"
+    r"(\s*[-–,/]\s*|\s+)(platform|plat|bay|stand|stop|gate|track|quay)\s*[a-z0-9]{0,3}$"
     r"|\s*\((platform|bay|stand|stop|track|[nsew]b|north|south|east|west)[^)]*\)$"
-    r"|\s*[-–]\s*hail and ride location$"
-    r"|\s+(north|south|east|west)bound$|\s+\[?[nsew]b\]?$"
-    r"|\s+[a-z]?\d{1,4}[a-z]?$",
+    r"|\s*[-–]\s*hail and ride( location)?$"
+    r"|\s+(north|south|east|west)bound$|\s+\[?[nsew]b\]?$",
     re.IGNORECASE)
+_CODE = re.compile(r"\s*[-–]?\s*\b[A-Z]{1,2}\d{1,4}\b")
+_PARENS = re.compile(r"\s*\([^)]*\)")
 
 
 def base_name(name: str) -> str:
-    """The station name under a stop's name: 'Central - Platform 2' → 'Central'."""
-    out = name.strip()
+    """The station name in a stop's name: 'Central - Platform 2' → 'Central',
+    'Anderson St C227 (Cemetery)' → 'Anderson St (Cemetery)'."""
+    out = _CODE.sub("", name.strip()).strip()
     for _ in range(3):
         new = _SUFFIX.sub("", out).strip()
         if new == out or not new:
             break
         out = new
-    return out
+    return re.sub(r"\s{2,}", " ", out) or name.strip()
 
 
 def _key(name: str) -> str:
-    text = unicodedata.normalize("NFKD", base_name(name)).encode("ascii", "ignore").decode().lower()
+    """What stops must share to merge by name: the base name without any parenthesis."""
+    text = _PARENS.sub("", base_name(name)) or base_name(name)
+    text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower()
     return re.sub(r"[^a-z0-9]+", " ", text).strip()
 
 
