@@ -104,7 +104,7 @@ def format_summary(s: dict) -> str:
     ln = s["lengths"]
     out.append(f"routes: {s['routes']} tracks, {s['doubles']} double routes; {ln['spaces']} spaces for "
                f"{5 * s['trains']} trains (5 players × {s['trains']}), "
-               + (f"{ln['spaces_per_km']} spaces per km" if ln["spaces_per_km"] else "every route at the longest length")
+               + (f"{ln['spaces_per_km']} spaces per km^0.6" if ln["spaces_per_km"] else "lengths at their longest")
                + f"; lengths {', '.join(f'{k}: {v}' for k, v in ln['histogram'].items())}; route points {s['route_points']}")
     if s["crowded_segments"]:
         out.append(f"  {len(s['crowded_segments'])} segment(s) with more than two lines, the two most frequent drawn:")
@@ -118,6 +118,7 @@ def format_summary(s: dict) -> str:
     lay = s.get("layout", {})
     for p in lay.get("problems", []):
         out.append(f"layout: {p}")
-    out.append(f"deck: {s['deck']['total']} cards, {s['deck']['wild']} wild; tickets: {s['tickets']}")
+    out.append(f"deck: {s['deck']['total']} cards, {s['deck']['wild']} wild; tickets: {s['tickets']}"
+               + (" (too few station pairs fit for the usual 30)" if s["tickets"] < 30 else ""))
     out.append(("wrote " if s["written"] else "not written: ") + s["out"] + f" in {s['seconds']} s")
     return "\n".join(out)

@@ -164,11 +164,17 @@ def _import(feed, modes, routes, agency, target, name, started) -> ImportResult:
     spaces = sum(n * len(t) for n, (_, t) in zip(lengths, plans))
     longest = max(lengths)
     rules = {"preset": "standard"}
+    if spaces < L.PLAYERS * L.MIN_TRAINS * L.ROOM:
+        raise EmptySelection(f"the selection makes {len(kept)} stations and {len(plans)} routes of {spaces} spaces in "
+                             f"all: too small for a board, where five players need at least "
+                             f"{math.ceil(L.PLAYERS * L.MIN_TRAINS * L.ROOM)} spaces ({L.MIN_TRAINS} trains each "
+                             f"with room); select more lines (--modes, --route) or a bigger feed")
     if not reached:
         trains = L.trains_for(spaces)
         rules["overrides"] = {"trains": trains}
-        notes.append(f"the network holds only {spaces} spaces with routes of up to {L.MAX_LENGTH}: trains per player "
-                     f"set to {trains} (from 45) so that five players have {L.ROOM} spaces per train")
+        notes.append(f"the network holds only {spaces} spaces with lengths following distance and the longest "
+                     f"route at {L.MAX_LENGTH}: trains per player set to {trains} (from 45) so that five players have "
+                     f"{L.ROOM} spaces per train")
 
     # station ids and names
     ids, station_json = {}, []
@@ -294,7 +300,15 @@ def finish_board(data: dict, *, seed: int = 0, style: str = "geographic", source
     laid = dict(laid)
     laid["deck"] = deck.deck_json()
     board = dataclasses.replace(board, deck=Deck(deck.total, deck.wild, dict(deck.counts)))
-    tickets = generate(board, seed=seed)
+    tickets = None
+    for count in (30, 24, 18, 12, 8, 5):
+        # a small network has too few pairs for the standard 30 tickets: a smaller deck, said so
+        try:
+            tickets = generate(board, seed=seed, count=count)
+            break
+        except MapkitError:
+            if count == 5:
+                raise
     laid["ticket_decks"] = {"standard": tickets.deck_json()}
     text = dump_board_json(laid)
     report = validate_text(text, source)

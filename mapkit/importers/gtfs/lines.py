@@ -6,9 +6,10 @@ segments as double routes, lengths scaled to the trains five players bring.
 - Where lines share a segment it is one double route: the two most frequent lines' colors on its
   two tracks (a second line of the same card color gives way to the next line of another color);
   lines beyond two on a segment are reported, not drawn.
-- Lengths are distance × one scale for the whole board, rounded, at least 1 and at most
-  MAX_LENGTH, the scale chosen as the smallest that gives the board ROOM × the trains of five
-  players (the standard ruleset: 45 each) in spaces. The standard map has about 1.4 spaces per
+- Lengths are distance ** EXPONENT (compressed) × one scale for the whole board, rounded, at least 1, the scale chosen as
+  the smallest that gives the board ROOM × the trains of five players (the standard ruleset: 45
+  each) in spaces, but no larger than puts the longest route at MAX_LENGTH: lengths stay
+  proportional to distance, and a network too small for that plays with fewer trains. The standard map has about 1.4 spaces per
   train; `validate` warns below 1.25.
 - The route scoring table is the standard one to 6, extended past it as the published maps do
   (7: 18, 8: 21, 9: 27), then by 6 a space.
@@ -27,6 +28,9 @@ TRAINS = 45           # the standard ruleset's trains per player
 ROOM = 1.4            # spaces per train, the standard map's room to spare
 MAX_LENGTH = 9
 MIN_TRAINS = 10
+# length ∝ distance ** EXPONENT: a 12 km commuter-rail stretch is not twelve times a 1 km metro
+# hop on a board (the published city maps are schematic too); 1 would be strictly proportional
+EXPONENT = 0.6
 
 
 def route_points(longest: int) -> list[int]:
@@ -73,17 +77,21 @@ def segments(patterns: dict[str, tuple[str, ...]], kept: set, stations: dict[str
 
 
 def scale_lengths(distances: list[float], tracks: list[int], target_spaces: int) -> tuple[list[int], float, bool]:
-    """(lengths, scale in spaces per km, whether the target was reached)."""
+    """(lengths, scale in spaces per km ** EXPONENT, whether the target was reached)."""
 
     def lengths(scale):
-        return [min(MAX_LENGTH, max(1, round(d / 1000 * scale))) for d in distances]
+        return [min(MAX_LENGTH, max(1, round((d / 1000) ** EXPONENT * scale))) for d in distances]
 
     def total(ls):
         return sum(n * t for n, t in zip(ls, tracks))
 
-    if total([MAX_LENGTH] * len(distances)) < target_spaces:
-        return [MAX_LENGTH if d > 0 else 1 for d in distances], math.inf, False
-    lo, hi = 1e-6, 1e6
+    # lengths stay proportional to distance: the scale stops where the longest route reaches
+    # MAX_LENGTH; a network too small for the target at that scale plays with fewer trains
+    longest_km = max(distances) / 1000 if distances else 0
+    ceiling = (MAX_LENGTH + 0.49) / longest_km ** EXPONENT if longest_km > 0 else 1e6
+    if total(lengths(ceiling)) < target_spaces:
+        return lengths(ceiling), ceiling, False
+    lo, hi = 1e-6, ceiling
     for _ in range(200):
         mid = math.sqrt(lo * hi)
         if total(lengths(mid)) >= target_spaces:

@@ -175,7 +175,9 @@ def build_palette(lines: list[Line]) -> tuple[list[CardColor], dict[str, str], l
                     notes.append(f"line(s) {', '.join(ln.label for ln in g)}: no distinct color left; gray routes")
                     continue
             want = best
-        base = _slug(lead.short_name or lead.long_name or lead.route_id)
+        # a one- or two-letter short name ("R") makes a cryptic id: the long name reads better
+        short = lead.short_name if len(lead.short_name) > 2 or not lead.long_name else ""
+        base = _slug(short or lead.long_name or lead.route_id)
         cid = base if base not in ("gray", "wild") else f"line-{base}"
         if cid[0].isdigit():
             cid = f"line-{cid}"
