@@ -442,3 +442,25 @@ def test_cairns_feed_imports():
     assert len(s["colors"]) <= 12 and s["gray_lines"]
     assert any("agency's color" in n for n in s["notes"])
     assert s["lengths"]["spaces"] >= 315
+
+
+def test_route_types_basic_and_extended():
+    from mapkit.importers.gtfs.select import mode_of
+
+    assert mode_of(1) == (("subway", "rail"), "rail")
+    assert mode_of(0)[1] == "light-rail" and "tram" in mode_of(0)[0]
+    assert mode_of(109) == (("commuter-rail", "rail"), "commuter-rail")
+    assert mode_of(401)[1] == "rail" and mode_of(405)[1] == "monorail"
+    assert mode_of(900)[1] == "streetcar" and mode_of(1200)[1] == "ferry" and mode_of(1300)[1] == "aerial-tram"
+    assert mode_of(800) == (("trolleybus", "bus"), "bus") and mode_of(11)[0][0] == "trolleybus"
+    assert mode_of(715) is None and mode_of(1500) is None and mode_of(99) is None   # demand-responsive, taxi, unknown
+
+
+def test_station_names_from_stop_names():
+    from mapkit.importers.gtfs.stations import _key, base_name
+
+    assert base_name("Central - Platform 2") == "Central"
+    assert base_name("Anderson St C227 (Cemetery)") == "Anderson St (Cemetery)"
+    assert base_name("Cedar Rd (Palm Cove) - Hail and Ride Location") == "Cedar Rd (Palm Cove)"
+    assert base_name("Red 3") == "Red 3" and base_name("Terminal 2") == "Terminal 2"
+    assert _key("Anderson St C228") == _key("Anderson St C227 (Cemetery)") == "anderson st"

@@ -193,6 +193,8 @@ def _import(feed, modes, routes, agency, target, name, started) -> ImportResult:
         if used_names[shown] > 1:     # two places of one name (a long street's stops far apart)
             shown = f"{shown} {used_names[shown]}"
         station_json.append({"id": sid, "name": shown, "lat": round(s.lat, 6), "lon": round(s.lon, 6)})
+    for c in crowded:
+        c["between"] = [ids[k] for k in c["between"]]
     kinds = {c.id: c.kind for c in palette}
     routes_json, doubles = [], 0
     for n, (sg, tracks) in zip(lengths, plans):
