@@ -22,11 +22,11 @@ Rules and their terms (docs/board-format.md):
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from scipy.optimize import least_squares
-from scipy.sparse import lil_matrix
+from scipy.sparse import coo_matrix
 from scipy.spatial import cKDTree
 
 from mapkit.layout.network import Network
@@ -34,6 +34,7 @@ from mapkit.layout.network import Network
 CLEAR_MM = 1.0          # kept beyond what the checks need, for rounding and the drawn line
 ANGLE_CLEAR = 0.06      # radians beyond the corners' need at a shared station
 TWO_PI = 2 * np.pi
+MAX_TURN = np.radians(55)  # at a waypoint: sharper, and a space's corner leaves the band
 
 
 @dataclass
@@ -197,6 +198,12 @@ class Problem:
         gl = np.maximum(np.hypot(self.geo_dir[:, 0], self.geo_dir[:, 1]), 1e-12)
         self.geo_dir = self.geo_dir / gl[:, None]
         self._sparsity = None
+        self.L0 = self.bundle_lengths(pos)
+        # waypoints: the turn at each, kept gentle so that spaces follow the line
+        self.turns = [(line[j - 1], line[j], line[j + 1]) for line in dr.lines for j in range(1, len(line) - 1)]
+        self.tp = np.array([t[0] for t in self.turns], dtype=int)
+        self.tw = np.array([t[1] for t in self.turns], dtype=int)
+        self.tq = np.array([t[2] for t in self.turns], dtype=int)
 
     # ------------------------------------------------------------------ residuals
     def positions(self, x):
@@ -235,11 +242,19 @@ class Problem:
             u1 = pos[self.an_p1] - pos[self.an_s]
             u2 = pos[self.an_p2] - pos[self.an_s]
             gap = np.mod(np.arctan2(_cross(u1, u2), np.einsum("ij,ij->i", u1, u2)), TWO_PI)
-            spread = np.maximum((L - 2 * net.radius - self.nsp * net.space_len) / (self.nsp + 1), net.space_gap)
+            # where the first spaces start, from the lengths at the round's start: a constant per
+            # round keeps each angle residual on three points (a narrow sparse Jacobian)
+            L0 = self.L0
+            spread = np.maximum((L0 - 2 * net.radius - self.nsp * net.space_len) / (self.nsp + 1), net.space_gap)
             start = net.radius + spread
             halfang = np.arctan2(self.half + 0.5, start)
             need = halfang[self.an_b1] + halfang[self.an_b2] + ANGLE_CLEAR
             out.append(w.hard * 15.0 * np.maximum(need - gap, 0))
+        if len(self.tw):
+            u1 = pos[self.tw] - pos[self.tp]
+            u2 = pos[self.tq] - pos[self.tw]
+            turn = np.abs(np.arctan2(_cross(u1, u2), np.einsum("ij,ij->i", u1, u2)))
+            out.append(w.hard * 15.0 * np.maximum(turn - MAX_TURN, 0))
         # on the board
         if dr.bounds is not None:
             x0, y0, x1, y1 = dr.bounds
@@ -279,8 +294,8 @@ class Problem:
         rows += [[i, j] for i, j in zip(self.st_i, self.st_j)]
         rows += [[s, self.sp[k], self.sq[k]] for s, k in zip(self.cs_s, self.cs_k)]
         rows += [[self.sp[a], self.sq[a], self.sp[b], self.sq[b]] for a, b in zip(self.cc_1, self.cc_2)]
-        rows += [sorted({s, p1, p2} | line_pts[b1] | line_pts[b2])
-                 for s, p1, p2, b1, b2 in zip(self.an_s, self.an_p1, self.an_p2, self.an_b1, self.an_b2)]
+        rows += [[s, p1, p2] for s, p1, p2 in zip(self.an_s, self.an_p1, self.an_p2)]
+        rows += [[p, wpt, q] for p, wpt, q in self.turns]
         mat_rows = [self._cols(r) for r in rows]
         if self.dr.bounds is not None:
             mat_rows += [[2 * v, 2 * v + 1] for v in range(len(self.free_idx))] * 2
@@ -298,11 +313,10 @@ class Problem:
         if self.ext is not None and self.dr.fill_box is not None:
             i0, i1, j0, j1 = self.ext
             mat_rows += [self._cols([i0, i1]), self._cols([j0, j1])]
-        m = lil_matrix((len(mat_rows), 2 * len(self.free_idx)), dtype=np.int8)
-        for r, cols in enumerate(mat_rows):
-            if cols:
-                m[r, cols] = 1
-        return m.tocsr()
+        ri = np.repeat(np.arange(len(mat_rows)), [len(c) for c in mat_rows])
+        ci = np.fromiter((c for cols in mat_rows for c in cols), dtype=int, count=len(ri))
+        return coo_matrix((np.ones(len(ri), dtype=np.int8), (ri, ci)),
+                          shape=(len(mat_rows), 2 * len(self.free_idx))).tocsr()
 
     def _cols(self, points) -> list[int]:
         out = []
@@ -319,12 +333,23 @@ class Problem:
         sp = self.sparsity()
         res = least_squares(self.residuals, x0, jac_sparsity=sp, method="trf", max_nfev=max_nfev,
                             x_scale=1.0, xtol=1e-6, ftol=1e-7, tr_solver="lsmr")
+        import os, time
+        if os.environ.get("LAYOUT_DEBUG"):
+            print(f"solve: vars {len(x0)} rows {sp.shape[0]} nfev {res.nfev} njev {res.njev} cost {res.cost:.1f} "
+                  f"hard {float(np.sum(self.residuals(res.x)[:len(self.lmin)]**2)):.1f} status {res.status}")
+            L = self.bundle_lengths(self.positions(res.x))
+            bad = np.argsort(-(np.maximum(self.lmin - L, 0) + np.maximum(L - self.lmax, 0)))[:4]
+            print("   worst", [(self.net.route_ids[self.net.bundles[k].routes[0]], round(L[k]), round(self.lmin[k]), round(self.lmax[k])) for k in bad])
         return self.positions(res.x)
 
 
-def run_rounds(net: Network, dr: Drawing, w: Weights, style: str, rounds: int = 4, max_nfev: int = 60) -> Drawing:
-    """Optimize in rounds, refreshing the candidate pairs and cyclic orders between rounds."""
-    for _ in range(rounds):
-        prob = Problem(net, dr, w, style)
+def run_rounds(net: Network, dr: Drawing, w: Weights, style: str, rounds: int = 4, max_nfev: int = 60,
+               escalate: float = 2.5, start: int = 0) -> Drawing:
+    """Optimize in rounds, refreshing the candidate pairs and cyclic orders between rounds; the
+    checks' terms weigh more each round (a penalty continuation: first the map's shape, then
+    the rules it must meet exactly)."""
+    for k in range(start, start + rounds):
+        wk = replace(w, hard=w.hard * escalate ** k)
+        prob = Problem(net, dr, wk, style)
         dr.pos = prob.solve(max_nfev)
     return dr

@@ -8,9 +8,13 @@ import numpy as np
 
 from mapkit.errors import MapkitError
 from mapkit.layout import fit
+from dataclasses import replace
+
+from mapkit.layout.bends import bend_point, needs_bend
 from mapkit.layout.network import build_network
 from mapkit.layout.optimize import Drawing, Weights, run_rounds
 from mapkit.layout.project import initial_positions
+from mapkit.layout.stress import majorize
 from mapkit.layout.result import build_result
 
 
@@ -50,7 +54,15 @@ def layout_board_impl(data: dict, *, style: str, size, seed: int, keep: frozense
     jitter = rng.normal(0.0, 0.05, pos0.shape)
     jitter[net.fixed] = 0.0
     n = net.n
-    dr = Drawing(pos0 + jitter, n, [[b.a, b.b] for b in net.bundles], ~net.fixed.copy(), anchor=pos0.copy())
+    # lengths first (stress majorization from the real map), then the exact rules
+    pos0 = majorize(net, pos0 + jitter, anchor=0.0)
+    dr = Drawing(pos0, n, [[b.a, b.b] for b in net.bundles], ~net.fixed.copy(), anchor=pos0.copy())
+    for k, line in enumerate(dr.lines):
+        for wp in net.bundles[k].fixed_waypoints:
+            dr.add_waypoint(k, (wp["x"], wp["y"]) if "x" in wp else pos0[line[0]], free=False)
+    for k in needs_bend(net):
+        b = net.bundles[k]
+        dr.add_waypoint(k, bend_point(dr.pos, b.a, b.b, b.lpref, n))
     w = weights_for(style)
     any_fixed = bool(net.fixed.any())
     if not any_fixed:
@@ -79,5 +91,27 @@ def layout_board_impl(data: dict, *, style: str, size, seed: int, keep: frozense
     inner_w, inner_h = W - 2 * ph.margin_mm, H - 2 * ph.margin_mm
     dr.fill_box = (fit.FILL * inner_w + 4, fit.FILL * inner_h + 4)
     run_rounds(net, dr, w, style, rounds=4)
+    # the real checks, and the repairs they point at: a bend where a route is still too short
+    for _ in range(3):
+        new, changes = build_result(net, dr, size_out)
+        found = geometry_problems(new)
+        short = {p.subject[len("route "):] for p in found if p.code == "route-too-short"}
+        if not found:
+            break
+        bend = [k for k, b in enumerate(net.bundles)
+                if any(net.route_ids[r] in short for r in b.routes) and len(dr.lines[k]) == 2]
+        for k in bend:
+            b = net.bundles[k]
+            dr.add_waypoint(k, bend_point(dr.pos, b.a, b.b, b.lpref, n))
+        run_rounds(net, dr, replace(w, geo=w.geo / 3, bearing=w.bearing / 3), style, rounds=2, escalate=3.0,
+                   start=2)
     new, changes = build_result(net, dr, size_out)
     return new, changes, {}, []
+
+
+def geometry_problems(data: dict):
+    """What `mapkit validate` says of the drawing (the geometry checks, on the real shapes)."""
+    from mapkit.boardfile import build_board
+    from mapkit.checks import check_geometry
+
+    return list(check_geometry(build_board(data)))
