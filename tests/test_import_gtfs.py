@@ -464,3 +464,21 @@ def test_station_names_from_stop_names():
     assert base_name("Cedar Rd (Palm Cove) - Hail and Ride Location") == "Cedar Rd (Palm Cove)"
     assert base_name("Red 3") == "Red 3" and base_name("Terminal 2") == "Terminal 2"
     assert _key("Anderson St C228") == _key("Anderson St C227 (Cemetery)") == "anderson st"
+
+
+def test_broken_trips_and_calendar_rows_and_no_service(tmp_path):
+    f = metro_feed(0.5)
+    f.trips.insert(3, ["RED", "WK"])
+    f.calendar.append(["XX", "1", "1", "1", "1", "1", "0", "yes", "20260105", "20261340"])
+    with pytest.raises(FeedError) as e:
+        import_feed(f.folder(tmp_path / "a"))
+    assert "calendar.txt:4: sunday 'yes' is not 0 or 1" in str(e.value)
+    assert "calendar.txt:4: end_date '20261340' is not a real date" in str(e.value)
+    f = metro_feed(0.5)
+    f.trips.insert(3, ["RED", "WK"])
+    with pytest.raises(FeedError, match=r"trips.txt:4: 2 values, but the header names 4 columns"):
+        import_feed(f.folder(tmp_path / "b"))
+    f = metro_feed(0.5)
+    f.calendar = f.calendar[:1]
+    with pytest.raises(FeedError, match="no trip runs on any day"):
+        import_feed(f.folder(tmp_path / "c"))

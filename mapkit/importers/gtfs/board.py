@@ -173,7 +173,7 @@ def _import(feed, modes, routes, agency, target, name, started) -> ImportResult:
         trains = L.trains_for(spaces)
         rules["overrides"] = {"trains": trains}
         notes.append(f"the network holds only {spaces} spaces with lengths following distance and the longest "
-                     f"route at {L.MAX_LENGTH}: trains per player set to {trains} (from 45) so that five players have "
+                     f"routes at {L.MAX_LENGTH}: trains per player set to {trains} (from 45) so that five players have "
                      f"{L.ROOM} spaces per train")
 
     # station ids and names
@@ -217,7 +217,6 @@ def _import(feed, modes, routes, agency, target, name, started) -> ImportResult:
                            or len(agencies) == 1})
     title = name or f"{' / '.join(agency_names)[:100]}: draft"
     data = {
-        "$schema": "https://mapkit.invalid/board.schema.json",
         "schema_version": 1,
         "id": slug(name or " ".join(agency_names), 60),
         "name": title[:120],
@@ -231,7 +230,6 @@ def _import(feed, modes, routes, agency, target, name, started) -> ImportResult:
         "stations": station_json,
         "routes": routes_json,
     }
-    del data["$schema"]
     summary = {
         "feed": str(feed.path), "service_day": day.isoformat(), "services": len(services),
         "modes": list(sel.modes),
@@ -245,6 +243,9 @@ def _import(feed, modes, routes, agency, target, name, started) -> ImportResult:
         "gray_lines": [line_of[r].label for r, c in assign.items() if c == "gray"],
         "lengths": {"spaces_per_km": None if math.isinf(scale) else round(scale, 3), "spaces": spaces,
                     "target_spaces": target_spaces, "longest": longest,
+                    "cut_to_longest": sum(1 for n, (sg, _) in zip(lengths, plans)
+                                          if n == L.MAX_LENGTH and not math.isinf(scale)
+                                          and round((sg.distance_m / 1000) ** L.EXPONENT * scale) > L.MAX_LENGTH),
                     "histogram": dict(sorted(Counter(lengths).items()))},
         "trains": rules.get("overrides", {}).get("trains", L.TRAINS),
         "route_points": data["route_points"],

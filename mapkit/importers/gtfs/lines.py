@@ -8,8 +8,9 @@ segments as double routes, lengths scaled to the trains five players bring.
   lines beyond two on a segment are reported, not drawn.
 - Lengths are distance ** EXPONENT (compressed) × one scale for the whole board, rounded, at least 1, the scale chosen as
   the smallest that gives the board ROOM × the trains of five players (the standard ruleset: 45
-  each) in spaces, but no larger than puts the longest route at MAX_LENGTH: lengths stay
-  proportional to distance, and a network too small for that plays with fewer trains. The standard map has about 1.4 spaces per
+  each) in spaces, but no larger than puts the longest routes at MAX_LENGTH (the longest
+  CLIP_SHARE of them may be cut to it): lengths follow distance, and a network too small for
+  that plays with fewer trains. The standard map has about 1.4 spaces per
   train; `validate` warns below 1.25.
 - The route scoring table is the standard one to 6, extended past it as the published maps do
   (7: 18, 8: 21, 9: 27), then by 6 a space.
@@ -31,6 +32,9 @@ MIN_TRAINS = 10
 # length ∝ distance ** EXPONENT: a 12 km commuter-rail stretch is not twelve times a 1 km metro
 # hop on a board (the published city maps are schematic too); 1 would be strictly proportional
 EXPONENT = 0.6
+# the longest CLIP_SHARE of the routes may be cut to MAX_LENGTH, so that one outlying stretch (a
+# 25 km express run) does not shrink every other route and the trains with them
+CLIP_SHARE = 0.05
 
 
 def route_points(longest: int) -> list[int]:
@@ -87,7 +91,8 @@ def scale_lengths(distances: list[float], tracks: list[int], target_spaces: int)
 
     # lengths stay proportional to distance: the scale stops where the longest route reaches
     # MAX_LENGTH; a network too small for the target at that scale plays with fewer trains
-    longest_km = max(distances) / 1000 if distances else 0
+    ranked = sorted(distances)
+    longest_km = ranked[max(0, math.ceil(len(ranked) * (1 - CLIP_SHARE)) - 1)] / 1000 if ranked else 0
     ceiling = (MAX_LENGTH + 0.49) / longest_km ** EXPONENT if longest_km > 0 else 1e6
     if total(lengths(ceiling)) < target_spaces:
         return lengths(ceiling), ceiling, False
