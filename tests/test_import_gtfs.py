@@ -482,3 +482,15 @@ def test_broken_trips_and_calendar_rows_and_no_service(tmp_path):
     f.calendar = f.calendar[:1]
     with pytest.raises(FeedError, match="no trip runs on any day"):
         import_feed(f.folder(tmp_path / "c"))
+
+
+@pytest.mark.slow
+def test_cli_cairns_lines_make_a_strictly_valid_board(cli, tmp_path):
+    """Five Cairns bus lines, laid out and with their decks (about 15 s)."""
+    out = tmp_path / "cairns.json"
+    r = cli("import", "gtfs", _shared("cairns_gtfs.zip"), "--out", out, "--route", "110,123,133,140,150",
+            "--stations", "30", "--format", "json")
+    summary = json.loads(r.output)
+    assert r.exit_code == 0, summary["problems"][:5]
+    assert cli("validate", out, "--strict").exit_code == 0
+    assert summary["stations"]["kept"] == 30 and len(summary["colors"]) == 5
