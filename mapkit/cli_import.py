@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from mapkit.cli import FORMAT, SEED, _echo_json, main, printable
-from mapkit.errors import BoardError, UsageError
+from mapkit.errors import UsageError
 
 
 @main.group("import")

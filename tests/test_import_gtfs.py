@@ -442,6 +442,12 @@ def test_cairns_feed_imports():
     assert len(s["colors"]) <= 12 and s["gray_lines"]
     assert any("agency's color" in n for n in s["notes"])
     assert s["lengths"]["spaces"] >= 315
+    # the downtown trunk carries many lines: each crowded segment draws two of them, most frequent first
+    trips = {ln["name"].split()[0]: ln["trips"] for ln in s["lines"]}
+    assert s["crowded_segments"]
+    for c in s["crowded_segments"]:
+        assert len(c["lines"]) > 2 and c["drawn"][0] == c["lines"][0] and c["drawn"][1] in c["lines"]
+        assert trips[c["lines"][0]] == max(trips[x] for x in c["lines"])
 
 
 def test_route_types_basic_and_extended():

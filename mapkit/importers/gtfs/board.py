@@ -19,7 +19,7 @@ from mapkit.errors import MapkitError
 from mapkit.importers.gtfs import lines as L
 from mapkit.importers.gtfs.palette import build_palette
 from mapkit.importers.gtfs.read import Feed
-from mapkit.importers.gtfs.select import (Line, count_trips, read_agencies, read_feed_info, read_lines,
+from mapkit.importers.gtfs.select import (count_trips, read_agencies, read_feed_info, read_lines,
                                           select_lines)
 from mapkit.importers.gtfs.service import busiest_day
 from mapkit.importers.gtfs.stations import (keep_stations, merge_stations, read_stops, read_trip_stops,
@@ -145,19 +145,10 @@ def _import(feed, modes, routes, agency, target, name, started) -> ImportResult:
     notes += pnotes
     line_of = {ln.route_id: ln for ln in chosen}
 
-    # tracks: the most frequent line, and the next line of another card color when there is one
-    plans = []
-    crowded = []
-    for sg in segs:
-        first = sg.lines[0]
-        second = None
-        if len(sg.lines) > 1:
-            others = [x for x in sg.lines[1:] if assign[x] != assign[first]] or sg.lines[1:]
-            second = others[0]
-        if len(sg.lines) > 2:
-            crowded.append({"between": [sg.a, sg.b], "lines": [line_of[x].label for x in sg.lines],
-                            "drawn": [line_of[x].label for x in (first, second)]})
-        plans.append((sg, [first] + ([second] if second else [])))
+    plans, crowded = L.plan_tracks(segs, assign)
+    for c in crowded:
+        c["lines"] = [line_of[x].label for x in c["lines"]]
+        c["drawn"] = [line_of[x].label for x in c["drawn"]]
     target_spaces = math.ceil(L.PLAYERS * L.TRAINS * L.ROOM)
     lengths, scale, reached = L.scale_lengths([sg.distance_m for sg, _ in plans], [len(t) for _, t in plans],
                                               target_spaces)

@@ -80,6 +80,23 @@ def segments(patterns: dict[str, tuple[str, ...]], kept: set, stations: dict[str
     return out
 
 
+def plan_tracks(segs: list[Segment], color_of: dict[str, str]) -> tuple[list, list[dict]]:
+    """([(segment, [line of track 1, line of track 2?])], segments with more than two lines).
+
+    Track 1 is the most frequent line; track 2 the next most frequent line of another card color
+    when there is one (two tracks of one color add nothing to choose between), else the next line."""
+    plans, crowded = [], []
+    for sg in segs:
+        first, second = sg.lines[0], None
+        if len(sg.lines) > 1:
+            others = [x for x in sg.lines[1:] if color_of[x] != color_of[first]] or sg.lines[1:]
+            second = others[0]
+        if len(sg.lines) > 2:
+            crowded.append({"between": [sg.a, sg.b], "lines": list(sg.lines), "drawn": [first, second]})
+        plans.append((sg, [first] + ([second] if second else [])))
+    return plans, crowded
+
+
 def scale_lengths(distances: list[float], tracks: list[int], target_spaces: int) -> tuple[list[int], float, bool]:
     """(lengths, scale in spaces per km ** EXPONENT, whether the target was reached)."""
 
