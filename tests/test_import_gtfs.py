@@ -177,7 +177,7 @@ def test_metro_lines_kept_and_junk_left_out(metro_result):
     assert "no trips" in why["S"]            # runs on Sundays only, not on the busiest day
     assert "9" not in kept and any("bus lines left out" in n for n in s["notes"])
     red = next(ln for ln in s["lines"] if ln["route_id"] == "RED")
-    assert red["patterns"] == 2 and red["trips"] == 24 and red["other_pattern_trips"] == 8
+    assert red["patterns"] == 2 and red["trips"] == 32 and red["pattern_trips"] == 24 and red["other_pattern_trips"] == 8
 
 
 def test_metro_parent_station_merges_platforms(metro_result):

@@ -124,7 +124,7 @@ def _import(feed, modes, routes, agency, target, name, started) -> ImportResult:
             dropped.append((ln.label, "its trips stop at fewer than two stations"))
             continue
         patterns[ln.route_id] = p
-        pattern_figures[ln.route_id] = {"trips": n, "other_pattern_trips": other,
+        pattern_figures[ln.route_id] = {"pattern_trips": n, "other_pattern_trips": other,
                                         "patterns": len({min(q, q[::-1]) for q in by_line[ln.route_id]})}
     if not patterns:
         raise EmptySelection("no selected line has a trip that stops at two stations or more")
