@@ -99,7 +99,7 @@ def build_network(data: dict, keep: frozenset = frozenset()) -> Network:
         need = needed_mm(n, ph)
         flight = all(routes[m].kind == "flight" for m in members)
         lmin = need + 2 * r + SAFETY_MM + (0.6 if double else 0.0)
-        lmax = math.inf if flight else max(lmin + 1.0, need * ph.max_stretch + 2 * r - SAFETY_MM)
+        lmax = math.inf if flight else max(lmin + 1.0, need * ph.max_stretch + 2 * r - 2.5)
         lsoft = min(lmax, max(lmin + 1.0, n * ph.space_length_mm + (n + 1) * MAX_GAP_MM + 2 * r))
         lpref = min(lsoft, n * ph.space_length_mm + (n + 1) * PREFERRED_GAP_MM + 2 * r)
         a, b = index[first.a], index[first.b]

@@ -211,6 +211,13 @@ class Problem:
         self.geo_dir = self.geo_dir / gl[:, None]
         self._sparsity = None
         self.L0 = self.bundle_lengths(pos)
+        extra = dr.extra.get("angle", {})
+        self.an_extra = np.array([extra.get(frozenset((int(a), int(b))), 0.0) for a, b in zip(self.an_b1, self.an_b2)])
+        cextra = dr.extra.get("clear", {})
+        self.cc_extra = np.array([cextra.get(frozenset((int(self.sown[a]), int(self.sown[b]))), 0.0)
+                                  for a, b in zip(self.cc_1, self.cc_2)])
+        sextra = dr.extra.get("station", {})
+        self.cs_extra = np.array([sextra.get((int(st_), int(self.sown[k])), 0.0) for st_, k in zip(self.cs_s, self.cs_k)])
         # for the angle rows: the segments of each row's two bundles (their lengths move the need)
         by_bundle = [np.flatnonzero(self.sown == k) for k in range(len(B))]
         self.an_rep1 = np.concatenate([np.full(len(by_bundle[b]), i) for i, b in enumerate(self.an_b1)] or [np.zeros(0, int)]).astype(int)
@@ -258,7 +265,7 @@ class Problem:
             return np.maximum(np.where(both1, alpha(r1, s1, h1) + alpha(r1, s2, h2), 0.0),
                               np.where(both2, alpha(r2, s1, h1) + alpha(r2, s2, h2), 0.0))
 
-        need = need_of(s1, s2) + ANGLE_CLEAR
+        need = need_of(s1, s2) + ANGLE_CLEAR + self.an_extra
         if not grad:
             return need
         e = 1e-4  # the closed form is piecewise; a central difference is exact enough for the step
@@ -324,19 +331,19 @@ class Problem:
         if len(self.cs_s):
             r = np.arange(len(self.cs_s))
             d, gx, ga, gb = T.point_segment(pos[self.cs_s], p[self.cs_k], q[self.cs_k])
-            need = net.radius + self.half[self.sown[self.cs_k]] + CLEAR_MM
+            need = net.radius + self.half[self.sown[self.cs_k]] + CLEAR_MM + self.cs_extra
             v, f = hinge(need, d, w.hard)
             block(v, [(r, self.cs_s, gx * f[:, None])] + seg_entries(r, self.cs_k, ga * f[:, None], gb * f[:, None]))
         if len(self.cc_1):
             r = np.arange(len(self.cc_1))
             d, ga, gb, gc, gd = T.signed_segments(p[self.cc_1], q[self.cc_1], p[self.cc_2], q[self.cc_2])
-            need = self.half[self.sown[self.cc_1]] + self.half[self.sown[self.cc_2]] + CLEAR_MM
+            need = self.half[self.sown[self.cc_1]] + self.half[self.sown[self.cc_2]] + CLEAR_MM + self.cc_extra
             v, f = hinge(need, d, w.hard)
             block(v, seg_entries(r, self.cc_1, ga * f[:, None], gb * f[:, None])
                   + seg_entries(r, self.cc_2, gc * f[:, None], gd * f[:, None]))
         if len(self.an_s):
             r = np.arange(len(self.an_s))
-            gap, gs, g1, g2 = T.ccw_gap(pos[self.an_s], pos[self.an_p1], pos[self.an_p2])
+            gap, gs, g1, g2 = T.spread_angle(pos[self.an_s], pos[self.an_p1], pos[self.an_p2])
             # where the first spaces start, from the lengths at the round's start (a constant)
             need, dn1, dn2 = self._angle_need(L, grad=True)
             v, f = hinge(need, gap, w.hard * 15.0)

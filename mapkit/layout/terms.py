@@ -103,6 +103,16 @@ def ccw_gap(s, p1, p2):
     return gap, -(g2 - g1), -g1, g2
 
 
+def spread_angle(s, p1, p2):
+    """The unsigned angle between s→p1 and s→p2 in [0, π]; gradients d/ds, d/dp1, d/dp2. Unsigned,
+    so that two neighbours that swapped sides still push apart instead of reading 2π - ε."""
+    a1, g1 = angle_of(p1 - s)
+    a2, g2 = angle_of(p2 - s)
+    t = np.mod(a2 - a1 + np.pi, 2 * np.pi) - np.pi
+    sg = np.sign(t)[:, None]
+    return np.abs(t), -sg * (g2 - g1), -sg * g1, sg * g2
+
+
 def turn(p, w, q):
     """The absolute turn at w of the polyline p-w-q; gradients d/dp, d/dw, d/dq."""
     a1, g1 = angle_of(w - p)
