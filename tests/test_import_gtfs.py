@@ -361,6 +361,9 @@ def test_unknown_route_did_you_mean_and_empty_selection(tmp_path):
         import_feed(path, routes=("GREN",))
     with pytest.raises(MapkitError, match="has no trips on 2026-01-05"):
         import_feed(path, modes=("monorail",))
+    with pytest.raises(UsageError, match=r"no agency 'MTT' \(did you mean 'MT'\?\); agencies: MT \(Metro Test Transit\)"):
+        import_feed(path, agency="MTT")
+    assert {ln["route_id"] for ln in import_feed(path, agency="Metro Test Transit").summary["lines"]} >= {"RED", "BLUE"}
 
 
 # ---------------------------------------------------------------- the command
