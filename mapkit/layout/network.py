@@ -34,7 +34,8 @@ class Bundle:
     flight: bool
     overpass: bool
     lmin: float                # shortest centreline between station centres that holds the spaces
-    lmax: float                # longest before the route reads as stretched (inf for flights)
+    lmax: float                # longest before the check calls it stretched (inf for flights)
+    lsoft: float               # longest with gaps of at most MAX_GAP_MM (a preference, not a rule)
     lpref: float               # the length it is aimed at
     fixed_waypoints: list = field(default_factory=list)  # kept as they are (both ends kept)
 
@@ -98,15 +99,15 @@ def build_network(data: dict, keep: frozenset = frozenset()) -> Network:
         need = needed_mm(n, ph)
         flight = all(routes[m].kind == "flight" for m in members)
         lmin = need + 2 * r + SAFETY_MM + (0.6 if double else 0.0)
-        top = min(need * ph.max_stretch, n * ph.space_length_mm + (n + 1) * MAX_GAP_MM)
-        lmax = math.inf if flight else max(lmin + 1.0, top + 2 * r - SAFETY_MM)
-        lpref = min(lmax, n * ph.space_length_mm + (n + 1) * PREFERRED_GAP_MM + 2 * r)
+        lmax = math.inf if flight else max(lmin + 1.0, need * ph.max_stretch + 2 * r - 2.5)
+        lsoft = min(lmax, max(lmin + 1.0, n * ph.space_length_mm + (n + 1) * MAX_GAP_MM + 2 * r))
+        lpref = min(lsoft, n * ph.space_length_mm + (n + 1) * PREFERRED_GAP_MM + 2 * r)
         a, b = index[first.a], index[first.b]
         fixed_wp = []
         if fixed[a] and fixed[b] and first.waypoints:
             fixed_wp = list(data["routes"][members[0]].get("waypoints", []))
         bundles.append(Bundle(members, a, b, n, offset + ph.space_width_mm / 2, flight,
-                              any(routes[m].overpass for m in members), lmin, lmax, max(lpref, lmin), fixed_wp))
+                              any(routes[m].overpass for m in members), lmin, lmax, lsoft, max(lpref, lmin), fixed_wp))
     return Network(board, data, ids, [s["name"] for s in data["stations"]], geo, given, fixed, bundles, r,
                    ph.space_length_mm, ph.space_gap_mm, ph.space_width_mm, ph.margin_mm, 2 * r + 3 + 1.0,
                    route_ids)

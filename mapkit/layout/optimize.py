@@ -29,10 +29,11 @@ from scipy.optimize import least_squares
 from scipy.sparse import coo_matrix
 from scipy.spatial import cKDTree
 
+from mapkit.layout import terms as T
 from mapkit.layout.network import Network
 
 CLEAR_MM = 1.0          # kept beyond what the checks need, for rounding and the drawn line
-ANGLE_CLEAR = 0.06      # radians beyond the corners' need at a shared station
+ANGLE_CLEAR = 0.04      # radians beyond the corners' need at a shared station
 TWO_PI = 2 * np.pi
 MAX_TURN = np.radians(55)  # at a waypoint: sharper, and a space's corner leaves the band
 
@@ -41,6 +42,7 @@ MAX_TURN = np.radians(55)  # at a waypoint: sharper, and a space's corner leaves
 class Weights:
     hard: float = 4.0         # the checks' rules
     pref: float = 0.25        # route length near its preferred gaps
+    gaps: float = 1.0         # gaps of at most about 6 mm (a route reads as one line)
     geo: float = 0.03         # stations near their scaled real positions
     bearing: float = 6.0      # route directions near their real bearings (per unit vector difference)
     octilinear: float = 0.0   # schematic style: directions at multiples of 45°
@@ -107,14 +109,23 @@ def signed_seg_dist(a, b, c, d):
 
 
 def _trim(p, q, first, last, t):
-    """Segments shortened at station ends by t (the spaces start past the station marker)."""
+    """Segments shortened at station ends by t (the spaces start past the station marker), and
+    the Jacobians of the new ends with respect to the old ones: (p', q', dp'/dp, dp'/dq, dq'/dp, dq'/dq)."""
     v = q - p
     ln = np.maximum(np.hypot(v[:, 0], v[:, 1]), 1e-9)
     u = v / ln[:, None]
-    cut = np.minimum(t, 0.4 * ln)
-    p2 = p + u * np.where(first, cut, 0.0)[:, None]
-    q2 = q - u * np.where(last, cut, 0.0)[:, None]
-    return p2, q2
+    capped = t > 0.4 * ln
+    cut = np.where(capped, 0.4 * ln, t)
+    cp, cq = np.where(first, cut, 0.0), np.where(last, cut, 0.0)
+    p2 = p + u * cp[:, None]
+    q2 = q - u * cq[:, None]
+    eye = np.eye(2)[None]
+    ju = (eye - u[:, :, None] * u[:, None, :]) / ln[:, None, None]   # du/dq (minus for p)
+    # d(u * cut)/dq: cut constant -> cut * ju; cut = 0.4 ln -> 0.4 I
+    def dmove(c):
+        return np.where(capped[:, None, None], 0.4 * eye * (c > 0)[:, None, None], c[:, None, None] * ju)
+    mp, mq = dmove(cp), dmove(cq)
+    return p2, q2, eye - mp, mp, mq, eye - mq
 
 
 class Problem:
@@ -128,6 +139,7 @@ class Problem:
         self.lmin = np.array([b.lmin for b in B])
         self.lmax = np.array([b.lmax if np.isfinite(b.lmax) else 1e9 for b in B])
         self.lpref = np.array([b.lpref for b in B])
+        self.lsoft = np.array([b.lsoft if np.isfinite(b.lsoft) else 1e9 for b in B])
         self.half = np.array([b.half_width for b in B])
         self.nsp = np.array([b.length for b in B], dtype=float)
         self.ba = np.array([b.a for b in B], dtype=int)
@@ -199,11 +211,67 @@ class Problem:
         self.geo_dir = self.geo_dir / gl[:, None]
         self._sparsity = None
         self.L0 = self.bundle_lengths(pos)
+        extra = dr.extra.get("angle", {})
+        self.an_extra = np.array([extra.get(frozenset((int(a), int(b))), 0.0) for a, b in zip(self.an_b1, self.an_b2)])
+        cextra = dr.extra.get("clear", {})
+        self.cc_extra = np.array([cextra.get(frozenset((int(self.sown[a]), int(self.sown[b]))), 0.0)
+                                  for a, b in zip(self.cc_1, self.cc_2)])
+        sextra = dr.extra.get("station", {})
+        self.cs_extra = np.array([sextra.get((int(st_), int(self.sown[k])), 0.0) for st_, k in zip(self.cs_s, self.cs_k)])
+        # for the angle rows: the segments of each row's two bundles (their lengths move the need)
+        by_bundle = [np.flatnonzero(self.sown == k) for k in range(len(B))]
+        self.an_rep1 = np.concatenate([np.full(len(by_bundle[b]), i) for i, b in enumerate(self.an_b1)] or [np.zeros(0, int)]).astype(int)
+        self.an_seg1 = np.concatenate([by_bundle[b] for b in self.an_b1] or [np.zeros(0, int)]).astype(int)
+        self.an_rep2 = np.concatenate([np.full(len(by_bundle[b]), i) for i, b in enumerate(self.an_b2)] or [np.zeros(0, int)]).astype(int)
+        self.an_seg2 = np.concatenate([by_bundle[b] for b in self.an_b2] or [np.zeros(0, int)]).astype(int)
         # waypoints: the turn at each, kept gentle so that spaces follow the line
         self.turns = [(line[j - 1], line[j], line[j + 1]) for line in dr.lines for j in range(1, len(line) - 1)]
         self.tp = np.array([t[0] for t in self.turns], dtype=int)
         self.tw = np.array([t[1] for t in self.turns], dtype=int)
         self.tq = np.array([t[2] for t in self.turns], dtype=int)
+
+    def _angle_need(self, L=None, grad=False):
+        """The angle two neighbouring bundles at a station need so that their first spaces clear.
+
+        A bundle's first space occupies, at distance rho from the station centre, an angle
+        alpha(rho) either side of its axis: nothing before its spaces start (s), then up to
+        atan(h / s) at the near corner, then asin(h / rho) along its side. Two neighbours clear
+        when the angle between them exceeds alpha_1 + alpha_2 at every rho where both are
+        present; the sum peaks at one of the two near corners, which is where it is taken. s comes from the lengths at the
+        round's start (a constant per round, so the residual stays on three points)."""
+        net = self.net
+        if not len(self.an_s):
+            return (np.zeros(0), np.zeros(0), np.zeros(0)) if grad else np.zeros(0)
+        L = self.L0 if L is None else L
+        raw = (L - 2 * net.radius - self.nsp * net.space_len) / (self.nsp + 1)
+        spread = np.maximum(raw, net.space_gap)
+        dspread = np.where(raw > net.space_gap, 1.0 / (self.nsp + 1), 0.0)
+        start = net.radius + spread
+        h = self.half + 0.5
+        s1, h1 = start[self.an_b1], h[self.an_b1]
+        s2, h2 = start[self.an_b2], h[self.an_b2]
+
+        def alpha(rho, s_, h_):
+            corner = np.hypot(s_, h_)
+            inside = np.arccos(np.clip(s_ / rho, -1, 1))
+            beyond = np.arcsin(np.clip(h_ / rho, -1, 1))
+            return np.where(rho < s_, 0.0, np.where(rho <= corner, inside, beyond))
+
+        def need_of(s1, s2):
+            # only where both spaces exist at that distance can they meet
+            r1, r2 = np.hypot(s1, h1), np.hypot(s2, h2)
+            both1 = (r1 >= s1) & (r1 >= s2)
+            both2 = (r2 >= s1) & (r2 >= s2)
+            return np.maximum(np.where(both1, alpha(r1, s1, h1) + alpha(r1, s2, h2), 0.0),
+                              np.where(both2, alpha(r2, s1, h1) + alpha(r2, s2, h2), 0.0))
+
+        need = need_of(s1, s2) + ANGLE_CLEAR + self.an_extra
+        if not grad:
+            return need
+        e = 1e-4  # the closed form is piecewise; a central difference is exact enough for the step
+        d1 = (need_of(s1 + e, s2) - need_of(s1 - e, s2)) / (2 * e) * dspread[self.an_b1]
+        d2 = (need_of(s1, s2 + e) - need_of(s1, s2 - e)) / (2 * e) * dspread[self.an_b2]
+        return need, d1, d2
 
     # ------------------------------------------------------------------ residuals
     def positions(self, x):
@@ -215,131 +283,154 @@ class Problem:
         v = pos[self.sq] - pos[self.sp]
         return np.bincount(self.sown, weights=np.hypot(v[:, 0], v[:, 1]), minlength=len(self.net.bundles))
 
-    def residuals(self, x):
+    def evaluate(self, x):
+        """(residuals, [(row, point, gradient (E, 2)) entry blocks]) at x."""
         net, w, dr = self.net, self.w, self.dr
         pos = self.positions(x)
-        out = []
-        L = self.bundle_lengths(pos)
-        out.append(w.hard * (np.maximum(self.lmin - L, 0) + np.maximum(L - self.lmax, 0)))
-        out.append(w.pref * np.where(self.flight, 0.0, L - self.lpref))
-        # stations apart
-        d = pos[self.st_i] - pos[self.st_j]
-        d = np.sqrt(np.einsum("ij,ij->i", d, d) + 1e-12)
-        out.append(w.hard * np.maximum(net.min_station_dist - d, 0))
-        # stations clear of other bundles' spaces
-        p, q = _trim(pos[self.sp], pos[self.sq], self.sfirst, self.slast, net.radius + 1.0)
+        vals, ents = [], []
+        base = 0
+
+        names = self.block_names = []
+
+        def block(v, entries, name=""):
+            nonlocal base
+            names.append((name, base, base + len(v)))
+            vals.append(v)
+            for rows, pts, g in entries:
+                ents.append((rows + base, pts, g))
+            base += len(v)
+
+        def hinge(need, f, weight):
+            """weight * max(need - f, 0) and the factor its gradient takes from f's."""
+            on = need - f > 0
+            return weight * np.where(on, need - f, 0.0), -weight * on
+
+        nb = len(net.bundles)
+        seg_l, gp, gq = T.dist(pos[self.sq], pos[self.sp])   # grads: d/dq, d/dp
+        L = np.bincount(self.sown, weights=seg_l, minlength=nb)
+        lo, flo = hinge(self.lmin, L, w.hard)
+        hi, fhi = hinge(-self.lmax, -L, w.hard)
+        fac = (flo - fhi)[self.sown]
+        block(lo + hi, [(self.sown, self.sq, gp * fac[:, None]), (self.sown, self.sp, gq * fac[:, None])])
+        v, f = hinge(-self.lsoft, -L, w.gaps)
+        fac = (-f)[self.sown]
+        block(v, [(self.sown, self.sq, gp * fac[:, None]), (self.sown, self.sp, gq * fac[:, None])])
+        fp = np.where(self.flight, 0.0, w.pref)
+        block(fp * (L - self.lpref), [(self.sown, self.sq, gp * fp[self.sown, None]),
+                                      (self.sown, self.sp, gq * fp[self.sown, None])])
+        rows_st = np.arange(len(self.st_i))
+        d, gi, gj = T.dist(pos[self.st_i], pos[self.st_j])
+        v, f = hinge(net.min_station_dist, d, w.hard)
+        block(v, [(rows_st, self.st_i, gi * f[:, None]), (rows_st, self.st_j, gj * f[:, None])])
+        p, q, Ppp, Ppq, Pqp, Pqq = _trim(pos[self.sp], pos[self.sq], self.sfirst, self.slast, net.radius + 1.0)
+
+        def seg_entries(r, k, gp_, gq_):
+            """Gradients with respect to a trimmed segment's ends, carried to its points."""
+            return [(r, self.sp[k], np.einsum("ki,kij->kj", gp_, Ppp[k]) + np.einsum("ki,kij->kj", gq_, Pqp[k])),
+                    (r, self.sq[k], np.einsum("ki,kij->kj", gp_, Ppq[k]) + np.einsum("ki,kij->kj", gq_, Pqq[k]))]
         if len(self.cs_s):
-            ds = _pt_seg(pos[self.cs_s], p[self.cs_k], q[self.cs_k])
-            need = net.radius + self.half[self.sown[self.cs_k]] + CLEAR_MM
-            out.append(w.hard * np.maximum(need - ds, 0))
-        # bundles clear of each other
+            r = np.arange(len(self.cs_s))
+            d, gx, ga, gb = T.point_segment(pos[self.cs_s], p[self.cs_k], q[self.cs_k])
+            need = net.radius + self.half[self.sown[self.cs_k]] + CLEAR_MM + self.cs_extra
+            v, f = hinge(need, d, w.hard)
+            block(v, [(r, self.cs_s, gx * f[:, None])] + seg_entries(r, self.cs_k, ga * f[:, None], gb * f[:, None]))
         if len(self.cc_1):
-            dc = signed_seg_dist(p[self.cc_1], q[self.cc_1], p[self.cc_2], q[self.cc_2])
-            need = self.half[self.sown[self.cc_1]] + self.half[self.sown[self.cc_2]] + CLEAR_MM
-            out.append(w.hard * np.maximum(need - dc, 0))
-        # room at shared stations: angle to the next bundle around the station
+            r = np.arange(len(self.cc_1))
+            d, ga, gb, gc, gd = T.signed_segments(p[self.cc_1], q[self.cc_1], p[self.cc_2], q[self.cc_2])
+            need = self.half[self.sown[self.cc_1]] + self.half[self.sown[self.cc_2]] + CLEAR_MM + self.cc_extra
+            v, f = hinge(need, d, w.hard)
+            block(v, seg_entries(r, self.cc_1, ga * f[:, None], gb * f[:, None])
+                  + seg_entries(r, self.cc_2, gc * f[:, None], gd * f[:, None]))
         if len(self.an_s):
-            u1 = pos[self.an_p1] - pos[self.an_s]
-            u2 = pos[self.an_p2] - pos[self.an_s]
-            gap = np.mod(np.arctan2(_cross(u1, u2), np.einsum("ij,ij->i", u1, u2)), TWO_PI)
-            # where the first spaces start, from the lengths at the round's start: a constant per
-            # round keeps each angle residual on three points (a narrow sparse Jacobian)
-            L0 = self.L0
-            spread = np.maximum((L0 - 2 * net.radius - self.nsp * net.space_len) / (self.nsp + 1), net.space_gap)
-            start = net.radius + spread
-            halfang = np.arctan2(self.half + 0.5, start)
-            need = halfang[self.an_b1] + halfang[self.an_b2] + ANGLE_CLEAR
-            out.append(w.hard * 15.0 * np.maximum(need - gap, 0))
+            r = np.arange(len(self.an_s))
+            gap, gs, g1, g2 = T.spread_angle(pos[self.an_s], pos[self.an_p1], pos[self.an_p2])
+            # where the first spaces start, from the lengths at the round's start (a constant)
+            need, dn1, dn2 = self._angle_need(L, grad=True)
+            v, f = hinge(need, gap, w.hard * 15.0)
+            # f is d v / d gap; d v / d need is -f
+            c1 = (-f * dn1)[self.an_rep1][:, None]
+            c2 = (-f * dn2)[self.an_rep2][:, None]
+            block(v, [(r, self.an_s, gs * f[:, None]), (r, self.an_p1, g1 * f[:, None]),
+                      (r, self.an_p2, g2 * f[:, None]),
+                      (self.an_rep1, self.sq[self.an_seg1], gp[self.an_seg1] * c1),
+                      (self.an_rep1, self.sp[self.an_seg1], gq[self.an_seg1] * c1),
+                      (self.an_rep2, self.sq[self.an_seg2], gp[self.an_seg2] * c2),
+                      (self.an_rep2, self.sp[self.an_seg2], gq[self.an_seg2] * c2)])
         if len(self.tw):
-            u1 = pos[self.tw] - pos[self.tp]
-            u2 = pos[self.tq] - pos[self.tw]
-            turn = np.abs(np.arctan2(_cross(u1, u2), np.einsum("ij,ij->i", u1, u2)))
-            out.append(w.hard * 15.0 * np.maximum(turn - MAX_TURN, 0))
-        # on the board
+            r = np.arange(len(self.tw))
+            t, g0, g1, g2 = T.turn(pos[self.tp], pos[self.tw], pos[self.tq])
+            v, f = hinge(-MAX_TURN, -t, w.hard * 15.0)
+            f = -f
+            block(v, [(r, self.tp, g0 * f[:, None]), (r, self.tw, g1 * f[:, None]), (r, self.tq, g2 * f[:, None])])
+        nf = len(self.free_idx)
+        r = np.arange(nf)
+        one = np.ones((nf, 1))
+        ex, ey = np.array([[1.0, 0.0]]), np.array([[0.0, 1.0]])
         if dr.bounds is not None:
             x0, y0, x1, y1 = dr.bounds
-            fp = pos[self.free_idx]
-            out.append(w.hard * (np.maximum(x0 - fp[:, 0], 0) + np.maximum(fp[:, 0] - x1, 0)))
-            out.append(w.hard * (np.maximum(y0 - fp[:, 1], 0) + np.maximum(fp[:, 1] - y1, 0)))
-        # near the real map
+            fp_ = pos[self.free_idx]
+            for c, lo_, hi_, e in ((0, x0, x1, ex), (1, y0, y1, ey)):
+                under, over = lo_ - fp_[:, c], fp_[:, c] - hi_
+                v = w.hard * (np.maximum(under, 0) + np.maximum(over, 0))
+                sgn = w.hard * ((over > 0).astype(float) - (under > 0).astype(float))
+                block(v, [(r, self.free_idx, sgn[:, None] * e * one)])
         if dr.anchor is not None and w.geo:
             fs = self.free_idx[self.free_idx < dr.n_stations]
-            out.append(w.geo * (pos[fs] - dr.anchor[fs]).ravel())
-        # bearings
-        chord = pos[self.bb] - pos[self.ba]
-        cl = np.maximum(np.hypot(chord[:, 0], chord[:, 1]), 1e-9)
-        u = chord / cl[:, None]
+            k = len(fs)
+            v = w.geo * (pos[fs] - dr.anchor[fs]).ravel()
+            rr = np.arange(k) * 2
+            block(v, [(rr, fs, w.geo * ex * np.ones((k, 1))), (rr + 1, fs, w.geo * ey * np.ones((k, 1)))])
         if w.bearing:
-            out.append(w.bearing * (u - self.geo_dir).ravel())
+            u, J = T.unit(pos[self.ba], pos[self.bb])
+            v = w.bearing * (u - self.geo_dir).ravel()
+            rr = np.arange(nb) * 2
+            Jw = w.bearing * J
+            block(v, [(rr, self.bb, Jw[:, 0, :]), (rr, self.ba, -Jw[:, 0, :]),
+                      (rr + 1, self.bb, Jw[:, 1, :]), (rr + 1, self.ba, -Jw[:, 1, :])])
         if w.octilinear:
-            v = pos[self.sq] - pos[self.sp]
-            vl = np.maximum(np.hypot(v[:, 0], v[:, 1]), 1e-9)
-            c, s = v[:, 0] / vl, v[:, 1] / vl
-            out.append(w.octilinear * 4 * c * s * (c * c - s * s))
+            phi, g = T.angle_of(pos[self.sq] - pos[self.sp])
+            v = w.octilinear * np.sin(4 * phi)
+            gg = (w.octilinear * 4 * np.cos(4 * phi))[:, None] * g
+            rr = np.arange(len(phi))
+            block(v, [(rr, self.sq, gg), (rr, self.sp, -gg)])
         if self.ext is not None and dr.fill_box is not None:
             fw, fh = dr.fill_box
             i0, i1, j0, j1 = self.ext
-            out.append(w.fill * np.array([max(fw - (pos[i1, 0] - pos[i0, 0]), 0.0),
-                                          max(fh - (pos[j1, 1] - pos[j0, 1]), 0.0)]))
-        return np.concatenate(out)
+            sw, sh = pos[i1, 0] - pos[i0, 0], pos[j1, 1] - pos[j0, 1]
+            v = w.fill * np.array([max(fw - sw, 0.0), max(fh - sh, 0.0)])
+            a_, b_ = -w.fill * (fw - sw > 0), -w.fill * (fh - sh > 0)
+            block(v, [(np.array([0, 0]), np.array([i1, i0]), np.array([[a_, 0.0], [-a_, 0.0]])),
+                      (np.array([1, 1]), np.array([j1, j0]), np.array([[0.0, b_], [0.0, -b_]]))])
+        return np.concatenate(vals), ents, base
 
-    # ------------------------------------------------------------------ sparsity
-    def sparsity(self):
-        """Which variables each residual row depends on (the rows in the order residuals() makes)."""
-        rows: list[list[int]] = []
-        line_pts = [set(l) for l in self.dr.lines]
-        nb = len(self.net.bundles)
-        rows += [sorted(line_pts[k]) for k in range(nb)]
-        rows += [sorted(line_pts[k]) for k in range(nb)]
-        rows += [[i, j] for i, j in zip(self.st_i, self.st_j)]
-        rows += [[s, self.sp[k], self.sq[k]] for s, k in zip(self.cs_s, self.cs_k)]
-        rows += [[self.sp[a], self.sq[a], self.sp[b], self.sq[b]] for a, b in zip(self.cc_1, self.cc_2)]
-        rows += [[s, p1, p2] for s, p1, p2 in zip(self.an_s, self.an_p1, self.an_p2)]
-        rows += [[p, wpt, q] for p, wpt, q in self.turns]
-        mat_rows = [self._cols(r) for r in rows]
-        if self.dr.bounds is not None:
-            mat_rows += [[2 * v, 2 * v + 1] for v in range(len(self.free_idx))] * 2
-        if self.dr.anchor is not None and self.w.geo:
-            fs = self.free_idx[self.free_idx < self.dr.n_stations]
-            for s in fs:
-                c = self._cols([s])
-                mat_rows += [c, c]
-        if self.w.bearing:
-            for k in range(nb):
-                c = self._cols([self.ba[k], self.bb[k]])
-                mat_rows += [c, c]
-        if self.w.octilinear:
-            mat_rows += [self._cols([p, q]) for p, q in zip(self.sp, self.sq)]
-        if self.ext is not None and self.dr.fill_box is not None:
-            i0, i1, j0, j1 = self.ext
-            mat_rows += [self._cols([i0, i1]), self._cols([j0, j1])]
-        ri = np.repeat(np.arange(len(mat_rows)), [len(c) for c in mat_rows])
-        ci = np.fromiter((c for cols in mat_rows for c in cols), dtype=int, count=len(ri))
-        return coo_matrix((np.ones(len(ri), dtype=np.int8), (ri, ci)),
-                          shape=(len(mat_rows), 2 * len(self.free_idx))).tocsr()
+    def residuals(self, x):
+        return self.evaluate(x)[0]
 
-    def _cols(self, points) -> list[int]:
-        out = []
-        for p in points:
-            v = self.var_of[p]
-            if v >= 0:
-                out += [2 * v, 2 * v + 1]
-        return out
+    def jacobian(self, x):
+        _, ents, m = self.evaluate(x)
+        rows, cols, data = [], [], []
+        for rr, pts, g in ents:
+            var = self.var_of[pts]
+            keep = var >= 0
+            rr, var, g = rr[keep], var[keep], g[keep]
+            rows += [rr, rr]
+            cols += [2 * var, 2 * var + 1]
+            data += [g[:, 0], g[:, 1]]
+        return coo_matrix((np.concatenate(data), (np.concatenate(rows), np.concatenate(cols))),
+                          shape=(m, 2 * len(self.free_idx))).tocsr()
 
     def solve(self, max_nfev: int = 60):
         x0 = self.dr.pos[self.free_idx].ravel()
         if not len(x0):
             return self.dr.pos
-        sp = self.sparsity()
-        res = least_squares(self.residuals, x0, jac_sparsity=sp, method="trf", max_nfev=max_nfev,
-                            x_scale=1.0, xtol=1e-6, ftol=1e-7, tr_solver="lsmr")
-        import os, time
+        res = least_squares(self.residuals, x0, jac=self.jacobian, method="trf", max_nfev=max_nfev,
+                            x_scale=1.0, xtol=1e-7, ftol=1e-8, tr_solver="lsmr")
+        import os
         if os.environ.get("LAYOUT_DEBUG"):
-            print(f"solve: vars {len(x0)} rows {sp.shape[0]} nfev {res.nfev} njev {res.njev} cost {res.cost:.1f} "
-                  f"hard {float(np.sum(self.residuals(res.x)[:len(self.lmin)]**2)):.1f} status {res.status}")
-            L = self.bundle_lengths(self.positions(res.x))
-            bad = np.argsort(-(np.maximum(self.lmin - L, 0) + np.maximum(L - self.lmax, 0)))[:4]
-            print("   worst", [(self.net.route_ids[self.net.bundles[k].routes[0]], round(L[k]), round(self.lmin[k]), round(self.lmax[k])) for k in bad])
+            print(f"solve: vars {len(x0)} nfev {res.nfev} njev {res.njev} cost {res.cost:.1f} status {res.status}")
+            r = self.residuals(res.x)
+            print("   blocks", [(i, round(float(np.sum(r[a:b] ** 2)), 1), int(np.argmax(np.abs(r[a:b]))) if b > a else -1)
+                              for i, (_, a, b) in enumerate(self.block_names)])
         return self.positions(res.x)
 
 

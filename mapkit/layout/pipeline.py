@@ -92,12 +92,13 @@ def layout_board_impl(data: dict, *, style: str, size, seed: int, keep: frozense
     dr.fill_box = (fit.FILL * inner_w + 4, fit.FILL * inner_h + 4)
     run_rounds(net, dr, w, style, rounds=4)
     # the real checks, and the repairs they point at: a bend where a route is still too short
-    for _ in range(3):
+    for _ in range(4):
         new, changes = build_result(net, dr, size_out)
         found = geometry_problems(new)
         short = {p.subject[len("route "):] for p in found if p.code == "route-too-short"}
         if not found:
             break
+        widen(net, dr, found)
         bend = [k for k, b in enumerate(net.bundles)
                 if any(net.route_ids[r] in short for r in b.routes) and len(dr.lines[k]) == 2]
         for k in bend:
@@ -107,6 +108,30 @@ def layout_board_impl(data: dict, *, style: str, size, seed: int, keep: frozense
                    start=2)
     new, changes = build_result(net, dr, size_out)
     return new, changes, {}, []
+
+
+def widen(net, dr, found) -> None:
+    """Where the real check still finds spaces touching, ask those pairs for more room."""
+    bundle_of = {net.route_ids[r]: k for k, b in enumerate(net.bundles) for r in b.routes}
+    station_of = {sid: i for i, sid in enumerate(net.ids)}
+    angle, clear, station = (dr.extra.setdefault(k, {}) for k in ("angle", "clear", "station"))
+    for p in found:
+        subject = p.subject.split(" ", 1)[-1]
+        if p.code == "space-overlap":
+            other = p.message.split("'")[1]
+            a, b = bundle_of.get(subject), bundle_of.get(other)
+            if a is None or b is None or a == b:
+                continue
+            key = frozenset((a, b))
+            ba, bb = net.bundles[a], net.bundles[b]
+            if {ba.a, ba.b} & {bb.a, bb.b}:
+                angle[key] = angle.get(key, 0.0) + 0.06
+            else:
+                clear[key] = clear.get(key, 0.0) + 1.5
+        elif p.code == "space-on-station":
+            k, s = bundle_of.get(subject), station_of.get(p.message.split("'")[1])
+            if k is not None and s is not None:
+                station[(s, k)] = station.get((s, k), 0.0) + 1.5
 
 
 def geometry_problems(data: dict):

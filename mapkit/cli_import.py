@@ -1,0 +1,125 @@
+"""`mapkit import`: draft boards from other people's data. `mapkit import gtfs FEED --out FILE`."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import click
+
+from mapkit.cli import FORMAT, SEED, _echo_json, main, printable
+from mapkit.errors import UsageError
+
+
+@main.group("import")
+def import_group():
+    """Make a draft board from open data (a GTFS transit feed)."""
+
+
+def _ids(text: str | None) -> tuple[str, ...] | None:
+    if not text:
+        return None
+    return tuple(x.strip() for x in text.split(",") if x.strip()) or None
+
+
+@import_group.command("gtfs")
+@click.argument("feed", type=click.Path(path_type=Path))
+@click.option("--out", "out", type=click.Path(path_type=Path), required=True, help="The board file to write (.json).")
+@click.option("--modes", default=None, metavar="LIST",
+              help="Modes to take, comma-separated: rail, subway, tram, light-rail, commuter-rail, monorail, cable, "
+                   "ferry, bus, trolleybus. Default: the rail-like modes when the feed has any, else all.")
+@click.option("--route", "routes", default=None, metavar="IDS", help="Only these routes (route_id or short name, comma-separated).")
+@click.option("--agency", default=None, help="Only this agency's routes (agency_id or name).")
+@click.option("--stations", type=click.IntRange(3, 500), default=None,
+              help="Target number of stations (default: what five players' trains need, 35-60).")
+@click.option("--name", default=None, help="The board's title (default: the agency's name).")
+@click.option("--style", type=click.Choice(["geographic", "schematic"]), default="geographic", show_default=True,
+              help="Layout style (see `mapkit layout`).")
+@click.option("--seed", type=SEED, default=0, show_default=True, help="Seed of the layout and the ticket deck.")
+@click.option("--force", is_flag=True, help="Replace --out when it exists.")
+@click.option("--lenient", is_flag=True, help="Write the board when it has warnings but no errors (default: only a "
+                                               "board that passes `mapkit validate --strict` is written).")
+@FORMAT
+def import_gtfs(feed, out, modes, routes, agency, stations, name, style, seed, force, lenient, fmt):
+    """Import a GTFS feed (zip or folder) as a draft board: stations, routes, colors, layout, the
+    train-card deck and a ticket deck, with a summary of every decision to look at.
+
+    Exit 0 when written, 1 when the feed is broken or the board would not validate (nothing is
+    written), 2 on bad usage (an unknown route or mode, an existing --out without --force, the
+    GTFS extra not installed)."""
+    from mapkit.importers.gtfs.board import finish_board, import_feed
+    from mapkit.importers.gtfs.select import parse_modes
+    from mapkit.importers.gtfs.service import require_extra
+    from mapkit.outputs import atomic_write_text, check_output, refuse_input_paths
+
+    require_extra()
+    started = time.perf_counter()
+    mode_list = parse_modes(modes)
+    if out.exists() and not force:
+        raise UsageError(f"--out: {out} exists; pass --force to replace it, or choose another file")
+    check_output(out)
+    inputs = [feed] + (sorted(feed.iterdir()) if feed.is_dir() else [])
+    refuse_input_paths([out], inputs)
+    if not out.parent.exists():
+        raise UsageError(f"--out: the folder {out.parent} does not exist")
+    result = import_feed(feed, modes=mode_list, routes=_ids(routes), agency=agency, stations=stations, name=name)
+    done = finish_board(result.data, seed=seed, style=style, source=str(out))
+    summary = dict(result.summary)
+    summary["layout"] = done.layout
+    summary["deck"] = done.deck
+    summary["tickets"] = done.tickets
+    report = done.report
+    ok = report.valid and (lenient or not report.warnings)
+    summary["seconds"] = round(time.perf_counter() - started, 2)
+    summary["out"] = str(out)
+    summary["written"] = ok
+    summary["problems"] = [p.as_dict() for p in report.problems[:200]]
+    if ok:
+        atomic_write_text(out, done.text)
+    if fmt == "json":
+        _echo_json(summary)
+    else:
+        click.echo(printable(format_summary(summary)))
+        for p in report.problems[:200]:
+            click.echo(printable(p.format()), err=True)
+    if not ok:
+        click.echo(f"error: {out} was not written: the board has {len(report.errors)} error(s) and "
+                   f"{len(report.warnings)} warning(s)" + ("" if report.errors else "; pass --lenient to write it anyway"),
+                   err=True)
+        raise SystemExit(1)
+
+
+def format_summary(s: dict) -> str:
+    st = s["stations"]
+    out = [f"feed {s['feed']}: service day {s['service_day']}, modes {', '.join(s['modes'])}",
+           f"lines: {len(s['lines'])} kept" + (f", {len(s['dropped'])} left out" if s["dropped"] else "")]
+    for d in s["dropped"][:20]:
+        out.append(f"  left out {d['line']}: {d['why']}")
+    for ln in s["lines"]:
+        other = f", {ln['other_pattern_trips']} trips on {ln['patterns'] - 1} other pattern(s) not drawn" if ln["patterns"] > 1 else ""
+        out.append(f"  {ln['route_id']:<12} {ln['name'][:40]:<40} {ln['mode']:<13} {ln['trips']:>4} trips → {ln['color']}{other}")
+    out.append(f"stations: {st['kept']} kept (target {st['target']}) of {st['network_stations']} on the lines' patterns "
+               f"({st['stops_used']} stops merged into {st['merged_stations']} stations); {st['terminals']} terminals, "
+               f"{st['junctions_kept']} of {st['junctions']} junctions")
+    ln = s["lengths"]
+    out.append(f"routes: {s['routes']} tracks, {s['doubles']} double routes; {ln['spaces']} spaces for "
+               f"{5 * s['trains']} trains (5 players × {s['trains']}), "
+               + (f"{ln['spaces_per_km']} spaces per km^0.6" if ln["spaces_per_km"] else "lengths at their longest")
+               + (f" ({ln['cut_to_longest']} cut to the longest)" if ln.get('cut_to_longest') else "")
+               + f"; lengths {', '.join(f'{k}: {v}' for k, v in ln['histogram'].items())}; route points {s['route_points']}")
+    if s["crowded_segments"]:
+        out.append(f"  {len(s['crowded_segments'])} segment(s) with more than two lines, the two most frequent drawn:")
+        for c in s["crowded_segments"][:5]:
+            out.append(f"    {c['between'][0]} - {c['between'][1]}: {', '.join(c['lines'])}")
+    out.append(f"colors: {len(s['colors'])}" + (f", gray for {', '.join(s['gray_lines'])}" if s["gray_lines"] else ""))
+    for c in s["colors"]:
+        out.append(f"  {c['id']:<14} {c['hex']} {c['name'][:40]:<40} {c['kind']:<13} {c['source']}")
+    for n in s["notes"]:
+        out.append(f"note: {n}")
+    lay = s.get("layout", {})
+    for p in lay.get("problems", []):
+        out.append(f"layout: {p}")
+    out.append(f"deck: {s['deck']['total']} cards, {s['deck']['wild']} wild; tickets: {s['tickets']}"
+               + (" (too few station pairs fit for the usual 30)" if s["tickets"] < 30 else ""))
+    out.append(("wrote " if s["written"] else "not written: ") + s["out"] + f" in {s['seconds']} s")
+    return "\n".join(out)

@@ -1,0 +1,310 @@
+"""Assemble the draft board: feed → lines → stations → routes → palette → a board dict and a
+summary of every decision the designer should look at.
+
+`import_feed` is pure apart from reading the feed; `finish_board` adds what `mapkit build` would
+(the layout, the train-card deck, a standard ticket deck) and validates the result in memory.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import time
+import unicodedata
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from mapkit.errors import MapkitError
+from mapkit.importers.gtfs import lines as L
+from mapkit.importers.gtfs.palette import build_palette
+from mapkit.importers.gtfs.read import Feed
+from mapkit.importers.gtfs.select import (count_trips, read_agencies, read_feed_info, read_lines,
+                                          select_lines)
+from mapkit.importers.gtfs.service import busiest_day
+from mapkit.importers.gtfs.stations import (keep_stations, merge_stations, read_stops, read_trip_stops,
+                                            representative, station_pattern)
+
+MIN_STATIONS, MAX_STATIONS = 35, 60
+SPACES_PER_ROUTE = 4.0   # what a default station count aims at: routes of about 4 spaces on average
+
+
+class EmptySelection(MapkitError):
+    exit_code = 1
+
+
+@dataclass
+class ImportResult:
+    data: dict                       # the board dict (no layout, decks or tickets yet)
+    summary: dict                    # every decision, for the text and JSON reports
+    notes: list = field(default_factory=list)
+
+
+def slug(text: str, limit: int = 28) -> str:
+    s = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower()
+    s = re.sub(r"[^a-z0-9]+", "-", s).strip("-")
+    return s[:limit].strip("-") or "station"
+
+
+def default_target() -> int:
+    """Stations for the trains five players need with room: routes ≈ stations on a transit map
+    (few loops), so spaces / SPACES_PER_ROUTE stations, within 35–60."""
+    spaces = L.PLAYERS * L.TRAINS * L.ROOM
+    return max(MIN_STATIONS, min(MAX_STATIONS, round(spaces / SPACES_PER_ROUTE)))
+
+
+def _largest_component(patterns: dict[str, tuple]) -> tuple[set, list[str]]:
+    """The stations of the biggest connected part of the network and the lines outside it."""
+    adj = defaultdict(set)
+    for p in patterns.values():
+        for a, b in zip(p, p[1:]):
+            adj[a].add(b)
+            adj[b].add(a)
+    seen, parts = set(), []
+    for s in sorted(adj):
+        if s in seen:
+            continue
+        part, todo = set(), [s]
+        while todo:
+            x = todo.pop()
+            if x in part:
+                continue
+            part.add(x)
+            todo.extend(adj[x] - part)
+        seen |= part
+        parts.append(part)
+    best = max(parts, key=len)
+    return best, [ln for ln, p in patterns.items() if not set(p) & best]
+
+
+def import_feed(path: Path, *, modes=None, routes=None, agency=None, stations=None, name=None) -> ImportResult:
+    started = time.perf_counter()
+    feed = Feed(path)
+    try:
+        return _import(feed, modes, routes, agency, stations, name, started)
+    finally:
+        feed.close()
+
+
+def _import(feed, modes, routes, agency, target, name, started) -> ImportResult:
+    notes: list[str] = []
+    agencies = read_agencies(feed)
+    info = read_feed_info(feed)
+    lines = read_lines(feed)
+    day, services = busiest_day(feed)
+    notes += count_trips(feed, lines, services)
+    sel = select_lines(lines, modes, routes, agency, agencies)
+    notes += sel.notes
+    dropped = list(sel.dropped)
+    if not sel.lines:
+        what = []
+        if modes:
+            what.append(f"modes {', '.join(modes)}")
+        if routes:
+            what.append(f"routes {', '.join(routes)}")
+        if agency:
+            what.append(f"agency {agency}")
+        have = Counter(m for ln in lines if ln.trips for m in ln.modes[:1])
+        raise EmptySelection(f"the selection ({'; '.join(what) or 'all lines'}) has no trips on {day} (the feed's "
+                             f"busiest day); lines with trips by mode: "
+                             + (", ".join(f"{m} {n}" for m, n in sorted(have.items())) or "none")
+                             + (f"; left out: {', '.join(f'{a} ({b})' for a, b in dropped[:8])}" if dropped else ""))
+    stops = read_stops(feed)
+    trip_line = {t: ln.route_id for ln in sel.lines for t in ln.trip_ids}
+    trip_stops = read_trip_stops(feed, set(trip_line), stops)
+    used = {s for seq in trip_stops.values() for s in seq}
+    stop_station, st = merge_stations(used, stops, feed)
+    by_line: dict[str, Counter] = defaultdict(Counter)
+    for t, seq in trip_stops.items():
+        by_line[trip_line[t]][station_pattern(seq, stop_station)] += 1
+    patterns, pattern_figures = {}, {}
+    for ln in sel.lines:
+        p, n, other = representative(by_line.get(ln.route_id, Counter()))
+        if not p:
+            dropped.append((ln.label, "its trips stop at fewer than two stations"))
+            continue
+        patterns[ln.route_id] = p
+        pattern_figures[ln.route_id] = {"pattern_trips": n, "other_pattern_trips": other,
+                                        "patterns": len({min(q, q[::-1]) for q in by_line[ln.route_id]})}
+    if not patterns:
+        raise EmptySelection("no selected line has a trip that stops at two stations or more")
+    main_part, apart = _largest_component(patterns)
+    for r in apart:
+        ln = next(x for x in sel.lines if x.route_id == r)
+        dropped.append((ln.label, "it does not touch the rest of the network (a board is one network)"))
+        del patterns[r]
+    chosen = [ln for ln in sel.lines if ln.route_id in patterns]
+    want = target or default_target()
+    kept, station_figs = keep_stations(patterns, st, want)
+    if station_figs["junctions_kept"] < station_figs["junctions"]:
+        notes.append(f"{station_figs['junctions_kept']} of {station_figs['junctions']} junctions (where lines meet or part) kept: all of them and the "
+                     f"{station_figs['terminals']} terminals would be more than {want} stations; raise --stations to keep them all, or select fewer lines")
+    trips = {ln.route_id: ln.trips for ln in chosen}
+    segs = L.segments(patterns, kept, st, trips)
+    palette, assign, pnotes = build_palette(chosen)
+    notes += pnotes
+    line_of = {ln.route_id: ln for ln in chosen}
+
+    plans, crowded = L.plan_tracks(segs, assign)
+    for c in crowded:
+        c["lines"] = [line_of[x].label for x in c["lines"]]
+        c["drawn"] = [line_of[x].label for x in c["drawn"]]
+    target_spaces = math.ceil(L.PLAYERS * L.TRAINS * L.ROOM)
+    lengths, scale, reached = L.scale_lengths([sg.distance_m for sg, _ in plans], [len(t) for _, t in plans],
+                                              target_spaces)
+    spaces = sum(n * len(t) for n, (_, t) in zip(lengths, plans))
+    longest = max(lengths)
+    rules = {"preset": "standard"}
+    if spaces < L.PLAYERS * L.MIN_TRAINS * L.ROOM:
+        raise EmptySelection(f"the selection makes {len(kept)} stations and {len(plans)} routes of {spaces} spaces in "
+                             f"all: too small for a board, where five players need at least "
+                             f"{math.ceil(L.PLAYERS * L.MIN_TRAINS * L.ROOM)} spaces ({L.MIN_TRAINS} trains each "
+                             f"with room); select more lines (--modes, --route) or a bigger feed")
+    if not reached:
+        trains = L.trains_for(spaces)
+        rules["overrides"] = {"trains": trains}
+        notes.append(f"the network holds only {spaces} spaces with lengths following distance and the longest "
+                     f"routes at {L.MAX_LENGTH}: trains per player set to {trains} (from 45) so that five players have "
+                     f"{L.ROOM} spaces per train")
+
+    # station ids and names
+    ids, station_json = {}, []
+    used_ids, used_names = set(), Counter()
+    for key in sorted(kept, key=lambda k: (-st[k].lat, st[k].lon, k)):
+        s = st[key]
+        base = slug(s.name)
+        sid, n = base, 2
+        while sid in used_ids:
+            sid = f"{base}-{n}"
+            n += 1
+        used_ids.add(sid)
+        ids[key] = sid
+        shown = s.name[:56] or sid
+        used_names[shown] += 1
+        if used_names[shown] > 1:     # two places of one name (a long street's stops far apart)
+            shown = f"{shown} {used_names[shown]}"
+        station_json.append({"id": sid, "name": shown, "lat": round(s.lat, 6), "lon": round(s.lon, 6)})
+    for c in crowded:
+        c["between"] = [ids[k] for k in c["between"]]
+    kinds = {c.id: c.kind for c in palette}
+    routes_json, doubles = [], 0
+    for n, (sg, tracks) in zip(lengths, plans):
+        a, b = ids[sg.a], ids[sg.b]
+        group = f"{a}-{b}"[:60].strip("-") if len(tracks) == 2 else None
+        doubles += group is not None
+        for ln_id in tracks:
+            ln = line_of[ln_id]
+            color = assign[ln_id]
+            r = {"from": a, "to": b, "color": color, "length": n}
+            if group:
+                r["double"] = group
+            kind = kinds.get(color, "bus")
+            if ln.kind != kind:
+                r["kind"] = ln.kind
+            r["line"] = ", ".join(line_of[x].label for x in sg.lines)[:80]
+            routes_json.append(r)
+    agency_names = sorted({a["agency_name"] for a in agencies
+                           if not agency or a.get("agency_id") == agency or a["agency_name"].lower() == agency.lower()
+                           or len(agencies) == 1})
+    title = name or f"{' / '.join(agency_names)[:100]}: draft"
+    data = {
+        "schema_version": 1,
+        "id": slug(name or " ".join(agency_names), 60),
+        "name": title[:120],
+        "version": "draft",
+        "credits": credits_text(agency_names, agencies, info, feed, day)[:2000],
+        "rules": rules,
+        "route_points": L.route_points(longest),
+        "palette": [c.as_json() for c in palette],
+        "wild": {"name": "Transit Pass"},
+        "gray": {"name": "Bus (any one color)", "kind": "bus"},
+        "stations": station_json,
+        "routes": routes_json,
+    }
+    summary = {
+        "feed": str(feed.path), "service_day": day.isoformat(), "services": len(services),
+        "modes": list(sel.modes),
+        "lines": [{"route_id": ln.route_id, "name": ln.name, "mode": (ln.modes or ("?",))[0], "kind": ln.kind,
+                   "trips": ln.trips, "color": assign[ln.route_id], **pattern_figures[ln.route_id]} for ln in chosen],
+        "dropped": [{"line": a, "why": b} for a, b in dropped],
+        "stations": {"stops_used": len(used), "merged_stations": len(st), **station_figs},
+        "routes": len(routes_json), "doubles": doubles, "crowded_segments": crowded,
+        "colors": [{"id": c.id, "name": c.name, "hex": c.hex.upper(), "kind": c.kind, "source": c.source,
+                    "lines": [line_of[x].label for x in c.lines]} for c in palette],
+        "gray_lines": [line_of[r].label for r, c in assign.items() if c == "gray"],
+        "lengths": {"spaces_per_km": None if math.isinf(scale) else round(scale, 3), "spaces": spaces,
+                    "target_spaces": target_spaces, "longest": longest,
+                    "cut_to_longest": sum(1 for n, (sg, _) in zip(lengths, plans)
+                                          if n == L.MAX_LENGTH and not math.isinf(scale)
+                                          and round((sg.distance_m / 1000) ** L.EXPONENT * scale) > L.MAX_LENGTH),
+                    "histogram": dict(sorted(Counter(lengths).items()))},
+        "trains": rules.get("overrides", {}).get("trains", L.TRAINS),
+        "route_points": data["route_points"],
+        "notes": notes,
+        "seconds_import": round(time.perf_counter() - started, 2),
+    }
+    return ImportResult(data, summary, notes)
+
+
+def credits_text(agency_names, agencies, info, feed, day) -> str:
+    urls = sorted({a.get("agency_url", "") for a in agencies if a["agency_name"] in agency_names} - {""})
+    parts = [f"Draft board made by mapkit from the GTFS feed of {', '.join(agency_names) or 'an unnamed agency'}"
+             + (f" ({', '.join(urls)})" if urls else "") + f", service of {day.isoformat()}."]
+    if info.get("feed_publisher_name"):
+        pub = info["feed_publisher_name"] + (f" ({info['feed_publisher_url']})" if info.get("feed_publisher_url") else "")
+        ver = f", version {info['feed_version']}" if info.get("feed_version") else ""
+        parts.append(f"Feed published by {pub}{ver}.")
+    parts.append("Station positions, names and line colors come from that feed; use it under its publisher's license "
+                 "terms and name them here. Unofficial fan board, not affiliated with or endorsed by the agency or by "
+                 "Days of Wonder; Ticket to Ride designed by Alan R. Moon.")
+    return " ".join(parts)
+
+
+@dataclass
+class Finished:
+    data: dict
+    text: str
+    report: object                  # mapkit.errors.Report of the finished board (strict: no warnings)
+    layout: dict                    # figures and problems of the layout
+    deck: dict
+    tickets: int
+
+
+def finish_board(data: dict, *, seed: int = 0, style: str = "geographic", source: str = "imported board") -> Finished:
+    """What `mapkit build` derives, on the imported board: the layout (mapkit.layout), the train-card
+    deck (mapkit.cards) and a standard ticket deck (mapkit.ticket_deck); then the three gates of
+    `validate` on the text that would be written."""
+    import dataclasses
+
+    from mapkit.boardfile import build_board, schema_problems, whole_numbers
+    from mapkit.cards import derive_deck
+    from mapkit.errors import BoardError
+    from mapkit.layout import layout_board
+    from mapkit.model import Deck
+    from mapkit.ticket_deck import generate
+    from mapkit.writer import dump_board_json, validate_text
+
+    problems = schema_problems(data, source)
+    if problems:  # the importer's own bug if it ever happens: say what, not a traceback
+        raise BoardError(source, problems)
+    res = layout_board(data, style=style, size="auto", seed=seed)
+    laid = res.data
+    board = build_board(whole_numbers(laid), source)
+    deck = derive_deck(board)
+    laid = dict(laid)
+    laid["deck"] = deck.deck_json()
+    board = dataclasses.replace(board, deck=Deck(deck.total, deck.wild, dict(deck.counts)))
+    tickets = None
+    for count in (30, 24, 18, 12, 8, 5):
+        # a small network has too few pairs for the standard 30 tickets: a smaller deck, said so
+        try:
+            tickets = generate(board, seed=seed, count=count)
+            break
+        except MapkitError:
+            if count == 5:
+                raise
+    laid["ticket_decks"] = {"standard": tickets.deck_json()}
+    text = dump_board_json(laid)
+    report = validate_text(text, source)
+    return Finished(laid, text, report, {"figures": res.figures, "problems": list(res.problems)},
+                    deck.deck_json(), len(tickets.tickets))

@@ -1,0 +1,130 @@
+"""Lines → routes: consecutive kept stations of each line's representative pattern, shared
+segments as double routes, lengths scaled to the trains five players bring.
+
+- A route joins two consecutive kept stations of a line; its distance is measured along the
+  line (through the stations thinned away), so a winding or looping line keeps its length.
+- Where lines share a segment it is one double route: the two most frequent lines' colors on its
+  two tracks (a second line of the same card color gives way to the next line of another color);
+  lines beyond two on a segment are reported, not drawn.
+- Lengths are distance ** EXPONENT (compressed) × one scale for the whole board, rounded, at least 1, the scale chosen as
+  the smallest that gives the board ROOM × the trains of five players (the standard ruleset: 45
+  each) in spaces, but no larger than puts the longest routes at MAX_LENGTH (the longest
+  CLIP_SHARE of them may be cut to it): lengths follow distance, and a network too small for
+  that plays with fewer trains. The standard map has about 1.4 spaces per
+  train; `validate` warns below 1.25.
+- The route scoring table is the standard one to 6, extended past it as the published maps do
+  (7: 18, 8: 21, 9: 27), then by 6 a space.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from dataclasses import dataclass
+
+from mapkit.importers.gtfs.stations import Station, haversine_m
+
+PLAYERS = 5
+TRAINS = 45           # the standard ruleset's trains per player
+ROOM = 1.4            # spaces per train, the standard map's room to spare
+MAX_LENGTH = 9
+MIN_TRAINS = 10
+# length ∝ distance ** EXPONENT: a 12 km commuter-rail stretch is not twelve times a 1 km metro
+# hop on a board (the published city maps are schematic too); 1 would be strictly proportional
+EXPONENT = 0.6
+# the longest CLIP_SHARE of the routes may be cut to MAX_LENGTH, so that one outlying stretch (a
+# 25 km express run) does not shrink every other route and the trains with them
+CLIP_SHARE = 0.05
+
+
+def route_points(longest: int) -> list[int]:
+    table = [1, 2, 4, 7, 10, 15, 18, 21, 27]
+    while len(table) < longest:
+        table.append(table[-1] + 6)
+    return table[:max(6, longest)]
+
+
+@dataclass
+class Segment:
+    a: str
+    b: str
+    lines: list            # route ids of the lines using it, most frequent first
+    distance_m: float
+
+
+def segments(patterns: dict[str, tuple[str, ...]], kept: set, stations: dict[str, Station],
+             trips: dict[str, int]) -> list[Segment]:
+    """One Segment per pair of stations that some line runs between without a kept stop."""
+    by_pair: dict[frozenset, dict[str, float]] = defaultdict(dict)
+    order: list[frozenset] = []
+    for line_id, p in patterns.items():
+        prev, dist = None, 0.0
+        for i, s in enumerate(p):
+            if i:
+                dist += haversine_m((stations[p[i - 1]].lat, stations[p[i - 1]].lon), (stations[s].lat, stations[s].lon))
+            if s in kept:
+                if prev is not None and prev != s:
+                    pair = frozenset((prev, s))
+                    if pair not in by_pair:
+                        order.append(pair)
+                    # the same line twice on a pair (a loop line) counts once, at its shorter run
+                    old = by_pair[pair].get(line_id)
+                    by_pair[pair][line_id] = dist if old is None else min(old, dist)
+                prev, dist = s, 0.0
+    out = []
+    for pair in order:
+        users = by_pair[pair]
+        a, b = sorted(pair)
+        ranked = sorted(users, key=lambda ln: (-trips.get(ln, 0), ln))
+        out.append(Segment(a, b, ranked, sum(users.values()) / len(users)))
+    return out
+
+
+def plan_tracks(segs: list[Segment], color_of: dict[str, str]) -> tuple[list, list[dict]]:
+    """([(segment, [line of track 1, line of track 2?])], segments with more than two lines).
+
+    Track 1 is the most frequent line; track 2 the next most frequent line of another card color
+    when there is one (two tracks of one color add nothing to choose between), else the next line."""
+    plans, crowded = [], []
+    for sg in segs:
+        first, second = sg.lines[0], None
+        if len(sg.lines) > 1:
+            others = [x for x in sg.lines[1:] if color_of[x] != color_of[first]] or sg.lines[1:]
+            second = others[0]
+        if len(sg.lines) > 2:
+            crowded.append({"between": [sg.a, sg.b], "lines": list(sg.lines), "drawn": [first, second]})
+        plans.append((sg, [first] + ([second] if second else [])))
+    return plans, crowded
+
+
+def scale_lengths(distances: list[float], tracks: list[int], target_spaces: int) -> tuple[list[int], float, bool]:
+    """(lengths, scale in spaces per km ** EXPONENT, whether the target was reached)."""
+
+    def lengths(scale):
+        return [min(MAX_LENGTH, max(1, round((d / 1000) ** EXPONENT * scale))) for d in distances]
+
+    def total(ls):
+        return sum(n * t for n, t in zip(ls, tracks))
+
+    # lengths stay proportional to distance: the scale stops where the longest route reaches
+    # MAX_LENGTH; a network too small for the target at that scale plays with fewer trains
+    ranked = sorted(distances)
+    longest_km = ranked[max(0, math.ceil(len(ranked) * (1 - CLIP_SHARE)) - 1)] / 1000 if ranked else 0
+    ceiling = (MAX_LENGTH + 0.49) / longest_km ** EXPONENT if longest_km > 0 else 1e6
+    if total(lengths(ceiling)) < target_spaces:
+        return lengths(ceiling), ceiling, False
+    lo, hi = 1e-6, ceiling
+    for _ in range(200):
+        mid = math.sqrt(lo * hi)
+        if total(lengths(mid)) >= target_spaces:
+            hi = mid
+        else:
+            lo = mid
+        if hi / lo < 1 + 1e-9:
+            break
+    return lengths(hi), hi, True
+
+
+def trains_for(spaces: int) -> int:
+    """Trains per player that `spaces` can hold for five players with the usual room."""
+    return max(MIN_TRAINS, math.floor(spaces / (PLAYERS * ROOM)))
