@@ -18,6 +18,7 @@ import datetime
 import re
 import shutil
 import tempfile
+import warnings
 from pathlib import Path
 
 from mapkit.errors import UsageError
@@ -83,7 +84,12 @@ def busiest_day(feed: Feed) -> tuple[datetime.date, frozenset[str]]:
                 with feed.open_binary(name) as src, open(Path(tmp) / name, "wb") as dst:
                     shutil.copyfileobj(src, dst)
         try:
-            date, services = partridge.read_busiest_date(tmp)
+            with warnings.catch_warnings():
+                # partridge 1.1 calls pandas' rename(inplace=True), deprecated for pandas 4: the user
+                # can do nothing about it, so it is not shown (the closing note tracks the risk)
+                warnings.simplefilter("ignore", FutureWarning)
+                warnings.simplefilter("ignore", DeprecationWarning)
+                date, services = partridge.read_busiest_date(tmp)
         except AssertionError:
             # partridge asserts that some service runs on some day
             raise FeedError([f"{feed.label}: no trip runs on any day: calendar.txt and calendar_dates.txt give no "
