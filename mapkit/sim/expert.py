@@ -30,7 +30,6 @@ import math
 
 from mapkit.sim.agents import INF, PlannerAgent, cheapest_path
 from mapkit.sim.expert_block import BlockMixin
-from mapkit.sim.expert_tickets import TicketLookahead
 from mapkit.sim.engine import DRAW2, KEEP_PHASE, SETUP
 from mapkit.sim.tables import GRAY
 
@@ -41,7 +40,7 @@ from mapkit.sim.tables import GRAY
 CLAIM_TURN = 3.0
 
 
-class ExpertAgent(TicketLookahead, BlockMixin, PlannerAgent):
+class ExpertAgent(BlockMixin, PlannerAgent):
     name = "expert"
     # tuned on north-america self-play and against route-focus (see the module docstring)
     p_offset, p_scale = -2.0, 5.0    # completion chance: logistic in the slack (turns and trains)
@@ -49,7 +48,6 @@ class ExpertAgent(TicketLookahead, BlockMixin, PlannerAgent):
     slack_value = 0.0                # points a spare train is worth when choosing tickets
     more_tickets_trains, more_tickets_turns = 12, 8   # draw tickets when the plan is done and these remain
     race = True                      # claim planned routes next to an opponent first
-    draw_margin = -2.0               # the draw's value estimate runs low (measured): draw a bit below zero
     cash_out_turns = 1.5             # turns left below which the hand is spent on the best claims
 
     def reset(self, seat, tables, players, rng):
@@ -377,7 +375,7 @@ class ExpertAgent(TicketLookahead, BlockMixin, PlannerAgent):
         if station is not None:
             return station
         # plan done: more tickets while there is time
-        if self.wants_draw(view, legal, (), 0, trains, turns):
+        if trains >= self.more_tickets_trains and turns >= self.more_tickets_turns and legal.tickets():
             return legal.tickets()[0]
         return self._spend(view, legal, trains, turns)
 
