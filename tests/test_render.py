@@ -382,6 +382,16 @@ def test_bad_paper_is_a_usage_error(cli):
     assert "a3" in result.output
 
 
+def test_an_unknown_deck_is_a_usage_error_naming_the_decks(cli, tmp_path):
+    # a kit without the deck asked for is not what the designer wanted: refuse before writing anything
+    result = cli("render", TINY, "--deck", "standard", "--deck", "citys", "--out", tmp_path / "out")
+    assert result.exit_code == 2
+    assert "no ticket deck 'citys' (did you mean 'cities'?)" in result.output
+    assert "decks: 1910, cities, standard, transit, or 'all'" in result.output
+    assert "standard'" not in result.output.split("decks:")[0]  # only the unknown one is named as missing
+    assert not (tmp_path / "out").exists()
+
+
 def test_broken_board_exits_1_with_the_validators_message(cli, tiny_data, write_board, tmp_path):
     tiny_data["routes"][0]["to"] = "birhc"
     result = cli("render", write_board(tiny_data), "--out", tmp_path / "out")
