@@ -335,6 +335,35 @@ def test_tiny_board_scene(tiny):
     assert "Red Line — Light rail" in texts and "Locomotive" in texts
 
 
+def test_pale_colors_are_outlined_in_ink(tiny_data, write_board):
+    # a near-white route color (Portland's Aerial Tram, #F0F4F8, is 1.04:1 against the board) is drawn
+    # with a heavier ink outline; other colors keep a darker shade of themselves
+    from mapkit.render import style
+    from mapkit.render.scene import route_items
+
+    pale, other = tiny_data["palette"][0]["id"], tiny_data["palette"][1]["id"]
+    tiny_data["palette"][0]["hex"] = "#F0F4F8"
+    board = load_valid_board(write_board(tiny_data))
+    layout = Layout(board)
+    sym = symbols.assign_symbols(board)
+    for color, edge, lw in ((pale, style.INK, style.PALE_EDGE_LW), (other, None, 0.6)):
+        r = next(r for r in board.routes if r.color == color and r.kind != "flight")
+        spaces = [i for i in route_items(board, r, layout.routes[r.id], sym) if type(i).__name__ == "Area"
+                  and i.face == board.color(color).hex]
+        assert len(spaces) == r.length
+        hex_ = board.color(color).hex
+        for i in spaces:
+            assert i.edge == (edge or style.shade(hex_, 0.55)) and i.lw == lw
+            # the outline stands out from the playing area (WCAG non-text contrast, 3:1)
+            assert style.contrast(to_hex(i.edge), style.INNER) >= 3
+    assert style.contrast("#F0F4F8", style.INNER) < 1.3 and style.is_whitish("#F0F4F8")
+
+
+def to_hex(color) -> str:
+    from matplotlib.colors import to_hex as mpl_to_hex
+    return mpl_to_hex(color)
+
+
 def test_a_label_with_no_room_is_reported():
     bounds = box(0, 0, 100, 100)
     wall = box(0, 0, 100, 100).difference(box(45, 45, 55, 55))
