@@ -20,7 +20,6 @@ from mapkit.render import RenderOptions, content_hash, render_kit
 from mapkit.render import cards, imposition, labels, summary, symbols, tiling
 from mapkit.render.pdf import PAPERS, PRINT_MARGIN_MM
 from mapkit.render.scene import build_scene
-from mapkit.resources import boards_dir
 from mapkit.validate import load_valid_board
 
 REPO = Path(__file__).resolve().parent.parent
@@ -33,13 +32,6 @@ MM_PER_PT = 25.4 / 72
 def mm_size(page) -> tuple[float, float]:
     box_ = page.mediabox
     return (round(float(box_.width) * MM_PER_PT, 1), round(float(box_.height) * MM_PER_PT, 1))
-
-
-def bundled(name):
-    path = boards_dir() / f"{name}.json"
-    if not path.exists():
-        pytest.skip(f"boards/{name}.json is not there yet")
-    return path
 
 
 @pytest.fixture(scope="module")
@@ -382,10 +374,8 @@ def test_labels_avoid_each_other():
 
 
 @pytest.mark.parametrize("name", BUNDLED)
-def test_bundled_boards_place_every_label(name):
-    path = bundled(name)
-    b = load_valid_board(path)
-    scene = build_scene(b, Layout(b), content_hash(path))
+def test_bundled_boards_place_every_label(name, bundled_scene):
+    b, scene = bundled_scene(name)   # built once per session (conftest), shared with test_kit_board
     assert scene.unplaced == []
     placed = {k: c for k, c in scene.placement.placed.items()}
     assert labels.collisions(labels.Placement(placed, []), scene.label_obstacles, scene.label_bounds) == []
