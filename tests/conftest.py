@@ -68,3 +68,27 @@ def bundled_scene():
         return built[name]
 
     return get
+
+
+# The bundled boards' standard decks, as their commits say they were made: seed, required pairs, count.
+BUNDLED_DECKS = {
+    "portland": (1, [("hillsboro", "gresham"), ("expo-center", "milwaukie")], 30),
+    "seattle": (9, [("everett", "tacoma-dome"), ("bremerton", "issaquah")], 31),
+    "north-america": (1, [], 30),
+}
+
+
+@pytest.fixture(scope="session")
+def bundled_decks():
+    """name -> (board, the deck `generate` makes with the bundled seed, pairs and count, default
+    settings), made once per session: a deck takes about 4 s of CPU, and test_ticket_deck (targets,
+    required pairs) and test_tickets_scale (the stored decks) read the same three."""
+    from mapkit.boardfile import load_board
+    from mapkit.resources import boards_dir
+    from mapkit.ticket_deck import generate
+
+    out = {}
+    for name, (seed, required, count) in BUNDLED_DECKS.items():
+        board = load_board(boards_dir() / f"{name}.json")
+        out[name] = (board, generate(board, seed=seed, required=required, count=count))
+    return out
