@@ -9,6 +9,21 @@ FIXTURES = REPO / "tests" / "fixtures"
 BAD = REPO / "tests" / "bad_boards"
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items):
+    """Which tests run on one worker under pytest-xdist (`--dist loadgroup`, pyproject.toml): the tests
+    of one module together, so a module-scoped fixture (a rendered kit, a drawn report) is made once;
+    and every test that reads the session's bundled scenes or decks together, so those are built once,
+    not once per worker. Without xdist the marks do nothing."""
+    for item in items:
+        if item.get_closest_marker("xdist_group"):
+            continue
+        names = item.fixturenames
+        group = ("bundled-scenes" if "bundled_scene" in names else "bundled-decks" if "bundled_decks" in names
+                 else item.module.__name__)
+        item.add_marker(pytest.mark.xdist_group(group))
+
+
 @pytest.fixture
 def in_repo(monkeypatch):
     """Run with the repository as the working directory, so relative paths in outputs are stable."""
