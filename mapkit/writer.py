@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from mapkit.errors import BoardError, MapkitError, Report
+from mapkit.textpatch import DELETE, PatchError, patch_text  # noqa: F401  (DELETE: for callers)
 
 LINE_ITEM_KEYS = ("stations", "routes", "palette")
 
@@ -115,6 +116,19 @@ def validate_text(text: str, source: str) -> Report:
     return Report(source, checks.problems(build_board(data, source)))
 
 
+def _read_text(path: Path, source: str) -> tuple[bytes, str]:
+    """A board file's UTF-8 byte-order mark (kept on write) and its text."""
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as exc:
+        raise MapkitError(f"cannot read {path}: {exc.strerror or exc}")
+    bom = codecs.BOM_UTF8 if raw.startswith(codecs.BOM_UTF8) else b""
+    try:
+        return bom, raw[len(bom):].decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise MapkitError(f"{source}: not UTF-8 text (byte {exc.start}); nothing was written")
+
+
 def write_section(path: Path, key: str, value: Any, source: str | None = None) -> Report:
     """Set one top-level section of a board file in place, keeping BOM, line endings, mode and
     links. Raises BoardError (nothing written) when the new text would not validate; returns the
@@ -123,18 +137,37 @@ def write_section(path: Path, key: str, value: Any, source: str | None = None) -
 
     source = source or str(path)
     check_output(path)  # a read-only file is refused before any work
-    try:
-        raw = Path(path).read_bytes()
-    except OSError as exc:
-        raise MapkitError(f"cannot read {path}: {exc.strerror or exc}")
-    bom = codecs.BOM_UTF8 if raw.startswith(codecs.BOM_UTF8) else b""
-    try:
-        text = raw[len(bom):].decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise MapkitError(f"{source}: not UTF-8 text (byte {exc.start}); nothing was written")
+    bom, text = _read_text(path, source)
     new = splice_section(text, key, value, line_ending(text))
     report = validate_text(new, source)
     if not report.valid:
         raise BoardError(source, report.problems)
     atomic_write_bytes(path, bom + new.encode("utf-8"))
+    return report
+
+
+def write_patches(path: Path, changes: dict, source: str | None = None, gate: str = "valid") -> Report:
+    """Change values at JSON paths of a board file in place (`mapkit.textpatch.patch_text`): only
+    those characters change; BOM, line endings, mode and links are kept. Returns the new text's
+    report. Raises MapkitError when a path cannot be changed, and BoardError (nothing written) when
+    the new text fails the gate: "valid" (the default: no errors at all) or "schema" (JSON syntax
+    and schema only: the editor moves stations of a board that still has geometry errors, which
+    is how a designer fixes them)."""
+    from mapkit.outputs import atomic_write_bytes, check_output
+
+    source = source or str(path)
+    check_output(path)
+    bom, text = _read_text(path, source)
+    try:
+        new = patch_text(text, changes)
+    except PatchError as exc:
+        raise MapkitError(f"{source}: {exc}; nothing was written")
+    report = validate_text(new, source)
+    if gate not in ("valid", "schema"):
+        raise ValueError(f"unknown gate {gate!r}")
+    failed = not report.valid if gate == "valid" else any(p.code in ("json-syntax", "schema") for p in report.problems)
+    if failed:
+        raise BoardError(source, report.problems)
+    if new != text:
+        atomic_write_bytes(path, bom + new.encode("utf-8"))
     return report

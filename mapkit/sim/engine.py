@@ -62,7 +62,7 @@ class State:
         "route_score", "tickets", "ticket_pool", "ticket_deck", "market", "offer", "min_keep",
         "phase", "current", "turn", "turns_taken", "final_turns_left", "gaps", "parent", "claims",
         "pass_streak", "team_of", "setup_left", "end_reason", "redraws_left", "shared", "markers",
-        "tokens_left", "station_score", "open_routes",
+        "tokens_left", "station_score", "open_routes", "claimed",
     )
 
     def copy(self) -> "State":
@@ -84,7 +84,8 @@ class State:
         s.open_routes = [list(x) for x in self.open_routes]
         s.ticket_pool = self.ticket_pool
         s.gaps = Counter(self.gaps)
-        for name in ("min_keep", "phase", "current", "turn", "final_turns_left", "pass_streak", "end_reason", "redraws_left"):
+        for name in ("min_keep", "phase", "current", "turn", "final_turns_left", "pass_streak", "end_reason", "redraws_left",
+                     "claimed"):
             setattr(s, name, getattr(self, name))
         return s
 
@@ -115,6 +116,7 @@ def new_game(t: Tables, rules: RuleSet, players: int, seed: int) -> State:
     trains = rules.trains_for(players)
     s.trains = [trains] * players
     s.owner = [EMPTY] * t.n_routes
+    s.claimed = 0  # routes claimed so far (all seats): agents' caches hold while it is unchanged
     # the claim listing's rows (`Tables.claim_order`) less the routes claimed so far: a claimed
     # route is never claimable again, so the listing need not visit it (it still checks `owner`)
     s.open_routes = [list(rows) for rows in t.claim_order]
@@ -330,6 +332,7 @@ def _claim(s: State, p: int, r: int, color: int, wilds: int) -> None:
     s.discard.extend([wild] * wilds)
     s.trains[p] -= L
     s.owner[r] = p
+    s.claimed += 1
     c = t.route_color[r]
     s.open_routes[wild if c < 0 else c].remove((L, r, t.route_partner[r]))
     s.route_score[p] += t.route_points[r]

@@ -34,12 +34,7 @@ def legal_actions(s: State) -> list[tuple]:
         acts = claim_actions(s, s.current)
         if s.rules.transit and s.tokens_left:
             acts.extend(station_actions(s, s.current))
-        fu = s.face_up
-        for i in range(len(fu)):
-            if fu[i] != EMPTY:
-                acts.append((FACE_UP, i))
-        if s.deck or s.discard:
-            acts.append((BLIND,))
+        acts.extend(draw_actions(s))
         if s.ticket_deck or s.market:
             if s.rules.ticket_market:
                 acts.extend((TICKETS, m) for m in _market_masks(s))
@@ -49,15 +44,7 @@ def legal_actions(s: State) -> list[tuple]:
             acts.append((PASS,))
         return acts
     if ph == DRAW2:
-        acts = []
-        fu, wild = s.face_up, s.t.wild
-        relaxed = not s.rules.face_up_wild_takes_turn
-        for i in range(len(fu)):
-            if fu[i] != EMPTY and (fu[i] != wild or relaxed):
-                acts.append((FACE_UP, i))
-        if s.deck or s.discard:
-            acts.append((BLIND,))
-        return acts
+        return draw_actions(s)
     if ph == KEEP_PHASE or ph == SETUP:
         return [(KEEP, m) for m in keep_masks(len(s.offer), s.min_keep)]
     if ph == REDRAW_PHASE:
@@ -104,12 +91,14 @@ def _market_masks(s: State) -> list[int]:
     return masks
 
 
-def claim_actions(s: State, p: int, only=None) -> list[tuple]:
+def claim_actions(s: State, p: int, only=None, cheapest: bool = False) -> list[tuple]:
     """Every legal claim of seat p, one action per exact payment (color, number of wilds).
 
     Routes are visited color by color (gray last), shortest first, so only routes the hand could
     pay for are looked at; that is also the order of the result. `only`: a set of routes to
-    consider (agents that know what they want skip the rest).
+    consider (agents that know what they want skip the rest). `cheapest`: of each route's
+    payments in one card color only the one with fewest wilds (and the all-wild payment), in the
+    same order: what an agent that never spends a wild it need not spend chooses from.
     """
     t = s.t
     owner = s.owner
@@ -119,11 +108,19 @@ def claim_actions(s: State, p: int, only=None) -> list[tuple]:
     trains = s.trains[p]
     shared = s.shared
     protect = s.rules.friendly_protection_turns and _protection_active(s, p)
+    if only is not None:
+        acts = _claims_of(s, p, only, protect, cheapest)
+        if s.rules.double_either_color:
+            acts.extend(_fewest_wilds(_partner_color_claims(s, p, only, acts)) if cheapest else
+                        _partner_color_claims(s, p, only, acts))
+        return acts
+    if cheapest:
+        return _fewest_wilds(claim_actions(s, p))
     acts = []
     append = acts.append
     # (length, route, partner) per color, shortest first, claimed routes left out: no table lookups
-    # per route; a planner asking for a few routes gets just those, in the same order
-    by_color = s.open_routes if only is None else _claim_order_of(t, only)
+    # per route
+    by_color = s.open_routes
     for c in range(wild):
         h = hand[c]
         cap = h + hw
@@ -165,20 +162,89 @@ def claim_actions(s: State, p: int, only=None) -> list[tuple]:
             if hw >= L:
                 append((CLAIM, r, wild, L))
     if s.rules.double_either_color:
-        acts.extend(_partner_color_claims(s, p, only, acts))
+        acts.extend(_partner_color_claims(s, p, None, acts))
     return acts
 
 
-def _claim_order_of(t, routes) -> list[list[tuple[int, int, int]]]:
-    """`t.claim_order` restricted to `routes`: the same triples in the same order."""
+def _fewest_wilds(acts: list[tuple]) -> list[tuple]:
+    """Of a listing, each route's first payment per card color: the one with fewest wilds (a
+    route's payments in one color come one after another, wilds ascending)."""
+    out = []
+    last = None
+    for a in acts:
+        if (a[1], a[2]) != last:
+            last = (a[1], a[2])
+            out.append(a)
+    return out
+
+
+def _claims_of(s: State, p: int, routes, protect, cheapest: bool = False) -> list[tuple]:
+    """`claim_actions` for a few routes (a planner asking for the routes it wants): the same actions
+    in the same order, without building the per-color rows.
+
+    Each route is checked first (open, payable with this hand and these trains), and only the
+    payable ones are put in the listing's order (`Tables.claim_rank`: color by color, gray last,
+    shortest first): most turns a planner can pay for none of the routes it asks about."""
+    t = s.t
+    owner, shared = s.owner, s.shared
+    hand = s.hands[p]
     wild = t.wild
-    order = [[] for _ in range(wild + 1)]
+    hw = hand[wild]
+    trains = s.trains[p]
+    lens, colors, partner = t.route_len, t.route_color, t.route_partner
+    gray_cap = -1  # the longest gray route the hand pays (one color plus wilds), when first needed
+    payable = []
     for r in (routes if isinstance(routes, (set, frozenset)) else set(routes)):  # each route once
-        c = t.route_color[r]
-        order[wild if c == GRAY else c].append((t.route_len[r], r, t.route_partner[r]))
-    for rows in order:
-        rows.sort()
-    return order
+        if owner[r] != EMPTY:
+            continue
+        L = lens[r]
+        if L > trains:
+            continue
+        c = colors[r]
+        if c == GRAY:
+            if gray_cap < 0:
+                gray_cap = (max(hand[:wild]) if wild else 0) + hw
+            if L > gray_cap:
+                continue
+        elif L > hand[c] + hw:
+            continue
+        q = partner[r]
+        if q >= 0 and owner[q] != EMPTY and (not shared[r] or owner[q] == p):
+            continue
+        if protect and _traps(s, p, r):
+            continue
+        payable.append(r)
+    if not payable:
+        return []
+    if len(payable) > 1:
+        payable.sort(key=t.claim_rank.__getitem__)
+    acts = []
+    append = acts.append
+    for r in payable:
+        L, c = lens[r], colors[r]
+        if c != GRAY:
+            h = hand[c]
+            # wilds from the fewest that pay (L - h) to all of them; the last pays wilds only
+            low = L - h if L > h else 0
+            if cheapest:
+                append((CLAIM, r, c if low < L else wild, low))
+                if low < L <= hw:
+                    append((CLAIM, r, wild, L))
+                continue
+            for w in range(low, (L if L < hw else hw) + 1):
+                append((CLAIM, r, c if w < L else wild, w))
+        else:
+            for c in range(wild):
+                h = hand[c]
+                if h and h + hw >= L:
+                    if cheapest:
+                        append((CLAIM, r, c, L - h if L > h else 0))
+                        continue
+                    for w in range(L - h if L > h else 0, (L - 1 if L - 1 < hw else hw) + 1):
+                        append((CLAIM, r, c, w))
+            if hw >= L:
+                append((CLAIM, r, wild, L))
+    return acts
 
 
 def _partner_color_claims(s: State, p: int, only, found: list) -> list[tuple]:
@@ -248,17 +314,30 @@ def _traps(s: State, p: int, r: int) -> bool:
     return False
 
 
+# the draw actions are the same few tuples every turn: made once (a face-up slot's action per slot)
+_BLIND = (BLIND,)
+_FACE = [(FACE_UP, i) for i in range(8)]
+
+
+def _face(n: int) -> list[tuple]:
+    while len(_FACE) < n:
+        _FACE.append((FACE_UP, len(_FACE)))
+    return _FACE
+
+
 def draw_actions(s: State) -> list[tuple]:
     """The card draws open now (first or second card of the turn)."""
+    fu = s.face_up
+    face = _face(len(fu))
     acts = []
-    fu, wild = s.face_up, s.t.wild
-    second = s.phase == DRAW2
-    relaxed = not s.rules.face_up_wild_takes_turn
-    for i in range(len(fu)):
-        if fu[i] != EMPTY and (not second or fu[i] != wild or relaxed):
-            acts.append((FACE_UP, i))
+    wild = s.t.wild if s.phase == DRAW2 and s.rules.face_up_wild_takes_turn else EMPTY  # a wild cannot be second
+    i = 0
+    for c in fu:
+        if c != EMPTY and c != wild:
+            acts.append(face[i])
+        i += 1
     if s.deck or s.discard:
-        acts.append((BLIND,))
+        acts.append(_BLIND)  # last: agents may look for it there
     return acts
 
 
@@ -364,6 +443,24 @@ class Legal:
         acts = claim_actions(self._s, self._s.current, routes)
         self._given.append(tuple(acts))  # a copy: an agent changing its list cannot add to it
         return acts
+
+    def cheapest_claims(self, routes=None) -> list[tuple]:
+        """The claims of `claims(routes)` that use the fewest wilds for their route and card color
+        (and each route's all-wild payment), in the same order: a payment with more wilds of the
+        same color is never better for an agent that keeps its wilds."""
+        s = self._s
+        if s.phase != TURN:
+            return []
+        if routes is None:
+            acts = _fewest_wilds(self.claims())  # the full listing, made once per turn
+        elif s.rules.double_either_color or s.rules.friendly_protection_turns:
+            acts = claim_actions(s, s.current, routes, cheapest=True)
+        else:
+            acts = _claims_of(s, s.current, routes, False, True)  # what claim_actions would call
+        if acts:
+            self._given.append(tuple(acts))  # a copy: an agent changing its list cannot add to it
+        return acts
+
     def stations(self) -> list[tuple]:
         """Transit expansion: the stations the seat can build now."""
         s = self._s

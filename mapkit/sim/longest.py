@@ -86,7 +86,7 @@ def _search(adj, starts, bound, budget) -> tuple[int, bool]:
     """DFS from each start; returns (best length, finished within budget or reached the bound)."""
     best = 0
     steps = 0
-    used = set()
+    used = [False] * (1 + max(i for links in adj.values() for i, _, _ in links))  # by edge: on the trail
 
     def dfs(node: int, length: int) -> bool:
         nonlocal best, steps
@@ -98,10 +98,10 @@ def _search(adj, starts, bound, budget) -> tuple[int, bool]:
         if steps > budget:
             return True
         for i, m, w in adj[node]:
-            if i not in used:
-                used.add(i)
+            if not used[i]:
+                used[i] = True
                 stop = dfs(m, length + w)
-                used.discard(i)
+                used[i] = False
                 if stop:
                     return True
         return False

@@ -67,11 +67,12 @@ def play_game(t: Tables, rules: RuleSet, agent_names: list[str], seed: int, log:
     final = {"turns": 0, "scoring_legal": 0, "draws_while_scoring_legal": 0}
     offers: dict[int, list[int]] = {}
     claim_log = []  # (route, wilds) of every claim, in play order
-    while s.phase != engine.OVER:
+    OVER, TURN, KEEP, CLAIM, apply = engine.OVER, engine.TURN, engine.KEEP, engine.CLAIM, engine.apply  # the loop's names
+    while s.phase != OVER:
         legal = Legal(s)
         p = s.current
         # a turn started in the final round is that seat's last: note whether it could score
-        last_turn = s.phase == engine.TURN and s.final_turns_left is not None
+        last_turn = s.phase == TURN and s.final_turns_left is not None
         if last_turn:
             scoring = bool(legal.claims() or legal.stations())
         try:
@@ -94,14 +95,15 @@ def play_game(t: Tables, rules: RuleSet, agent_names: list[str], seed: int, log:
                 continue
         if log:
             actions.append(list(a))
-        if a[0] == engine.KEEP:
+        kind = a[0]
+        if kind == KEEP:
             for j, i in enumerate(s.offer):
                 o = offers.setdefault(i, [0, 0])
                 o[0] += 1
                 o[1] += a[1] >> j & 1
-        elif a[0] == engine.CLAIM:
+        elif kind == CLAIM:
             claim_log.append((a[1], a[3]))
-        engine.apply(s, a)
+        apply(s, a)
     rows = final_scores(s)
     win = winners(s, rows)
     held = {}

@@ -46,6 +46,14 @@ class Tables:
     # routes_by_color as (length, route, partner track or -1) triples: what the claim listing reads
     # of each route, in one tuple (the listing is the simulator's hottest loop)
     claim_order: tuple[tuple[tuple[int, int, int], ...], ...] = ()
+    # each route's place in the claim listing (claim_order's rows one after another): a listing of
+    # a few routes sorts them by it
+    claim_rank: tuple[int, ...] = ()
+
+    def __getstate__(self):
+        # the planners' caches kept on the tables (adjacency, searches of the untouched board) stay
+        # in the process that made them: a worker gets the fields only, and builds its own
+        return {k: v for k, v in self.__dict__.items() if not k.startswith("_")}
 
     @property
     def n_stations(self) -> int:
@@ -124,4 +132,12 @@ def build_tables(board: Board) -> Tables:
         double_routes=tuple(i for i in range(len(routes)) if partner[i] >= 0),
         routes_by_color=by_color,
         claim_order=tuple(tuple((routes[i].length, i, partner[i]) for i in rs) for rs in by_color),
+        claim_rank=_ranks(by_color, len(routes)),
     )
+
+
+def _ranks(by_color, n: int) -> tuple[int, ...]:
+    rank = [0] * n
+    for i, r in enumerate(r for rows in by_color for r in rows):
+        rank[r] = i
+    return tuple(rank)

@@ -37,8 +37,7 @@ class SeatView:
 
     @property
     def tickets(self) -> tuple[tuple[int, int, int], ...]:
-        pool = self._s.ticket_pool
-        return tuple(pool[i] for i in self._s.tickets[self.seat])
+        return tuple(map(self._s.ticket_pool.__getitem__, self._s.tickets[self.seat]))
 
     @property
     def ticket_count(self) -> int:
@@ -74,6 +73,17 @@ class SeatView:
         """Owner seat of each route, or -1. A read-only copy would cost a list per call; agents
         must not modify it (the runner's invariant tests would catch it)."""
         return self._s.owner
+
+    @property
+    def claimed(self) -> int:
+        """How many routes were claimed so far, by all seats: a planner's cached costs and plan hold
+        while it is unchanged (claims are the only changes of `owner` in play)."""
+        return self._s.claimed
+
+    def claims_of(self, seat: int) -> list[int]:
+        """The routes a seat has claimed, in the order it claimed them (public). The state's own
+        list, not a copy: agents must not modify it."""
+        return self._s.claims[seat]
 
     @property
     def shared_doubles(self) -> list[bool]:
@@ -112,7 +122,11 @@ class SeatView:
 
     @property
     def hand_sizes(self) -> tuple[int, ...]:
-        return tuple(sum(h) for h in self._s.hands)
+        return tuple(map(sum, self._s.hands))
+
+    def hand_size(self, seat: int) -> int:
+        """How many train cards a seat holds (public), without counting every hand."""
+        return sum(self._s.hands[seat])
 
     @property
     def final_round(self) -> bool:

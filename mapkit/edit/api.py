@@ -1,0 +1,447 @@
+"""The editor's JSON endpoints: board state and problems, moves, undo and redo, layout preview, report overlays.
+
+Each function takes the `Session` and the request's JSON body (a dict already parsed and size
+bounded by the server) and returns a JSON-ready dict, or raises `ApiError` with the HTTP status
+and a message for the page. Nothing here touches the filesystem except through the session (the
+board file) and `find_report` (reading a report.json).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from pathlib import Path
+from typing import Any
+
+from mapkit.edit.session import RefusedError, Session, StaleError
+from mapkit.errors import MapkitError, Problem
+
+NAMES_A_FILE = ("path", "file", "filename", "target", "board_path", "out")
+MAX_PROBLEMS = 200
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, message: str, **extra):
+        super().__init__(message)
+        self.status, self.message, self.extra = status, message, extra
+
+
+def fields(body: Any, required: dict, optional: dict | None = None) -> dict:
+    """The body's fields, type-checked; unknown fields are refused, and any that would name a file
+    is refused with the reason (the editor writes only the board it was started on)."""
+    optional = optional or {}
+    if not isinstance(body, dict):
+        raise ApiError(400, "the request body must be a JSON object")
+    for key in body:
+        if key.lower() in NAMES_A_FILE:
+            raise ApiError(400, f"a request cannot name a file ('{key}'): the editor writes only the board file "
+                                "it was started on")
+        if key not in required and key not in optional:
+            raise ApiError(400, f"unknown field '{key}' (expected {', '.join([*required, *optional])})")
+    out = {}
+    for key, kind in {**required, **optional}.items():
+        if key not in body:
+            if key in required:
+                raise ApiError(400, f"missing field '{key}'")
+            continue
+        value = body[key]
+        ok = isinstance(value, kind) and not isinstance(value, bool) if kind is not bool else isinstance(value, bool)
+        if kind in ((int, float), float):
+            ok = ok and math.isfinite(value)
+        if not ok:
+            raise ApiError(400, f"field '{key}' has the wrong type")
+        out[key] = value
+    return out
+
+
+# ---------------------------------------------------------------- what the page shows
+
+_INDEX = re.compile(r"^\$\.(stations|routes)\[(\d+)\]")
+_TICKET = re.compile(r"^\$\.ticket_decks\.([^\[]+)\[(\d+)\]")
+_QUOTED = re.compile(r"\b(station|route)s? '([^']+)'")
+_AT = re.compile(r"at \((-?[\d.]+), (-?[\d.]+)\) mm")
+
+
+def _ids(data: Any, key: str) -> list:
+    """Ids of the file's stations or routes by index, from the parsed JSON (also of a board that
+    fails the schema), so a problem's JSON path finds its subject."""
+    items = data.get(key) if isinstance(data, dict) else None
+    if not isinstance(items, list):
+        return []
+    if key == "stations":
+        return [s.get("id") if isinstance(s, dict) else None for s in items]
+    from mapkit.boardfile import default_route_ids
+    try:
+        return default_route_ids(items)
+    except (KeyError, TypeError, AttributeError):
+        return [r.get("id") if isinstance(r, dict) else None for r in items]
+
+
+def problem_targets(p: Problem, data: Any, known: dict) -> dict:
+    """Where a problem is on the map: the stations and routes to highlight (from its JSON path, its
+    subject and the ids its message quotes) and a point (a crossing's)."""
+    stations, routes = [], []
+
+    def add(kind: str, ident):
+        if ident is None or ident not in known[kind]:
+            return
+        bucket = stations if kind == "station" else routes
+        if ident not in bucket:
+            bucket.append(ident)
+
+    m = _INDEX.match(p.json_path)
+    if m:
+        ids = _ids(data, m.group(1))
+        i = int(m.group(2))
+        if i < len(ids):
+            add("station" if m.group(1) == "stations" else "route", ids[i])
+    m = _TICKET.match(p.json_path)
+    if m and isinstance(data, dict):
+        try:
+            t = data["ticket_decks"][m.group(1)][int(m.group(2))]
+            add("station", t.get("from"))
+            add("station", t.get("to"))
+        except (KeyError, IndexError, TypeError, AttributeError):
+            pass
+    kind, _, ident = p.subject.partition(" ")
+    if kind in ("station", "route"):
+        add(kind, ident)
+    for kind, ident in _QUOTED.findall(p.message):
+        add(kind, ident)
+    at = _AT.search(p.message)
+    return {"stations": stations, "routes": routes,
+            "point": [float(at.group(1)), float(at.group(2))] if at else None}
+
+
+def _tickets(board) -> list:
+    return [(name, t) for name, deck in board.ticket_decks.items() for t in deck]
+
+
+_PATHS_CACHE: dict = {}
+
+
+def _ticket_paths(board) -> dict:
+    """Each ticket's one shortest connection as route ids (every track of a double between the
+    same two stations), from the ticket scorer. They depend on the network, not on positions, so
+    a drag reuses them (the cache key is the routes and tickets)."""
+    key = (tuple((r.id, r.a, r.b, r.length, r.color) for r in board.routes),
+           tuple((n, t.a, t.b) for n, t in _tickets(board)))
+    if key not in _PATHS_CACHE:
+        _PATHS_CACHE.clear()
+        _PATHS_CACHE[key] = _compute_ticket_paths(board)
+    return _PATHS_CACHE[key]
+
+
+def _compute_ticket_paths(board) -> dict:
+    from mapkit.tickets import TicketScorer
+
+    scorer = TicketScorer(board)
+    between: dict[frozenset, list] = {}
+    for r in board.routes:
+        between.setdefault(frozenset((r.a, r.b)), []).append(r)
+    out = {}
+    for name, t in _tickets(board):
+        key = (name, t.a, t.b)
+        try:
+            path = scorer.score(t.a, t.b).path
+        except MapkitError:
+            out[key] = []
+            continue
+        ids = []
+        for u, v in zip(path, path[1:]):
+            options = between.get(frozenset((u, v)), [])
+            shortest = min((r.length for r in options), default=0)
+            ids += [r.id for r in options if r.length == shortest]
+        out[key] = ids
+    return out
+
+
+def board_info(board, layout) -> dict:
+    """Stations and routes as the page hovers them: names, colors, lengths, what they are part of."""
+    paths = _ticket_paths(board)
+    on_route: dict[str, list] = {}
+    for (name, a, b), ids in paths.items():
+        for rid in ids:
+            on_route.setdefault(rid, []).append(f"{a}–{b}")
+    partner = {}
+    for r in board.routes:
+        if r.double:
+            partner.setdefault(r.double, []).append(r.id)
+    colors = {c.id: c for c in board.palette}
+    stations = []
+    for s in board.stations:
+        x, y = layout.positions[s.id]
+        tickets = [f"{t.a}–{t.b} ({t.points})" + (f" [{n}]" if len(board.ticket_decks) > 1 else "")
+                   for n, t in _tickets(board) if s.id in (t.a, t.b)]
+        stations.append({"id": s.id, "name": s.name, "index": int(s.json_path.split("[")[1].rstrip("]")),
+                         "x": round(x, 2), "y": round(y, 2), "hub": s.hub, "placed": s.board is not None,
+                         "routes": [r.id for r in board.routes if s.id in (r.a, r.b)], "tickets": tickets})
+    routes = []
+    for r in board.routes:
+        shape = layout.routes.get(r.id)
+        color = colors.get(r.color)
+        routes.append({
+            "id": r.id, "index": int(r.json_path.split("[")[1].rstrip("]")), "from": r.a, "to": r.b,
+            "color": r.color, "color_name": color.name if color else board.gray_name,
+            "hex": color.hex if color else "#a0a0a0", "length": r.length, "kind": r.kind,
+            "double": [x for x in partner.get(r.double, []) if x != r.id] if r.double else [],
+            "bonus": f"+{r.bonus.points} {r.bonus.name}" if r.bonus else None,
+            "waypoints": [list(map(lambda v: round(v, 2), layout.point(w))) for w in r.waypoints],
+            "centerline": [[round(x, 2), round(y, 2)] for x, y in shape.centerline] if shape else [],
+            "tickets": list(dict.fromkeys(on_route.get(r.id, []))),
+        })
+    return {"stations": stations, "routes": routes}
+
+
+_INFO_CACHE: dict = {}
+
+
+def state(session: Session, report: dict | None, layout_note: str) -> dict:
+    with session.lock:
+        snap, drawing = session.snapshot, session.drawing
+        rev = session.rev
+        undo, redo = len(session.undo_steps), len(session.redo_steps)
+    board = drawing.board if drawing else None
+    info = None
+    if drawing is not None:
+        key = (id(session), drawing.version)
+        if key not in _INFO_CACHE:
+            _INFO_CACHE.clear()
+            _INFO_CACHE[key] = board_info(drawing.board, drawing.layout)
+        info = _INFO_CACHE[key]
+    known = {"station": {s["id"] for s in info["stations"]} if info else set(),
+             "route": {r["id"] for r in info["routes"]} if info else set()}
+    # a broken generator can make 100,000 problems: the page lists the first ones (as validate does)
+    problems = [{**p.as_dict(), "targets": problem_targets(p, snap.data, known)}
+                for p in snap.report.problems[:MAX_PROBLEMS]]
+    ph = board.physical if board else None
+    return {
+        "rev": rev, "version": snap.version, "hash": snap.digest, "file": session.source,
+        "loads": snap.board is not None, "valid": snap.report.valid,
+        "errors": len(snap.report.errors), "warnings": len(snap.report.warnings), "problems": problems,
+        "problem_count": len(snap.report.problems),
+        "read_only": session.read_only,
+        "drawing": None if drawing is None else {
+            "version": drawing.version, "stale": drawing.version != snap.version, "labels": drawing.labels,
+            "print_labels": session.print_labels, "print_error": session.print_error,
+            "quick_ms": round(drawing.seconds * 1000), "width": ph.width_mm, "height": ph.height_mm,
+            "station_radius": ph.station_radius_mm, "space_width": ph.space_width_mm,
+            "board": {"id": board.id, "name": board.name}},
+        "stations": info["stations"] if info else [], "routes": info["routes"] if info else [],
+        "undo": undo, "redo": redo, "layout": layout_note, "report": report,
+    }
+
+
+def svg(session: Session) -> str:
+    with session.lock:
+        d = session.drawing
+    return d.svg if d is not None else ""
+
+
+# ---------------------------------------------------------------- writes
+
+def _guard(fn, *args):
+    try:
+        return fn(*args)
+    except StaleError as exc:
+        raise ApiError(409, str(exc), stale=True)
+    except RefusedError as exc:
+        raise ApiError(403 if "read-only" in str(exc) or "bundled" in str(exc) else 409, str(exc))
+    except MapkitError as exc:
+        raise ApiError(500, str(exc))
+
+
+def _round(v: float):
+    """A position to 0.1 mm (finer than anyone places by hand), a whole number written as one."""
+    v = round(float(v), 1)
+    return int(v) if v.is_integer() else v
+
+
+def move(session: Session, body: Any) -> dict:
+    """Move a station (its "board" position) or one waypoint of a route, in board mm."""
+    f = fields(body, {"kind": str, "id": str, "x": (int, float), "y": (int, float), "hash": str}, {"waypoint": int})
+    with session.lock:
+        board = session.snapshot.board
+        if board is None:
+            raise ApiError(409, f"{session.source} does not load (see the problems); fix it in your editor first")
+        ph = board.physical
+        x, y = _round(f["x"]), _round(f["y"])
+        if not (-ph.width_mm <= x <= 2 * ph.width_mm and -ph.height_mm <= y <= 2 * ph.height_mm):
+            raise ApiError(400, f"({x}, {y}) mm is far outside the {ph.width_mm:g} × {ph.height_mm:g} mm board")
+        if f["kind"] == "station":
+            s = next((s for s in board.stations if s.id == f["id"]), None)
+            if s is None:
+                raise ApiError(404, f"no station '{f['id']}' in {session.source}")
+            i = int(s.json_path.split("[")[1].rstrip("]"))
+            changes, what = {("stations", i, "board"): {"x": x, "y": y}}, f"move station {s.id}"
+        elif f["kind"] == "waypoint":
+            r = next((r for r in board.routes if r.id == f["id"]), None)
+            if r is None:
+                raise ApiError(404, f"no route '{f['id']}' in {session.source}")
+            j = f.get("waypoint", -1)
+            if not 0 <= j < len(r.waypoints):
+                raise ApiError(400, f"route {r.id} has {len(r.waypoints)} waypoint(s); there is no waypoint {j}")
+            i = int(r.json_path.split("[")[1].rstrip("]"))
+            changes, what = {("routes", i, "waypoints", j): {"x": x, "y": y}}, f"move waypoint {j} of route {r.id}"
+        else:
+            raise ApiError(400, "kind must be 'station' or 'waypoint'")
+        step = _guard(session.write, changes, f["hash"], what)
+    return {"done": step.what, "hash": session.snapshot.digest, "rev": session.rev}
+
+
+def undo(session: Session, body: Any) -> dict:
+    f = fields(body, {"hash": str})
+    step = _guard(session.undo, f["hash"])
+    return {"done": f"undid {step.what}", "hash": session.snapshot.digest, "rev": session.rev}
+
+
+def redo(session: Session, body: Any) -> dict:
+    f = fields(body, {"hash": str})
+    step = _guard(session.redo, f["hash"])
+    return {"done": f"redid {step.what}", "hash": session.snapshot.digest, "rev": session.rev}
+
+
+# ---------------------------------------------------------------- layout preview
+
+def layout_module():
+    """mapkit.layout, or None with the reason when this installation has none."""
+    try:
+        import mapkit.layout as lay
+        lay.layout_board  # noqa: B018 - the API this needs
+        return lay, ""
+    except (ImportError, AttributeError):
+        return None, ("layout is not available: this mapkit has no mapkit.layout module "
+                      "(install a version with `mapkit layout`)")
+
+
+_PREVIEWS: dict = {}
+
+
+def layout_preview(session: Session, body: Any) -> dict:
+    """Lay the board out in memory and draw the result; nothing is written until layout_apply."""
+    from mapkit.boardfile import build_board, schema_problems, whole_numbers
+    from mapkit.checks import problems as check_problems
+    from mapkit.edit.svg import board_svg
+    from mapkit.geometry import Layout
+
+    f = fields(body, {"hash": str}, {"style": str, "seed": int})
+    lay, why = layout_module()
+    if lay is None:
+        raise ApiError(501, why)
+    with session.lock:
+        snap = session.snapshot
+        if snap.board is None:
+            raise ApiError(409, f"{session.source} does not load (see the problems); fix it first")
+        if snap.digest != f["hash"]:
+            raise ApiError(409, "the file changed since the page loaded it; the page reloads", stale=True)
+        data = json.loads(json.dumps(snap.data))
+    style = f.get("style", "geographic")
+    try:
+        res = lay.layout_board(data, style=style, size="auto", seed=f.get("seed", 0))
+    except MapkitError as exc:
+        raise ApiError(422, f"layout could not run: {exc}")
+    bad = schema_problems(res.data, session.source)
+    if bad:
+        raise ApiError(500, "layout produced a board that fails the schema: " + bad[0].format())
+    board = build_board(whole_numbers(res.data), session.source)
+    drawing = board_svg(board, Layout(board))
+    after = [p.as_dict() for p in check_problems(board)]
+    key = f"{snap.digest[:12]}-{style}-{f.get('seed', 0)}"
+    _PREVIEWS.clear()
+    _PREVIEWS[key] = (snap.digest, res.changes, style)
+    moved = sum(1 for p in res.changes if p[0] == "stations")
+    return {"preview": key, "svg": drawing, "figures": res.figures, "layout_problems": list(res.problems),
+            "problems_after": after, "changes": len(res.changes), "stations_moved": moved, "style": style}
+
+
+def layout_apply(session: Session, body: Any) -> dict:
+    f = fields(body, {"hash": str, "preview": str})
+    if f["preview"] not in _PREVIEWS:
+        raise ApiError(409, "that preview is gone (the file or the preview changed); preview again")
+    digest, changes, style = _PREVIEWS.pop(f["preview"])
+    if digest != f["hash"]:
+        raise ApiError(409, "the file changed since the preview was made; preview again", stale=True)
+    step = _guard(session.write, changes, f["hash"], f"{style} layout ({len(changes)} values)")
+    return {"done": step.what, "hash": session.snapshot.digest, "rev": session.rev}
+
+
+# ---------------------------------------------------------------- report overlays
+
+def find_report(board_path: Path, board_id: str, given: Path | None = None) -> Path | None:
+    """reports/<board id>/report.json: the one given, else beside the working folder, the board's
+    folder or its parent (a checkout keeps boards/ and reports/ side by side)."""
+    if given is not None:
+        return given
+    for base in (Path.cwd(), board_path.parent, board_path.parent.parent):
+        p = base / "reports" / board_id / "report.json"
+        if p.is_file():
+            return p
+    return None
+
+
+def read_report(path: Path) -> dict:
+    from mapkit.boardfile import MAX_FILE_BYTES
+
+    try:
+        with path.open("rb") as fh:
+            raw = fh.read(MAX_FILE_BYTES + 1)
+        if len(raw) > MAX_FILE_BYTES:
+            raise ApiError(422, f"{path} is too large to be a report")
+        rep = json.loads(raw.decode("utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ApiError(422, f"cannot read the report {path}: {exc}")
+    if not isinstance(rep, dict) or not isinstance(rep.get("runs"), list):
+        raise ApiError(422, f"{path} is not a mapkit balance report (no 'runs'); run `mapkit report` again")
+    return rep
+
+
+def report_summary(path: Path | None, board_id: str) -> dict | None:
+    if path is None:
+        return {"available": False, "message": f"no report for '{board_id}': run `mapkit report` "
+                                                f"(it writes reports/{board_id}/report.json)"}
+    try:
+        rep = read_report(path)
+    except ApiError as exc:
+        return {"available": False, "message": exc.message}
+    stale = rep.get("board") != board_id
+    return {"available": True, "path": str(path), "players": [r.get("players") for r in rep["runs"]],
+            "message": (f"the report is of board '{rep.get('board')}', not '{board_id}'" if stale else "")}
+
+
+def overlay(session: Session, path: Path | None, kind: str, players: int | None) -> dict:
+    """One overlay's data from the report: claim shares per route, ticket paths with completion,
+    or color use; every rate with its 95 % interval, and the agents that played (these are AI
+    games: a verdict on them depends on the agents)."""
+    if path is None:
+        raise ApiError(404, "no report found: run `mapkit report BOARD` first")
+    rep = read_report(path)
+    runs = rep["runs"]
+    run = next((r for r in runs if r.get("players") == players), runs[0] if runs else None)
+    if run is None:
+        raise ApiError(404, "the report has no runs")
+    base = {"kind": kind, "players": run.get("players"), "games": run.get("games"), "agents": run.get("agents", []),
+            "board": rep.get("board")}
+    with session.lock:
+        d = session.drawing
+    if kind == "heatmap":
+        return {**base, "routes": run.get("route_claim_share", {})}
+    if kind == "colors":
+        return {**base, "colors": run.get("color_use", {})}
+    if kind == "tickets":
+        if d is None:
+            raise ApiError(409, "nothing drawn yet")
+        paths = _ticket_paths(d.board)
+        # the report names a ticket "a-b", or "deck:a-b" when its rules play several decks
+        labels = {}
+        for (name, a, b), ids in paths.items():
+            labels.setdefault(f"{name}:{a}-{b}", (a, b, ids))
+            labels.setdefault(f"{a}-{b}", (a, b, ids))
+        out = []
+        for t in run.get("tickets", []):
+            a, b, ids = labels.get(t.get("ticket"), (None, None, []))
+            out.append({"ticket": t.get("ticket"), "from": a, "to": b, "points": t.get("points"),
+                        "completion": t.get("completion"), "low": t.get("low"), "high": t.get("high"),
+                        "held": t.get("held"), "routes": ids})
+        return {**base, "tickets": out}
+    raise ApiError(400, "overlay must be heatmap, tickets or colors")

@@ -1,0 +1,442 @@
+// mapkit edit: the board page. Plain JavaScript, no framework, nothing from the network but this server.
+// The server draws the board (SVG from mapkit's own geometry); this page shows it, follows the file
+// (a long poll), draws problems and overlays on top, and sends moves back with the file's hash.
+"use strict";
+
+const NS = "http://www.w3.org/2000/svg";
+const TOKEN = new URLSearchParams(location.search).get("token") || "";
+const $ = (id) => document.getElementById(id);
+
+let state = null;          // /api/state
+let rev = -1;              // the server revision shown
+let svg = null;            // the board's <svg> element
+let layers = {};           // overlay groups drawn over the board
+let view = null;           // the viewBox {x, y, w, h}
+let selected = null;       // index of the selected problem
+let drag = null;           // a station or waypoint being dragged
+let preview = null;        // a layout preview on show
+let overlayData = null;  // the overlay on show (overlays.js)
+let busy = false;
+
+// what tests and the status bar read: how long each reload and redraw took (ms)
+window.mapkit = { ready: false, loads: 0, timings: [], last: null };
+
+async function api(path, options = {}) {
+  const headers = { "X-Mapkit-Token": TOKEN };
+  if (options.body) headers["Content-Type"] = "application/json";
+  const r = await fetch(path, { ...options, headers, cache: "no-store" });
+  const type = r.headers.get("Content-Type") || "";
+  const body = type.includes("json") ? await r.json() : await r.text();
+  if (!r.ok) {
+    const e = new Error((body && body.error) || r.statusText);
+    e.status = r.status;
+    e.body = body;
+    throw e;
+  }
+  return body;
+}
+const post = (path, body) => api(path, { method: "POST", body: JSON.stringify(body) });
+const sleep = (ms) => new Promise((res) => setTimeout(res, ms));
+const el = (name, attrs = {}, parent = null) => {
+  const e = document.createElementNS(NS, name);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  if (parent) parent.appendChild(e);
+  return e;
+};
+const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" }[c]));
+const pct = (v) => (v === null || v === undefined ? "–" : `${(100 * v).toFixed(1)} %`);
+
+function banner(text, kind = "") {
+  const b = $("banner");
+  b.hidden = !text;
+  b.className = kind;
+  b.textContent = text || "";
+}
+function status(text) { $("status").textContent = text; }
+
+// ---------------------------------------------------------------- loading and drawing
+
+async function load(reason) {
+  const t0 = performance.now();
+  const [st, text] = await Promise.all([api("/api/state"), api("/api/svg")]);
+  state = st;
+  rev = st.rev;
+  if (!preview) drawBoard(text);
+  renderHeader();
+  renderProblems();
+  drawProblems();
+  if ($("overlay").value !== "none") await showOverlay(true);
+  const ms = performance.now() - t0;
+  window.mapkit.loads += 1;
+  window.mapkit.last = { reason, ms, rev: st.rev, version: st.version, labels: st.drawing && st.drawing.labels };
+  window.mapkit.timings.push(window.mapkit.last);
+  window.mapkit.ready = true;
+  const d = st.drawing;
+  status(`${reason}: drawn in ${ms.toFixed(0)} ms (server ${d ? d.quick_ms : "–"} ms)` +
+         (d ? ` · labels: ${d.labels === "print" ? "placed as printed" : d.print_error ? `quick: ${d.print_error}` : d.print_labels ? "quick (the print's placement follows)" : "quick"}` : "") +
+         ` · version ${st.version}`);
+}
+
+function drawBoard(text) {
+  const map = $("map");
+  if (!text) {
+    map.innerHTML = '<p class="empty">No drawing: the board has never loaded. Fix the problems listed on the right.</p>';
+    svg = null;
+    return;
+  }
+  const doc = new DOMParser().parseFromString(text, "image/svg+xml");
+  const fresh = document.importNode(doc.documentElement, true);
+  const w = +fresh.getAttribute("data-width"), h = +fresh.getAttribute("data-height");
+  const keep = view && svg && +svg.getAttribute("data-width") === w && +svg.getAttribute("data-height") === h;
+  map.innerHTML = "";
+  map.appendChild(fresh);
+  svg = fresh;
+  svg.classList.toggle("readonly", !!(state && state.read_only));
+  if (!keep) view = { x: 0, y: 0, w, h };
+  setView();
+  layers = {};
+  for (const name of ["overlay", "problems", "hover", "handles", "drag"]) layers[name] = el("g", { id: `layer-${name}` }, svg);
+  layers.overlay.setAttribute("pointer-events", "none");
+  layers.problems.setAttribute("pointer-events", "none");
+  drawHandles();
+}
+
+function setView() {
+  if (svg && view) svg.setAttribute("viewBox", `${view.x} ${view.y} ${view.w} ${view.h}`);
+}
+
+function toBoard(evt) {
+  const p = svg.createSVGPoint();
+  p.x = evt.clientX;
+  p.y = evt.clientY;
+  return p.matrixTransform(svg.getScreenCTM().inverse());
+}
+
+function renderHeader() {
+  $("file").textContent = state.file;
+  const v = $("verdict");
+  v.textContent = !state.loads ? "does not load" : state.errors ? `${state.errors} error${state.errors > 1 ? "s" : ""}` +
+    (state.warnings ? `, ${state.warnings} warning${state.warnings > 1 ? "s" : ""}` : "") :
+    state.warnings ? `valid, ${state.warnings} warning${state.warnings > 1 ? "s" : ""}` : "valid";
+  v.className = "verdict" + (!state.loads || state.errors ? " bad" : state.warnings ? " warn" : "");
+  if (state.drawing) document.title = `${state.drawing.board.name} — mapkit edit`;
+  $("undo").disabled = !state.undo || !!state.read_only;
+  $("redo").disabled = !state.redo || !!state.read_only;
+  $("layout-preview").disabled = !!state.layout || !!state.read_only || !state.loads;
+  $("layout-preview").title = state.layout || "Lay the board out with mapkit layout and show the result before writing it";
+  const rep = state.report;
+  const players = $("players");
+  const old = players.value;
+  players.innerHTML = "";
+  for (const n of (rep && rep.available ? rep.players : [])) players.add(new Option(`${n}`, `${n}`));
+  if (old) players.value = old;
+  $("overlay").disabled = !(rep && rep.available);
+  $("overlay").title = rep && !rep.available ? rep.message : (rep && rep.message) || "";
+  if (!state.loads && state.drawing) banner(`${state.file} does not load: the problems are listed; the drawing is the last good one (version ${state.drawing.version}).`, "error");
+  else if (!state.loads) banner(`${state.file} does not load: the problems are listed on the right.`, "error");
+  else if (state.read_only) banner(state.read_only);
+  else if (!preview) banner("");
+}
+
+// ---------------------------------------------------------------- problems
+
+function renderProblems() {
+  const list = $("problems");
+  list.innerHTML = "";
+  $("problem-count").textContent = state.problem_count > state.problems.length
+    ? `(the first ${state.problems.length} of ${state.problem_count})` : `(${state.problems.length})`;
+  if (selected !== null && selected >= state.problems.length) selected = null;
+  state.problems.forEach((p, i) => {
+    const li = document.createElement("li");
+    li.className = p.severity + (i === selected ? " selected" : "");
+    li.dataset.index = i;
+    li.innerHTML = `<span class="sev">${esc(p.severity)}</span> [${esc(p.code)}] ${p.subject ? `<b>${esc(p.subject)}</b>: ` : ""}` +
+      `${esc(p.message)}<br><span class="where">${esc(p.json_path)}</span>`;
+    li.addEventListener("click", () => selectProblem(i));
+    list.appendChild(li);
+  });
+  if (!state.problems.length) list.innerHTML = '<li class="none">No problems: the board passes every check.</li>';
+}
+
+function stationById(id) { return state.stations.find((s) => s.id === id); }
+function routeById(id) { return state.routes.find((r) => r.id === id); }
+
+function drawProblems() {
+  if (!svg) return;
+  const g = layers.problems;
+  g.innerHTML = "";
+  const radius = state.drawing.station_radius, width = state.drawing.space_width;
+  state.problems.forEach((p, i) => {
+    const cls = `hl-${p.severity}` + (i === selected ? " hl-selected" : "");
+    for (const rid of p.targets.routes) {
+      const r = routeById(rid);
+      if (r && r.centerline.length) el("polyline", { points: r.centerline.map((q) => q.join(",")).join(" "),
+        class: `hl-route ${cls}`, "stroke-width": width * (i === selected ? 2 : 1.5), "data-problem": i }, g);
+    }
+    for (const sid of p.targets.stations) {
+      const s = stationById(sid);
+      if (s) el("circle", { cx: s.x, cy: s.y, r: radius * 1.8, class: `hl-station ${cls}`, "data-problem": i }, g);
+    }
+    if (p.targets.point) el("circle", { cx: p.targets.point[0], cy: p.targets.point[1], r: radius, class: `hl-station ${cls}` }, g);
+  });
+}
+
+function selectProblem(i) {
+  selected = selected === i ? null : i;
+  renderProblems();
+  drawProblems();
+  if (selected === null || !svg) return;
+  const t = state.problems[i].targets;
+  const pts = [];
+  for (const sid of t.stations) { const s = stationById(sid); if (s) pts.push([s.x, s.y]); }
+  for (const rid of t.routes) { const r = routeById(rid); if (r) pts.push(...r.centerline); }
+  if (t.point) pts.push(t.point);
+  if (!pts.length) return;
+  const xs = pts.map((q) => q[0]), ys = pts.map((q) => q[1]);
+  const pad = 40;
+  const w = Math.max(...xs) - Math.min(...xs) + 2 * pad, h = Math.max(...ys) - Math.min(...ys) + 2 * pad;
+  const aspect = svg.clientWidth / Math.max(1, svg.clientHeight);
+  const vw = Math.max(w, h * aspect), vh = vw / aspect;
+  view = { x: (Math.max(...xs) + Math.min(...xs)) / 2 - vw / 2, y: (Math.max(...ys) + Math.min(...ys)) / 2 - vh / 2, w: vw, h: vh };
+  setView();
+}
+
+// ---------------------------------------------------------------- hover
+
+function showInfo(target) {
+  const hover = layers.hover;
+  if (hover) hover.innerHTML = "";
+  if (!target) return;
+  const sid = target.getAttribute("data-station"), rid = target.getAttribute("data-route");
+  let html = "";
+  if (sid) {
+    const s = stationById(sid);
+    if (!s) return;
+    html = `<dl><dt>station</dt><dd><b>${esc(s.name)}</b></dd><dt>id</dt><dd>${esc(s.id)}</dd>` +
+      `<dt>position</dt><dd>${s.x.toFixed(1)}, ${s.y.toFixed(1)} mm${s.placed ? "" : " (from lat/lon)"}</dd>` +
+      `<dt>routes</dt><dd>${s.routes.length}</dd><dt>tickets</dt><dd>${s.tickets.map(esc).join("<br>") || "none"}</dd></dl>`;
+  } else if (rid) {
+    const r = routeById(rid);
+    if (!r) return;
+    html = `<dl><dt>route</dt><dd><b>${esc(r.id)}</b></dd><dt>joins</dt><dd>${esc(r.from)} – ${esc(r.to)}</dd>` +
+      `<dt>color</dt><dd><span class="swatch" style="background:${esc(r.hex)}"></span> ${esc(r.color_name)} (${esc(r.color)})</dd>` +
+      `<dt>length</dt><dd>${r.length}</dd><dt>kind</dt><dd>${esc(r.kind)}</dd>` +
+      (r.double.length ? `<dt>double</dt><dd>with ${r.double.map(esc).join(", ")}</dd>` : "") +
+      (r.bonus ? `<dt>bonus</dt><dd>${esc(r.bonus)}</dd>` : "") +
+      `<dt>tickets</dt><dd>${r.tickets.length ? r.tickets.map(esc).join(", ") + "<br><span class=note>(their shortest connection uses it)</span>" : "none use it on a shortest connection"}</dd></dl>`;
+    if (r.centerline.length && hover) el("polyline", { points: r.centerline.map((q) => q.join(",")).join(" "),
+      class: "hover-route", "stroke-width": state.drawing.space_width * 1.6 }, hover);
+  }
+  const extra = overlayTip(sid, rid);
+  $("info").innerHTML = html + extra;
+}
+
+// ---------------------------------------------------------------- dragging stations and waypoints
+
+function drawHandles() {
+  if (!svg || !layers.handles) return;
+  layers.handles.innerHTML = "";
+  if (!$("show-waypoints").checked || !state || state.read_only || preview) return;
+  const size = state.drawing.station_radius * 0.9;
+  for (const r of state.routes) {
+    r.waypoints.forEach((w, j) => {
+      el("rect", { x: w[0] - size / 2, y: w[1] - size / 2, width: size, height: size, class: "handle",
+        "data-waypoint": j, "data-waypoint-route": r.id }, layers.handles);
+    });
+  }
+}
+
+function startDrag(evt) {
+  if (!state || state.read_only || preview || !state.loads || busy) return false;
+  const t = evt.target.closest ? evt.target.closest("[data-station],[data-waypoint-route]") : null;
+  if (!t) return false;
+  const sid = t.getAttribute("data-station");
+  const wroute = t.getAttribute("data-waypoint-route");
+  if (!sid && !wroute) return false;
+  const p = toBoard(evt);
+  let origin;
+  if (sid) {
+    const s = stationById(sid);
+    if (!s) return false;
+    origin = [s.x, s.y];
+    drag = { kind: "station", id: sid, origin, start: [p.x, p.y], moved: [...svg.querySelectorAll(`[data-station="${CSS.escape(sid)}"]`)] };
+  } else {
+    const j = +t.getAttribute("data-waypoint");
+    origin = routeById(wroute).waypoints[j];
+    drag = { kind: "waypoint", id: wroute, waypoint: j, origin, start: [p.x, p.y], moved: [t] };
+  }
+  drag.ghost = el("circle", { cx: origin[0], cy: origin[1], r: state.drawing.station_radius * 1.3, class: "ghost" }, layers.drag);
+  svg.setPointerCapture && svg.setPointerCapture(evt.pointerId);
+  return true;
+}
+
+function moveDrag(evt) {
+  const p = toBoard(evt);
+  const dx = p.x - drag.start[0], dy = p.y - drag.start[1];
+  for (const e of drag.moved) e.setAttribute("transform", `translate(${dx} ${dy})`);
+  drag.ghost.setAttribute("cx", drag.origin[0] + dx);
+  drag.ghost.setAttribute("cy", drag.origin[1] + dy);
+  drag.to = [drag.origin[0] + dx, drag.origin[1] + dy];
+  $("info").innerHTML = `<dl><dt>${drag.kind}</dt><dd>${esc(drag.id)}</dd><dt>to</dt><dd>${drag.to[0].toFixed(1)}, ${drag.to[1].toFixed(1)} mm</dd></dl>`;
+}
+
+async function endDrag() {
+  const d = drag;
+  drag = null;
+  if (!d.to || Math.hypot(d.to[0] - d.origin[0], d.to[1] - d.origin[1]) < 0.2) {
+    for (const e of d.moved) e.removeAttribute("transform");
+    d.ghost.remove();
+    return;
+  }
+  const body = { kind: d.kind, id: d.id, x: d.to[0], y: d.to[1], hash: state.hash };
+  if (d.kind === "waypoint") body.waypoint = d.waypoint;
+  await write("/api/move", body, "redraw after move");
+}
+
+async function write(path, body, reason) {
+  const t0 = performance.now();
+  busy = true;
+  try {
+    const r = await post(path, body);
+    await load(reason);
+    const ms = performance.now() - t0;
+    window.mapkit.last.total_ms = ms;
+    status(`${r.done}: written, checked and redrawn in ${ms.toFixed(0)} ms · ` + $("status").textContent);
+  } catch (e) {
+    if (e.body && e.body.stale) banner(`Not written: ${e.message}.`, "error");
+    else banner(`Not written: ${e.message}`, "error");
+    await load("reload after refused write");
+  } finally {
+    busy = false;
+  }
+}
+
+// ---------------------------------------------------------------- zoom and pan
+
+function setupMap() {
+  const map = $("map");
+  let pan = null;
+  map.addEventListener("pointerdown", (evt) => {
+    if (!svg || evt.button !== 0) return;
+    if (startDrag(evt)) { evt.preventDefault(); return; }
+    pan = { x: evt.clientX, y: evt.clientY, view: { ...view } };
+    map.classList.add("panning");
+  });
+  window.addEventListener("pointermove", (evt) => {
+    if (drag) { moveDrag(evt); return; }
+    if (pan && svg) {
+      const k = view.w / svg.clientWidth;
+      const kk = Math.max(k, view.h / svg.clientHeight);
+      view = { ...pan.view, x: pan.view.x - (evt.clientX - pan.x) * kk, y: pan.view.y - (evt.clientY - pan.y) * kk };
+      setView();
+    }
+  });
+  window.addEventListener("pointerup", () => {
+    if (drag) endDrag();
+    pan = null;
+    map.classList.remove("panning");
+  });
+  map.addEventListener("wheel", (evt) => {
+    if (!svg) return;
+    evt.preventDefault();
+    const p = toBoard(evt);
+    const k = Math.exp(evt.deltaY * 0.0015);
+    view = { x: p.x - (p.x - view.x) * k, y: p.y - (p.y - view.y) * k, w: view.w * k, h: view.h * k };
+    setView();
+  }, { passive: false });
+  map.addEventListener("pointerover", (evt) => {
+    if (drag) return;
+    const t = evt.target.closest ? evt.target.closest("[data-station],[data-route],[data-waypoint-route]") : null;
+    if (t && t.getAttribute("data-waypoint-route")) {
+      $("info").textContent = `waypoint ${+t.getAttribute("data-waypoint") + 1} of route ${t.getAttribute("data-waypoint-route")} (drag it)`;
+      return;
+    }
+    if (t) showInfo(t);
+  });
+}
+
+// ---------------------------------------------------------------- layout preview
+
+async function layoutPreview() {
+  $("layout-preview").disabled = true;
+  status("laying the board out…");
+  try {
+    const r = await post("/api/layout/preview", { hash: state.hash, style: $("layout-style").value });
+    preview = r;
+    drawBoard(r.svg);
+    const errs = r.problems_after.filter((p) => p.severity === "error").length;
+    const warns = r.problems_after.length - errs;
+    const codes = {};
+    for (const p of r.problems_after) codes[p.code] = (codes[p.code] || 0) + 1;
+    const figs = Object.entries(r.figures || {}).map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(typeof v === "number" ? +v.toFixed(3) : JSON.stringify(v))}</dd>`).join("");
+    $("layout-info").innerHTML = `<p>${r.style} layout: ${r.stations_moved} station positions, ${r.changes} values in all.` +
+      ` After it: ${errs} error(s), ${warns} warning(s)` +
+      (r.problems_after.length ? ` (${Object.entries(codes).map(([c, n]) => `${esc(c)} ${n}`).join(", ")})` : "") + ".</p>" +
+      (r.layout_problems.length ? `<p>Could not fit:</p><ul>${r.layout_problems.map((p) => `<li>${esc(p)}</li>`).join("")}</ul>` : "") +
+      `<dl>${figs}</dl>`;
+    $("layout-box").hidden = false;
+    banner("Layout preview: nothing is written until you press “Write it to the file”.");
+  } catch (e) {
+    banner(`Layout: ${e.message}`, "error");
+  } finally {
+    $("layout-preview").disabled = false;
+    status("");
+  }
+}
+
+async function layoutDone(apply) {
+  const p = preview;
+  preview = null;
+  $("layout-box").hidden = true;
+  banner("");
+  if (apply) await write("/api/layout/apply", { hash: state.hash, preview: p.preview }, "redraw after layout");
+  else await load("layout preview discarded");
+}
+
+// ---------------------------------------------------------------- following the file
+
+async function follow() {
+  for (;;) {
+    try {
+      const r = await api(`/api/wait?since=${rev}&timeout=10`);
+      if (r.rev !== rev && !drag && !busy) {
+        const version = state ? state.version : null;
+        await load("…");
+        // the same version redrawn means the print's label placement arrived
+        window.mapkit.last.reason = version === state.version ? "labels placed as printed" : "reloaded: the file changed";
+        status($("status").textContent.replace(/^…/, window.mapkit.last.reason));
+      }
+    } catch (e) {
+      status(`the editor's server does not answer (${e.message}); retrying`);
+      await sleep(1000);
+    }
+  }
+}
+
+async function main() {
+  setupMap();
+  $("undo").addEventListener("click", () => write("/api/undo", { hash: state.hash }, "redraw after undo"));
+  $("redo").addEventListener("click", () => write("/api/redo", { hash: state.hash }, "redraw after redo"));
+  $("fit").addEventListener("click", () => { if (svg) { view = { x: 0, y: 0, w: +svg.getAttribute("data-width"), h: +svg.getAttribute("data-height") }; setView(); } });
+  $("layout-preview").addEventListener("click", layoutPreview);
+  $("layout-apply").addEventListener("click", () => layoutDone(true));
+  $("layout-discard").addEventListener("click", () => layoutDone(false));
+  $("overlay").addEventListener("change", () => showOverlay());
+  $("players").addEventListener("change", () => showOverlay());
+  $("show-waypoints").addEventListener("change", drawHandles);
+  document.addEventListener("keydown", (evt) => {
+    if (!(evt.ctrlKey || evt.metaKey) || !state || state.read_only) return;
+    const k = evt.key.toLowerCase();
+    if (k === "z" && !evt.shiftKey && state.undo) { evt.preventDefault(); write("/api/undo", { hash: state.hash }, "redraw after undo"); }
+    if ((k === "y" || (k === "z" && evt.shiftKey)) && state.redo) { evt.preventDefault(); write("/api/redo", { hash: state.hash }, "redraw after redo"); }
+  });
+  if (!TOKEN) { banner("This address has no token: open the address `mapkit edit` printed.", "error"); return; }
+  try {
+    await load("loaded");
+  } catch (e) {
+    banner(`Cannot load the board: ${e.message}`, "error");
+  }
+  follow();
+}
+
+main();

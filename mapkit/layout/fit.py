@@ -1,0 +1,52 @@
+"""Board size: the smallest standard size that holds a network, and what does not fit in a given one.
+
+Standard sizes are the printed ones a designer can buy or tile: the ISO A series from A3 to A0,
+the standard Ticket to Ride board (800 × 530 mm) and the 900 × 600 and 1000 × 700 mm boards of
+fan maps, each either way round.
+"""
+
+from __future__ import annotations
+
+STANDARD_SIZES = ((420, 297), (594, 420), (800, 530), (841, 594), (900, 600), (1000, 700), (1189, 841),
+                  (1400, 1000), (1682, 1189))
+EDGE_MM = 12.0  # station centres this far inside the inner area: a double's spaces reach 11 mm aside
+FILL = 0.8      # the stations' bounding box spans at least this share of the inner area each way
+
+
+def inner_box(width: float, height: float, margin: float) -> tuple[float, float, float, float]:
+    """Where station centres and waypoints may go."""
+    e = margin + EDGE_MM
+    return (e, e, width - e, height - e)
+
+
+def pick_size(span_w: float, span_h: float, margin: float) -> tuple[float, float]:
+    """The smallest standard size (by area) whose station box holds a span_w × span_h layout;
+    the largest one when none does (the fit report then says by how much)."""
+    need_w, need_h = span_w + 2 * (margin + EDGE_MM), span_h + 2 * (margin + EDGE_MM)
+    options = []
+    for w, h in STANDARD_SIZES:
+        for W, H in ((w, h), (h, w)):
+            if W >= need_w and H >= need_h:
+                options.append((W * H, abs(W / H - need_w / need_h), W, H))
+    if not options:
+        w, h = STANDARD_SIZES[-1]
+        return (w, h) if span_w >= span_h else (h, w)
+    options.sort()
+    return options[0][2], options[0][3]
+
+
+def parse_size(text: str) -> tuple[float, float] | str:
+    """'auto' or 'WxH' in mm (e.g. 800x530); anything else raises ValueError with the fix."""
+    t = text.strip().lower()
+    if t == "auto":
+        return "auto"
+    parts = t.replace("×", "x").split("x")
+    try:
+        if len(parts) != 2:
+            raise ValueError
+        w, h = float(parts[0]), float(parts[1])
+    except ValueError:
+        raise ValueError(f"'{text}' is not a board size: give auto or WIDTHxHEIGHT in mm, for example 800x530") from None
+    if not (100 <= w <= 5000 and 100 <= h <= 5000):
+        raise ValueError(f"'{text}': each side must be from 100 to 5000 mm (the board file's limits)")
+    return (w, h)

@@ -1,0 +1,112 @@
+"""The network a layout is computed for: stations, bundles (a route, or the two tracks of a double
+drawn as one wider band) and the millimetre figures each must meet, read from a board dict.
+
+Everything the optimizer needs is here as plain numbers and index arrays, so that the
+optimizer's residuals are vectorized numpy and know nothing of the board format.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from mapkit.boardfile import build_board, default_route_ids
+from mapkit.model import Board
+
+# gaps between spaces a route reads best with: at least the board's smallest gap plus a safety
+# margin for the rounding of the drawn line, at most about 6 mm (the issue's "reads as one line")
+PREFERRED_GAP_MM = 3.0
+MAX_GAP_MM = 6.0
+SAFETY_MM = 0.8
+
+
+@dataclass
+class Bundle:
+    """What is drawn between two stations as one band: one route or the two tracks of a double."""
+
+    routes: list[int]          # indices into data["routes"]
+    a: int                     # station indices (a < b in the file's station order is not assumed)
+    b: int
+    length: int                # spaces on each track
+    half_width: float          # from the centreline to the outer edge of its spaces
+    flight: bool
+    overpass: bool
+    lmin: float                # shortest centreline between station centres that holds the spaces
+    lmax: float                # longest before the route reads as stretched (inf for flights)
+    lpref: float               # the length it is aimed at
+    fixed_waypoints: list = field(default_factory=list)  # kept as they are (both ends kept)
+
+
+@dataclass
+class Network:
+    board: Board
+    data: dict
+    ids: list[str]
+    names: list[str]
+    geo: np.ndarray            # (n, 2) equirectangular (x east, y south) in degrees-scaled units
+    given: np.ndarray          # (n, 2) the file's board positions (nan where none)
+    fixed: np.ndarray          # (n,) bool: pinned or kept
+    bundles: list[Bundle]
+    radius: float
+    space_len: float
+    space_gap: float
+    space_width: float
+    margin: float
+    min_station_dist: float
+    route_ids: list[str]
+
+    @property
+    def n(self) -> int:
+        return len(self.ids)
+
+
+def needed_mm(n: int, ph) -> float:
+    return n * ph.space_length_mm + (n + 1) * ph.space_gap_mm
+
+
+def build_network(data: dict, keep: frozenset = frozenset()) -> Network:
+    board = build_board(data)
+    ph = board.physical
+    ids = [s["id"] for s in data["stations"]]
+    index = {sid: i for i, sid in enumerate(ids)}
+    lat0 = math.radians(sum(s["lat"] for s in data["stations"]) / len(ids))
+    geo = np.array([[s["lon"] * math.cos(lat0), -s["lat"]] for s in data["stations"]], dtype=float)
+    given = np.array([[s["board"]["x"], s["board"]["y"]] if "board" in s else [np.nan, np.nan]
+                      for s in data["stations"]], dtype=float)
+    fixed = np.array([bool(s.get("pinned")) or s["id"] in keep for s in data["stations"]])
+    routes = board.routes
+    route_ids = default_route_ids(data["routes"])
+    r = ph.station_radius_mm
+    groups: dict[str, list[int]] = {}
+    order: list[list[int]] = []
+    for i, route in enumerate(routes):
+        if route.double:
+            if route.double not in groups:
+                groups[route.double] = []
+                order.append(groups[route.double])
+            groups[route.double].append(i)
+        else:
+            order.append([i])
+    bundles = []
+    for members in order:
+        first = routes[members[0]]
+        n = max(routes[m].length for m in members)
+        double = len(members) == 2
+        offset = ph.space_width_mm / 2 + 1 if double else 0.0
+        need = needed_mm(n, ph)
+        flight = all(routes[m].kind == "flight" for m in members)
+        lmin = need + 2 * r + SAFETY_MM + (0.6 if double else 0.0)
+        top = min(need * ph.max_stretch, n * ph.space_length_mm + (n + 1) * MAX_GAP_MM)
+        lmax = math.inf if flight else max(lmin + 1.0, top + 2 * r - SAFETY_MM)
+        lpref = min(lmax, n * ph.space_length_mm + (n + 1) * PREFERRED_GAP_MM + 2 * r)
+        a, b = index[first.a], index[first.b]
+        fixed_wp = []
+        if fixed[a] and fixed[b] and first.waypoints:
+            fixed_wp = list(data["routes"][members[0]].get("waypoints", []))
+        bundles.append(Bundle(members, a, b, n, offset + ph.space_width_mm / 2, flight,
+                              any(routes[m].overpass for m in members), lmin, lmax, max(lpref, lmin), fixed_wp))
+    return Network(board, data, ids, [s["name"] for s in data["stations"]], geo, given, fixed, bundles, r,
+                   ph.space_length_mm, ph.space_gap_mm, ph.space_width_mm, ph.margin_mm, 2 * r + 3 + 1.0,
+                   route_ids)

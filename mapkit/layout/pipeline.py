@@ -1,0 +1,117 @@
+"""The steps of a layout, in order: the real map at the routes' scale, a first optimization with
+no board around it, the board size, the optimization on the board, then the real checks and
+targeted repairs (bends where a route cannot be straight) until nothing is left to repair."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mapkit.errors import MapkitError
+from mapkit.layout import fit
+from dataclasses import replace
+
+from mapkit.layout.bends import bend_point, needs_bend
+from mapkit.layout.network import build_network
+from mapkit.layout.optimize import Drawing, Weights, run_rounds
+from mapkit.layout.project import initial_positions
+from mapkit.layout.stress import majorize
+from mapkit.layout.result import build_result
+
+
+class LayoutError(MapkitError):
+    """Bad input for a layout (an unknown --keep id, a kept station with no position): exit 2."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.exit_code = 2
+
+
+def weights_for(style: str) -> Weights:
+    if style == "schematic":
+        return Weights(geo=0.01, bearing=2.0, octilinear=3.0)
+    return Weights()
+
+
+def check_keep(data: dict, keep: frozenset) -> None:
+    ids = {s["id"] for s in data["stations"]}
+    unknown = sorted(set(keep) - ids)
+    if unknown:
+        from mapkit.errors import did_you_mean
+        raise LayoutError(f"--keep: unknown station '{unknown[0]}'{did_you_mean(unknown[0], ids)}")
+    for s in data["stations"]:
+        if (s["id"] in keep or s.get("pinned")) and "board" not in s:
+            what = "--keep names" if s["id"] in keep else "pinned"
+            raise LayoutError(f"station '{s['id']}' is {'kept' if s['id'] in keep else 'pinned'} ({what}) but has no"
+                              " \"board\" position to keep; give it one or leave it free")
+
+
+def layout_board_impl(data: dict, *, style: str, size, seed: int, keep: frozenset):
+    check_keep(data, keep)
+    rng = np.random.default_rng(seed)
+    net = build_network(data, keep)
+    pos0, _ = initial_positions(net)
+    # a tiny seeded jitter breaks exact ties (stations at the same spot, collinear lines)
+    jitter = rng.normal(0.0, 0.05, pos0.shape)
+    jitter[net.fixed] = 0.0
+    n = net.n
+    # lengths first (stress majorization from the real map), then the exact rules
+    pos0 = majorize(net, pos0 + jitter, anchor=0.0)
+    dr = Drawing(pos0, n, [[b.a, b.b] for b in net.bundles], ~net.fixed.copy(), anchor=pos0.copy())
+    for k, line in enumerate(dr.lines):
+        for wp in net.bundles[k].fixed_waypoints:
+            dr.add_waypoint(k, (wp["x"], wp["y"]) if "x" in wp else pos0[line[0]], free=False)
+    for k in needs_bend(net):
+        b = net.bundles[k]
+        dr.add_waypoint(k, bend_point(dr.pos, b.a, b.b, b.lpref, n))
+    w = weights_for(style)
+    any_fixed = bool(net.fixed.any())
+    if not any_fixed:
+        run_rounds(net, dr, w, style, rounds=3)
+    ph = net.board.physical
+    st = dr.pos[:n]
+    span = st.max(0) - st.min(0)
+    if size == "auto":
+        W, H = fit.pick_size(float(span[0]), float(span[1]), ph.margin_mm)
+        if any_fixed:
+            W, H = max(W, ph.width_mm), max(H, ph.height_mm)
+        size_out = (W, H)
+    else:
+        W, H = size
+        size_out = (W, H) if (W, H) != (ph.width_mm, ph.height_mm) else None
+    box = fit.inner_box(W, H, ph.margin_mm)
+    if not any_fixed:
+        # centre the natural layout on the board; shrink it when a fixed size is too small
+        bw, bh = box[2] - box[0], box[3] - box[1]
+        s = min(1.0, bw / max(span[0], 1e-9), bh / max(span[1], 1e-9))
+        c = (st.min(0) + st.max(0)) / 2
+        centre = np.array([(box[0] + box[2]) / 2, (box[1] + box[3]) / 2])
+        dr.pos = (dr.pos - c) * s + centre
+        dr.anchor = (dr.anchor - (dr.anchor.min(0) + dr.anchor.max(0)) / 2) * s + centre
+    dr.bounds = box
+    inner_w, inner_h = W - 2 * ph.margin_mm, H - 2 * ph.margin_mm
+    dr.fill_box = (fit.FILL * inner_w + 4, fit.FILL * inner_h + 4)
+    run_rounds(net, dr, w, style, rounds=4)
+    # the real checks, and the repairs they point at: a bend where a route is still too short
+    for _ in range(3):
+        new, changes = build_result(net, dr, size_out)
+        found = geometry_problems(new)
+        short = {p.subject[len("route "):] for p in found if p.code == "route-too-short"}
+        if not found:
+            break
+        bend = [k for k, b in enumerate(net.bundles)
+                if any(net.route_ids[r] in short for r in b.routes) and len(dr.lines[k]) == 2]
+        for k in bend:
+            b = net.bundles[k]
+            dr.add_waypoint(k, bend_point(dr.pos, b.a, b.b, b.lpref, n))
+        run_rounds(net, dr, replace(w, geo=w.geo / 3, bearing=w.bearing / 3), style, rounds=2, escalate=3.0,
+                   start=2)
+    new, changes = build_result(net, dr, size_out)
+    return new, changes, {}, []
+
+
+def geometry_problems(data: dict):
+    """What `mapkit validate` says of the drawing (the geometry checks, on the real shapes)."""
+    from mapkit.boardfile import build_board
+    from mapkit.checks import check_geometry
+
+    return list(check_geometry(build_board(data)))

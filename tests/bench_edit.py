@@ -1,0 +1,50 @@
+"""Measure `mapkit edit` in headless Chromium: drag → redrawn, outside edit → redrawn, print labels.
+
+    python tests/bench_edit.py COPY_OF_BOARD.json print|quick STATION_ID
+    (e.g. cp boards/portland.json /tmp/p.json; python tests/bench_edit.py /tmp/p.json print pioneer-square)
+
+It moves the station 5 times by dragging and 5 times by editing the file from outside, and prints
+each time in ms. It writes to the file it is given: give it a copy.
+"""
+import sys, time, statistics
+if __name__ != "__main__":  # the print worker is a subprocess; never re-run on import
+    raise SystemExit
+from pathlib import Path
+from mapkit.edit import Session, serve
+from mapkit.textpatch import patch_text
+from playwright.sync_api import sync_playwright
+path = Path(sys.argv[1]); labels = sys.argv[2] == "print"; sid = sys.argv[3]
+s = Session(path, str(path), print_labels=labels)
+srv = serve(s)
+with sync_playwright() as p:
+    b = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
+    pg = b.new_page(viewport={"width": 1500, "height": 950}, bypass_csp=True)
+    t = time.perf_counter(); pg.goto(srv.url); pg.wait_for_function("window.mapkit && window.mapkit.ready", timeout=30000)
+    print("first load %.0f ms" % ((time.perf_counter() - t) * 1000))
+    drags, reloads = [], []
+    for i in range(5):
+        if labels:
+            pg.wait_for_function("window.mapkit.last.labels === 'print'", timeout=120000)
+        n = pg.evaluate("window.mapkit.loads")
+        box = pg.locator(f'circle[data-station="{sid}"]').first.bounding_box()
+        x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+        pg.mouse.move(x, y); pg.mouse.down(); pg.mouse.move(x + 8, y + 6, steps=3)
+        t = time.perf_counter(); pg.mouse.up()
+        pg.wait_for_function(f"window.mapkit.loads > {n} && window.mapkit.last.total_ms !== undefined", timeout=30000)
+        drags.append(((time.perf_counter() - t) * 1000, pg.evaluate("window.mapkit.last.total_ms")))
+        n = pg.evaluate("window.mapkit.loads")
+        st = next(x for x in s.snapshot.board.stations if x.id == sid)
+        i0 = int(st.json_path.split("[")[1].rstrip("]"))
+        xy = s.drawing.layout.positions[sid]
+        text = patch_text(path.read_text(), {("stations", i0, "board"): {"x": round(xy[0] - 5, 1), "y": round(xy[1] - 4, 1)}})
+        t = time.perf_counter(); path.write_text(text)
+        pg.wait_for_function(f"window.mapkit.loads > {n}", timeout=30000)
+        reloads.append((time.perf_counter() - t) * 1000)
+    if labels:
+        t = time.perf_counter()
+        pg.wait_for_function("window.mapkit.last.labels === 'print'", timeout=120000)
+        print("print labels arrived %.1f s after the last reload" % (time.perf_counter() - t))
+    print("drag→redrawn (wall, page total) ms:", [(round(a), round(b_)) for a, b_ in drags], "median", round(statistics.median(a for a, _ in drags)))
+    print("outside edit→redrawn ms:", [round(r) for r in reloads], "median", round(statistics.median(reloads)))
+    b.close()
+srv.shutdown(); s.stop()

@@ -1,0 +1,227 @@
+"""`mapkit edit` in a real browser: headless Chromium driven by Playwright (the system's browser).
+
+Skipped with the reason when Playwright (`pip install '.[test]'`) or a Chromium (Debian's
+`chromium`, installed by .ci/run) is missing. Set MAPKIT_EDIT_SHOTS=folder to keep screenshots.
+"""
+
+import hashlib
+import json
+import os
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+playwright_api = pytest.importorskip("playwright.sync_api", reason="Playwright for Python is not installed "
+                                     "(pip install '.[test]')")
+
+CHROMIUM = next((p for p in (os.environ.get("MAPKIT_CHROMIUM"), shutil.which("chromium"), shutil.which("chromium-browser"),
+                             "/usr/bin/chromium") if p and Path(p).exists()), None)
+if CHROMIUM is None:
+    pytest.skip("no Chromium found (apt-get install chromium, or set MAPKIT_CHROMIUM)", allow_module_level=True)
+
+from mapkit.edit import Session, serve  # noqa: E402
+from mapkit.textpatch import patch_text  # noqa: E402
+
+REPO = Path(__file__).resolve().parent.parent
+TINY = REPO / "tests" / "fixtures" / "tiny.json"
+SHOTS = os.environ.get("MAPKIT_EDIT_SHOTS")
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with playwright_api.sync_playwright() as p:
+        try:
+            b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+        except Exception as exc:  # noqa: BLE001 - a browser that will not start is a skip, not a failure
+            pytest.skip(f"Chromium at {CHROMIUM} does not start under Playwright: {exc}")
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page_on(browser, tmp_path):
+    """(page, server, board file) of a fresh editor on a copy of the tiny board."""
+    board = tmp_path / "tiny.json"
+    shutil.copy(TINY, board)
+    session = Session(board, str(board), print_labels=False)
+    server = serve(session)
+    # bypass_csp: Playwright's wait_for_function evaluates strings, which the page's policy forbids
+    context = browser.new_context(viewport={"width": 1280, "height": 820}, bypass_csp=True)
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(server.url)
+    page.wait_for_function("window.mapkit && window.mapkit.ready", timeout=15000)
+    yield page, server, board
+    context.close()
+    server.shutdown()
+    session.stop()
+    assert not errors, errors
+
+
+def shot(page, name):
+    if SHOTS:
+        Path(SHOTS).mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(Path(SHOTS) / f"{name}.png"))
+
+
+def marker_centre(page, sid):
+    box = page.locator(f'circle[data-station="{sid}"]').first.bounding_box()
+    return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+
+
+def wait_loads(page, n, timeout=5000):
+    page.wait_for_function(f"window.mapkit.loads >= {n}", timeout=timeout)
+    return page.evaluate("window.mapkit.last")
+
+
+def test_every_station_is_drawn(page_on):
+    page, _, board = page_on
+    data = json.loads(board.read_text())
+    drawn = set(page.eval_on_selector_all("circle[data-station]", "els => els.map(e => e.dataset.station)"))
+    assert drawn == {s["id"] for s in data["stations"]}
+    names = page.eval_on_selector_all("text[data-label]", "els => els.map(e => e.textContent)")
+    assert sorted(names) == sorted(s["name"] for s in data["stations"])
+    routes = set(page.eval_on_selector_all("[data-route]", "els => els.map(e => e.dataset.route)"))
+    assert len(routes) == len(data["routes"])
+    # hovering a station names it with its tickets
+    x, y = marker_centre(page, "birch")
+    page.mouse.move(x, y)
+    page.wait_for_function("document.getElementById('info').textContent.includes('Birch')", timeout=3000)
+    assert "tickets" in page.inner_text("#info")
+    shot(page, "loaded-hover")
+
+
+def test_dragging_a_station_writes_only_its_position(page_on):
+    page, _, board = page_on
+    before = board.read_text()
+    x, y = marker_centre(page, "elm")
+    scale = page.evaluate("(() => { const s = document.querySelector('#map svg'); return s.getScreenCTM().a; })()")
+    loads = page.evaluate("window.mapkit.loads")
+    page.mouse.move(x, y)
+    page.mouse.down()
+    page.mouse.move(x + 30, y - 20, steps=5)
+    page.mouse.up()
+    last = wait_loads(page, loads + 1)
+    assert last["reason"] == "redraw after move"
+    data = json.loads(board.read_text())
+    elm = next(s for s in data["stations"] if s["id"] == "elm")
+    assert abs(elm["board"]["x"] - (200 + 30 / scale)) < 0.6 and abs(elm["board"]["y"] - (220 - 20 / scale)) < 0.6
+    old_line = next(line for line in before.splitlines() if '"id": "elm"' in line)
+    new_line = old_line.replace('{"x": 200, "y": 220}', json.dumps(elm["board"], separators=(", ", ": ")))
+    assert board.read_text() == before.replace(old_line, new_line)  # byte for byte elsewhere
+    # the page shows the new position and can undo it
+    cx = float(page.get_attribute('circle[data-station="elm"]', "cx"))
+    assert abs(cx - elm["board"]["x"]) < 0.01
+    page.click("#undo")
+    wait_loads(page, loads + 2)
+    assert board.read_text() == before
+    print(f"\nredraw after a drag: {last['total_ms'] if 'total_ms' in last else last['ms']:.0f} ms")
+    shot(page, "after-drag")
+
+
+def test_dragging_a_waypoint_writes_only_that_waypoint(page_on):
+    page, _, board = page_on
+    route = '{"from": "birch", "to": "cedar", "color": "blue", "length": 4}'
+    text = board.read_text().replace(route, route[:-1] + ', "waypoints": [{"x": 260, "y": 60}]}')
+    loads = page.evaluate("window.mapkit.loads")
+    board.write_text(text)
+    wait_loads(page, loads + 1)
+    handle = page.locator("rect.handle")
+    assert handle.count() == 1
+    box = handle.bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    page.mouse.move(x, y)
+    page.mouse.down()
+    page.mouse.move(x + 25, y + 15, steps=4)
+    page.mouse.up()
+    wait_loads(page, loads + 2)
+    data = json.loads(board.read_text())
+    wp = next(r for r in data["routes"] if r.get("waypoints"))["waypoints"][0]
+    assert wp != {"x": 260, "y": 60} and wp["x"] > 260 and wp["y"] > 60
+    assert board.read_text() == text.replace('{"x": 260, "y": 60}', json.dumps(wp, separators=(", ", ": ")))
+
+
+def test_the_page_reloads_when_the_file_changes_outside(page_on):
+    page, _, board = page_on
+    loads = page.evaluate("window.mapkit.loads")
+    text = patch_text(board.read_text(), {("stations", 2, "board"): {"x": 330, "y": 100}})
+    start = time.perf_counter()
+    board.write_text(text)
+    page.wait_for_function(f"window.mapkit.loads > {loads}", timeout=3000)
+    page.wait_for_function("Math.abs(+document.querySelector('circle[data-station=cedar]').getAttribute('cy') - 100) < 0.01",
+                           timeout=3000)
+    seconds = time.perf_counter() - start
+    print(f"\nreload after an outside edit: {seconds * 1000:.0f} ms")
+    assert seconds < 1.5
+
+
+def test_a_broken_file_shows_its_problems_over_the_last_drawing(page_on):
+    page, _, board = page_on
+    loads = page.evaluate("window.mapkit.loads")
+    board.write_text(board.read_text().replace('"id": "elm"', '"id": "elm",,'))
+    wait_loads(page, loads + 1, 3000)
+    assert "json-syntax" in page.inner_text("#problems")
+    assert "does not load" in page.inner_text("#banner")
+    assert page.locator("circle[data-station]").count() >= 6  # the last good drawing stays
+    shot(page, "broken-file")
+    # an overlap is drawn where it is
+    data = json.loads(TINY.read_text())
+    data["stations"][4]["board"] = {"x": 88, "y": 222}
+    board.write_text(json.dumps(data, indent=2))
+    wait_loads(page, loads + 2, 3000)
+    assert "station-overlap" in page.inner_text("#problems")
+    page.click("#problems li.error")
+    assert page.locator("#layer-problems .hl-selected").count() >= 2
+    shot(page, "problem-selected")
+
+
+def test_the_page_cannot_write_without_the_token_or_to_another_file(page_on):
+    page, server, board = page_on
+    before = board.read_bytes()
+    digest = hashlib.sha256(before).hexdigest()
+    move = {"kind": "station", "id": "elm", "x": 250, "y": 250, "hash": digest}
+    no_token = page.evaluate("""async (body) => (await fetch('/api/move', {method: 'POST', body: JSON.stringify(body),
+        headers: {'Content-Type': 'application/json'}})).status""", move)
+    assert no_token == 403
+    other = str(board.parent / "other.json")
+    named = page.evaluate("""async ([body, token]) => { const r = await fetch('/api/move', {method: 'POST',
+        body: JSON.stringify(body), headers: {'Content-Type': 'application/json', 'X-Mapkit-Token': token}});
+        return [r.status, (await r.json()).error]; }""", [{**move, "path": other}, server.token])
+    assert named[0] == 400 and "cannot name a file" in named[1]
+    assert board.read_bytes() == before and not Path(other).exists()
+
+
+def test_report_overlays_are_drawn(browser, tmp_path):
+    (tmp_path / "boards").mkdir()
+    shutil.copy(REPO / "boards" / "portland.json", tmp_path / "boards")
+    (tmp_path / "reports" / "portland").mkdir(parents=True)
+    shutil.copy(REPO / "reports" / "portland" / "report.json", tmp_path / "reports" / "portland")
+    report = json.loads((REPO / "reports" / "portland" / "report.json").read_text())
+    board = tmp_path / "boards" / "portland.json"
+    session = Session(board, str(board), print_labels=False)
+    server = serve(session)
+    context = browser.new_context(viewport={"width": 1280, "height": 820}, bypass_csp=True)
+    try:
+        page = context.new_page()
+        page.goto(server.url)
+        page.wait_for_function("window.mapkit && window.mapkit.ready", timeout=15000)
+        page.select_option("#players", "4")
+        page.select_option("#overlay", "heatmap")
+        run = next(r for r in report["runs"] if r["players"] == 4)
+        page.wait_for_function(f"document.querySelectorAll('#layer-overlay polyline').length === {len(run['route_claim_share'])}",
+                               timeout=5000)
+        assert f"{run['games']} games" in page.inner_text("#overlay-info")
+        page.select_option("#overlay", "tickets")
+        page.wait_for_function("document.querySelectorAll('#overlay-info li[data-ticket]').length > 0", timeout=5000)
+        assert page.locator("#overlay-info li[data-ticket]").count() == len(run["tickets"])
+        page.select_option("#overlay", "colors")
+        page.wait_for_function("document.querySelectorAll('#overlay-info tr[data-color]').length > 0", timeout=5000)
+        assert page.locator("#overlay-info tr[data-color]").count() == len(run["color_use"])
+        shot(page, "overlay-colors")
+    finally:
+        context.close()
+        server.shutdown()
+        session.stop()

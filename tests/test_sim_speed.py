@@ -1,0 +1,177 @@
+"""The speed work of issue 9 item 18 changes how the simulator computes, never what: each shortcut
+here is checked against the plain computation it replaced, on positions of real games (the whole
+games are checked by tests/test_speed_identity.py)."""
+
+import heapq
+import pickle
+import random
+
+import pytest
+
+from mapkit.boardfile import load_board
+from mapkit.resources import boards_dir
+from mapkit.sim import engine
+from mapkit.sim.agents import make_agent
+from mapkit.sim.legal import Legal
+from mapkit.sim.paths import INF, adjacency, cheapest_path, untouched_path
+from mapkit.sim.rules import rules_for_board
+from mapkit.sim.runner import game_seeds
+from mapkit.sim.tables import build_tables
+from mapkit.sim.view import SeatView
+
+_SETUPS = {}
+
+
+def setup(board_id, preset=None, variants=()):
+    key = (board_id, preset, variants)
+    if key not in _SETUPS:
+        b = load_board(boards_dir() / f"{board_id}.json")
+        _SETUPS[key] = (build_tables(b), rules_for_board(b, preset, variants))
+    return _SETUPS[key]
+
+
+def textbook_path(adj, costs, a, b, free):
+    """The planners' search as it was before the speed work: Dijkstra to b's pop, (cost, station)
+    tuples on the heap, free routes zeroed."""
+    work = list(costs)
+    for r in free:
+        work[r] = 0
+    dist = [INF] * len(adj)
+    dist[a] = 0
+    via = [None] * len(adj)
+    heap = [(0, a)]
+    while heap:
+        d, n = heapq.heappop(heap)
+        if n == b:
+            break
+        if d > dist[n]:
+            continue
+        for m, r in adj[n]:
+            nd = d + work[r]
+            if nd < dist[m]:
+                dist[m] = nd
+                via[m] = (n, r)
+                heapq.heappush(heap, (nd, m))
+    if dist[b] == INF:
+        return INF, []
+    routes, n = [], b
+    while n != a:
+        n, r = via[n]
+        if work[r]:
+            routes.append(r)
+    return dist[b], routes
+
+
+@pytest.mark.parametrize("board_id", ["north-america", "portland"])
+def test_the_searches_find_the_textbook_path_ties_and_all(board_id):
+    t, _ = setup(board_id)
+    adj = adjacency(t)
+    rng = random.Random(3)
+    n = t.n_stations
+    for trial in range(400):
+        # a seat's costs: most routes their length, some its own (0), some taken (INF); ties abound
+        costs = [rng.choice((0, INF)) if rng.random() < 0.3 else t.route_len[r] for r in range(t.n_routes)]
+        free = set(rng.sample(range(t.n_routes), rng.randrange(0, 8)))
+        a, b = rng.randrange(n), rng.randrange(n)
+        want = textbook_path(adj, costs, a, b, free)
+        assert cheapest_path(adj, costs, a, b, free) == want
+        assert cheapest_path(adj, costs, a, b, free, whole=True) == want
+        # fractional costs (open tickets nudge routes by quarters) take the tuple queue
+        shifted = [c if c in (0, INF) else max(0.25, c + rng.choice((-0.5, 0, 1, 2))) for c in costs]
+        assert cheapest_path(adj, shifted, a, b, free) == textbook_path(adj, shifted, a, b, free)
+
+
+def test_the_untouched_boards_searches_come_from_the_tables_unchanged():
+    t, _ = setup("north-america")
+    adj = adjacency(t)
+    rng = random.Random(5)
+    for _ in range(200):
+        a, b = rng.randrange(t.n_stations), rng.randrange(t.n_stations)
+        free = set(rng.sample(range(t.n_routes), rng.randrange(0, 4)))
+        want = textbook_path(adj, list(t.route_len), a, b, free)
+        assert untouched_path(t, adj, a, b, free) == want
+        assert untouched_path(t, adj, a, b, free) == want  # the second time from the memory
+    # the memory stays in this process: a worker gets the tables' fields only
+    copy = pickle.loads(pickle.dumps(t))
+    assert copy == t and "_untouched_paths" not in copy.__dict__ and "_planner_adjacency" not in copy.__dict__
+
+
+def positions(t, rules, players, games, seed=0):
+    """(state, legal) at every turn of some random games: positions where claims are listed."""
+    agent_rng = random.Random(seed)
+    for game_seed in game_seeds([seed, players], games):
+        s = engine.new_game(t, rules, players, game_seed)
+        while s.phase != engine.OVER:
+            legal = Legal(s)
+            if s.phase == engine.TURN:
+                yield s, legal
+            acts = legal.all()
+            engine.apply(s, acts[agent_rng.randrange(len(acts))])
+
+
+def fewest_wilds(acts):
+    out, seen = [], set()
+    for a in acts:
+        if (a[1], a[2]) not in seen:
+            seen.add((a[1], a[2]))
+            out.append(a)
+    return out
+
+
+CLAIM_SETUPS = [("north-america", None, (), 2), ("portland", None, ("friendly-protection",), 4),
+                ("seattle", "transit", (), 2)]
+
+
+@pytest.mark.parametrize("board_id, preset, variants, players", CLAIM_SETUPS)
+def test_claims_of_a_few_routes_and_the_cheapest_payments_are_the_full_listing_filtered(board_id, preset, variants,
+                                                                                       players):
+    t, rules = setup(board_id, preset, variants)
+    rng = random.Random(7)
+    checked = 0
+    for s, legal in positions(t, rules, players, 3):
+        every = Legal(s).claims()
+        routes = set(rng.sample(range(t.n_routes), rng.randrange(1, 12)))
+        # in listing order, and every payment of the routes asked about
+        assert legal.claims(routes) == [a for a in every if a[1] in routes]
+        # a route's payments in one color come one after another, wilds ascending: the cheapest
+        # listing keeps the first of each
+        assert legal.cheapest_claims(routes) == fewest_wilds(a for a in every if a[1] in routes)
+        assert legal.cheapest_claims() == fewest_wilds(every)
+        checked += bool(every)
+    assert checked > 20
+
+
+def test_the_planners_best_claim_is_the_same_from_the_cheapest_payments():
+    t, rules = setup("north-america")
+    rng = random.Random(11)
+    agent = make_agent("route-focus")
+    differs = 0
+    for s, legal in positions(t, rules, 2, 8):
+        agent.reset(s.current, t, 2, random.Random(0))
+        routes = set(rng.sample(range(t.n_routes), rng.randrange(1, 40)))
+        keep = {c: rng.randrange(0, 6) for c in rng.sample(range(t.wild), 3)}
+        hand = tuple(s.hands[s.current])
+        fast = agent.best_claim(legal, routes, keep, hand)
+        agent._cheap_keys = False  # rate every payment, as before
+        full = agent.best_claim(legal, routes, keep, hand)
+        assert fast == full
+        assert agent.best_claim(legal) == agent.best_claim(legal)  # and without keep: longest, fewest wilds
+        differs += fast is not None and len(legal.claims(routes)) > len(legal.cheapest_claims(routes))
+    assert differs > 5  # positions where the cheapest listing really is shorter
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_a_planners_costs_kept_claim_by_claim_are_its_costs_computed_afresh(players):
+    t, rules = setup("north-america")
+    for game_seed in game_seeds([1, players], 2):
+        s = engine.new_game(t, rules, players, game_seed)
+        agents = [make_agent("route-focus") for _ in range(players)]
+        for p, agent in enumerate(agents):
+            agent.reset(p, t, players, random.Random(p))
+        views = [SeatView(s, p) for p in range(players)]
+        while s.phase != engine.OVER:
+            p = s.current
+            agent, view = agents[p], views[p]
+            assert agent._own_costs(view) == agent._seat_costs(view, p, agent._mates(view))
+            assert view.claimed == len(s.owner) - s.owner.count(-1)
+            engine.apply(s, agent.act(view, Legal(s)))
