@@ -1,7 +1,7 @@
 """The drawn board of the bundled boards, measured in the scene (issue 9, items 11 and 15).
 
 A scene is built once per board per test session (conftest's bundled_scene, about 4–11 s each, shared
-with test_render and test_kit_tiles); nothing here writes a PDF.
+with test_kit_tiles); nothing here writes a PDF.
 """
 
 import statistics
@@ -11,7 +11,7 @@ from shapely.geometry import LineString, Polygon, box
 from shapely.ops import unary_union
 
 from mapkit.geometry import Layout
-from mapkit.render import legend, scene as scene_mod
+from mapkit.render import labels, legend, scene as scene_mod
 from mapkit.render.draw import Line, Text
 
 MM_PER_PT = 25.4 / 72
@@ -25,6 +25,14 @@ def seattle(bundled_scene):
 @pytest.fixture(scope="module")
 def portland(bundled_scene):
     return bundled_scene("portland")
+
+
+@pytest.mark.parametrize("name", ["portland", "seattle", "north-america"])
+def test_bundled_boards_place_every_label(name, bundled_scene):
+    b, scene = bundled_scene(name)
+    assert scene.unplaced == []
+    placed = {k: c for k, c in scene.placement.placed.items()}
+    assert labels.collisions(labels.Placement(placed, []), scene.label_obstacles, scene.label_bounds) == []
 
 
 def drawn_lines(sc):

@@ -25,7 +25,6 @@ from mapkit.validate import load_valid_board
 REPO = Path(__file__).resolve().parent.parent
 TINY = REPO / "tests" / "fixtures" / "tiny.json"
 PDFS = ["board.pdf", "board-tiles.pdf", "tickets.pdf", "trains.pdf", "summary.pdf", "rules.pdf"]
-BUNDLED = ["portland", "seattle", "north-america"]
 MM_PER_PT = 25.4 / 72
 
 
@@ -371,14 +370,6 @@ def test_labels_avoid_each_other():
     placement = labels.place(reqs, [], bounds)
     assert placement.unplaced == []
     assert labels.collisions(placement, [], bounds) == []
-
-
-@pytest.mark.parametrize("name", BUNDLED)
-def test_bundled_boards_place_every_label(name, bundled_scene):
-    b, scene = bundled_scene(name)   # built once per session (conftest), shared with test_kit_board
-    assert scene.unplaced == []
-    placed = {k: c for k, c in scene.placement.placed.items()}
-    assert labels.collisions(labels.Placement(placed, []), scene.label_obstacles, scene.label_bounds) == []
 
 
 def test_summary_card_text(tiny):

@@ -2,12 +2,17 @@
 
 import pytest
 
-from conftest import BUNDLED_DECKS
 from mapkit.boardfile import load_board
 from mapkit.graph import station_graph
 from mapkit.resources import boards_dir
 from mapkit.ticket_deck import generate
 
+# The bundled boards' standard decks, as their commits say they were made: seed, required pairs, count.
+BUNDLED_DECKS = {
+    "portland": (1, [("hillsboro", "gresham"), ("expo-center", "milwaukie")], 30),
+    "seattle": (9, [("everett", "tacoma-dome"), ("bremerton", "issaquah")], 31),
+    "north-america": (1, [], 30),
+}
 NAMES = list(BUNDLED_DECKS)
 # styles whose property is a filter on the candidate pairs (every pair touches a hub, is long, carries
 # a station count) hold whatever the search's length: those tests search a tenth as long
@@ -15,8 +20,15 @@ SHORT_SEARCH = 600
 
 
 @pytest.fixture(scope="module")
-def decks(bundled_decks):
-    return bundled_decks   # the standard decks made with the bundled seeds (conftest), once per session
+def decks():
+    """name -> (board, the deck `generate` makes with the bundled seed, pairs and count and default
+    settings), made once: a deck takes about 4 s of CPU, and the targets, required-pairs and
+    stored-deck tests read the same three."""
+    out = {}
+    for name, (seed, required, count) in BUNDLED_DECKS.items():
+        b = load_board(boards_dir() / f"{name}.json")
+        out[name] = (b, generate(b, seed=seed, required=required, count=count))
+    return out
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -37,6 +49,19 @@ def test_generated_deck_meets_targets(decks, name):
         assert ticket.points == ticket.length + ticket.adjustment
     pairs = {frozenset((x.a, x.b)) for x in g.tickets}
     assert len(pairs) == count
+
+
+@pytest.mark.parametrize("name", BUNDLED_DECKS)
+def test_bundled_seeds_still_give_the_bundled_decks(name, decks):
+    b, plain = decks[name]   # made with the bundled seed, pairs and count and default settings
+    seed, required, count = BUNDLED_DECKS[name]
+    stored = sorted((t.a, t.b, t.points) for t in b.ticket_decks["standard"])
+    # the stored decks were made when both adjustments were on by default
+    g = generate(b, seed=seed, required=required, count=count, adjust=True)
+    assert sorted((t.a, t.b, t.points) for t in g.tickets) == stored
+    # the default now prints the published convention: the same tickets, points = length
+    assert {(t.a, t.b) for t in plain.tickets} == {(t.a, t.b) for t in g.tickets}
+    assert all(t.points == t.length for t in plain.tickets)
 
 
 def test_same_seed_same_deck_other_seed_other_deck(decks):

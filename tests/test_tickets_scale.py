@@ -6,24 +6,10 @@ import tracemalloc
 import pytest
 
 from boardgen import grid_board, grid_board_data
-from conftest import BUNDLED_DECKS
 from mapkit.boardfile import load_board
 from mapkit.resources import boards_dir
 from mapkit.ticket_deck import generate
 from mapkit.tickets import TicketScorer
-
-@pytest.mark.parametrize("name", BUNDLED_DECKS)
-def test_bundled_seeds_still_give_the_bundled_decks(name, bundled_decks):
-    b, plain = bundled_decks[name]   # made with the bundled seed, pairs and count and default settings
-    seed, required, count = BUNDLED_DECKS[name]
-    stored = sorted((t.a, t.b, t.points) for t in b.ticket_decks["standard"])
-    # the stored decks were made when both adjustments were on by default
-    g = generate(b, seed=seed, required=required, count=count, adjust=True)
-    assert sorted((t.a, t.b, t.points) for t in g.tickets) == stored
-    # the default now prints the published convention: the same tickets, points = length
-    assert {(t.a, t.b) for t in plain.tickets} == {(t.a, t.b) for t in g.tickets}
-    assert all(t.points == t.length for t in plain.tickets)
-
 
 def test_only_the_chosen_tickets_are_fully_scored(monkeypatch):
     calls = []
