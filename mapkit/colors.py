@@ -13,7 +13,11 @@ from __future__ import annotations
 import math
 
 # How gray routes are drawn (mapkit.render.style.GRAY_HEX; a test keeps the two equal). It lives
-# here too so that validating a board never imports matplotlib.
+# here too so that validating a board never imports matplotlib. Its fill is 2.3:1 against the paper;
+# the spaces read by their outline, a darker shade of the gray (6:1; mapkit.render.style.space_edge).
+# A gray dark enough to reach 3:1 by itself (#8a8a8a) would be only ΔE 14.6 from Seattle's Sounder
+# color, so the fill stays this light and the outline carries the contrast (as with whitish colors,
+# which get an ink outline).
 GRAY_DISPLAY_HEX = "#a0a0a0"
 
 # The smallest CIEDE2000 difference between two route colors of one board. ΔE00 ≈ 1 is a

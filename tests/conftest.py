@@ -43,3 +43,29 @@ def write_board(tmp_path):
         return path
 
     return write
+
+
+@pytest.fixture(scope="session")
+def bundled_scene():
+    """bundled_scene("portland") -> (board, scene): the drawn board of a bundled board, built once per
+    test session (per worker under xdist). Building a scene (label placement) takes 4-11 s of CPU,
+    and test_kit_board and test_kit_tiles measure the same ones; the tests only read it."""
+    from mapkit.geometry import Layout
+    from mapkit.render import content_hash
+    from mapkit.render.scene import build_scene
+    from mapkit.resources import boards_dir
+    from mapkit.validate import load_valid_board
+
+    built = {}
+
+    def get(name):
+        if name not in built:
+            path = boards_dir() / f"{name}.json"
+            if not path.exists():
+                pytest.skip(f"boards/{name}.json is not there yet")
+            board = load_valid_board(path)
+            built[name] = (board, build_scene(board, Layout(board), content_hash(path)))
+        return built[name]
+
+    return get
+

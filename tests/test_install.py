@@ -26,14 +26,16 @@ def test_wheel_installs_and_validates_a_bundled_board(tmp_path):
     # instead (a plain path line: the editable install's own .pth files there are not processed,
     # so the repo's copy of mapkit cannot shadow the wheel).
     env_dir = tmp_path / "venv"
-    venv.create(env_dir, system_site_packages=False, with_pip=True)
+    # a venv without its own pip (ensurepip takes seconds): this environment's pip installs into it
+    # with --python, as it would into any environment
+    venv.create(env_dir, system_site_packages=False, with_pip=False)
     python = env_dir / "bin" / "python"
     target = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
                             capture_output=True, text=True, check=True).stdout.strip()
     ours = {sysconfig.get_path("purelib"), sysconfig.get_path("platlib")}
     Path(target, "_mapkit_test_deps.pth").write_text("".join(f"{p}\n" for p in sorted(ours)))
-    subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", "--force-reinstall", str(wheel)],
-                   check=True, capture_output=True)
+    subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "-q", "--no-deps",
+                    "--force-reinstall", str(wheel)], check=True, capture_output=True)
     run_dir = tmp_path / "elsewhere"
     run_dir.mkdir()
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH",)}

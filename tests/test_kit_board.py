@@ -1,6 +1,7 @@
 """The drawn board of the bundled boards, measured in the scene (issue 9, items 11 and 15).
 
-A scene is built once per board per run (about 5–9 s each); nothing here writes a PDF.
+A scene is built once per board per test session (conftest's bundled_scene, about 4–11 s each, shared
+with test_kit_tiles); nothing here writes a PDF.
 """
 
 import statistics
@@ -10,28 +11,28 @@ from shapely.geometry import LineString, Polygon, box
 from shapely.ops import unary_union
 
 from mapkit.geometry import Layout
-from mapkit.render import content_hash, legend, scene as scene_mod
+from mapkit.render import labels, legend, scene as scene_mod
 from mapkit.render.draw import Line, Text
-from mapkit.resources import boards_dir
-from mapkit.validate import load_valid_board
 
 MM_PER_PT = 25.4 / 72
 
 
-def _scene(name):
-    path = boards_dir() / f"{name}.json"
-    b = load_valid_board(path)
-    return b, scene_mod.build_scene(b, Layout(b), content_hash(path))
+@pytest.fixture(scope="module")
+def seattle(bundled_scene):
+    return bundled_scene("seattle")
 
 
 @pytest.fixture(scope="module")
-def seattle():
-    return _scene("seattle")
+def portland(bundled_scene):
+    return bundled_scene("portland")
 
 
-@pytest.fixture(scope="module")
-def portland():
-    return _scene("portland")
+@pytest.mark.parametrize("name", ["portland", "seattle", "north-america"])
+def test_bundled_boards_place_every_label(name, bundled_scene):
+    b, scene = bundled_scene(name)
+    assert scene.unplaced == []
+    placed = {k: c for k, c in scene.placement.placed.items()}
+    assert labels.collisions(labels.Placement(placed, []), scene.label_obstacles, scene.label_bounds) == []
 
 
 def drawn_lines(sc):

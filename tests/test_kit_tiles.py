@@ -4,11 +4,8 @@ import pytest
 from shapely.geometry import LineString, box
 
 from mapkit.geometry import Layout
-from mapkit.render import content_hash, tiles, tiling
+from mapkit.render import tiles, tiling
 from mapkit.render.draw import Area, Line, Text
-from mapkit.render.scene import build_scene
-from mapkit.resources import boards_dir
-from mapkit.validate import load_valid_board
 
 
 @pytest.mark.parametrize("paper", ["a4", "letter"])
@@ -47,10 +44,8 @@ def test_glue_zones_are_shaded_and_say_their_width():
 
 
 @pytest.fixture(scope="module")
-def portland():
-    path = boards_dir() / "portland.json"
-    b = load_valid_board(path)
-    return b, build_scene(b, Layout(b), content_hash(path))
+def portland(bundled_scene):
+    return bundled_scene("portland")   # built once per session (conftest), shared with test_kit_board
 
 
 def test_registration_ticks_are_seen_on_both_sheets_and_miss_the_playing_pieces(portland):

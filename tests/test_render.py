@@ -20,26 +20,17 @@ from mapkit.render import RenderOptions, content_hash, render_kit
 from mapkit.render import cards, imposition, labels, summary, symbols, tiling
 from mapkit.render.pdf import PAPERS, PRINT_MARGIN_MM
 from mapkit.render.scene import build_scene
-from mapkit.resources import boards_dir
 from mapkit.validate import load_valid_board
 
 REPO = Path(__file__).resolve().parent.parent
 TINY = REPO / "tests" / "fixtures" / "tiny.json"
 PDFS = ["board.pdf", "board-tiles.pdf", "tickets.pdf", "trains.pdf", "summary.pdf", "rules.pdf"]
-BUNDLED = ["portland", "seattle", "north-america"]
 MM_PER_PT = 25.4 / 72
 
 
 def mm_size(page) -> tuple[float, float]:
     box_ = page.mediabox
     return (round(float(box_.width) * MM_PER_PT, 1), round(float(box_.height) * MM_PER_PT, 1))
-
-
-def bundled(name):
-    path = boards_dir() / f"{name}.json"
-    if not path.exists():
-        pytest.skip(f"boards/{name}.json is not there yet")
-    return path
 
 
 @pytest.fixture(scope="module")
@@ -335,6 +326,35 @@ def test_tiny_board_scene(tiny):
     assert "Red Line — Light rail" in texts and "Locomotive" in texts
 
 
+def test_pale_colors_are_outlined_in_ink(tiny_data, write_board):
+    # a near-white route color (Portland's Aerial Tram, #F0F4F8, is 1.04:1 against the board) is drawn
+    # with a heavier ink outline; other colors keep a darker shade of themselves
+    from mapkit.render import style
+    from mapkit.render.scene import route_items
+
+    pale, other = tiny_data["palette"][0]["id"], tiny_data["palette"][1]["id"]
+    tiny_data["palette"][0]["hex"] = "#F0F4F8"
+    board = load_valid_board(write_board(tiny_data))
+    layout = Layout(board)
+    sym = symbols.assign_symbols(board)
+    for color, edge, lw in ((pale, style.INK, style.PALE_EDGE_LW), (other, None, 0.6)):
+        r = next(r for r in board.routes if r.color == color and r.kind != "flight")
+        spaces = [i for i in route_items(board, r, layout.routes[r.id], sym) if type(i).__name__ == "Area"
+                  and i.face == board.color(color).hex]
+        assert len(spaces) == r.length
+        hex_ = board.color(color).hex
+        for i in spaces:
+            assert i.edge == (edge or style.shade(hex_, 0.55)) and i.lw == lw
+            # the outline stands out from the playing area (WCAG non-text contrast, 3:1)
+            assert style.contrast(to_hex(i.edge), style.INNER) >= 3
+    assert style.contrast("#F0F4F8", style.INNER) < 1.3 and style.is_whitish("#F0F4F8")
+
+
+def to_hex(color) -> str:
+    from matplotlib.colors import to_hex as mpl_to_hex
+    return mpl_to_hex(color)
+
+
 def test_a_label_with_no_room_is_reported():
     bounds = box(0, 0, 100, 100)
     wall = box(0, 0, 100, 100).difference(box(45, 45, 55, 55))
@@ -350,16 +370,6 @@ def test_labels_avoid_each_other():
     placement = labels.place(reqs, [], bounds)
     assert placement.unplaced == []
     assert labels.collisions(placement, [], bounds) == []
-
-
-@pytest.mark.parametrize("name", BUNDLED)
-def test_bundled_boards_place_every_label(name):
-    path = bundled(name)
-    b = load_valid_board(path)
-    scene = build_scene(b, Layout(b), content_hash(path))
-    assert scene.unplaced == []
-    placed = {k: c for k, c in scene.placement.placed.items()}
-    assert labels.collisions(labels.Placement(placed, []), scene.label_obstacles, scene.label_bounds) == []
 
 
 def test_summary_card_text(tiny):
@@ -380,6 +390,16 @@ def test_bad_paper_is_a_usage_error(cli):
     result = cli("render", TINY, "--paper", "a3")
     assert result.exit_code == 2
     assert "a3" in result.output
+
+
+def test_an_unknown_deck_is_a_usage_error_naming_the_decks(cli, tmp_path):
+    # a kit without the deck asked for is not what the designer wanted: refuse before writing anything
+    result = cli("render", TINY, "--deck", "standard", "--deck", "citys", "--out", tmp_path / "out")
+    assert result.exit_code == 2
+    assert "no ticket deck 'citys' (did you mean 'cities'?)" in result.output
+    assert "decks: 1910, cities, standard, transit, or 'all'" in result.output
+    assert "standard'" not in result.output.split("decks:")[0]  # only the unknown one is named as missing
+    assert not (tmp_path / "out").exists()
 
 
 def test_broken_board_exits_1_with_the_validators_message(cli, tiny_data, write_board, tmp_path):

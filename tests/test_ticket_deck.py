@@ -7,23 +7,36 @@ from mapkit.graph import station_graph
 from mapkit.resources import boards_dir
 from mapkit.ticket_deck import generate
 
-NAMES = ["portland", "seattle", "north-america"]
+# The bundled boards' standard decks, as their commits say they were made: seed, required pairs, count.
+BUNDLED_DECKS = {
+    "portland": (1, [("hillsboro", "gresham"), ("expo-center", "milwaukie")], 30),
+    "seattle": (9, [("everett", "tacoma-dome"), ("bremerton", "issaquah")], 31),
+    "north-america": (1, [], 30),
+}
+NAMES = list(BUNDLED_DECKS)
+# styles whose property is a filter on the candidate pairs (every pair touches a hub, is long, carries
+# a station count) hold whatever the search's length: those tests search a tenth as long
+SHORT_SEARCH = 600
 
 
 @pytest.fixture(scope="module")
 def decks():
+    """name -> (board, the deck `generate` makes with the bundled seed, pairs and count and default
+    settings), made once: a deck takes about 4 s of CPU, and the targets, required-pairs and
+    stored-deck tests read the same three."""
     out = {}
-    for name in NAMES:
+    for name, (seed, required, count) in BUNDLED_DECKS.items():
         b = load_board(boards_dir() / f"{name}.json")
-        out[name] = (b, generate(b, seed=4))
+        out[name] = (b, generate(b, seed=seed, required=required, count=count))
     return out
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_generated_deck_meets_targets(decks, name):
     b, g = decks[name]
+    count = BUNDLED_DECKS[name][2]
     t, f = g.targets, g.figures
-    assert len(g.tickets) == 30
+    assert len(g.tickets) == count
     for (lo, hi, want), got in zip(t.buckets, f["bucket_counts"]):
         assert abs(got - want) <= 2, (lo, hi, want, got)
     assert f["near_duplicates"] == 0
@@ -35,33 +48,52 @@ def test_generated_deck_meets_targets(decks, name):
         assert not g_.has_edge(ticket.a, ticket.b), "adjacent pair"
         assert ticket.points == ticket.length + ticket.adjustment
     pairs = {frozenset((x.a, x.b)) for x in g.tickets}
-    assert len(pairs) == 30
+    assert len(pairs) == count
+
+
+@pytest.mark.parametrize("name", BUNDLED_DECKS)
+def test_bundled_seeds_still_give_the_bundled_decks(name, decks):
+    b, plain = decks[name]   # made with the bundled seed, pairs and count and default settings
+    seed, required, count = BUNDLED_DECKS[name]
+    stored = sorted((t.a, t.b, t.points) for t in b.ticket_decks["standard"])
+    # the stored decks were made when both adjustments were on by default
+    g = generate(b, seed=seed, required=required, count=count, adjust=True)
+    assert sorted((t.a, t.b, t.points) for t in g.tickets) == stored
+    # the default now prints the published convention: the same tickets, points = length
+    assert {(t.a, t.b) for t in plain.tickets} == {(t.a, t.b) for t in g.tickets}
+    assert all(t.points == t.length for t in plain.tickets)
 
 
 def test_same_seed_same_deck_other_seed_other_deck(decks):
     b, g = decks["portland"]
-    again = generate(b, seed=4)
-    assert [(x.a, x.b, x.points) for x in again.tickets] == [(x.a, x.b, x.points) for x in g.tickets]
-    other = generate(b, seed=5)
+    seed, required, count = BUNDLED_DECKS["portland"]
+    # the same seed twice: every step of the search draws from the seeded generator, so a short
+    # search shows it as well as a full one
+    once, again = (generate(b, seed=4, iterations=SHORT_SEARCH) for _ in range(2))
+    assert [(x.a, x.b, x.points) for x in again.tickets] == [(x.a, x.b, x.points) for x in once.tickets]
+    # another seed, searched in full like the deck it is compared with, ends elsewhere
+    other = generate(b, seed=seed + 1, required=required, count=count)
     assert [(x.a, x.b) for x in other.tickets] != [(x.a, x.b) for x in g.tickets]
 
 
 def test_required_pairs_are_kept(decks):
-    b, _ = decks["portland"]
-    g = generate(b, seed=1, required=[("hillsboro", "gresham")])
-    assert ("gresham", "hillsboro") in {(x.a, x.b) for x in g.tickets}
+    b, g = decks["portland"]   # made with two required pairs
+    pairs = {(x.a, x.b) for x in g.tickets}
+    assert BUNDLED_DECKS["portland"][1] == [("hillsboro", "gresham"), ("expo-center", "milwaukie")]
+    assert ("gresham", "hillsboro") in pairs and ("expo-center", "milwaukie") in pairs
 
 
 def test_cities_style_touches_a_hub(decks):
     b, _ = decks["north-america"]
     hubs = {s.id for s in b.stations if s.hub}
-    g = generate(b, style="cities", count=35, seed=2)
+    g = generate(b, style="cities", count=35, seed=2, iterations=SHORT_SEARCH)
+    assert len(g.tickets) == 35
     assert all(x.a in hubs or x.b in hubs for x in g.tickets)
 
 
 def test_long_style_is_long(decks):
     b, _ = decks["north-america"]
-    g = generate(b, style="long", seed=2)
+    g = generate(b, style="long", seed=2, iterations=SHORT_SEARCH)
     assert len(g.tickets) == 6
     assert min(x.length for x in g.tickets) >= g.targets.buckets[0][0]
 
@@ -78,6 +110,7 @@ def test_generate_cli_write_keeps_other_decks(cli, tmp_path):
 
 def test_transit_style_carries_a_second_value(decks):
     b, _ = decks["north-america"]
-    g = generate(b, style="transit", seed=3)
+    g = generate(b, style="transit", seed=3, iterations=SHORT_SEARCH)
+    assert len(g.tickets) == 30
     for ticket, raw in zip(g.tickets, g.deck_json()):
         assert raw["transit_points"] == len(ticket.path) >= 3  # stations to build a chain through

@@ -11,27 +11,6 @@ from mapkit.resources import boards_dir
 from mapkit.ticket_deck import generate
 from mapkit.tickets import TicketScorer
 
-# the bundled decks, as their commits say they were made: the seed and the seeds' named tickets
-BUNDLED = [
-    ("portland", 1, [("hillsboro", "gresham"), ("expo-center", "milwaukie")], 30),
-    ("seattle", 9, [("everett", "tacoma-dome"), ("bremerton", "issaquah")], 31),
-    ("north-america", 1, [], 30),
-]
-
-
-@pytest.mark.parametrize("name, seed, required, count", BUNDLED)
-def test_bundled_seeds_still_give_the_bundled_decks(name, seed, required, count):
-    b = load_board(boards_dir() / f"{name}.json")
-    stored = sorted((t.a, t.b, t.points) for t in b.ticket_decks["standard"])
-    # the stored decks were made when both adjustments were on by default
-    g = generate(b, seed=seed, required=required, count=count, adjust=True)
-    assert sorted((t.a, t.b, t.points) for t in g.tickets) == stored
-    # the default now prints the published convention: the same tickets, points = length
-    plain = generate(b, seed=seed, required=required, count=count)
-    assert {(t.a, t.b) for t in plain.tickets} == {(t.a, t.b) for t in g.tickets}
-    assert all(t.points == t.length for t in plain.tickets)
-
-
 def test_only_the_chosen_tickets_are_fully_scored(monkeypatch):
     calls = []
     real = TicketScorer.score

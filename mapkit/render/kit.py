@@ -69,6 +69,7 @@ def content_hash(path: Path) -> str:
 def render_kit(path: Path, board: Board, out_dir: Path, options: RenderOptions = RenderOptions()) -> RenderResult:
     """Write the kit of the board read from path into out_dir (created if missing)."""
     options.check()
+    _check_decks(board, options.decks)
     make_folder(out_dir)
     result = RenderResult(board.id, out_dir)
     try:
@@ -76,6 +77,20 @@ def render_kit(path: Path, board: Board, out_dir: Path, options: RenderOptions =
     except OSError as exc:
         raise MapkitError(f"cannot write into {out_dir}: {exc.strerror or exc}")
     return result
+
+
+def _check_decks(board: Board, names: tuple[str, ...] | None) -> None:
+    """A deck asked for by name that the board does not have is a usage error, before anything is
+    written: printing the kit without it would hand the designer a kit missing the deck they asked for.
+    (A deck the ruleset plays with but the board lacks stays a warning: the board is then unfinished,
+    not the command wrong.)"""
+    from mapkit.errors import did_you_mean
+
+    unknown = [n for n in names or () if n != "all" and n not in board.ticket_decks]
+    if unknown:
+        decks = ", ".join(sorted(board.ticket_decks)) or "none (run `mapkit tickets generate BOARD --write`)"
+        which = ", ".join(f"'{n}'{did_you_mean(n, board.ticket_decks)}" for n in unknown)
+        raise UsageError(f"--deck: the board has no ticket deck {which}; decks: {decks}, or 'all'")
 
 
 def _render(path: Path, board: Board, out: Path, opt: RenderOptions, result: RenderResult) -> None:

@@ -94,8 +94,8 @@ def _sample(board: Board, sym: dict, kind: str, arg: str, x: float, cy: float) -
     z = 12.3
     if kind == "space":
         hex_ = style.route_hex(board, arg)
-        edge = "#555555" if style.is_whitish(hex_) else style.shade(hex_, 0.55)
-        out = [Area((shapes.rounded_rect(x, y0, x1, y1, 1.0),), face=hex_, edge=edge, lw=0.6, z=z)]
+        edge, lw = style.space_edge(hex_)
+        out = [Area((shapes.rounded_rect(x, y0, x1, y1, 1.0),), face=hex_, edge=edge, lw=lw, z=z)]
         if arg != "gray":
             for rs in symbols.rings(sym[arg], ((x + x1) / 2, cy), SAMPLE_H * 0.7):
                 out.append(Area(tuple(rs), face=style.ink_on(hex_), alpha=0.8, z=z + 0.1))

@@ -189,13 +189,12 @@ def route_items(board: Board, r, shape, sym: dict, pieces=None) -> list:
     elif flight:
         for part in (pieces if pieces is not None else (tuple(path),)):
             out.append(Line(tuple(part), style.INK, 1.4, z=base_z, dash=(5.0, 3.0)))
-    whitish = style.is_whitish(hex_)
-    edge = "#555555" if whitish else style.shade(hex_, 0.55)
+    edge, lw = style.space_edge(hex_)
     mark = None if r.is_gray else sym.get(r.color)
     ink = style.ink_on(hex_)
     for corners in shape.spaces:
         ring = shapes.rounded(corners, SPACE_CORNER_MM)
-        out.append(Area((ring,), face=hex_, edge=edge, lw=1.0 if whitish else 0.6, z=base_z + 1,
+        out.append(Area((ring,), face=hex_, edge=edge, lw=lw, z=base_z + 1,
                         dash=(3.0, 1.5) if flight else None))
         if mark:
             cx = sum(p[0] for p in corners) / 4

@@ -37,9 +37,29 @@ def ink_on(hex_color: str) -> str:
     return "#000000" if (lum + 0.05) / 0.05 > 1.05 / (lum + 0.05) else "#ffffff"
 
 
+def contrast(hex_a: str, hex_b: str) -> float:
+    """WCAG contrast ratio of two colors, 1 (the same lightness) to 21 (black on white)."""
+    la, lb = sorted((luminance(hex_a), luminance(hex_b)))
+    return (lb + 0.05) / (la + 0.05)
+
+
 def is_whitish(hex_color: str) -> bool:
-    """Light enough to vanish on the board's paper: drawn with a dark outline."""
+    """Light enough to vanish on the board's paper (under 1.3:1 against it, like the Portland Aerial
+    Tram's #F0F4F8 at 1.04:1): drawn with an ink outline instead of a shade of itself."""
     return luminance(hex_color) > 0.7
+
+
+# A space's outline: a darker shade of its own color, except for whitish colors, whose shade would
+# still be pale: those get the board's ink, heavier, so the space reads as a space and not as a hole
+# in the board (its fill still matches its train cards).
+PALE_EDGE_LW = 1.4
+
+
+def space_edge(hex_color: str, lw: float = 0.6) -> tuple[object, float]:
+    """(outline color, line width in pt) of a space, legend sample or card panel of this color."""
+    if is_whitish(hex_color):
+        return INK, max(lw, PALE_EDGE_LW)
+    return shade(hex_color, 0.55), lw
 
 
 def shade(hex_color: str, factor: float) -> tuple[float, float, float]:

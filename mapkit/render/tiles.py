@@ -155,7 +155,11 @@ def overview_items(board: Board, layout: Layout, tiling: Tiling, scale: float) -
     for r in board.routes:
         shape = layout.routes.get(r.id)
         if shape is not None:
-            out.append(Line(shape.centerline, style.route_hex(board, r.color), 1.2, z=1))
+            hex_ = style.route_hex(board, r.color)
+            if style.is_whitish(hex_):
+                # a whitish line vanishes on the paper: an ink casing under it, as its spaces on the board
+                out.append(Line(shape.centerline, style.INK, 1.2 + 2 * 0.5, z=0.9))
+            out.append(Line(shape.centerline, hex_, 1.2, z=1))
     for xy in layout.positions.values():
         out.append(Disc(xy, 1.0 / scale, "white", style.INK, 0.5, z=2))
     for t in tiling.tiles:
