@@ -5,8 +5,10 @@ and per player count:
 
     name            default     the figure (per player count)                         subjects
     ticket-worth    0.10        holder win share within ±0.10 of the baseline 1/players  tickets
-    value-rises     0.5         Spearman rank correlation of net points per holding     the deck
-                                with ticket length at least 0.5
+    value-rises     3           net points per holding (points when completed, the      tickets,
+                                failed-ticket rule's when not) within ±3 of the deck's  the trend
+                                trend line on ticket length (Theil–Sen), which rises
+    ticket-kept     0.20        a ticket kept in at least 20 % of the offers with it    tickets
     completion      0.40:0.90   completion rate of a kept ticket between 40 % and 90 %  tickets
     color-wilds     0.5         wild cards spent per claim of a color at most 0.5 above colors
                                 the same figure over every colored claim
@@ -36,19 +38,20 @@ from typing import Optional
 
 from mapkit.errors import MapkitError, UsageError, did_you_mean
 
-AIM_NAMES = ("ticket-worth", "value-rises", "completion", "color-wilds", "seat-edge", "route-claimed")
+AIM_NAMES = ("ticket-worth", "value-rises", "ticket-kept", "completion", "color-wilds", "seat-edge", "route-claimed")
 DEFAULTS = {
-    "ticket-worth": 0.10, "value-rises": 0.5, "completion": (0.40, 0.90),
+    "ticket-worth": 0.10, "value-rises": 3.0, "ticket-kept": 0.20, "completion": (0.40, 0.90),
     "color-wilds": 0.5, "seat-edge": 0.03, "route-claimed": 0.05,
 }
 # the range a designer may set each one to (a band outside it is a typo, not a wish)
 RANGES = {
-    "ticket-worth": (0.0, 1.0), "value-rises": (-1.0, 1.0), "completion": (0.0, 1.0),
+    "ticket-worth": (0.0, 1.0), "value-rises": (0.0, 100.0), "ticket-kept": (0.0, 1.0), "completion": (0.0, 1.0),
     "color-wilds": (0.0, 10.0), "seat-edge": (0.0, 1.0), "route-claimed": (0.0, 1.0),
 }
 TEXT = {
     "ticket-worth": "every ticket's holders win within ±{v:.0%} of the baseline share",
-    "value-rises": "net points per holding rise with ticket length (rank correlation ≥ {v:.2f})",
+    "value-rises": "net points per holding on a rising trend with length, each ticket within ±{v:g}",
+    "ticket-kept": "every ticket kept in at least {v:.0%} of the offers that include it",
     "completion": "every kept ticket completed {lo:.0%}–{hi:.0%} of the time",
     "color-wilds": "no color starved: wilds per claim at most {v:.2f} above all colors'",
     "seat-edge": "the first seat's win share within ±{v:.0%} of its fair share",
@@ -167,8 +170,8 @@ def band(aims: Aims, name: str, players: int) -> Optional[tuple[float, float]]:
         fair = 1 / players
         return (fair - v, fair + v)
     if name == "value-rises":
-        return (v, 1.0)
-    if name == "route-claimed":
+        return (-v, v)   # residual from the deck's trend line
+    if name in ("route-claimed", "ticket-kept"):
         return (v, 1.0)
     if name == "color-wilds":
         return (float("-inf"), v)   # relative to all colors' figure

@@ -218,15 +218,16 @@ def _miss(x: np.ndarray, bnd) -> np.ndarray:
     return np.maximum(0.0, lo - x) + np.maximum(0.0, x - hi)
 
 
-def _rowwise_spearman(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Spearman correlation of each row of y with the fixed vector x."""
-    rx = sps.rankdata(x)
-    ry = sps.rankdata(y, axis=1)
-    rx = rx - rx.mean()
-    ry = ry - ry.mean(axis=1, keepdims=True)
-    den = np.sqrt((rx ** 2).sum() * (ry ** 2).sum(axis=1))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(den > 0, (ry @ rx) / den, 0.0)
+def theil_sen_rows(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Theil–Sen line of each row of y on the fixed x (median of pairwise slopes, then median
+    intercept): robust to the few tickets that are off, which is what it is for."""
+    i, j = np.triu_indices(len(x), 1)
+    ok = x[j] != x[i]
+    i, j = i[ok], j[ok]
+    slopes = (y[:, j] - y[:, i]) / (x[j] - x[i])
+    slope = np.median(slopes, axis=1)
+    intercept = np.median(y - slope[:, None] * x[None, :], axis=1)
+    return slope, intercept
 
 
 def analyse(ev: Evidence, aims: Aims, w: np.ndarray) -> tuple[dict, list]:
@@ -268,13 +269,27 @@ def analyse(ev: Evidence, aims: Aims, w: np.ndarray) -> tuple[dict, list]:
                     lo, hi = st.wilson(float(rate[0]) * held[0, i], held[0, i])
                     add(aim, ev.labels[i], n, rate, bnd, held[0, i], lo, hi,
                         {"points": int(ev.points[i]), "length": int(ev.lengths[i])})
-            elif aim == "value-rises" and len(judged) >= 3:
+            elif aim == "ticket-kept":
+                off = wn @ ev.offered[mask]
+                kep = wn @ ev.kept[mask]
+                for i in np.flatnonzero(off[0] >= aims.min_holdings):
+                    rate = kep[:, i] / np.maximum(off[:, i], 1e-9)
+                    lo, hi = st.wilson(float(kep[0, i]), float(off[0, i]))
+                    add(aim, ev.labels[i], n, rate, bnd, off[0, i], lo, hi,
+                        {"points": int(ev.points[i]), "length": int(ev.lengths[i])})
+            elif aim == "value-rises" and len(judged) >= 3 and len(set(ev.lengths[judged])) >= 2:
                 h = np.maximum(held[:, judged], 1e-9)
                 d = done[:, judged]
                 pts = ev.points[judged]
                 npph = (d * pts + (h - d) * ev.factor * pts) / h
-                rho = _rowwise_spearman(ev.lengths[judged], npph)
-                add(aim, "net points vs length", n, rho, bnd, len(judged))
+                slope, intercept = theil_sen_rows(ev.lengths[judged], npph)
+                add(aim, "trend slope", n, slope, (0.0, np.inf), len(judged))
+                resid = npph - (intercept[:, None] + slope[:, None] * ev.lengths[judged][None, :])
+                for col, i in enumerate(judged):
+                    add(aim, ev.labels[i], n, resid[:, col], bnd, held[0, i],
+                        extra={"points": int(ev.points[i]), "length": int(ev.lengths[i]),
+                               "net_points_per_holding": round(float(npph[0, col]), 2),
+                               "trend": round(float(intercept[0] + slope[0] * ev.lengths[i]), 2)})
             elif aim == "color-wilds":
                 k = wn @ ev.claims[mask]
                 wl = wn @ ev.wilds[mask]

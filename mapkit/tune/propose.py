@@ -5,8 +5,8 @@ What may change (`--change`), in the order tried (least disruptive first):
 - `tickets`: a ticket's points (aims ticket-worth and value-rises): when its holders win more
   (fewer) than the band around the baseline, or its net points per holding sit far above (below)
   the deck's trend with length, its points move toward the deck's own convention for its length
-  (a Theil–Sen line of points on shortest length over the deck in play, robust to the few tickets
-  that are off), or by a quarter when that line points the other way. Then a ticket shown to be
+  (the median points per space of the deck in play, robust while fewer than half the
+  tickets are off), or by a quarter when that line points the other way. Then a ticket shown to be
   completed outside the completion band, or kept in fewer than 20 % of its offers, is replaced by
   one mapkit generates (mapkit/ticket_deck.py: the same targets as `tickets generate`, the rest of
   the deck pinned) in the same slot.
@@ -49,6 +49,7 @@ class Change:
     edits: list = field(default_factory=list)   # (JSON path tuple, new value or DELETE)
     targets: frozenset = frozenset()             # (aim, subject) keys whose miss must shrink, before
     targets_after: frozenset = frozenset()       # ... and their names on the changed board
+    to_line: bool = False                        # a ticket brought to the deck's points line
 
     @property
     def key(self) -> tuple:
@@ -89,12 +90,14 @@ def _pool_slots(data: dict, rules) -> list[tuple[str, int]]:
 
 
 def points_line(ev: Evidence) -> tuple[float, float]:
-    """The deck's convention: Theil–Sen line of points on shortest length (robust to outliers)."""
+    """The deck's convention as (intercept 0, points per space): the median of points / shortest
+    length over the deck in play. A median stays right while fewer than half the tickets are off
+    (a Theil–Sen line breaks down at about 29 %); published decks follow points ≈ length, a
+    proportional rule, so no intercept is fitted."""
     ok = ev.lengths > 0
-    if ok.sum() < 3 or len(set(ev.lengths[ok])) < 2:
+    if not ok.any():
         return 0.0, 1.0
-    slope, intercept, _, _ = sps.theilslopes(ev.points[ok], ev.lengths[ok])
-    return float(intercept), float(slope)
+    return 0.0, float(np.median(ev.points[ok] / ev.lengths[ok]))
 
 
 def _pooled(ev: Evidence, i: int, field_: str) -> tuple[float, float]:
@@ -104,54 +107,62 @@ def _pooled(ev: Evidence, i: int, field_: str) -> tuple[float, float]:
 
 
 def propose_points(ev: Evidence, subjects: list[Subject], aims: Aims, data: dict, rules, tried: set) -> list[Change]:
+    """Points changes for the tickets the evidence flags: net points per holding off the deck's
+    trend (value-rises), holders winning outside the band (ticket-worth), rarely kept
+    (ticket-kept). The new value is the deck's own convention for the ticket's length (its
+    median points per space); a ticket already on that line moves by a quarter in the direction the
+    evidence says. Which way the evidence points is read with care: raising a ticket's points
+    raises its net points per holding only when it is completed more often than the failed-ticket
+    rule takes back (c + (1 - c) * factor > 0); below that a higher value digs the hole deeper."""
     slots = _pool_slots(data, rules)
     intercept, slope = points_line(ev)
-    worth = {(s.subject, s.players): s for s in subjects if s.aim == "ticket-worth"}
-    value_off = [s for s in subjects if s.aim == "value-rises" and s.status != MET]
-    # net points per holding pooled over counts, and its residual from the deck's trend
-    h = ev.held.sum(axis=0).astype(float)
-    d = ev.done.sum(axis=0).astype(float)
-    judged = h >= aims.min_holdings
-    npph = np.where(judged, (d * ev.points + (h - d) * ev.factor * ev.points) / np.maximum(h, 1), np.nan)
-    resid = np.full(len(h), np.nan)
-    if judged.sum() >= 4 and len(set(ev.lengths[judged])) >= 2:
-        s_, i_, _, _ = sps.theilslopes(npph[judged], ev.lengths[judged])
-        resid = npph - (i_ + s_ * ev.lengths)
-        scale = 1.4826 * np.nanmedian(np.abs(resid[judged] - np.nanmedian(resid[judged])))
-        scale = max(scale, 1.0)
+    by = {}
+    for s in subjects:
+        if s.aim in ("ticket-worth", "value-rises", "ticket-kept") and s.status != MET and s.subject in ev.labels:
+            by.setdefault(s.subject, []).append(s)
+    h_all = ev.held.sum(axis=0)
+    c_all = ev.done.sum(axis=0) / np.maximum(h_all, 1)
     out = []
-    for i, label in enumerate(ev.labels):
-        if not judged[i]:
-            continue
-        direction, reasons, targets = 0, [], set()
-        ws = [worth.get((label, n)) for n in ev.counts]
-        off = [s for s in ws if s is not None and s.status != MET]
-        if off and aims.value("ticket-worth") is not None:
-            excess = sum((s.estimate - 1 / s.players) * s.n for s in ws if s) / sum(s.n for s in ws if s)
-            direction = -1 if excess > 0 else 1
-            reasons.append("its holders win " + ", ".join(f"{s.estimate:.0%} at {s.players}p (band {s.band[0]:.0%}–"
-                                                         f"{s.band[1]:.0%})" for s in off))
-            targets |= {("ticket-worth", (label, s.players)) for s in off}
-        if value_off and np.isfinite(resid[i]) and abs(resid[i]) > 2 * scale:
-            dv = -1 if resid[i] > 0 else 1
-            if direction in (0, dv):
-                direction = dv
-                reasons.append(f"its net points per holding ({npph[i]:+.1f}) are {abs(resid[i]):.1f} "
-                               f"{'above' if resid[i] > 0 else 'below'} the deck's trend at length {int(ev.lengths[i])}")
-                targets |= {("value-rises", ("net points vs length", s.players)) for s in value_off}
-        if not direction:
-            continue
+    for label, subs in by.items():
+        i = ev.labels.index(label)
         old = int(ev.points[i])
-        new = int(round(intercept + slope * ev.lengths[i]))
-        if (new - old) * direction <= 0:
-            new = old + direction * max(1, round(0.25 * old))
-        new = min(200, max(1, new))
+        fit = min(200, max(1, int(round(intercept + slope * ev.lengths[i]))))
+        on_line = fit == old
+        if not on_line:
+            new, direction = fit, (1 if fit > old else -1)
+        elif not any(s.status == MISSED for s in subs):
+            continue  # on the deck's line and nothing shown wrong: noise is no reason to move it
+        else:
+            votes = 0.0
+            for s in subs:
+                if s.aim == "value-rises":
+                    gain = c_all[i] + (1 - c_all[i]) * ev.factor
+                    votes += -np.sign(s.estimate) * np.sign(gain)
+                elif s.aim == "ticket-worth":
+                    votes += -np.sign(s.estimate - 1 / s.players)
+                else:
+                    votes += 1
+            direction = int(np.sign(votes))
+            if not direction:
+                continue
+            new = min(200, max(1, old + direction * max(1, round(0.25 * old))))
         if new == old:
             continue
+        reasons = []
+        for s in subs:
+            if s.aim == "value-rises":
+                reasons.append(f"net points per holding {s.extra['net_points_per_holding']:+.1f} at {s.players}p against "
+                               f"the deck's trend {s.extra['trend']:+.1f} at length {s.extra['length']}")
+            elif s.aim == "ticket-worth":
+                reasons.append(f"holders win {s.estimate:.0%} at {s.players}p (band {s.band[0]:.0%}–{s.band[1]:.0%})")
+            else:
+                reasons.append(f"kept in {s.estimate:.0%} of {int(s.n)} offers at {s.players}p")
+        reasons.append(f"the deck's points line gives {fit} at length {int(ev.lengths[i])}")
         deck, idx = slots[i]
-        ch = Change("ticket-points", label, "ticket-worth" if any(t[0] == "ticket-worth" for t in targets)
-                    else "value-rises", old, new, "; ".join(reasons),
-                    [(("ticket_decks", deck, idx, "points"), new)], frozenset(targets), frozenset(targets))
+        targets = frozenset((s.aim, (s.subject, s.players)) for s in subs)
+        ch = Change("ticket-points", label, subs[0].aim, old, new, "; ".join(reasons),
+                    [(("ticket_decks", deck, idx, "points"), new)], targets, targets)
+        ch.to_line = not on_line
         if ch.key not in tried:
             out.append(ch)
     return out
@@ -170,7 +181,10 @@ def propose_replacements(ev: Evidence, subjects: list[Subject], aims: Aims, data
         bad.setdefault(i, f"completed {s.estimate:.0%} at {s.players}p ({s.low:.0%}–{s.high:.0%}; band "
                           f"{s.band[0]:.0%}–{s.band[1]:.0%})")
     offered, kept = ev.offered.sum(axis=0), ev.kept.sum(axis=0)
+    repriced = {k[1] for k in tried if k[0] == "ticket-points"}
     for i in range(len(ev.labels)):
+        if ev.labels[i] not in repriced and propose_points_pending(ev.labels[i], subjects):
+            continue  # its points are tried first: the least disruptive change
         if offered[i] >= aims.min_holdings and p_rate_beyond(float(kept[i]), float(offered[i]), RARELY_KEPT)[1] < 0.05:
             bad.setdefault(i, f"kept in {kept[i] / offered[i]:.0%} of {int(offered[i])} offers (fewer than "
                               f"{RARELY_KEPT:.0%})")
@@ -198,6 +212,11 @@ def propose_replacements(ev: Evidence, subjects: list[Subject], aims: Aims, data
         if ch.key not in tried:
             out.append(ch)
     return out
+
+
+def propose_points_pending(label: str, subjects: list[Subject]) -> bool:
+    return any(s.subject == label and s.status != MET for s in subjects
+               if s.aim in ("ticket-worth", "value-rises", "ticket-kept"))
 
 
 def _generate_one(board, data: dict, deck: str, idx: int, seed: int):
@@ -361,8 +380,12 @@ def propose(ev: Evidence, subjects: list[Subject], aims: Aims, data: dict, board
     groups = []
     if "tickets" in allowed:
         pts = propose_points(ev, subjects, aims, data, rules, tried)
-        if pts:
-            groups.append(pts)
+        # the tickets brought back to the deck's own line go together (one step, split in halves
+        # if it fails); a move off the line, on evidence alone, is proven on its own
+        to_line = [c for c in pts if c.to_line]
+        if to_line:
+            groups.append(to_line)
+        groups += [[c] for c in pts if not c.to_line]
     if "tickets" in allowed:
         groups += [[c] for c in propose_replacements(ev, subjects, aims, data, board, rules, tried, seed)]
     if "cards" in allowed:
