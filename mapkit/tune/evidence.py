@@ -18,7 +18,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy import stats as sps
 
 from mapkit.balance import stats as st
 from mapkit.balance.panel import panel_tables
