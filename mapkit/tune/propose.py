@@ -163,7 +163,7 @@ def propose_points(ev: Evidence, subjects: list[Subject], aims: Aims, data: dict
 
 
 def propose_replacements(ev: Evidence, subjects: list[Subject], aims: Aims, data: dict, board, rules,
-                         tried: set, seed: int) -> list[Change]:
+                         tried: set, seed: int, repricing: frozenset = frozenset()) -> list[Change]:
     """Replace a ticket shown to miss the completion band, or rarely kept, by a generated one."""
     from mapkit.balance.stats import p_rate_beyond
 
@@ -175,9 +175,8 @@ def propose_replacements(ev: Evidence, subjects: list[Subject], aims: Aims, data
         bad.setdefault(i, f"completed {s.estimate:.0%} at {s.players}p ({s.low:.0%}–{s.high:.0%}; band "
                           f"{s.band[0]:.0%}–{s.band[1]:.0%})")
     offered, kept = ev.offered.sum(axis=0), ev.kept.sum(axis=0)
-    repriced = {k[1] for k in tried if k[0] == "ticket-points"}
     for i in range(len(ev.labels)):
-        if ev.labels[i] not in repriced and propose_points_pending(ev.labels[i], subjects):
+        if ev.labels[i] in repricing:
             continue  # its points are tried first: the least disruptive change
         if offered[i] >= aims.min_holdings and p_rate_beyond(float(kept[i]), float(offered[i]), RARELY_KEPT)[1] < 0.05:
             bad.setdefault(i, f"kept in {kept[i] / offered[i]:.0%} of {int(offered[i])} offers (fewer than "
@@ -206,11 +205,6 @@ def propose_replacements(ev: Evidence, subjects: list[Subject], aims: Aims, data
         if ch.key not in tried:
             out.append(ch)
     return out
-
-
-def propose_points_pending(label: str, subjects: list[Subject]) -> bool:
-    return any(s.subject == label and s.status != MET for s in subjects
-               if s.aim in ("ticket-worth", "value-rises", "ticket-kept"))
 
 
 def _generate_one(board, data: dict, deck: str, idx: int, seed: int):
@@ -381,7 +375,8 @@ def propose(ev: Evidence, subjects: list[Subject], aims: Aims, data: dict, board
             groups.append(to_line)
         groups += [[c] for c in pts if not c.to_line]
     if "tickets" in allowed:
-        groups += [[c] for c in propose_replacements(ev, subjects, aims, data, board, rules, tried, seed)]
+        repricing = frozenset(c.subject for c in pts)
+        groups += [[c] for c in propose_replacements(ev, subjects, aims, data, board, rules, tried, seed, repricing)]
     if "cards" in allowed:
         groups += [[c] for c in propose_cards(ev, subjects, aims, data, board, tried)]
     if "doubles" in allowed:
