@@ -84,9 +84,9 @@ def format_text(result, aims: Aims, board_id: str, files: dict | None = None) ->
 
 
 def _step_lines(k: int, st) -> list:
-    out = []
+    out = [f"  step {k}: {len(st.changes)} change{'s' if len(st.changes) != 1 else ''} kept together"]
     for c in st.changes:
-        out.append(f"  {k}. {c.kind}: {c.subject} {c.before} -> {c.after} (aim {c.aim})")
+        out.append(f"   - {c.kind}: {c.subject} {c.before} -> {c.after} (aim {c.aim})")
         out.append(f"     why: {c.why}")
     t = st.target
     out.append(f"     its subjects' miss shrank by {t['change']:.3f} ({t['level']:.1%} interval {t['low']:+.3f} to "
