@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from mapkit.errors import MapkitError
+from mapkit.errors import UsageError
 from mapkit.layout import fit
 from dataclasses import replace
 
@@ -18,12 +18,8 @@ from mapkit.layout.stress import majorize
 from mapkit.layout.result import build_result
 
 
-class LayoutError(MapkitError):
+class LayoutError(UsageError):
     """Bad input for a layout (an unknown --keep id, a kept station with no position): exit 2."""
-
-    def __init__(self, message: str):
-        super().__init__(message)
-        self.exit_code = 2
 
 
 def weights_for(style: str) -> Weights:
