@@ -424,7 +424,8 @@ class Problem:
         if not len(x0):
             return self.dr.pos
         res = least_squares(self.residuals, x0, jac=self.jacobian, method="trf", max_nfev=max_nfev,
-                            x_scale=1.0, xtol=1e-7, ftol=1e-8, tr_solver="lsmr")
+                            x_scale=1.0, xtol=1e-7, ftol=1e-8, tr_solver="lsmr",
+                            tr_options={"maxiter": 40})
         import os
         if os.environ.get("LAYOUT_DEBUG"):
             print(f"solve: vars {len(x0)} nfev {res.nfev} njev {res.njev} cost {res.cost:.1f} status {res.status}")

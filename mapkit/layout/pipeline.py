@@ -88,13 +88,15 @@ def layout_board_impl(data: dict, *, style: str, size, seed: int, keep: frozense
     dr.fill_box = (fit.FILL * inner_w + 4, fit.FILL * inner_h + 4)
     run_rounds(net, dr, w, style, rounds=4)
     # the real checks, and the repairs they point at: a bend where a route is still too short
-    for _ in range(4):
+    for attempt in range(4):
         new, changes = build_result(net, dr, size_out)
         found = geometry_problems(new)
         short = {p.subject[len("route "):] for p in found if p.code == "route-too-short"}
         if not found:
             break
         widen(net, dr, found)
+        if attempt:  # still covering a station after more room was asked: go round it
+            short |= {p.subject[len("route "):] for p in found if p.code == "space-on-station"}
         bend = [k for k, b in enumerate(net.bundles)
                 if any(net.route_ids[r] in short for r in b.routes) and len(dr.lines[k]) == 2]
         for k in bend:
