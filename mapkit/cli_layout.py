@@ -8,8 +8,8 @@ import click
 
 from mapkit.cli import FORMAT, SEED, BoardPath, _echo_json, main, printable, source_name
 
-GEOMETRY_CODES = {"station-overlap", "off-board", "route-too-short", "route-stretched", "space-overlap",
-                  "space-on-station", "crossing"}
+# what a layout needs right before it can place anything: every route between two known stations
+NETWORK_CODES = {"duplicate-id", "unknown-station", "self-loop", "bad-double"}
 
 
 class Size(click.ParamType):
@@ -33,7 +33,7 @@ def _load(path: Path):
     source = source_name(path)
     board, data, found = parse_board(path, source)
     if board is not None:
-        found = [p for p in problems(board) if p.code not in GEOMETRY_CODES and p.severity == "error"]
+        found = [p for p in problems(board) if p.code in NETWORK_CODES and p.severity == "error"]
     if found:
         for p in found[:200]:
             click.echo(printable(p.format()), err=True)
@@ -65,8 +65,9 @@ def layout(board, out, write, style, size, keep, seed, fmt):
     the board passes the geometry checks.
 
     Prints what changed and the figures (stretched routes, largest gap, label size, empty area,
-    direction error, fill). Exit 0 when the result passes `mapkit validate --strict`, 1 when
-    something does not fit (it says what and by how much), 2 on bad usage.
+    direction error, fill). Exit 0 when the result has no geometry problem at all (no error, no
+    warning: what `mapkit validate --strict` asks of the geometry), 1 when something does not fit
+    (it says what and by how much), 2 on bad usage.
     """
     from mapkit.errors import UsageError
     from mapkit.layout import layout_board
@@ -82,7 +83,7 @@ def layout(board, out, write, style, size, keep, seed, fmt):
     keep_ids = frozenset(k.strip() for k in keep.split(",") if k.strip())
     data = _load(board)
     res = layout_board(data, style=style, size=size, seed=seed, keep=keep_ids)
-    figures = {**res.figures, **measure(res.data)}
+    figures = {**res.figures, **measure(res.data)}  # with the label figures (the renderer's placement)
     from mapkit.layout.pipeline import geometry_problems
     left = geometry_problems(res.data)
     written = None
@@ -111,7 +112,7 @@ def layout(board, out, write, style, size, keep, seed, fmt):
             click.echo(printable(f"does not fit: {p}"))
         for p in left:
             click.echo(printable(p.format()))
-        click.echo(f"{'passes' if passes else 'does not pass'} mapkit validate --strict"
+        click.echo(f"geometry {'passes' if passes else 'does not pass'} mapkit validate --strict"
                    + (f"; written to {written}" if written else "; nothing written (give --out FILE or --write)"))
     if not passes:
         raise SystemExit(1)

@@ -4,6 +4,8 @@ targeted repairs (bends where a route cannot be straight) until nothing is left 
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from mapkit.errors import UsageError
@@ -61,6 +63,7 @@ def layout_board_impl(data: dict, *, style: str, size, seed: int, keep: frozense
         dr.add_waypoint(k, bend_point(dr.pos, b.a, b.b, b.lpref, n))
     w = weights_for(style)
     any_fixed = bool(net.fixed.any())
+    notes: list[str] = []
     if not any_fixed:
         run_rounds(net, dr, w, style, rounds=3)
     ph = net.board.physical
@@ -79,6 +82,9 @@ def layout_board_impl(data: dict, *, style: str, size, seed: int, keep: frozense
         # centre the natural layout on the board; shrink it when a fixed size is too small
         bw, bh = box[2] - box[0], box[3] - box[1]
         s = min(1.0, bw / max(span[0], 1e-9), bh / max(span[1], 1e-9))
+        if s < 0.999:
+            notes.append(f"the network wants about {span[0] + 2 * (W - bw) / 2:.0f} x {span[1] + 2 * (H - bh) / 2:.0f} mm"
+                         f" at its routes' lengths; on {W:g} x {H:g} mm it had to shrink to {s:.0%}")
         c = (st.min(0) + st.max(0)) / 2
         centre = np.array([(box[0] + box[2]) / 2, (box[1] + box[3]) / 2])
         dr.pos = (dr.pos - c) * s + centre
@@ -105,7 +111,27 @@ def layout_board_impl(data: dict, *, style: str, size, seed: int, keep: frozense
         run_rounds(net, dr, replace(w, geo=w.geo / 3, bearing=w.bearing / 3), style, rounds=2, escalate=3.0,
                    start=2)
     new, changes = build_result(net, dr, size_out)
-    return new, changes, {}, []
+    found = geometry_problems(new)
+    problems = (notes if found else []) + fit_report(found)
+    from mapkit.layout.figures import measure
+
+    figures = {"size_chosen": size == "auto", "bends": sum(len(line) - 2 for line in dr.lines),
+               **measure(new, labels=False)}
+    return new, changes, figures, problems
+
+
+def fit_report(found) -> list[str]:
+    """What does not fit, in the designer's words, with by how much where the check measured it."""
+    out = []
+    for p in found:
+        if p.code == "route-too-short":
+            need, drawn = (float(x) for x in re.findall(r"(\d+) mm", p.message)[:2])
+            out.append(f"{p.subject}: its spaces need {need:.0f} mm, drawn {drawn:.0f} mm (short by {need - drawn:.0f} mm)")
+        elif p.code in ("space-overlap", "space-on-station", "station-overlap", "off-board"):
+            out.append(f"{p.subject}: {p.message}")
+        elif p.severity == "warning":
+            out.append(f"{p.subject}: {p.message} (warning)")
+    return out
 
 
 def widen(net, dr, found) -> None:
