@@ -108,6 +108,12 @@ def layout_board_impl(data: dict, *, style: str, size, seed: int, keep: frozense
         for k in bend:
             b = net.bundles[k]
             dr.add_waypoint(k, bend_point(dr.pos, b.a, b.b, b.lpref, n))
+        if attempt >= 1:  # neighbours at a station still touching after more room was asked: bend one away
+            for k, j in shared_overlaps(net, found):
+                if len(dr.lines[k]) == 2 and k not in bend:
+                    b, o = net.bundles[k], net.bundles[j]
+                    far = o.b if o.a in (b.a, b.b) else o.a
+                    dr.add_waypoint(k, bend_point(dr.pos, b.a, b.b, min(b.lsoft, b.lpref * 1.1), n, away=dr.pos[far]))
         run_rounds(net, dr, replace(w, geo=w.geo / 3, bearing=w.bearing / 3), style, rounds=2, escalate=3.0,
                    start=2)
     new, changes = build_result(net, dr, size_out)
@@ -131,6 +137,22 @@ def fit_report(found) -> list[str]:
             out.append(f"{p.subject}: {p.message}")
         elif p.severity == "warning":
             out.append(f"{p.subject}: {p.message} (warning)")
+    return out
+
+
+def shared_overlaps(net, found) -> list[tuple[int, int]]:
+    """(longer bundle, other) of each space overlap between two routes that share a station."""
+    bundle_of = {net.route_ids[r]: k for k, b in enumerate(net.bundles) for r in b.routes}
+    out = []
+    for p in found:
+        if p.code != "space-overlap":
+            continue
+        a, b = bundle_of.get(p.subject.split(" ", 1)[-1]), bundle_of.get(p.message.split("'")[1])
+        if a is None or b is None or a == b:
+            continue
+        ba, bb = net.bundles[a], net.bundles[b]
+        if {ba.a, ba.b} & {bb.a, bb.b}:
+            out.append((a, b) if ba.length >= bb.length else (b, a))
     return out
 
 

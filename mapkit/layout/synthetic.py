@@ -23,7 +23,6 @@ HEX = ["#d62728", "#1f77b4", "#2ca02c", "#f2c500", "#ff7f0e", "#222222", "#f4f4f
 def layout_board_data(stations: int, seed: int = 0, doubles: float = 0.12, keep_edges: float = 0.75) -> dict:
     rng = random.Random(seed)
     cols = max(2, math.ceil(math.sqrt(stations * 1.5)))
-    rows = math.ceil(stations / cols)
     pts = []
     for k in range(stations):
         r, c = divmod(k, cols)
