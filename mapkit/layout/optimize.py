@@ -183,6 +183,7 @@ class Problem:
         gl = np.maximum(np.hypot(self.geo_dir[:, 0], self.geo_dir[:, 1]), 1e-12)
         self.geo_dir = self.geo_dir / gl[:, None]
         self._sparsity = None
+        self._last = None
         self.L0 = self.bundle_lengths(pos)
         extra = dr.extra.get("angle", {})
         self.an_extra = np.array([extra.get(frozenset((int(a), int(b))), 0.0) for a, b in zip(self.an_b1, self.an_b2)])
@@ -376,11 +377,18 @@ class Problem:
                       (np.array([1, 1]), np.array([j1, j0]), np.array([[0.0, b_], [0.0, -b_]]))])
         return np.concatenate(vals), ents, base
 
+    def _evaluated(self, x):
+        """evaluate(x), kept for the Jacobian that least_squares asks for at the same x next."""
+        key = x.tobytes()
+        if self._last is None or self._last[0] != key:
+            self._last = (key, self.evaluate(x))
+        return self._last[1]
+
     def residuals(self, x):
-        return self.evaluate(x)[0]
+        return self._evaluated(x)[0]
 
     def jacobian(self, x):
-        _, ents, m = self.evaluate(x)
+        _, ents, m = self._evaluated(x)
         rows, cols, data = [], [], []
         for rr, pts, g in ents:
             var = self.var_of[pts]
