@@ -102,3 +102,21 @@ def test_size_auto_is_the_smallest_standard_size_that_holds_it():
     assert pick_size(700, 400, 25) == (800, 530)
     assert pick_size(400, 700, 25) == (530, 800)
     assert pick_size(5000, 5000, 25) == (1682, 1189)  # nothing holds it: the largest, and the report says
+
+
+def _off_octilinear(data) -> float:
+    import math
+    pos = {s["id"]: (s["board"]["x"], s["board"]["y"]) for s in data["stations"]}
+    offs = []
+    for r in data["routes"]:
+        (x0, y0), (x1, y1) = pos[r["from"]], pos[r["to"]]
+        a = math.degrees(math.atan2(y1 - y0, x1 - x0)) % 45
+        offs.append(min(a, 45 - a))
+    return sum(offs) / len(offs)
+
+
+def test_schematic_is_closer_to_octilinear_and_still_valid(small):
+    data, geographic = small
+    schematic = layout_board(data, style="schematic")
+    assert schematic.figures["errors"] == 0 and schematic.figures["warnings"] == 0
+    assert _off_octilinear(schematic.data) < _off_octilinear(geographic.data) - 1.0
