@@ -20,6 +20,9 @@ from mapkit.layout.stress import majorize
 from mapkit.layout.result import build_result
 
 
+REPAIRS = 4  # rounds of real checks and targeted repairs
+
+
 class LayoutError(UsageError):
     """Bad input for a layout (an unknown --keep id, a kept station with no position): exit 2."""
 
@@ -94,7 +97,7 @@ def layout_board_impl(data: dict, *, style: str, size, seed: int, keep: frozense
     dr.fill_box = (fit.FILL * inner_w + 4, fit.FILL * inner_h + 4)
     run_rounds(net, dr, w, style, rounds=4)
     # the real checks, and the repairs they point at: a bend where a route is still too short
-    for attempt in range(4):
+    for attempt in range(REPAIRS):
         new, changes = build_result(net, dr, size_out)
         found = geometry_problems(new)
         short = {p.subject[len("route "):] for p in found if p.code == "route-too-short"}
