@@ -302,7 +302,7 @@ def build_board(data: dict, source: str = "") -> model.Board:
         model.Station(
             id=s["id"], name=s["name"], lat=float(s["lat"]), lon=float(s["lon"]),
             board=_point(s["board"]) if "board" in s else None, label=s.get("label"),
-            hub=bool(s.get("hub", False)), json_path=f"$.stations[{i}]",
+            hub=bool(s.get("hub", False)), pinned=bool(s.get("pinned", False)), json_path=f"$.stations[{i}]",
         )
         for i, s in enumerate(data["stations"])
     )

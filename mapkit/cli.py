@@ -226,4 +226,4 @@ def run() -> None:
 
 # the other commands register themselves on `main`
 from mapkit import cli_build, cli_decks, cli_render, cli_sim  # noqa: E402,F401
-from mapkit import cli_edit, cli_import, cli_tune  # noqa: E402,F401
+from mapkit import cli_edit, cli_import, cli_layout, cli_tune  # noqa: E402,F401

@@ -163,11 +163,20 @@ class _NoBar:
 @click.argument("board", type=BoardPath(), required=False)
 @click.option("--games", type=click.IntRange(1, 100000), default=None,
               help="Games per run (default: 400 random, 150 planner games).")
+@click.option("--only", type=click.Choice(["layout"]), default=None,
+              help="layout: only the time `mapkit layout` takes on synthetic 60- and 200-station boards.")
 @FORMAT
-def bench(board, games, fmt):
+def bench(board, games, only, fmt):
     """Games per second on one core, by agent and player count, longest-path and pipeline times."""
     from mapkit.sim.bench import run_bench, format_bench
     from mapkit.resources import resolve_board
+
+    if only == "layout":
+        from mapkit.layout.bench import format_layout_bench, run_layout_bench
+
+        rows = run_layout_bench()
+        _echo_json({"layout": rows}) if fmt == "json" else click.echo(format_layout_bench(rows))
+        return
 
     path = board or resolve_board("north-america")
     result = run_bench(load_or_exit(path), games)

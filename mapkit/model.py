@@ -84,6 +84,7 @@ class Station:
     board: Optional[Point] = None
     label: Optional[str] = None
     hub: bool = False
+    pinned: bool = False  # `mapkit layout` keeps its board position
     json_path: str = ""
 
 

@@ -53,9 +53,10 @@ def needs_bend(net: Network) -> list[int]:
     return out
 
 
-def bend_point(pos: np.ndarray, a: int, b: int, length: float, n_stations: int, side_hint: int = 0) -> np.ndarray:
+def bend_point(pos: np.ndarray, a: int, b: int, length: float, n_stations: int, away=None) -> np.ndarray:
     """A waypoint off the middle of a-b making the polyline about `length` long, on the side with
-    more room (farther from the nearest other station)."""
+    more room (farther from the nearest other station), or on the side away from the point `away`
+    (a neighbour's far end, when the bend is to leave a shared station at a wider angle)."""
     pa, pb = pos[a], pos[b]
     c = float(np.hypot(*(pb - pa)))
     mid = (pa + pb) / 2
@@ -67,9 +68,12 @@ def bend_point(pos: np.ndarray, a: int, b: int, length: float, n_stations: int, 
     h = math.sqrt(max((length / 2) ** 2 - (c / 2) ** 2, 25.0))
     best, best_room = None, -1.0
     others = np.delete(pos[:n_stations], [a, b], axis=0)
-    for sign in ((side_hint,) if side_hint else (1, -1)):
+    for sign in (1, -1):
         p = mid + sign * h * nrm
-        room = float(np.min(np.hypot(*(others - p).T))) if len(others) else math.inf
+        if away is not None:
+            room = float(np.hypot(*(np.asarray(away) - p)))
+        else:
+            room = float(np.min(np.hypot(*(others - p).T))) if len(others) else math.inf
         if room > best_room:
             best, best_room = p, room
     return best

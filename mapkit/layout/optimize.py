@@ -81,33 +81,6 @@ class Drawing:
                 np.array(first, dtype=bool), np.array(last, dtype=bool))
 
 
-def _pt_seg(x, a, b):
-    """Distance from points x to segments a-b (all (k, 2))."""
-    ab = b - a
-    t = np.einsum("ij,ij->i", x - a, ab) / np.maximum(np.einsum("ij,ij->i", ab, ab), 1e-12)
-    t = np.clip(t, 0.0, 1.0)
-    d = x - (a + ab * t[:, None])
-    return np.sqrt(np.einsum("ij,ij->i", d, d) + 1e-12)
-
-
-def _cross(u, v):
-    return u[:, 0] * v[:, 1] - u[:, 1] * v[:, 0]
-
-
-def signed_seg_dist(a, b, c, d):
-    """Distance between segments a-b and c-d; when they cross, minus how far the nearest endpoint
-    is from the other's line (how far it must move to uncross)."""
-    dist = np.minimum(np.minimum(_pt_seg(a, c, d), _pt_seg(b, c, d)), np.minimum(_pt_seg(c, a, b), _pt_seg(d, a, b)))
-    ab, cd = b - a, d - c
-    o1, o2 = _cross(ab, c - a), _cross(ab, d - a)
-    o3, o4 = _cross(cd, a - c), _cross(cd, b - c)
-    crossing = (o1 * o2 < 0) & (o3 * o4 < 0)
-    lab = np.maximum(np.hypot(ab[:, 0], ab[:, 1]), 1e-9)
-    lcd = np.maximum(np.hypot(cd[:, 0], cd[:, 1]), 1e-9)
-    depth = np.minimum(np.minimum(np.abs(o1), np.abs(o2)) / lab, np.minimum(np.abs(o3), np.abs(o4)) / lcd)
-    return np.where(crossing, -depth, dist)
-
-
 def _trim(p, q, first, last, t):
     """Segments shortened at station ends by t (the spaces start past the station marker), and
     the Jacobians of the new ends with respect to the old ones: (p', q', dp'/dp, dp'/dq, dq'/dp, dq'/dq)."""
@@ -210,6 +183,7 @@ class Problem:
         gl = np.maximum(np.hypot(self.geo_dir[:, 0], self.geo_dir[:, 1]), 1e-12)
         self.geo_dir = self.geo_dir / gl[:, None]
         self._sparsity = None
+        self._last = None
         self.L0 = self.bundle_lengths(pos)
         extra = dr.extra.get("angle", {})
         self.an_extra = np.array([extra.get(frozenset((int(a), int(b))), 0.0) for a, b in zip(self.an_b1, self.an_b2)])
@@ -403,11 +377,18 @@ class Problem:
                       (np.array([1, 1]), np.array([j1, j0]), np.array([[0.0, b_], [0.0, -b_]]))])
         return np.concatenate(vals), ents, base
 
+    def _evaluated(self, x):
+        """evaluate(x), kept for the Jacobian that least_squares asks for at the same x next."""
+        key = x.tobytes()
+        if self._last is None or self._last[0] != key:
+            self._last = (key, self.evaluate(x))
+        return self._last[1]
+
     def residuals(self, x):
-        return self.evaluate(x)[0]
+        return self._evaluated(x)[0]
 
     def jacobian(self, x):
-        _, ents, m = self.evaluate(x)
+        _, ents, m = self._evaluated(x)
         rows, cols, data = [], [], []
         for rr, pts, g in ents:
             var = self.var_of[pts]
@@ -424,13 +405,8 @@ class Problem:
         if not len(x0):
             return self.dr.pos
         res = least_squares(self.residuals, x0, jac=self.jacobian, method="trf", max_nfev=max_nfev,
-                            x_scale=1.0, xtol=1e-7, ftol=1e-8, tr_solver="lsmr")
-        import os
-        if os.environ.get("LAYOUT_DEBUG"):
-            print(f"solve: vars {len(x0)} nfev {res.nfev} njev {res.njev} cost {res.cost:.1f} status {res.status}")
-            r = self.residuals(res.x)
-            print("   blocks", [(i, round(float(np.sum(r[a:b] ** 2)), 1), int(np.argmax(np.abs(r[a:b]))) if b > a else -1)
-                              for i, (_, a, b) in enumerate(self.block_names)])
+                            x_scale=1.0, xtol=1e-7, ftol=1e-8, tr_solver="lsmr",
+                            tr_options={"maxiter": 40})
         return self.positions(res.x)
 
 

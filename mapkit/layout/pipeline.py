@@ -4,9 +4,11 @@ targeted repairs (bends where a route cannot be straight) until nothing is left 
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
-from mapkit.errors import MapkitError
+from mapkit.errors import UsageError
 from mapkit.layout import fit
 from dataclasses import replace
 
@@ -18,12 +20,11 @@ from mapkit.layout.stress import majorize
 from mapkit.layout.result import build_result
 
 
-class LayoutError(MapkitError):
-    """Bad input for a layout (an unknown --keep id, a kept station with no position): exit 2."""
+REPAIRS = 4  # rounds of real checks and targeted repairs
 
-    def __init__(self, message: str):
-        super().__init__(message)
-        self.exit_code = 2
+
+class LayoutError(UsageError):
+    """Bad input for a layout (an unknown --keep id, a kept station with no position): exit 2."""
 
 
 def weights_for(style: str) -> Weights:
@@ -65,6 +66,7 @@ def layout_board_impl(data: dict, *, style: str, size, seed: int, keep: frozense
         dr.add_waypoint(k, bend_point(dr.pos, b.a, b.b, b.lpref, n))
     w = weights_for(style)
     any_fixed = bool(net.fixed.any())
+    notes: list[str] = []
     if not any_fixed:
         run_rounds(net, dr, w, style, rounds=3)
     ph = net.board.physical
@@ -83,6 +85,9 @@ def layout_board_impl(data: dict, *, style: str, size, seed: int, keep: frozense
         # centre the natural layout on the board; shrink it when a fixed size is too small
         bw, bh = box[2] - box[0], box[3] - box[1]
         s = min(1.0, bw / max(span[0], 1e-9), bh / max(span[1], 1e-9))
+        if s < 0.999:
+            notes.append(f"the network wants about {span[0] + 2 * (W - bw) / 2:.0f} x {span[1] + 2 * (H - bh) / 2:.0f} mm"
+                         f" at its routes' lengths; on {W:g} x {H:g} mm it had to shrink to {s:.0%}")
         c = (st.min(0) + st.max(0)) / 2
         centre = np.array([(box[0] + box[2]) / 2, (box[1] + box[3]) / 2])
         dr.pos = (dr.pos - c) * s + centre
@@ -92,22 +97,66 @@ def layout_board_impl(data: dict, *, style: str, size, seed: int, keep: frozense
     dr.fill_box = (fit.FILL * inner_w + 4, fit.FILL * inner_h + 4)
     run_rounds(net, dr, w, style, rounds=4)
     # the real checks, and the repairs they point at: a bend where a route is still too short
-    for _ in range(4):
+    for attempt in range(REPAIRS):
         new, changes = build_result(net, dr, size_out)
         found = geometry_problems(new)
         short = {p.subject[len("route "):] for p in found if p.code == "route-too-short"}
         if not found:
             break
         widen(net, dr, found)
+        if attempt:  # still covering a station after more room was asked: go round it
+            short |= {p.subject[len("route "):] for p in found if p.code == "space-on-station"}
         bend = [k for k, b in enumerate(net.bundles)
                 if any(net.route_ids[r] in short for r in b.routes) and len(dr.lines[k]) == 2]
         for k in bend:
             b = net.bundles[k]
             dr.add_waypoint(k, bend_point(dr.pos, b.a, b.b, b.lpref, n))
+        if attempt >= 1:  # neighbours at a station still touching after more room was asked: bend one away
+            for k, j in shared_overlaps(net, found):
+                if len(dr.lines[k]) == 2 and k not in bend:
+                    b, o = net.bundles[k], net.bundles[j]
+                    far = o.b if o.a in (b.a, b.b) else o.a
+                    dr.add_waypoint(k, bend_point(dr.pos, b.a, b.b, min(b.lsoft, b.lpref * 1.1), n, away=dr.pos[far]))
         run_rounds(net, dr, replace(w, geo=w.geo / 3, bearing=w.bearing / 3), style, rounds=2, escalate=3.0,
                    start=2)
     new, changes = build_result(net, dr, size_out)
-    return new, changes, {}, []
+    found = geometry_problems(new)
+    problems = (notes if found else []) + fit_report(found)
+    from mapkit.layout.figures import measure
+
+    figures = {"size_chosen": size == "auto", "bends": sum(len(line) - 2 for line in dr.lines),
+               **measure(new, labels=False)}
+    return new, changes, figures, problems
+
+
+def fit_report(found) -> list[str]:
+    """What does not fit, in the designer's words, with by how much where the check measured it."""
+    out = []
+    for p in found:
+        if p.code == "route-too-short":
+            need, drawn = (float(x) for x in re.findall(r"(\d+) mm", p.message)[:2])
+            out.append(f"{p.subject}: its spaces need {need:.0f} mm, drawn {drawn:.0f} mm (short by {need - drawn:.0f} mm)")
+        elif p.code in ("space-overlap", "space-on-station", "station-overlap", "off-board"):
+            out.append(f"{p.subject}: {p.message}")
+        elif p.severity == "warning":
+            out.append(f"{p.subject}: {p.message} (warning)")
+    return out
+
+
+def shared_overlaps(net, found) -> list[tuple[int, int]]:
+    """(longer bundle, other) of each space overlap between two routes that share a station."""
+    bundle_of = {net.route_ids[r]: k for k, b in enumerate(net.bundles) for r in b.routes}
+    out = []
+    for p in found:
+        if p.code != "space-overlap":
+            continue
+        a, b = bundle_of.get(p.subject.split(" ", 1)[-1]), bundle_of.get(p.message.split("'")[1])
+        if a is None or b is None or a == b:
+            continue
+        ba, bb = net.bundles[a], net.bundles[b]
+        if {ba.a, ba.b} & {bb.a, bb.b}:
+            out.append((a, b) if ba.length >= bb.length else (b, a))
+    return out
 
 
 def widen(net, dr, found) -> None:

@@ -10,14 +10,7 @@ import copy
 
 import numpy as np
 
-try:  # the lead's in-place writer; until it lands, a local marker with the same meaning
-    from mapkit.textpatch import DELETE
-except ImportError:  # pragma: no cover - replaced when main's writer.py is merged
-    class _Delete:
-        def __repr__(self) -> str:
-            return "DELETE"
-
-    DELETE = _Delete()
+from mapkit.textpatch import DELETE
 
 
 def _xy(p) -> dict:

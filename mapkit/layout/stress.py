@@ -22,8 +22,7 @@ def target_distances(net: Network) -> np.ndarray:
         rows += [b.a, b.b]
         cols += [b.b, b.a]
         vals += [b.lpref, b.lpref]
-    g = coo_matrix((vals, (rows, cols)), shape=(net.n, net.n)).tocsr()
-    # duplicates add up in a csr: keep the shortest instead
+    # duplicates would add up in a csr: keep the shortest instead
     g = coo_matrix((vals, (rows, cols)), shape=(net.n, net.n))
     dense = np.full((net.n, net.n), np.inf)
     np.minimum.at(dense, (g.row, g.col), g.data)
@@ -38,7 +37,6 @@ def target_distances(net: Network) -> np.ndarray:
 def majorize(net: Network, start: np.ndarray, iterations: int = 150, anchor: float = 0.0) -> np.ndarray:
     """Positions minimizing sum w_ij (|x_i - x_j| - d_ij)², from `start`; fixed stations stay."""
     d = target_distances(net)
-    n = net.n
     with np.errstate(divide="ignore"):
         w = np.where(d > 0, 1.0 / d ** 2, 0.0)
     np.fill_diagonal(w, 0.0)

@@ -1,0 +1,118 @@
+"""`mapkit layout`: station positions (and waypoints) from geography and route lengths."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from mapkit.cli import FORMAT, SEED, BoardPath, _echo_json, main, printable, source_name
+
+# what a layout needs right before it can place anything: every route between two known stations
+NETWORK_CODES = {"duplicate-id", "unknown-station", "self-loop", "bad-double"}
+
+
+class Size(click.ParamType):
+    name = "auto|WxH"
+
+    def convert(self, value, param, ctx):
+        from mapkit.layout.fit import parse_size
+
+        try:
+            return parse_size(str(value))
+        except ValueError as exc:
+            self.fail(str(exc), param, ctx)
+
+
+def _load(path: Path):
+    """The board's dict and model; exit 1 on syntax, schema or non-geometry errors (a layout
+    cannot mend a route to an unknown station)."""
+    from mapkit.boardfile import parse_board
+    from mapkit.checks import problems
+
+    source = source_name(path)
+    board, data, found = parse_board(path, source)
+    if board is not None:
+        found = [p for p in problems(board) if p.code in NETWORK_CODES and p.severity == "error"]
+    if found:
+        for p in found[:200]:
+            click.echo(printable(p.format()), err=True)
+        click.echo(f"{source}: fix these first; layout places stations, it does not mend the network", err=True)
+        raise SystemExit(1)
+    return data
+
+
+def _path_text(path: tuple) -> str:
+    out = "$"
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else f".{part}"
+    return out
+
+
+@main.command()
+@click.argument("board", type=BoardPath())
+@click.option("--out", "out", type=click.Path(path_type=Path), default=None, help="Write the laid-out board to this new file.")
+@click.option("--write", is_flag=True, help="Change the positions and waypoints in BOARD itself (the rest stays byte for byte).")
+@click.option("--style", type=click.Choice(["geographic", "schematic"]), default="geographic", show_default=True,
+              help="geographic stays close to the real map; schematic prefers 0/45/90° directions.")
+@click.option("--size", type=Size(), default="auto", show_default=True,
+              help="auto: the smallest standard board size that fits (and says so); or WIDTHxHEIGHT in mm.")
+@click.option("--keep", default="", metavar="ID,...", help="Stations that stay where the file has them (as \"pinned\": true does).")
+@click.option("--seed", type=SEED, default=0, show_default=True)
+@FORMAT
+def layout(board, out, write, style, size, keep, seed, fmt):
+    """Compute station board positions (and route waypoints) from lat/lon and route lengths, so that
+    the board passes the geometry checks.
+
+    Prints what changed and the figures (stretched routes, largest gap, label size, empty area,
+    direction error, fill). Exit 0 when the result has no geometry problem at all (no error, no
+    warning: what `mapkit validate --strict` asks of the geometry), 1 when something does not fit
+    (it says what and by how much), 2 on bad usage.
+    """
+    from mapkit.errors import UsageError
+    from mapkit.layout import layout_board
+    from mapkit.layout.figures import measure
+    from mapkit.outputs import atomic_write_text, check_output, refuse_input_paths
+    from mapkit.writer import dump_board_json, write_patches
+
+    if out is not None and write:
+        raise UsageError("give --out FILE or --write, not both")
+    if out is not None:
+        refuse_input_paths([out], [board])
+        check_output(out)
+    keep_ids = frozenset(k.strip() for k in keep.split(",") if k.strip())
+    data = _load(board)
+    res = layout_board(data, style=style, size=size, seed=seed, keep=keep_ids)
+    figures = {**res.figures, **measure(res.data)}  # with the label figures (the renderer's placement)
+    from mapkit.layout.pipeline import geometry_problems
+    left = geometry_problems(res.data)
+    written = None
+    if write:
+        write_patches(board, res.changes, source_name(board), gate="schema")
+        written = str(board)
+    elif out is not None:
+        atomic_write_text(out, dump_board_json(res.data))
+        written = str(out)
+    passes = not left
+    if fmt == "json":
+        _echo_json({"board": data["id"], "style": style, "seed": seed, "written": written,
+                    "changes": [{"path": _path_text(p), "value": None if not isinstance(v, (dict, list, int, float)) else v}
+                                for p, v in res.changes.items()],
+                    "figures": figures, "problems": res.problems, "passes_strict": passes,
+                    "remaining": [p.as_dict() for p in left]})
+    else:
+        moved = sum(1 for p in res.changes if p[0] == "stations")
+        wps = [p for p in res.changes if p[0] == "routes"]
+        click.echo(f"{data['id']}: {moved} station positions, {len(wps)} route waypoint changes"
+                   + (f", board {figures['board_mm'][0]:g} x {figures['board_mm'][1]:g} mm"
+                      f"{' (chosen: smallest standard size that fits)' if size == 'auto' else ''}"))
+        for k, v in figures.items():
+            click.echo(f"  {k:<26} {v}")
+        for p in res.problems:
+            click.echo(printable(f"does not fit: {p}"))
+        for p in left:
+            click.echo(printable(p.format()))
+        click.echo(f"geometry {'passes' if passes else 'does not pass'} mapkit validate --strict"
+                   + (f"; written to {written}" if written else "; nothing written (give --out FILE or --write)"))
+    if not passes:
+        raise SystemExit(1)

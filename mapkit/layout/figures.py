@@ -1,0 +1,87 @@
+"""The figures a layout is judged by, measured the same way on a hand layout and a computed one.
+
+- errors, warnings: what `mapkit validate` says of the geometry (and crossings among them)
+- stretched_routes: routes drawn longer than max_stretch (the route-stretched warning)
+- largest_gap_mm: the widest gap between a route's spaces (about 6 mm still reads as one line)
+- label_pt_smallest, labels_unplaced: the smallest font size a station label needed to find room
+  (12 pt is the normal size; the renderer falls back to 7 pt) and how many found none
+- empty_share: the share of the inner area farther than 30 mm from every station and space
+- direction_error_deg_mean / _max, within_45deg: each route's board direction against its real
+  bearing (from the stations' lat/lon), and the share within 45°
+- fill_w, fill_h: the stations' bounding box over the inner area, each way (aim: 0.8 or more)
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from shapely.geometry import Point, Polygon, box
+from shapely.ops import unary_union
+
+from mapkit.boardfile import build_board
+from mapkit.checks import check_geometry
+from mapkit.geometry import Layout
+
+EMPTY_REACH_MM = 30.0
+
+
+def measure(data: dict, labels: bool = True) -> dict:
+    board = build_board(data)
+    layout = Layout(board)
+    ph = board.physical
+    found = list(check_geometry(board))
+    out = {
+        "board_mm": [ph.width_mm, ph.height_mm],
+        "errors": sum(p.severity == "error" for p in found),
+        "warnings": sum(p.severity == "warning" for p in found),
+        "crossings": sum(p.code == "crossing" for p in found),
+        "stretched_routes": sum(p.code == "route-stretched" for p in found),
+    }
+    gaps = []
+    kinds = {r.id: r for r in board.routes}
+    for rid, shape in layout.routes.items():
+        r = kinds[rid]
+        if r.kind == "flight":
+            continue
+        gaps.append((shape.usable_mm - r.length * ph.space_length_mm) / (r.length + 1))
+    out["largest_gap_mm"] = round(max(gaps), 1) if gaps else None
+    # directions against geography
+    lat0 = math.radians(sum(s.lat for s in board.stations) / len(board.stations))
+    st = {s.id: s for s in board.stations}
+    errs = []
+    for r in board.routes:
+        a, b = st[r.a], st[r.b]
+        gx, gy = (b.lon - a.lon) * math.cos(lat0), -(b.lat - a.lat)
+        pa, pb = layout.positions[r.a], layout.positions[r.b]
+        bx, by = pb[0] - pa[0], pb[1] - pa[1]
+        if math.hypot(gx, gy) == 0 or math.hypot(bx, by) == 0:
+            continue
+        d = math.degrees(abs(math.atan2(gx * by - gy * bx, gx * bx + gy * by)))
+        errs.append(d)
+    out["direction_error_deg_mean"] = round(float(np.mean(errs)), 1) if errs else None
+    out["direction_error_deg_max"] = round(float(np.max(errs)), 1) if errs else None
+    out["within_45deg"] = round(float(np.mean(np.array(errs) <= 45)), 3) if errs else None
+    xy = np.array(list(layout.positions.values()))
+    inner_w, inner_h = ph.width_mm - 2 * ph.margin_mm, ph.height_mm - 2 * ph.margin_mm
+    span = xy.max(0) - xy.min(0)
+    out["fill_w"], out["fill_h"] = round(float(span[0] / inner_w), 3), round(float(span[1] / inner_h), 3)
+    shapes = [Polygon(c) for s in layout.routes.values() for c in s.spaces]
+    shapes += [Point(p).buffer(ph.station_radius_mm, quad_segs=4) for p in layout.positions.values()]
+    inner = box(ph.margin_mm, ph.margin_mm, ph.width_mm - ph.margin_mm, ph.height_mm - ph.margin_mm)
+    covered = unary_union([g.buffer(EMPTY_REACH_MM, quad_segs=4) for g in shapes]).intersection(inner)
+    out["empty_share"] = round(1.0 - covered.area / inner.area, 3)
+    if labels:
+        out.update(label_figures(board, layout))
+    return out
+
+
+def label_figures(board, layout) -> dict:
+    """Station labels placed as the renderer places them (mapkit.render.scene)."""
+    from mapkit.render.scene import build_scene
+
+    scene = build_scene(board, layout, "0" * 8)
+    sizes = [c.size for key, c in scene.placement.placed.items() if not key.startswith("bonus:")]
+    unplaced = [k for k in scene.unplaced if not k.startswith("bonus:")]
+    return {"label_pt_smallest": min(sizes) if sizes else None, "labels_unplaced": len(unplaced),
+            "labels_below_12pt": sum(s < 12 for s in sizes)}

@@ -1,0 +1,64 @@
+"""Hand layouts of the bundled boards against `mapkit layout` from lat/lon alone.
+
+For each bundled board: strip every station "board" position and every waypoint, lay it out on the
+hand layout's board size and with --size auto, and measure both with mapkit.layout.figures. Writes
+reports/layout/<board>.json (hand size) and <board>-auto.json, and comparison.md / comparison.json.
+
+    python reports/layout/compare.py            (from the repository root)
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+from mapkit.layout import layout_board
+from mapkit.layout.figures import measure
+from mapkit.outputs import atomic_write_text
+from mapkit.writer import dump_board_json
+
+HERE = Path(__file__).resolve().parent
+BOARDS = HERE.parent.parent / "boards"
+COLUMNS = ("board_mm", "errors", "warnings", "stretched_routes", "largest_gap_mm", "label_pt_smallest",
+           "labels_unplaced", "empty_share", "direction_error_deg_mean", "direction_error_deg_max", "within_45deg",
+           "fill_w", "fill_h", "seconds")
+
+
+def stripped(data: dict) -> dict:
+    out = json.loads(json.dumps(data))
+    for s in out["stations"]:
+        s.pop("board", None)
+    for r in out["routes"]:
+        r.pop("waypoints", None)
+    return out
+
+
+def main(names) -> None:
+    rows = []
+    for name in names:
+        hand = json.loads((BOARDS / f"{name}.json").read_text(encoding="utf-8"))
+        ph = hand.get("physical", {})
+        size = (ph.get("width_mm", 800), ph.get("height_mm", 530))
+        rows.append({"board": name, "layout": "hand", **measure(hand), "seconds": None})
+        for label, sz, suffix in (("computed, hand size", size, ""), ("computed, size auto", "auto", "-auto")):
+            t0 = time.process_time()
+            res = layout_board(stripped(hand), size=sz)
+            secs = round(time.process_time() - t0, 1)
+            atomic_write_text(HERE / f"{name}{suffix}.json", dump_board_json(res.data))
+            rows.append({"board": name, "layout": label, **measure(res.data), "seconds": secs,
+                         "problems": res.problems})
+            print(name, label, secs, "s", flush=True)
+    atomic_write_text(HERE / "comparison.json", json.dumps(rows, indent=2) + "\n")
+    head = "| board | layout | " + " | ".join(COLUMNS) + " |"
+    lines = [head, "|" + "---|" * (len(COLUMNS) + 2)]
+    for r in rows:
+        lines.append(f"| {r['board']} | {r['layout']} | " + " | ".join(
+            (f"{r[c][0]:g}x{r[c][1]:g}" if c == "board_mm" else "" if r.get(c) is None else str(r[c])) for c in COLUMNS) + " |")
+    atomic_write_text(HERE / "comparison.md", "\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:] or ["portland", "seattle", "north-america"])

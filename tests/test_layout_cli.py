@@ -1,0 +1,66 @@
+"""`mapkit layout` on the command line: --out, --write (only positions and waypoints change),
+and bad input refused with exit 2."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from layoutgen import layout_board_data
+from mapkit.cli import main
+
+
+@pytest.fixture
+def tiny(tmp_path):
+    path = tmp_path / "tiny.json"
+    text = json.dumps(layout_board_data(6, seed=2), indent=2).replace("\n", "\r\n") + "\r\n"
+    path.write_bytes(text.encode("utf-8"))
+    return path
+
+
+def run(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--keep", "nowhere"], "unknown station 'nowhere'"),
+    (["--keep", "s1"], "no \"board\" position"),
+    (["--size", "huge"], "WIDTHxHEIGHT"),
+    (["--size", "10x10"], "100 to 5000"),
+    (["--style", "octo"], "octo"),
+    (["--write", "--out", "x.json"], "not both"),
+])
+def test_bad_input_exits_2(tiny, args, message):
+    r = run("layout", tiny, *args)
+    assert r.exit_code == 2, r.output
+    assert message in r.output
+    assert "Traceback" not in r.output
+
+
+def test_out_may_not_be_the_input(tiny):
+    r = run("layout", tiny, "--out", tiny)
+    assert r.exit_code == 2 and "overwrite the input" in r.output
+
+
+def test_write_changes_only_positions_and_keeps_line_endings(tiny, tmp_path):
+    before = tiny.read_bytes()
+    r = run("layout", tiny, "--write", "--format", "json")
+    out = json.loads(r.output)
+    assert r.exit_code == (0 if out["passes_strict"] else 1), r.output
+    after = tiny.read_bytes()
+    assert after != before and b"\r\n" in after and b"\n" not in after.replace(b"\r\n", b"")
+    old, new = json.loads(before), json.loads(after)
+    assert {k: v for k, v in old.items() if k != "stations" and k != "physical"} == \
+           {k: v for k, v in new.items() if k != "stations" and k != "physical"}
+    for a, b in zip(old["stations"], new["stations"]):
+        assert {k: v for k, v in a.items() if k != "board"} == {k: v for k, v in b.items() if k != "board"}
+        assert "board" in b
+    assert out["passes_strict"] and out["figures"]["errors"] == 0
+    # --out writes a new file and leaves the input alone
+    again = tmp_path / "again.json"
+    r = run("layout", tiny, "--out", again)
+    assert r.exit_code == 0, r.output
+    assert tiny.read_bytes() == after and json.loads(again.read_text())["stations"][0]["board"]
+    assert "geometry passes mapkit validate --strict" in r.output
