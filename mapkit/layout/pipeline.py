@@ -17,6 +17,7 @@ from mapkit.layout.network import build_network
 from mapkit.layout.optimize import Drawing, Weights, run_rounds
 from mapkit.layout.project import initial_positions
 from mapkit.layout.stress import majorize
+from mapkit.layout.repair import repair
 from mapkit.layout.result import build_result
 
 
@@ -119,8 +120,9 @@ def layout_board_impl(data: dict, *, style: str, size, seed: int, keep: frozense
                     dr.add_waypoint(k, bend_point(dr.pos, b.a, b.b, min(b.lsoft, b.lpref * 1.1), n, away=dr.pos[far]))
         run_rounds(net, dr, replace(w, geo=w.geo / 3, bearing=w.bearing / 3), style, rounds=2, escalate=3.0,
                    start=2)
+    # what the smooth terms cannot undo (a station on a neighbour's route): local moves, judged by the checks
+    found = repair(net, dr, size_out, geometry_problems)
     new, changes = build_result(net, dr, size_out)
-    found = geometry_problems(new)
     problems = (notes if found else []) + fit_report(found)
     from mapkit.layout.figures import measure
 

@@ -1,0 +1,295 @@
+"""The last step of a layout: local moves judged by the real checks.
+
+The optimization can stop in a topological local minimum: a station sitting on a neighbour's
+route, two routes leaving a station almost together, a route threading between the wrong two
+stations. Its smooth terms cannot pull a station through the route it sits on, but a jump can. For
+each problem `mapkit validate` still finds, this tries a few local moves of the points it names
+(its routes' stations and waypoints, the covered station): steps in eight directions, the covered
+station reflected across the route it sits on, a new bend on one of the routes. A move is kept only
+when the checks' result gets better: fewer errors and warnings, or as many and smaller ones (less
+overlap area, fewer millimetres short), never more.
+
+A candidate is judged on the part of the board around it (the routes and stations within reach of
+the moved point) so that one try costs a small fraction of a full check; a kept move is confirmed
+on the whole board. The number of tries is bounded, not the time, so a seed gives one result.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from mapkit.layout.result import _xy, build_result
+
+STEPS_MM = (4.0, 9.0, 18.0, 32.0)
+DIRECTIONS = [np.array([np.cos(a), np.sin(a)]) for a in np.arange(8) * np.pi / 4]
+REACH_MM = 40.0        # routes and stations this close to a changed segment can change their problems
+SAMPLE_MM = 30.0       # spacing of the points sampled along a changed segment
+MAX_TRIES = 2500       # candidate evaluations over a whole repair
+PASSES = 4             # sweeps over the remaining problems
+
+
+def score(found) -> tuple[int, float]:
+    """(errors + warnings, how bad they are): compared as a pair, smaller is better."""
+    size = 0.0
+    for p in found:
+        nums = [float(x) for x in re.findall(r"(\d+(?:\.\d+)?) mm", p.message)]
+        if p.code in ("space-overlap", "space-on-station"):
+            m = re.search(r"\((\d+) mm²\)", p.message)
+            size += float(m.group(1)) if m else 10.0
+        elif p.code == "route-too-short" and len(nums) >= 2:
+            size += 10.0 * max(nums[0] - nums[1], 0.5)
+        elif p.code == "station-overlap":
+            size += 20.0
+        else:
+            size += 10.0
+    return len(found), size
+
+
+def _route_names(p) -> list[str]:
+    out = []
+    if p.subject.startswith("route "):
+        out.append(p.subject[len("route "):])
+    if p.code in ("space-overlap", "crossing"):
+        m = re.search(r"route '([^']+)'", p.message)
+        if m:
+            out.append(m.group(1))
+    return out
+
+
+def _station_names(p) -> list[str]:
+    out = []
+    if p.subject.startswith("station "):
+        out.append(p.subject[len("station "):])
+    if p.code in ("space-on-station", "station-overlap"):
+        m = re.search(r"station '([^']+)'", p.message)
+        if m:
+            out.append(m.group(1))
+    return out
+
+
+class Repair:
+    def __init__(self, net, dr, size_out, check):
+        self.net, self.dr, self.size_out, self.check = net, dr, size_out, check
+        self.bundle_of = {net.route_ids[r]: k for k, b in enumerate(net.bundles) for r in b.routes}
+        self.station_of = {sid: i for i, sid in enumerate(net.ids)}
+        self.tries = 0
+
+    # -- evaluation -------------------------------------------------------------------------
+    def full(self):
+        data, _ = build_result(self.net, self.dr, self.size_out)
+        return self.check(data)
+
+    def select(self, centres: np.ndarray, reach: float) -> tuple[list[int], list[int]]:
+        """The stations and bundles within reach of the given points: the part of the board a move there can change."""
+        net, pos = self.net, self.dr.pos
+        near = np.min(np.linalg.norm(pos[: net.n, None, :] - centres[None], axis=2), axis=1) < reach
+        stations = set(np.nonzero(near)[0].tolist())
+        bundles = []
+        for k, line in enumerate(self.dr.lines):
+            a, b = pos[line[:-1]], pos[line[1:]]                       # (segments, 2)
+            d = b - a
+            t = np.einsum("csk,sk->cs", centres[:, None, :] - a[None], d) / np.maximum((d * d).sum(1), 1e-9)[None]
+            foot = a[None] + np.clip(t, 0.0, 1.0)[..., None] * d[None]
+            if np.min(np.linalg.norm(centres[:, None, :] - foot, axis=2)) < reach:
+                bundles.append(k)
+                stations.update((net.bundles[k].a, net.bundles[k].b))
+        return sorted(stations), bundles
+
+    def local(self, part) -> tuple[int, float]:
+        """The checks' score of that part of the board, with the points where they are now."""
+        self.tries += 1
+        net, pos = self.net, self.dr.pos
+        stations, bundles = part
+        data = dict(net.data)
+        data["stations"] = [{**net.data["stations"][i], "board": _xy(pos[i])} for i in stations]
+        routes = {}
+        for k in bundles:
+            wps = [_xy(pos[q]) for q in self.dr.lines[k][1:-1]]
+            for ri in net.bundles[k].routes:
+                r = dict(net.data["routes"][ri])
+                r.pop("waypoints", None)
+                if wps:
+                    r["waypoints"] = wps
+                routes[ri] = r
+        data["routes"] = [routes[ri] for ri in sorted(routes)]
+        data["tickets"] = []
+        return score(self.check(data))
+
+    def _centres(self, points) -> np.ndarray:
+        """The moved points and samples along every bundle through them (where their problems can change)."""
+        pts = set(points)
+        out = [self.dr.pos[i] for i in pts]
+        for k, line in enumerate(self.dr.lines):
+            if pts.isdisjoint(line):
+                continue
+            for j in range(len(line) - 1):
+                a, b = self.dr.pos[line[j]], self.dr.pos[line[j + 1]]
+                m = max(int(np.linalg.norm(b - a) // SAMPLE_MM), 1)
+                out.extend(a + (b - a) * t for t in np.linspace(0.0, 1.0, m + 1))
+        return np.array(out)
+
+    # -- candidates -------------------------------------------------------------------------
+    def _points(self, p) -> list[int]:
+        pts: list[int] = []
+        for rid in _route_names(p):
+            k = self.bundle_of.get(rid)
+            if k is None:
+                continue
+            line = self.dr.lines[k]
+            pts.extend(line[1:-1])
+            pts.extend((line[0], line[-1]))
+        for sid in _station_names(p):
+            if sid in self.station_of:
+                pts.append(self.station_of[sid])
+        seen, out = set(), []
+        for i in pts:
+            if i not in seen and self.dr.free[i]:
+                seen.add(i)
+                out.append(i)
+        return out
+
+    def _reflections(self, p) -> list[tuple[int, np.ndarray]]:
+        """A station a route covers, put on the route's other side (clear of it)."""
+        if p.code != "space-on-station":
+            return []
+        k = self.bundle_of.get(_route_names(p)[0]) if _route_names(p) else None
+        s = self.station_of.get(_station_names(p)[0]) if _station_names(p) else None
+        if k is None or s is None or not self.dr.free[s]:
+            return []
+        pos, line = self.dr.pos, self.dr.lines[k]
+        x = pos[s]
+        best = None
+        for j in range(len(line) - 1):
+            a, b = pos[line[j]], pos[line[j + 1]]
+            d = b - a
+            t = np.clip(np.dot(x - a, d) / max(np.dot(d, d), 1e-9), 0.0, 1.0)
+            foot = a + t * d
+            dist = np.linalg.norm(x - foot)
+            if best is None or dist < best[0]:
+                best = (dist, foot, d)
+        _, foot, d = best
+        nrm = np.array([-d[1], d[0]]) / max(np.linalg.norm(d), 1e-9)
+        side = 1.0 if np.dot(x - foot, nrm) >= 0 else -1.0
+        clear = self.net.radius + self.net.bundles[k].half_width + 2.0
+        return [(s, foot - side * nrm * (clear + extra)) for extra in (0.0, 4.0)] + \
+               [(s, foot + side * nrm * (clear + extra)) for extra in (0.0, 4.0)]
+
+    def candidates(self, p) -> list[tuple[int, np.ndarray]]:
+        out = self._reflections(p)
+        for i in self._points(p):
+            for step in STEPS_MM:
+                for d in DIRECTIONS:
+                    out.append((i, self.dr.pos[i] + step * d))
+        return out
+
+    def _inside(self, xy) -> bool:
+        b = self.dr.bounds
+        return b is None or (b[0] <= xy[0] <= b[2] and b[1] <= xy[1] <= b[3])
+
+    def _bends(self, p) -> list[int]:
+        """Straight bundles a problem names: a bend on one can take it round an obstacle."""
+        out = []
+        for rid in _route_names(p):
+            k = self.bundle_of.get(rid)
+            if k is not None and len(self.dr.lines[k]) == 2 and not self.net.bundles[k].fixed_waypoints \
+                    and self.dr.free[self.dr.lines[k][0]] | self.dr.free[self.dr.lines[k][1]]:
+                out.append(k)
+        return out
+
+    # -- the loop ---------------------------------------------------------------------------
+    def try_problem(self, p) -> bool:
+        """The best of the candidate moves for one problem, applied if it beats the board as it is."""
+        moves = [(i, xy) for i, xy in self.candidates(p) if self._inside(xy)]
+        for k in self._bends(p):
+            moves.extend(("bend", k, xy) for xy in self._bend_points(k, p) if self._inside(xy))
+        if not moves:
+            return False
+        pts = self._points(p) + [e for k in self._bends(p) for e in (self.dr.lines[k][0], self.dr.lines[k][-1])]
+        part = self.select(self._centres(pts) if pts else np.array([m[-1] for m in moves]), REACH_MM + max(STEPS_MM))
+        base = self.local(part)
+        best_score, best_move = base, None
+        for m in moves:
+            if self.tries >= MAX_TRIES:
+                break
+            if m[0] == "bend":
+                self.dr.add_waypoint(m[1], m[2])
+                sc = self.local(part)
+                self._drop_last_waypoint(m[1])
+            else:
+                old = self.dr.pos[m[0]].copy()
+                self.dr.pos[m[0]] = m[1]
+                sc = self.local(part)
+                self.dr.pos[m[0]] = old
+            if sc < best_score:
+                best_score, best_move = sc, m
+                if sc[0] < base[0]:  # one problem fewer: good enough, and saves the remaining tries
+                    break
+        if best_move is None:
+            return False
+        if best_move[0] == "bend":
+            self.dr.add_waypoint(best_move[1], best_move[2])
+        else:
+            self.dr.pos[best_move[0]] = best_move[1]
+        return True
+
+    def _bend_points(self, k, p) -> list[np.ndarray]:
+        """A bend at the middle pushed to either side, and (a station covered) one that goes round it."""
+        line = self.dr.lines[k]
+        a, b = self.dr.pos[line[0]], self.dr.pos[line[-1]]
+        d = b - a
+        length = max(np.linalg.norm(d), 1e-9)
+        nrm = np.array([-d[1], d[0]]) / length
+        out = [(a + b) / 2 + f * length * nrm for f in (0.08, -0.08, 0.16, -0.16)]
+        for sid in _station_names(p):
+            s = self.station_of.get(sid)
+            if s is None or s in (line[0], line[-1]):
+                continue
+            x = self.dr.pos[s]
+            t = np.clip(np.dot(x - a, d) / length ** 2, 0.15, 0.85)
+            foot = a + t * d
+            side = 1.0 if np.dot(x - foot, nrm) >= 0 else -1.0
+            clear = self.net.radius + self.net.bundles[k].half_width + 3.0
+            off = np.dot(x - foot, nrm)
+            out.extend((foot + nrm * (off - side * (clear + e)), foot + nrm * (off + side * (clear + e))) for e in (0.0, 6.0))
+        flat = []
+        for o in out:
+            flat.extend(o if isinstance(o, tuple) else (o,))
+        return flat
+
+    def _drop_last_waypoint(self, k) -> None:
+        idx = len(self.dr.pos) - 1
+        self.dr.lines[k].remove(idx)
+        self.dr.pos = self.dr.pos[:-1]
+        self.dr.free = self.dr.free[:-1]
+
+    def run(self):
+        found = self.full()
+        current = score(found)
+        for _ in range(PASSES):
+            if not found or self.tries >= MAX_TRIES:
+                break
+            improved = False
+            for p in sorted(found, key=lambda q: (q.severity != "error", q.code, q.subject, q.message)):
+                if self.tries >= MAX_TRIES:
+                    break
+                snapshot = (self.dr.pos.copy(), self.dr.free.copy(), [list(line) for line in self.dr.lines])
+                if not self.try_problem(p):
+                    continue
+                new_found = self.full()
+                new = score(new_found)
+                if new < current:
+                    found, current, improved = new_found, new, True
+                else:  # better near the move, worse elsewhere: undo
+                    self.dr.pos, self.dr.free, self.dr.lines = snapshot
+                if not found:
+                    break
+            if not improved:
+                break
+        return found
+
+
+def repair(net, dr, size_out, check) -> list:
+    """Local moves until the checks find nothing or nothing helps; returns what is left."""
+    return Repair(net, dr, size_out, check).run()
