@@ -3,7 +3,10 @@ smooth optimization cannot leave) is moved off it by local moves judged by the r
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
+import pytest
 
 from layoutgen import layout_board_data
 from mapkit.layout import fit, layout_board
@@ -14,7 +17,8 @@ from mapkit.layout.repair import repair, score
 from mapkit.layout.result import build_result
 
 
-def _tangled():
+@pytest.fixture(scope="module")
+def tangled():
     """A clean layout, then one station put on the middle of a route it is not on."""
     res = layout_board(layout_board_data(10, seed=5), seed=0)
     data = res.data
@@ -52,8 +56,8 @@ def _drawing(data):
     return net, dr
 
 
-def test_a_station_on_a_neighbours_route_is_moved_off_it():
-    data, sid = _tangled()
+def test_a_station_on_a_neighbours_route_is_moved_off_it(tangled):
+    data, sid = copy.deepcopy(tangled)
     before = geometry_problems(data)
     assert any(p.code == "space-on-station" and sid in p.message for p in before), [p.format() for p in before]
     net, dr = _drawing(data)
@@ -64,8 +68,8 @@ def test_a_station_on_a_neighbours_route_is_moved_off_it():
     assert any(path[0] == "stations" for path in changes)  # something moved to get there
 
 
-def test_repair_is_deterministic_and_never_makes_it_worse():
-    data, _ = _tangled()
+def test_repair_is_deterministic_and_never_makes_it_worse(tangled):
+    data, _ = copy.deepcopy(tangled)
     start = score(geometry_problems(data))
     outs = []
     for _ in range(2):
