@@ -22,6 +22,8 @@ from mapkit.layout.result import build_result
 
 
 REPAIRS = 4  # rounds of real checks and targeted repairs
+REPAIR_TRIES = 1000  # local moves judged by the checks at most (mapkit.layout.repair)
+REPAIR_TRIES_PER_STATION = 25
 
 
 class LayoutError(UsageError):
@@ -121,8 +123,8 @@ def layout_board_impl(data: dict, *, style: str, size, seed: int, keep: frozense
         run_rounds(net, dr, replace(w, geo=w.geo / 3, bearing=w.bearing / 3), style, rounds=2, escalate=3.0,
                    start=2)
     # what the smooth terms cannot undo (a station on a neighbour's route): local moves, judged by the checks
-    # (not when the network had to shrink to fit: then what is left is room, not a local minimum)
-    found = geometry_problems(build_result(net, dr, size_out)[0]) if notes else repair(net, dr, size_out, geometry_problems)
+    # (tries bounded by the board's size, so that a board too small to hold it gives up soon)
+    found = repair(net, dr, size_out, geometry_problems, max_tries=min(REPAIR_TRIES, REPAIR_TRIES_PER_STATION * n))
     new, changes = build_result(net, dr, size_out)
     problems = (notes if found else []) + fit_report(found)
     from mapkit.layout.figures import measure
