@@ -22,7 +22,7 @@ from mapkit.layout.result import build_result
 
 
 REPAIRS = 4  # rounds of real checks and targeted repairs
-REPAIR_TRIES = 1000  # local moves judged by the checks at most (mapkit.layout.repair)
+REPAIR_TRIES = 700  # local moves judged by the checks at most (mapkit.layout.repair)
 REPAIR_TRIES_PER_STATION = 25
 
 
