@@ -63,6 +63,18 @@ def format_summary(s: dict) -> str:
     return "\n".join(lines)
 
 
+def player_counts_of(text: str, rules) -> list[int]:
+    """The --players list of `report` and `tune` ("2,3,4,5"), keeping the counts the rules play."""
+    try:
+        counts = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise click.BadParameter(f"'{text}' is not a list of numbers", param_hint="--players")
+    counts = [n for n in counts if rules.min_players <= n <= rules.max_players]
+    if not counts:
+        raise click.BadParameter(f"the {rules.name} rules are for {players_text(rules)}", param_hint="--players")
+    return counts
+
+
 @main.command()
 @click.argument("board", type=BoardPath())
 @click.option("--players", type=click.IntRange(1, 5), default=2, show_default=True)
@@ -226,14 +238,7 @@ def report(board, max_games, batch, games, player_counts, agents, preset, varian
 
     b = load_or_exit(board)
     rules = rules_for_board(b, preset, tuple(variants))
-    try:
-        counts = [int(x) for x in player_counts.split(",") if x.strip()]
-    except ValueError:
-        raise click.BadParameter(f"'{player_counts}' is not a list of numbers", param_hint="--players")
-    counts = [n for n in counts if rules.min_players <= n <= rules.max_players]
-    if not counts:
-        raise click.BadParameter(f"the {rules.name} rules are for {players_text(rules)}",
-                                 param_hint="--players")
+    counts = player_counts_of(player_counts, rules)
     panel = _agent_names(agents) if agents else default_panel()
     panel = list(dict.fromkeys(panel))
     out_dir = out_dir or Path("reports") / b.id

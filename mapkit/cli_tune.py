@@ -75,7 +75,8 @@ def tune(board, out_file, write, aim_opts, change, budget, step_games, player_co
     from mapkit.balance.panel import default_panel
     from mapkit.cli_sim import _agent_names, check_report_outputs, write_report_files
     from mapkit.outputs import atomic_write_bytes, check_output, refuse_input_paths
-    from mapkit.sim.rules import players_text, rules_for_board
+    from mapkit.cli_sim import player_counts_of
+    from mapkit.sim.rules import rules_for_board
     from mapkit.tune import changelog
     from mapkit.tune.aims import read_aims
     from mapkit.tune.loop import tune as run_tune
@@ -86,13 +87,7 @@ def tune(board, out_file, write, aim_opts, change, budget, step_games, player_co
     b = load_or_exit(board)
     source = source_name(board)
     rules = rules_for_board(b, preset, tuple(variants))
-    try:
-        counts = [int(x) for x in player_counts.split(",") if x.strip()]
-    except ValueError:
-        raise click.BadParameter(f"'{player_counts}' is not a list of numbers", param_hint="--players")
-    counts = [n for n in counts if rules.min_players <= n <= rules.max_players]
-    if not counts:
-        raise click.BadParameter(f"the {rules.name} rules are for {players_text(rules)}", param_hint="--players")
+    counts = player_counts_of(player_counts, rules)
     panel = list(dict.fromkeys(_agent_names(agents) if agents else default_panel()))
     try:
         bom, original = _read(board)

@@ -47,26 +47,25 @@ def score(found) -> tuple[int, float]:
     return len(found), size
 
 
-def _route_names(p) -> list[str]:
+def _named(p, kind: str, codes: tuple[str, ...]) -> list[str]:
+    """The ids of one kind ("route" or "station") a problem names: its subject, and for these codes
+    the other one its message quotes."""
     out = []
-    if p.subject.startswith("route "):
-        out.append(p.subject[len("route "):])
-    if p.code in ("space-overlap", "crossing"):
-        m = re.search(r"route '([^']+)'", p.message)
+    if p.subject.startswith(kind + " "):
+        out.append(p.subject[len(kind) + 1:])
+    if p.code in codes:
+        m = re.search(kind + r" '([^']+)'", p.message)
         if m:
             out.append(m.group(1))
     return out
+
+
+def _route_names(p) -> list[str]:
+    return _named(p, "route", ("space-overlap", "crossing"))
 
 
 def _station_names(p) -> list[str]:
-    out = []
-    if p.subject.startswith("station "):
-        out.append(p.subject[len("station "):])
-    if p.code in ("space-on-station", "station-overlap"):
-        m = re.search(r"station '([^']+)'", p.message)
-        if m:
-            out.append(m.group(1))
-    return out
+    return _named(p, "station", ("space-on-station", "station-overlap"))
 
 
 class Repair:

@@ -411,6 +411,16 @@ class PlannerAgent(PlannerMoves, Agent):
                     break
         return out
 
+    def spend_or_draw(self, view, legal, routes, cost):
+        """A turn with no planned claim to make: spend spare cards or block, else draw for the
+        plan, else any scoring claim (the shared end of every planner's turn)."""
+        claim = self.spend(view, legal, routes, cost) or self.block_claim(view, legal, routes, cost)
+        if claim is not None:
+            return claim
+        if legal.draws():
+            return self.draw(view, legal, self.wanted_colors(view, routes))
+        return self.scoring_claim(view, legal) or legal[0]
+
     def act(self, view, legal):
         phase = view.phase
         if phase == SETUP or phase == KEEP_PHASE:
@@ -429,10 +439,5 @@ class PlannerAgent(PlannerMoves, Agent):
                 return station
             if self.hunger and self.wants_tickets(view, legal, cost):
                 return legal.tickets()[0]
-            claim = self.spend(view, legal, routes, cost) or self.block_claim(view, legal, routes, cost)
-            if claim is not None:
-                return claim
-            if legal.draws():
-                return self.draw(view, legal, self.wanted_colors(view, routes))
-            return self.scoring_claim(view, legal) or legal[0]
+            return self.spend_or_draw(view, legal, routes, cost)
         return self.transit_move(view, legal) or self.fallback(view, legal)

@@ -93,9 +93,4 @@ class OneStepAgent(PlannerAgent):
             return self.fallback(view, legal)
         if self.wants_tickets(view, legal, cost):
             return legal.tickets()[0]
-        claim = self.spend(view, legal, routes, cost) or self.block_claim(view, legal, routes, cost)
-        if claim is not None:
-            return claim
-        if legal.draws():
-            return self.draw(view, legal, self.wanted_colors(view, routes))
-        return self.scoring_claim(view, legal) or legal[0]
+        return self.spend_or_draw(view, legal, routes, cost)
