@@ -59,7 +59,7 @@ def import_gtfs(feed, out, modes, routes, agency, stations, name, style, seed, f
         raise UsageError(f"--out: {out} exists; pass --force to replace it, or choose another file")
     check_output(out)
     inputs = [feed] + (sorted(feed.iterdir()) if feed.is_dir() else [])
-    refuse_input_paths([out], inputs)
+    refuse_input_paths([out], inputs, given="file")
     if not out.parent.exists():
         raise UsageError(f"--out: the folder {out.parent} does not exist")
     result = import_feed(feed, modes=mode_list, routes=_ids(routes), agency=agency, stations=stations, name=name)

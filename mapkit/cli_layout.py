@@ -78,7 +78,7 @@ def layout(board, out, write, style, size, keep, seed, fmt):
     if out is not None and write:
         raise UsageError("give --out FILE or --write, not both")
     if out is not None:
-        refuse_input_paths([out], [board])
+        refuse_input_paths([out], [board], given="file")
         check_output(out)
     keep_ids = frozenset(k.strip() for k in keep.split(",") if k.strip())
     data = _load(board)

@@ -98,7 +98,7 @@ def tune(board, out_file, write, aim_opts, change, budget, step_games, player_co
     aims = read_aims(data, aim_opts, [r.id for r in b.routes], groups, source)
     # every output is refused before the games: they take minutes
     if out_file is not None:
-        refuse_input_paths([out_file], [board])
+        refuse_input_paths([out_file], [board], given="file")
         check_output(out_file)
     if write:
         check_output(board)

@@ -73,8 +73,12 @@ def check_output(path: Path) -> None:
                           f"protected file: make it writable (chmod u+w {path}) or choose another output")
 
 
-def refuse_input_paths(outputs: Iterable[Path], inputs: Iterable[Path], what: str = "--out") -> None:
-    """UsageError when an output would replace an input (same path after links, or same file)."""
+def refuse_input_paths(outputs: Iterable[Path], inputs: Iterable[Path], what: str = "--out",
+                       given: str | None = None) -> None:
+    """UsageError when an output would replace an input (same path after links, or same file).
+    `given` is what the option names, for the hint: "folder" (the default for --out, whose files
+    are written into it) or "file"."""
+    given = given or ("folder" if what == "--out" else "file")
     inputs = [Path(p) for p in inputs]
     for out in outputs:
         out = Path(out)
@@ -87,7 +91,7 @@ def refuse_input_paths(outputs: Iterable[Path], inputs: Iterable[Path], what: st
                     same = False
             if same:
                 raise UsageError(f"{what}: writing {out} would overwrite the input {src}; "
-                                 f"choose another {'folder' if what == '--out' else 'file'}")
+                                 f"choose another {given}")
 
 
 def make_folder(path: Path) -> None:
