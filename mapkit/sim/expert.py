@@ -30,14 +30,17 @@ import math
 
 from mapkit.sim.agents import INF, PlannerAgent, cheapest_path
 from mapkit.sim.expert_block import BlockMixin
-from mapkit.sim.engine import DRAW2, KEEP_PHASE, SETUP
+from mapkit.sim.engine import BLIND, DRAW2, FACE_UP, KEEP_PHASE, SETUP
 from mapkit.sim.tables import GRAY
 
-# planning weight of a route: its trains plus a claim turn (in trains), so a path of fewer, longer
-# routes is preferred to one of about the same length in short hops: more points per train and
-# fewer turns. 3.0 measured best (0.6 → 53 % against route-focus, 1.5–6 → 55–59 %; with 3.0
-# 4-player self-play takes under 37 turns a seat)
+# planning weight of a route: its trains plus a claim turn (in trains), less a quarter of its
+# points, so a path of fewer, longer routes is preferred to one of about the same length in short
+# hops: more points per train and fewer turns (a 6-train route weighs about a 4-train one).
+# Measured (docs/expert.md): claim turn 3.0 best of 0.6–6; the points term 0.25 best of 0.15–0.35
+# (with face-up wilds left: +2 points of win share against route-focus, within the noise, and
+# half a turn a seat shorter in 4-player self-play)
 CLAIM_TURN = 3.0
+POINTS_WEIGHT = 0.25
 
 
 class ExpertAgent(BlockMixin, PlannerAgent):
@@ -58,7 +61,7 @@ class ExpertAgent(BlockMixin, PlannerAgent):
             adj[t.route_a[r]].append((t.route_b[r], r))
             adj[t.route_b[r]].append((t.route_a[r], r))
         self.adj = tuple(tuple(x) for x in adj)
-        self.weight = tuple(L + CLAIM_TURN for L in t.route_len)
+        self.weight = tuple(max(0.5, L + CLAIM_TURN - POINTS_WEIGHT * p) for L, p in zip(t.route_len, t.route_points))
         self._plan_key = None
         self._plan = ([], 0)
         self._plan_hand = 0
@@ -257,8 +260,32 @@ class ExpertAgent(BlockMixin, PlannerAgent):
         return need
 
     def draw(self, view, legal, need: dict):
-        # the planner's draw, with the color of the route closest to a claim first
-        return super().draw(view, legal, need, target=self._target if self._target in need else None)
+        """The card to draw for `need` (color -> cards missing): the face-up card of the color of
+        the route closest to a claim, else of the most needed color, else blind. Never a face-up
+        wild: it takes the whole turn for one card, and this agent ends with few cards in hand, so
+        nearly every card drawn is laid as a train: two blind cards are worth about two trains,
+        the wild one (measured: leaving face-up wilds won 58 % of two-player games against
+        route-focus instead of 50 %, and shortened 4-player self-play by a turn a seat)."""
+        target = self._target if self._target in need else None
+        wild = self.t.wild
+        fu = view.face_up
+        best, key = None, 0
+        draws = legal.draws()
+        for a in draws:
+            if a[0] == FACE_UP:
+                c = fu[a[1]]
+                if c == wild:
+                    continue
+                n = need.get(c, 0)
+                score = 8 if c == target else n and 3 + min(n, 3)
+                if score > key:
+                    best, key = a, score
+        if best is not None:
+            return best
+        if draws and draws[-1][0] == BLIND:  # the blind draw, when there is one, is listed last
+            return draws[-1]
+        # no blind draw (the deck is out): a face-up card, a wild only if nothing else is there
+        return next((a for a in draws if fu[a[1]] != wild), draws[0] if draws else (legal[0] if len(legal) else None))
 
     def _pay(self, view, claims, keep: dict):
         """The payment of one route that spends the fewest wilds, then the fewest cards of colors
