@@ -6,14 +6,17 @@ targeted estimate instead.
 It sees only its SeatView. What it does, and why:
 
 - plans its tickets as one network (cheapest connections, shared routes free), a route weighing
-  its trains plus a claim turn, so fewer, longer routes win (more points per train, fewer turns);
+  its trains plus a claim turn less a quarter of its points, so fewer, longer routes win (more
+  points per train, fewer turns);
   when the plan is stuck while the hand grows, it plans again by the hand (routes it can pay);
 - estimates the turns left from the seat with the fewest trains and its pace, and keeps tickets by
   expected value: points × completion chance − points × failure chance, the chance a logistic
   curve in the slack (turns and trains left beyond the plan), fitted to self-play at 2 and 4
   players; a ticket already complete counts in full, one that no longer fits is given up;
 - draws more tickets once its plan is done while trains and turns remain (not before: measured);
-- draws for the route nearest to a claim first, and claims planned routes next to an opponent's
+- draws for the route nearest to a claim first, never a face-up wild (a turn for one card, when
+  two blind cards are worth two trains to a seat that lays nearly every card it draws), and
+  claims planned routes next to an opponent's
   network first (racing); at two players blocks a short route on the cheapest join of two pieces
   of the opponent's network when the detour costs them at least 4 trains;
 - near the end stops drawing cards it cannot spend, and on its last turn takes the claim worth the
