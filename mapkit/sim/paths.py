@@ -12,7 +12,13 @@ from __future__ import annotations
 import heapq
 
 INF = float("inf")
+BIG = 1 << 60  # "not reached" in the int search: above any path's cost
 UNTOUCHED_MAX = 20_000  # searches of the untouched board kept on the tables (then it starts over)
+
+
+class Adjacency(tuple):
+    """A board's adjacency (for each station, its (neighbor, route) pairs), a tuple that also
+    holds `ends`: for each route, its two stations XORed."""
 
 
 def adjacency(t) -> tuple:
@@ -27,7 +33,9 @@ def adjacency(t) -> tuple:
             a, b = t.route_a[r], t.route_b[r]
             lists[a].append((b, r))
             lists[b].append((a, r))
-        adj = tuple(tuple(x) for x in lists)
+        adj = Adjacency(tuple(x) for x in lists)
+        # each route's two ends XORed: one end XOR this gives the other (the path read back)
+        adj.ends = tuple(t.route_a[r] ^ t.route_b[r] for r in range(t.n_routes))
         object.__setattr__(t, "_planner_adjacency", adj)  # Tables is frozen; this is a cache, not a field
     return adj
 
@@ -47,7 +55,9 @@ def cheapest_path(adj, costs: list, a: int, b: int, free, whole: bool = False) -
             work[r] = 0
     if a == b:
         return 0, []
-    return (_search_whole if whole else _search)(adj, work, a, b)
+    if whole and type(adj) is Adjacency:
+        return _search_whole(adj, work, a, b)
+    return _search(adj, work, a, b)  # (a hand-made adjacency has no `ends`)
 
 
 # Both searches are Dijkstra that stops once nothing left to expand is nearer than the best way to
@@ -86,16 +96,17 @@ def _search(adj, work: list, a: int, b: int) -> tuple[float, list[int]]:
 
 
 def _search_whole(adj, work: list, a: int, b: int) -> tuple[float, list[int]]:
+    # int distances (BIG for "not reached", never float INF: an int compared with a float is
+    # slower), and no prev list: the station a route was reached from is its other end
     n = len(adj)
     bits = n.bit_length()
     low = (1 << bits) - 1
-    dist = [INF] * n
+    dist = [BIG] * n
     dist[a] = 0
     via = [-1] * n
-    prev = [-1] * n
     heap = [a]  # cost 0 << bits | a
     pop, push = heapq.heappop, heapq.heappush
-    best = INF
+    best = BIG
     while heap:
         k = pop(heap)
         d = k >> bits
@@ -105,16 +116,25 @@ def _search_whole(adj, work: list, a: int, b: int) -> tuple[float, list[int]]:
         if d > dist[x]:
             continue
         for m, r in adj[x]:
-            nd = d + work[r]  # INF for a closed route: never below dist[m], never queued
+            nd = d + work[r]  # INF (a float) for a closed route: never below dist[m], never queued
             if nd < dist[m] and nd < best:
                 dist[m] = nd
-                prev[m] = x
                 via[m] = r
                 if m == b:
                     best = nd
                 else:
                     push(heap, nd << bits | m)
-    return _route(work, a, b, best, via, prev)
+    if best == BIG:
+        return INF, []
+    routes = []
+    x = b
+    ends = adj.ends
+    while x != a:
+        r = via[x]
+        if work[r]:  # costs[r] and not free
+            routes.append(r)
+        x = ends[r] ^ x
+    return best, routes
 
 
 def _route(work, a, b, best, via, prev) -> tuple[float, list[int]]:

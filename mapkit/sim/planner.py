@@ -67,7 +67,7 @@ class PlannerAgent(PlannerMoves, Agent):
         self._blocks = {}     # route -> blocking value, while the table is unchanged
         self._station_list = None
         self._by_length = None   # routes, longest first (ties in route order): _longest_open
-        self._want = (None, None, None)  # plan_claim's routes and the colors they keep, per plan
+        self._want = (None, None, None, None)  # plan_claim's routes, the colors they keep, their reach, per plan
 
     # ------------------------------------------------------------ planning
 
@@ -291,6 +291,8 @@ class PlannerAgent(PlannerMoves, Agent):
         bring its trains to the trigger)? Then cards drawn now can be spent only once more."""
         trig, trains = view.rules.end_trigger, view.trains
         cap = self.maxlen
+        if min(trains) - trig > cap:
+            return False  # no seat is within a claim of the trigger
         for q in range(view.players):
             # trains[q] - trig <= min(cap, its hand size), the hand counted only when it matters
             room = trains[q] - trig

@@ -57,7 +57,7 @@ class PlannerMoves:
         t = self.t
         held = self._want
         if held[0] == routes:
-            want, keep = held[1], held[2]
+            want, keep, reach = held[1], held[2], held[3]
         else:
             want = set(routes)
             for r in routes:
@@ -65,8 +65,11 @@ class PlannerMoves:
                 if q >= 0:
                     want.add(q)
             keep = self._keep_colors(routes)
-            self._want = (routes, want, keep)
+            reach = self._reach(view, want)
+            self._want = (routes, want, keep, reach)
         hand = view.hand
+        if reach is not None and not self._may_pay(view, hand, reach):
+            return None  # no wanted route is short enough for this hand and these trains
         needs = self._read_table(view)[1]
         if needs:
             hot = {r for r in want if r in needs}
@@ -75,6 +78,32 @@ class PlannerMoves:
                 if claim is not None:
                     return claim
         return self.best_claim(legal, want, keep, hand)
+
+    def _reach(self, view, want):
+        """The shortest wanted route per color (GRAY for gray ones), as ((color, length), ...):
+        a route longer than its color's cards plus wilds, or than the trains, is never listed.
+        None when a claim may be paid in another color than its own (`double_either_color`),
+        which this does not know of."""
+        if view.rules.double_either_color:
+            return None
+        t = self.t
+        shortest = {}
+        for r in want:
+            c, L = t.route_color[r], t.route_len[r]
+            if L < shortest.get(c, L + 1):
+                shortest[c] = L
+        return tuple(sorted(shortest.items()))
+
+    def _may_pay(self, view, hand, reach) -> bool:
+        """Could the listing hold a claim of a wanted route (the length checks of
+        `legal._claims_of`, route by route, for the shortest route of each color)?"""
+        wild = self.t.wild
+        hw = hand[wild]
+        trains = view.trains[self.seat]
+        for c, L in reach:
+            if L <= trains and L <= (max(hand[:wild]) if c == GRAY else hand[c]) + hw:
+                return True
+        return False
 
     def _stations(self, legal) -> list:
         """legal.stations(), listed once per turn: listing them is the transit game's costliest step."""
@@ -101,8 +130,9 @@ class PlannerMoves:
         pending = [(comp(a), comp(b), pts * swing) for a, b, pts, *_ in view.tickets if not view.connected(a, b)]
         best, key = None, (min_points, 0)
         last, v = -1, 0
-        # fewer wilds rate higher for the same route: its cheapest payment per color is enough
-        for a in legal.cheapest_claims():
+        # fewer wilds rate higher for the same route: its fewest-wild payment is enough (a route's
+        # payments come together, so the first best of the listing is the first best of these)
+        for a in legal.fewest_wild_claims():
             r = a[1]
             if r != last:  # a route's payments come one after another: value the route once
                 last, v = r, t.route_points[r]
@@ -239,10 +269,12 @@ class PlannerMoves:
         """The card to draw for `need` (color -> cards missing): the face-up card of the most
         needed color, else blind. `target`, a color the caller wants first (the expert's next
         route), beats any other face-up color."""
+        draws = legal.draws()
+        if not need and target is None and draws and draws[-1][0] == BLIND:
+            return draws[-1]  # no face-up card scores above 0 below: the blind draw, as there
         wild = self.t.wild
         fu = view.face_up
         best, key = None, None
-        draws = legal.draws()
         for a in draws:
             if a[0] == FACE_UP:
                 c = fu[a[1]]
