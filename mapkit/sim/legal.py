@@ -447,7 +447,7 @@ class Legal:
     legal by construction: `in` answers them by identity, without listing or checking again. Any
     other object (a broken agent's tuple, an equal copy) is checked in full as before."""
 
-    __slots__ = ("_s", "_all", "_given", "_picked", "_draws", "_claims")
+    __slots__ = ("_s", "_all", "_given", "_picked", "_draws", "_claims", "_fewest")
 
     def __init__(self, s: State):
         self._s = s
@@ -458,6 +458,7 @@ class Legal:
         # tuples and handed out as new lists, so an agent changing its list changes nothing here
         self._draws = None
         self._claims = None
+        self._fewest = None
 
     def all(self) -> list[tuple]:
         if self._all is None:
@@ -532,10 +533,11 @@ class Legal:
             return []
         if s.rules.double_either_color:
             return self.cheapest_claims()
-        acts = fewest_wild_claims(s, s.current)
-        if acts:
-            self._given.append(tuple(acts))  # a copy: an agent changing its list cannot add to it
-        return acts
+        if self._fewest is None:
+            self._fewest = tuple(fewest_wild_claims(s, s.current))
+            if self._fewest:
+                self._given.append(self._fewest)
+        return list(self._fewest)
 
     def stations(self) -> list[tuple]:
         """Transit expansion: the stations the seat can build now."""

@@ -173,6 +173,8 @@ class PlannerMoves:
         spare = self._spare(view, routes)
         room = view.trains[self.seat] - cost
         planned = set(routes)
+        if not view.rules.double_either_color:
+            return self._spare_claim_by_route(view, legal, spare, room, planned, min_points)
         best, key = None, None
         for a in legal.claims():
             r, c, w = a[1], a[2], a[3]
@@ -184,6 +186,52 @@ class PlannerMoves:
             k = (t.route_points[r], -w)
             if key is None or k > key:
                 best, key = a, k
+        return best
+
+    def _spare_claim_by_route(self, view, legal, spare, room, planned, min_points):
+        """`spare_claim`'s choice without listing every payment: per claimable route (in the
+        listing's order) its payment with fewest wilds among those the spare cards cover. In one
+        color the listing's payments run from fewest wilds up, and the spare cards cover those
+        with at least L - spare[c] and at most spare[wild] wilds: the first covered one is
+        max(0, L - spare[c]) wilds, if that many spare wilds there are (spare never exceeds the
+        hand). The action is made here, as the listing would have it."""
+        t = self.t
+        wild = t.wild
+        hand = view.hand
+        hw = hand[wild]
+        sw = spare[wild]
+        lens, colors, points = t.route_len, t.route_color, t.route_points
+        best, key = None, None
+        for a in legal.fewest_wild_claims():
+            r = a[1]
+            L = lens[r]
+            pts = points[r]
+            if r in planned or L > room or pts < min_points:
+                continue
+            if key is not None and pts < key[0]:
+                continue  # rates below the best whatever it is paid with
+            c = colors[r]
+            pay = None
+            if c != GRAY:
+                w = L - spare[c] if L > spare[c] else 0
+                if w < L:
+                    if w <= sw:
+                        pay = (c, w)
+                elif L <= hw and L <= sw:
+                    pay = (wild, L)  # the all-wild payment
+            else:
+                for c in range(wild):
+                    if spare[c] and hand[c] + hw >= L:
+                        w = L - spare[c] if L > spare[c] else 0
+                        if w <= sw and (pay is None or w < pay[1]):
+                            pay = (c, w)
+                if pay is None and L <= hw and L <= sw:
+                    pay = (wild, L)
+            if pay is None:
+                continue
+            k = (pts, -pay[1])
+            if key is None or k > key:
+                best, key = (a[0], r, pay[0], pay[1]), k
         return best
 
     def spend(self, view, legal, routes, cost):
