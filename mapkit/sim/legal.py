@@ -478,7 +478,7 @@ class Legal:
     def __contains__(self, a):
         if a is self._picked and a is not None:
             return True
-        for given in self._given:
+        for given in reversed(self._given):  # the last list handed out most often holds it
             for x in given:
                 if x is a:
                     return True

@@ -16,11 +16,6 @@ BIG = 1 << 60  # "not reached" in the int search: above any path's cost
 UNTOUCHED_MAX = 20_000  # searches of the untouched board kept on the tables (then it starts over)
 
 
-class Adjacency(tuple):
-    """A board's adjacency (for each station, its (neighbor, route) pairs), a tuple that also
-    holds `ends`: for each route, its two stations XORed."""
-
-
 def adjacency(t) -> tuple:
     """Per-board adjacency for planning: for each station, (neighbor, route) pairs.
 
@@ -33,21 +28,30 @@ def adjacency(t) -> tuple:
             a, b = t.route_a[r], t.route_b[r]
             lists[a].append((b, r))
             lists[b].append((a, r))
-        adj = Adjacency(tuple(x) for x in lists)
-        # each route's two ends XORed: one end XOR this gives the other (the path read back)
-        adj.ends = tuple(t.route_a[r] ^ t.route_b[r] for r in range(t.n_routes))
+        adj = tuple(tuple(x) for x in lists)
         object.__setattr__(t, "_planner_adjacency", adj)  # Tables is frozen; this is a cache, not a field
     return adj
 
 
-def cheapest_path(adj, costs: list, a: int, b: int, free, whole: bool = False) -> tuple[float, list[int]]:
+def route_ends(t) -> tuple:
+    """For each route, its two stations XORed: one end XOR this is the other (how the int
+    search reads its path back). Kept on the tables like the adjacency."""
+    ends = t.__dict__.get("_route_ends")
+    if ends is None:
+        ends = tuple(t.route_a[r] ^ t.route_b[r] for r in range(t.n_routes))
+        object.__setattr__(t, "_route_ends", ends)
+    return ends
+
+
+def cheapest_path(adj, costs: list, a: int, b: int, free, whole: bool = False, ends=None) -> tuple[float, list[int]]:
     """Dijkstra from a to b: (cost, the routes on the path that still cost something), with the
     routes in `free` costing nothing. INF and no routes when b cannot be reached. `whole`: every
     cost is a whole number or INF (a planner's own costs), which allows the faster search.
 
     The planners' hottest code, so it works on lists indexed by station (not dicts) and on one
     cost list with the free routes zeroed (not a set lookup per edge); the search, its ties and
-    its result are those of the dict version it replaced."""
+    its result are those of the dict version it replaced. The faster search needs the board's
+    `route_ends` too (without them `whole` is ignored: the same result, more slowly)."""
     work = costs
     if free:
         work = list(costs)
@@ -55,9 +59,9 @@ def cheapest_path(adj, costs: list, a: int, b: int, free, whole: bool = False) -
             work[r] = 0
     if a == b:
         return 0, []
-    if whole and type(adj) is Adjacency:
-        return _search_whole(adj, work, a, b)
-    return _search(adj, work, a, b)  # (a hand-made adjacency has no `ends`)
+    if whole and ends is not None:
+        return _search_whole(adj, work, a, b, ends)
+    return _search(adj, work, a, b)
 
 
 # Both searches are Dijkstra that stops once nothing left to expand is nearer than the best way to
@@ -95,7 +99,7 @@ def _search(adj, work: list, a: int, b: int) -> tuple[float, list[int]]:
     return _route(work, a, b, best, via, prev)
 
 
-def _search_whole(adj, work: list, a: int, b: int) -> tuple[float, list[int]]:
+def _search_whole(adj, work: list, a: int, b: int, ends) -> tuple[float, list[int]]:
     # int distances (BIG for "not reached", never float INF: an int compared with a float is
     # slower), and no prev list: the station a route was reached from is its other end
     n = len(adj)
@@ -128,7 +132,6 @@ def _search_whole(adj, work: list, a: int, b: int) -> tuple[float, list[int]]:
         return INF, []
     routes = []
     x = b
-    ends = adj.ends
     while x != a:
         r = via[x]
         if work[r]:  # costs[r] and not free
@@ -163,6 +166,6 @@ def untouched_path(t, adj, a: int, b: int, free) -> tuple[float, list[int]]:
         fmask |= 1 << r
     got = memo.get((a, b, fmask))
     if got is None:
-        c, routes = cheapest_path(adj, list(t.route_len), a, b, free, whole=True)
+        c, routes = cheapest_path(adj, list(t.route_len), a, b, free, whole=True, ends=route_ends(t))
         got = memo[(a, b, fmask)] = (c, tuple(routes))
     return got[0], list(got[1])

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from mapkit.sim.basic_agents import Agent
 from mapkit.sim.engine import CLAIM, DRAW2, KEEP, KEEP_PHASE, SETUP
-from mapkit.sim.paths import INF, adjacency, cheapest_path, untouched_path
+from mapkit.sim.paths import INF, adjacency, cheapest_path, route_ends, untouched_path
 from mapkit.sim.planner_moves import PlannerMoves
 
 
@@ -51,6 +51,7 @@ class PlannerAgent(PlannerMoves, Agent):
     def reset(self, seat, tables, players, rng):
         super().reset(seat, tables, players, rng)
         self.adj = adjacency(tables)
+        self._ends = route_ends(tables)
         self.maxlen = max(tables.route_len, default=0)
         self._plan_key = None
         self._plan = ([], 0)
@@ -115,12 +116,13 @@ class PlannerAgent(PlannerMoves, Agent):
                         # the rule of _seat_costs for route x
                         o = owner[x]
                         if o == seat or (mates and o in mates):
-                            costs[x] = 0
+                            c = 0
                         elif o != -1:
-                            costs[x] = INF
+                            c = INF
                         else:
                             y = partner[x]
-                            costs[x] = INF if y >= 0 and owner[y] != -1 and (owner[y] == seat or not shared[x]) else lens[x]
+                            c = INF if y >= 0 and owner[y] != -1 and (owner[y] == seat or not shared[x]) else lens[x]
+                        costs[x] = c
                 seen[q] = len(claims)
             self._own = (costs, seen, claimed)
         return list(costs)
@@ -221,7 +223,7 @@ class PlannerAgent(PlannerMoves, Agent):
             return untouched_path(self.t, self.adj, a, b, free)
         if self._plain and not self._read_table(view)[0]:
             # this class's own costs, nothing added from others' tickets: lengths, 0 and INF only
-            return cheapest_path(self.adj, costs, a, b, free, whole=True)
+            return cheapest_path(self.adj, costs, a, b, free, whole=True, ends=self._ends)
         return self._path(costs, a, b, free)
 
     def plan_for(self, view, tickets) -> tuple[list[int], float, int]:

@@ -33,9 +33,18 @@ class PlannerMoves:
         best, key = None, None
         planned = routes or ()
         # for one route and card color, fewer wilds always rate higher (see _claim_key): only the
-        # cheapest payments need rating, unless a playstyle rates payments its own way
-        claims = legal.cheapest_claims(routes) if self._cheap_keys else legal.claims(routes)
-        for a in claims:
+        # cheapest payments need rating, unless a playstyle rates payments its own way; and a
+        # route shorter than the best so far rates lower whatever it is paid with
+        if self._cheap_keys:
+            lens = self.t.route_len
+            for a in legal.cheapest_claims(routes):
+                if key is not None and lens[a[1]] < key[0]:
+                    continue
+                k = self._claim_key(a, keep, hand, planned)
+                if key is None or k > key:
+                    best, key = a, k
+            return best
+        for a in legal.claims(routes):
             k = self._claim_key(a, keep, hand, planned)
             if key is None or k > key:
                 best, key = a, k
@@ -87,12 +96,14 @@ class PlannerMoves:
         if view.rules.double_either_color:
             return None
         t = self.t
+        colors, lens = t.route_color, t.route_len
         shortest = {}
+        get = shortest.get
         for r in want:
-            c, L = t.route_color[r], t.route_len[r]
-            if L < shortest.get(c, L + 1):
+            c, L = colors[r], lens[r]
+            if L < get(c, L + 1):
                 shortest[c] = L
-        return tuple(sorted(shortest.items()))
+        return tuple(shortest.items())
 
     def _may_pay(self, view, hand, reach) -> bool:
         """Could the listing hold a claim of a wanted route (the length checks of
