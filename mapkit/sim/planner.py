@@ -322,16 +322,17 @@ class PlannerAgent(PlannerMoves, Agent):
         fail = -view.rules.failed_ticket_factor
         # crowding: each route of a path may be taken by one of the others before this seat gets it
         survive = 1 - 0.012 * (view.players - 1)
+        budget = trains * self.keep_slack
+        connected = [view.connected(x[0], x[1]) for x in offer]  # each offered ticket's ends, once
 
         def value(i, extra_routes, extra):
-            a, b, pts = offer[i][0], offer[i][1], offer[i][2]
-            if view.connected(a, b):
+            pts = offer[i][2]
+            if connected[i]:
                 return pts
             if extra == INF:
                 return -fail * pts - 1
             total = cost + extra
             p = 0.95 * survive ** len(extra_routes)
-            budget = trains * self.keep_slack
             if total > trains:
                 p = 0.0
             elif total > budget:
@@ -344,7 +345,7 @@ class PlannerAgent(PlannerMoves, Agent):
         alone, paths = [], []
         for i in range(n):
             a, b = offer[i][0], offer[i][1]
-            c, rs = (0, []) if view.connected(a, b) else self._own_path(view, memory, costs, a, b, free)
+            c, rs = (0, []) if connected[i] else self._own_path(view, memory, costs, a, b, free)
             paths.append((c, rs))
             alone.append((value(i, rs, c), i))
         alone.sort(reverse=True)
@@ -353,7 +354,7 @@ class PlannerAgent(PlannerMoves, Agent):
         for _, i in alone:
             a, b = offer[i][0], offer[i][1]
             if grown:
-                c, rs = (0, []) if view.connected(a, b) else self._own_path(view, memory, costs, a, b, free)
+                c, rs = (0, []) if connected[i] else self._own_path(view, memory, costs, a, b, free)
             else:
                 c, rs = paths[i]  # the same search on the same costs: the same path
             if kept < view.min_keep or value(i, rs, c) > self.keep_threshold:
