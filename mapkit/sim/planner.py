@@ -5,7 +5,9 @@ turn it plays. How it pays and draws is in planner_moves.py; the other playstyle
 Speed (issue 9 item 18; every change keeps the games the same, tests/test_speed_identity.py): the
 seat's route costs are kept up to date claim by claim, the plan is not rechecked while nothing was
 claimed, the untouched board's searches come from the tables, and its own searches use the int
-queue (`cheapest_path(..., whole=True)`).
+queue (`cheapest_path(..., whole=True)`). Second round (docs/sim-speed.md): the claims it rates
+are each route's fewest-wild payment where that is all the rating can tell apart, and a plan's
+claim is not listed when no wanted route fits the hand.
 """
 
 from __future__ import annotations
