@@ -13,7 +13,7 @@ from mapkit.resources import boards_dir
 from mapkit.sim import engine
 from mapkit.sim.agents import make_agent
 from mapkit.sim.legal import Legal
-from mapkit.sim.paths import INF, adjacency, cheapest_path, untouched_path
+from mapkit.sim.paths import INF, adjacency, cheapest_path, route_ends, untouched_path
 from mapkit.sim.rules import rules_for_board
 from mapkit.sim.runner import game_seeds
 from mapkit.sim.tables import build_tables
@@ -75,7 +75,7 @@ def test_the_searches_find_the_textbook_path_ties_and_all(board_id):
         a, b = rng.randrange(n), rng.randrange(n)
         want = textbook_path(adj, costs, a, b, free)
         assert cheapest_path(adj, costs, a, b, free) == want
-        assert cheapest_path(adj, costs, a, b, free, whole=True) == want
+        assert cheapest_path(adj, costs, a, b, free, whole=True, ends=route_ends(t)) == want
         # fractional costs (open tickets nudge routes by quarters) take the tuple queue
         shifted = [c if c in (0, INF) else max(0.25, c + rng.choice((-0.5, 0, 1, 2))) for c in costs]
         assert cheapest_path(adj, shifted, a, b, free) == textbook_path(adj, shifted, a, b, free)
@@ -92,8 +92,10 @@ def test_the_untouched_boards_searches_come_from_the_tables_unchanged():
         assert untouched_path(t, adj, a, b, free) == want
         assert untouched_path(t, adj, a, b, free) == want  # the second time from the memory
     # the memory stays in this process: a worker gets the tables' fields only
+    route_ends(t)
     copy = pickle.loads(pickle.dumps(t))
-    assert copy == t and "_untouched_paths" not in copy.__dict__ and "_planner_adjacency" not in copy.__dict__
+    assert "_route_ends" in t.__dict__ and "_untouched_paths" in t.__dict__
+    assert copy == t and not [k for k in copy.__dict__ if k.startswith("_")]  # no cache travels
 
 
 def positions(t, rules, players, games, seed=0):
@@ -175,3 +177,159 @@ def test_a_planners_costs_kept_claim_by_claim_are_its_costs_computed_afresh(play
             assert agent._own_costs(view) == agent._seat_costs(view, p, agent._mates(view))
             assert view.claimed == len(s.owner) - s.owner.count(-1)
             engine.apply(s, agent.act(view, Legal(s)))
+
+
+def first_fewest_per_route(acts):
+    """Each route's payment with fewest wilds, the first of a tie, in listing order."""
+    best = {}
+    order = []
+    for a in acts:
+        if a[1] not in best:
+            order.append(a[1])
+            best[a[1]] = a
+        elif a[3] < best[a[1]][3]:
+            best[a[1]] = a
+    return [best[r] for r in order]
+
+
+@pytest.mark.parametrize("board_id, preset, variants, players", CLAIM_SETUPS)
+def test_each_routes_fewest_wild_payment_is_the_full_listings(board_id, preset, variants, players):
+    t, rules = setup(board_id, preset, variants)
+    checked = shorter = 0
+    for s, legal in positions(t, rules, players, 3):
+        every = Legal(s).claims()
+        fewest = legal.fewest_wild_claims()
+        if rules.double_either_color:  # a route's payments are not listed together: as they come
+            assert fewest == fewest_wilds(every)
+        else:
+            assert fewest == first_fewest_per_route(every)
+        assert bool(fewest) == bool(every)  # the referee's "could it score" check reads this
+        checked += bool(every)
+        shorter += len(every) > len(fewest)
+    assert checked > 20 and shorter > 5
+
+
+def old_scoring_claim(agent, view, legal):
+    """PlannerMoves.scoring_claim as it was: every route's cheapest payment per color."""
+    t = agent.t
+    swing = 1 - view.rules.failed_ticket_factor
+    comp = view.component
+    pending = [(comp(a), comp(b), pts * swing) for a, b, pts, *_ in view.tickets if not view.connected(a, b)]
+    best, key = None, (0, 0)
+    for a in legal.cheapest_claims():
+        r = a[1]
+        v = t.route_points[r]
+        u, w = comp(t.route_a[r]), comp(t.route_b[r])
+        for x, y, gain in pending:
+            if (x == u and y == w) or (x == w and y == u):
+                v += gain
+        k = (v, -a[3])
+        if k > key:
+            best, key = a, k
+    if view.rules.transit:
+        for a in agent._stations(legal):
+            k = (agent._station_points(view, a), -1)
+            if k > key:
+                best, key = a, k
+    return best
+
+
+def old_spare_claim(agent, view, legal, routes, cost, min_points):
+    """PlannerMoves.spare_claim as it was: every payment of every claim looked at."""
+    t = agent.t
+    wild = t.wild
+    spare = agent._spare(view, routes)
+    room = view.trains[agent.seat] - cost
+    best, key = None, None
+    for a in legal.claims():
+        r, c, w = a[1], a[2], a[3]
+        L = t.route_len[r]
+        if r in routes or L > room or t.route_points[r] < min_points:
+            continue
+        if w > spare[wild] or (c != wild and L - w > spare[c]):
+            continue
+        k = (t.route_points[r], -w)
+        if key is None or k > key:
+            best, key = a, k
+    return best
+
+
+def old_draw(agent, view, legal, need, target=None):
+    wild = agent.t.wild
+    fu = view.face_up
+    best, key = None, None
+    draws = legal.draws()
+    for a in draws:
+        if a[0] == engine.FACE_UP:
+            c = fu[a[1]]
+            if c == wild:
+                score = 2.5 if view.phase != engine.DRAW2 and sum(need.values()) >= 4 else -1
+            elif c == target:
+                score = 8
+            else:
+                n = need.get(c, 0)
+                score = n and 3 + (n if n < 3 else 3)
+            if key is None or score > key:
+                best, key = a, score
+    if best is not None and key > 0:
+        return best
+    if draws and draws[-1][0] == engine.BLIND:
+        return draws[-1]
+    return best or (legal[0] if len(legal) else None)
+
+
+def old_danger(agent, view):
+    trig, trains = view.rules.end_trigger, view.trains
+    for q in range(view.players):
+        room = trains[q] - trig
+        if q != agent.seat and room <= agent.maxlen and room <= view.hand_size(q):
+            return True
+    return False
+
+
+@pytest.mark.parametrize("board_id, preset, variants, players", CLAIM_SETUPS + [("north-america", None, (), 4)])
+def test_the_planners_quick_answers_are_the_plain_computations(board_id, preset, variants, players):
+    """Scoring claims and spare claims from each route's fewest-wild payment; a plan's claim
+    skipped when no wanted route fits the hand; the blind draw when nothing is needed; the danger
+    check by the fewest trains: each against what it replaced, on positions of random games."""
+    t, rules = setup(board_id, preset, variants)
+    rng = random.Random(13)
+    agent = make_agent("route-focus")
+    found = {"scoring": 0, "spare": 0, "skipped": 0, "danger": 0}
+    for s, legal in positions(t, rules, players, 4):
+        p = s.current
+        agent.reset(p, t, players, random.Random(0))
+        view = SeatView(s, p)
+        want = set(rng.sample(range(t.n_routes), rng.randrange(1, 16)))
+        routes = list(want)[: rng.randrange(0, 6)]
+        cost = sum(t.route_len[r] for r in routes) // 2
+        claim = agent.scoring_claim(view, legal)
+        assert claim == old_scoring_claim(agent, view, Legal(s))
+        found["scoring"] += claim is not None
+        for min_points in (2, 4, 7):
+            spare = agent.spare_claim(view, legal, routes, cost, min_points)
+            assert spare == old_spare_claim(agent, view, Legal(s), routes, cost, min_points)
+            found["spare"] += spare is not None
+        reach = agent._reach(view, want)
+        assert (reach is None) == rules.double_either_color  # payments in the other track's color: no skip
+        if reach is not None:
+            # and with the trains just enough for a wanted route (the edge of the length check)
+            edge = s.copy()
+            edge.trains[p] = t.route_len[min(want)]
+            for x in (s, edge):
+                x_view = SeatView(x, p)
+                if not agent._may_pay(x_view, x_view.hand, reach):
+                    assert Legal(x).cheapest_claims(want) == [] and Legal(x).claims(want) == []
+                    found["skipped"] += 1
+                else:
+                    found["payable"] = found.get("payable", 0) + bool(Legal(x).claims(want))
+        need = {} if rng.random() < 0.5 else {rng.randrange(t.wild): rng.randrange(1, 5)}
+        assert agent.draw(view, legal, need) == old_draw(agent, view, Legal(s), need)
+        danger = agent._danger(view)
+        assert danger == old_danger(agent, view)
+        found["danger"] += danger
+    if rules.double_either_color:
+        del found["skipped"]
+    else:
+        assert found["payable"] > 10
+    assert all(found.values()), found  # each shortcut met positions where it answers something

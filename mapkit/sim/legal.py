@@ -247,6 +247,67 @@ def _claims_of(s: State, p: int, routes, protect, cheapest: bool = False) -> lis
     return acts
 
 
+def fewest_wild_claims(s: State, p: int) -> list[tuple]:
+    """Each claimable route's payment with fewest wilds (the first of a tie, in the listing's
+    order), one per route, in the order of `claim_actions`: what an agent that rates a claim by
+    its route first and by fewer wilds second chooses from. Made without listing every payment
+    (each route's first payment in a color is its fewest-wild one; a gray route's all-wild
+    payment comes only when no color pays). Not for `double_either_color`, whose payments in the
+    other track's color come at the end of the listing (`Legal.fewest_wild_claims` checks)."""
+    t = s.t
+    owner = s.owner
+    hand = s.hands[p]
+    wild = t.wild
+    hw = hand[wild]
+    trains = s.trains[p]
+    shared = s.shared
+    protect = s.rules.friendly_protection_turns and _protection_active(s, p)
+    acts = []
+    append = acts.append
+    by_color = s.open_routes
+    for c in range(wild):
+        h = hand[c]
+        cap = h + hw
+        if cap > trains:
+            cap = trains
+        for L, r, q in by_color[c]:
+            if L > cap:
+                break
+            if owner[r] != EMPTY:
+                continue
+            if q >= 0 and owner[q] != EMPTY and (not shared[r] or owner[q] == p):
+                continue
+            if protect and _traps(s, p, r):
+                continue
+            w = L - h if L > h else 0  # the listing's first payment of this route
+            append((CLAIM, r, c if w < L else wild, w))
+    gray = by_color[wild]
+    if gray:
+        held = [(c, hand[c]) for c in range(wild) if hand[c]]
+        best = max(hand[:wild]) if wild else 0
+        cap = min(trains, best + hw)
+        for L, r, q in gray:
+            if L > cap:
+                break
+            if owner[r] != EMPTY:
+                continue
+            if q >= 0 and owner[q] != EMPTY and (not shared[r] or owner[q] == p):
+                continue
+            if protect and _traps(s, p, r):
+                continue
+            pay_c, pay_w = -1, L  # the all-wild payment, when no color pays (it has the most wilds)
+            for c, h in held:
+                if h + hw >= L:
+                    w = L - h if L > h else 0
+                    if w < pay_w:
+                        pay_c, pay_w = c, w
+            if pay_c >= 0:
+                append((CLAIM, r, pay_c, pay_w))
+            elif hw >= L:
+                append((CLAIM, r, wild, L))
+    return acts
+
+
 def _partner_color_claims(s: State, p: int, only, found: list) -> list[tuple]:
     """Transit expansion, 2 players: a double whose tracks are not both claimable may be paid in
     either track's color. Only the payments `claim_actions` has not listed already: a colored
@@ -386,7 +447,7 @@ class Legal:
     legal by construction: `in` answers them by identity, without listing or checking again. Any
     other object (a broken agent's tuple, an equal copy) is checked in full as before."""
 
-    __slots__ = ("_s", "_all", "_given", "_picked", "_draws", "_claims")
+    __slots__ = ("_s", "_all", "_given", "_picked", "_draws", "_claims", "_fewest")
 
     def __init__(self, s: State):
         self._s = s
@@ -397,6 +458,7 @@ class Legal:
         # tuples and handed out as new lists, so an agent changing its list changes nothing here
         self._draws = None
         self._claims = None
+        self._fewest = None
 
     def all(self) -> list[tuple]:
         if self._all is None:
@@ -416,7 +478,7 @@ class Legal:
     def __contains__(self, a):
         if a is self._picked and a is not None:
             return True
-        for given in self._given:
+        for given in reversed(self._given):  # the last list handed out most often holds it
             for x in given:
                 if x is a:
                     return True
@@ -460,6 +522,22 @@ class Legal:
         if acts:
             self._given.append(tuple(acts))  # a copy: an agent changing its list cannot add to it
         return acts
+
+    def fewest_wild_claims(self) -> list[tuple]:
+        """Of `claims()`, each route's payment with fewest wilds (the first of a tie), in the same
+        order: enough for an agent that rates a claim by its route, then by fewer wilds. Under
+        `double_either_color` a route's payments are not listed together: this is then
+        `cheapest_claims()`, a route's payments as they come."""
+        s = self._s
+        if s.phase != TURN:
+            return []
+        if s.rules.double_either_color:
+            return self.cheapest_claims()
+        if self._fewest is None:
+            self._fewest = tuple(fewest_wild_claims(s, s.current))
+            if self._fewest:
+                self._given.append(self._fewest)
+        return list(self._fewest)
 
     def stations(self) -> list[tuple]:
         """Transit expansion: the stations the seat can build now."""

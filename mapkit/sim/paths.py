@@ -12,6 +12,7 @@ from __future__ import annotations
 import heapq
 
 INF = float("inf")
+BIG = 1 << 60  # "not reached" in the int search: above any path's cost
 UNTOUCHED_MAX = 20_000  # searches of the untouched board kept on the tables (then it starts over)
 
 
@@ -32,14 +33,25 @@ def adjacency(t) -> tuple:
     return adj
 
 
-def cheapest_path(adj, costs: list, a: int, b: int, free, whole: bool = False) -> tuple[float, list[int]]:
+def route_ends(t) -> tuple:
+    """For each route, its two stations XORed: one end XOR this is the other (how the int
+    search reads its path back). Kept on the tables like the adjacency."""
+    ends = t.__dict__.get("_route_ends")
+    if ends is None:
+        ends = tuple(t.route_a[r] ^ t.route_b[r] for r in range(t.n_routes))
+        object.__setattr__(t, "_route_ends", ends)
+    return ends
+
+
+def cheapest_path(adj, costs: list, a: int, b: int, free, whole: bool = False, ends=None) -> tuple[float, list[int]]:
     """Dijkstra from a to b: (cost, the routes on the path that still cost something), with the
     routes in `free` costing nothing. INF and no routes when b cannot be reached. `whole`: every
     cost is a whole number or INF (a planner's own costs), which allows the faster search.
 
     The planners' hottest code, so it works on lists indexed by station (not dicts) and on one
     cost list with the free routes zeroed (not a set lookup per edge); the search, its ties and
-    its result are those of the dict version it replaced."""
+    its result are those of the dict version it replaced. The faster search needs the board's
+    `route_ends` too (without them `whole` is ignored: the same result, more slowly)."""
     work = costs
     if free:
         work = list(costs)
@@ -47,7 +59,9 @@ def cheapest_path(adj, costs: list, a: int, b: int, free, whole: bool = False) -
             work[r] = 0
     if a == b:
         return 0, []
-    return (_search_whole if whole else _search)(adj, work, a, b)
+    if whole and ends is not None:
+        return _search_whole(adj, work, a, b, ends)
+    return _search(adj, work, a, b)
 
 
 # Both searches are Dijkstra that stops once nothing left to expand is nearer than the best way to
@@ -85,17 +99,18 @@ def _search(adj, work: list, a: int, b: int) -> tuple[float, list[int]]:
     return _route(work, a, b, best, via, prev)
 
 
-def _search_whole(adj, work: list, a: int, b: int) -> tuple[float, list[int]]:
+def _search_whole(adj, work: list, a: int, b: int, ends) -> tuple[float, list[int]]:
+    # int distances (BIG for "not reached", never float INF: an int compared with a float is
+    # slower), and no prev list: the station a route was reached from is its other end
     n = len(adj)
     bits = n.bit_length()
     low = (1 << bits) - 1
-    dist = [INF] * n
+    dist = [BIG] * n
     dist[a] = 0
     via = [-1] * n
-    prev = [-1] * n
     heap = [a]  # cost 0 << bits | a
     pop, push = heapq.heappop, heapq.heappush
-    best = INF
+    best = BIG
     while heap:
         k = pop(heap)
         d = k >> bits
@@ -105,16 +120,24 @@ def _search_whole(adj, work: list, a: int, b: int) -> tuple[float, list[int]]:
         if d > dist[x]:
             continue
         for m, r in adj[x]:
-            nd = d + work[r]  # INF for a closed route: never below dist[m], never queued
+            nd = d + work[r]  # INF (a float) for a closed route: never below dist[m], never queued
             if nd < dist[m] and nd < best:
                 dist[m] = nd
-                prev[m] = x
                 via[m] = r
                 if m == b:
                     best = nd
                 else:
                     push(heap, nd << bits | m)
-    return _route(work, a, b, best, via, prev)
+    if best == BIG:
+        return INF, []
+    routes = []
+    x = b
+    while x != a:
+        r = via[x]
+        if work[r]:  # costs[r] and not free
+            routes.append(r)
+        x = ends[r] ^ x
+    return best, routes
 
 
 def _route(work, a, b, best, via, prev) -> tuple[float, list[int]]:
@@ -143,6 +166,6 @@ def untouched_path(t, adj, a: int, b: int, free) -> tuple[float, list[int]]:
         fmask |= 1 << r
     got = memo.get((a, b, fmask))
     if got is None:
-        c, routes = cheapest_path(adj, list(t.route_len), a, b, free, whole=True)
+        c, routes = cheapest_path(adj, list(t.route_len), a, b, free, whole=True, ends=route_ends(t))
         got = memo[(a, b, fmask)] = (c, tuple(routes))
     return got[0], list(got[1])

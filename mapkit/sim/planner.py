@@ -5,14 +5,16 @@ turn it plays. How it pays and draws is in planner_moves.py; the other playstyle
 Speed (issue 9 item 18; every change keeps the games the same, tests/test_speed_identity.py): the
 seat's route costs are kept up to date claim by claim, the plan is not rechecked while nothing was
 claimed, the untouched board's searches come from the tables, and its own searches use the int
-queue (`cheapest_path(..., whole=True)`).
+queue (`cheapest_path(..., whole=True)`). Second round (docs/sim-speed.md): the claims it rates
+are each route's fewest-wild payment where that is all the rating can tell apart, and a plan's
+claim is not listed when no wanted route fits the hand.
 """
 
 from __future__ import annotations
 
 from mapkit.sim.basic_agents import Agent
 from mapkit.sim.engine import CLAIM, DRAW2, KEEP, KEEP_PHASE, SETUP
-from mapkit.sim.paths import INF, adjacency, cheapest_path, untouched_path
+from mapkit.sim.paths import INF, adjacency, cheapest_path, route_ends, untouched_path
 from mapkit.sim.planner_moves import PlannerMoves
 
 
@@ -51,6 +53,7 @@ class PlannerAgent(PlannerMoves, Agent):
     def reset(self, seat, tables, players, rng):
         super().reset(seat, tables, players, rng)
         self.adj = adjacency(tables)
+        self._ends = route_ends(tables)
         self.maxlen = max(tables.route_len, default=0)
         self._plan_key = None
         self._plan = ([], 0)
@@ -67,7 +70,7 @@ class PlannerAgent(PlannerMoves, Agent):
         self._blocks = {}     # route -> blocking value, while the table is unchanged
         self._station_list = None
         self._by_length = None   # routes, longest first (ties in route order): _longest_open
-        self._want = (None, None, None)  # plan_claim's routes and the colors they keep, per plan
+        self._want = (None, None, None, None)  # plan_claim's routes, the colors they keep, their reach, per plan
 
     # ------------------------------------------------------------ planning
 
@@ -115,12 +118,13 @@ class PlannerAgent(PlannerMoves, Agent):
                         # the rule of _seat_costs for route x
                         o = owner[x]
                         if o == seat or (mates and o in mates):
-                            costs[x] = 0
+                            c = 0
                         elif o != -1:
-                            costs[x] = INF
+                            c = INF
                         else:
                             y = partner[x]
-                            costs[x] = INF if y >= 0 and owner[y] != -1 and (owner[y] == seat or not shared[x]) else lens[x]
+                            c = INF if y >= 0 and owner[y] != -1 and (owner[y] == seat or not shared[x]) else lens[x]
+                        costs[x] = c
                 seen[q] = len(claims)
             self._own = (costs, seen, claimed)
         return list(costs)
@@ -221,7 +225,7 @@ class PlannerAgent(PlannerMoves, Agent):
             return untouched_path(self.t, self.adj, a, b, free)
         if self._plain and not self._read_table(view)[0]:
             # this class's own costs, nothing added from others' tickets: lengths, 0 and INF only
-            return cheapest_path(self.adj, costs, a, b, free, whole=True)
+            return cheapest_path(self.adj, costs, a, b, free, whole=True, ends=self._ends)
         return self._path(costs, a, b, free)
 
     def plan_for(self, view, tickets) -> tuple[list[int], float, int]:
@@ -291,6 +295,8 @@ class PlannerAgent(PlannerMoves, Agent):
         bring its trains to the trigger)? Then cards drawn now can be spent only once more."""
         trig, trains = view.rules.end_trigger, view.trains
         cap = self.maxlen
+        if min(trains) - trig > cap:
+            return False  # no seat is within a claim of the trigger
         for q in range(view.players):
             # trains[q] - trig <= min(cap, its hand size), the hand counted only when it matters
             room = trains[q] - trig
@@ -318,16 +324,17 @@ class PlannerAgent(PlannerMoves, Agent):
         fail = -view.rules.failed_ticket_factor
         # crowding: each route of a path may be taken by one of the others before this seat gets it
         survive = 1 - 0.012 * (view.players - 1)
+        budget = trains * self.keep_slack
+        connected = [view.connected(x[0], x[1]) for x in offer]  # each offered ticket's ends, once
 
         def value(i, extra_routes, extra):
-            a, b, pts = offer[i][0], offer[i][1], offer[i][2]
-            if view.connected(a, b):
+            pts = offer[i][2]
+            if connected[i]:
                 return pts
             if extra == INF:
                 return -fail * pts - 1
             total = cost + extra
             p = 0.95 * survive ** len(extra_routes)
-            budget = trains * self.keep_slack
             if total > trains:
                 p = 0.0
             elif total > budget:
@@ -340,7 +347,7 @@ class PlannerAgent(PlannerMoves, Agent):
         alone, paths = [], []
         for i in range(n):
             a, b = offer[i][0], offer[i][1]
-            c, rs = (0, []) if view.connected(a, b) else self._own_path(view, memory, costs, a, b, free)
+            c, rs = (0, []) if connected[i] else self._own_path(view, memory, costs, a, b, free)
             paths.append((c, rs))
             alone.append((value(i, rs, c), i))
         alone.sort(reverse=True)
@@ -349,7 +356,7 @@ class PlannerAgent(PlannerMoves, Agent):
         for _, i in alone:
             a, b = offer[i][0], offer[i][1]
             if grown:
-                c, rs = (0, []) if view.connected(a, b) else self._own_path(view, memory, costs, a, b, free)
+                c, rs = (0, []) if connected[i] else self._own_path(view, memory, costs, a, b, free)
             else:
                 c, rs = paths[i]  # the same search on the same costs: the same path
             if kept < view.min_keep or value(i, rs, c) > self.keep_threshold:

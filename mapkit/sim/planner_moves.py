@@ -33,9 +33,18 @@ class PlannerMoves:
         best, key = None, None
         planned = routes or ()
         # for one route and card color, fewer wilds always rate higher (see _claim_key): only the
-        # cheapest payments need rating, unless a playstyle rates payments its own way
-        claims = legal.cheapest_claims(routes) if self._cheap_keys else legal.claims(routes)
-        for a in claims:
+        # cheapest payments need rating, unless a playstyle rates payments its own way; and a
+        # route shorter than the best so far rates lower whatever it is paid with
+        if self._cheap_keys:
+            lens = self.t.route_len
+            for a in legal.cheapest_claims(routes):
+                if key is not None and lens[a[1]] < key[0]:
+                    continue
+                k = self._claim_key(a, keep, hand, planned)
+                if key is None or k > key:
+                    best, key = a, k
+            return best
+        for a in legal.claims(routes):
             k = self._claim_key(a, keep, hand, planned)
             if key is None or k > key:
                 best, key = a, k
@@ -57,7 +66,7 @@ class PlannerMoves:
         t = self.t
         held = self._want
         if held[0] == routes:
-            want, keep = held[1], held[2]
+            want, keep, reach = held[1], held[2], held[3]
         else:
             want = set(routes)
             for r in routes:
@@ -65,8 +74,11 @@ class PlannerMoves:
                 if q >= 0:
                     want.add(q)
             keep = self._keep_colors(routes)
-            self._want = (routes, want, keep)
+            reach = self._reach(view, want)
+            self._want = (routes, want, keep, reach)
         hand = view.hand
+        if reach is not None and not self._may_pay(view, hand, reach):
+            return None  # no wanted route is short enough for this hand and these trains
         needs = self._read_table(view)[1]
         if needs:
             hot = {r for r in want if r in needs}
@@ -75,6 +87,34 @@ class PlannerMoves:
                 if claim is not None:
                     return claim
         return self.best_claim(legal, want, keep, hand)
+
+    def _reach(self, view, want):
+        """The shortest wanted route per color (GRAY for gray ones), as ((color, length), ...):
+        a route longer than its color's cards plus wilds, or than the trains, is never listed.
+        None when a claim may be paid in another color than its own (`double_either_color`),
+        which this does not know of."""
+        if view.rules.double_either_color:
+            return None
+        t = self.t
+        colors, lens = t.route_color, t.route_len
+        shortest = {}
+        get = shortest.get
+        for r in want:
+            c, L = colors[r], lens[r]
+            if L < get(c, L + 1):
+                shortest[c] = L
+        return tuple(shortest.items())
+
+    def _may_pay(self, view, hand, reach) -> bool:
+        """Could the listing hold a claim of a wanted route (the length checks of
+        `legal._claims_of`, route by route, for the shortest route of each color)?"""
+        wild = self.t.wild
+        hw = hand[wild]
+        trains = view.trains[self.seat]
+        for c, L in reach:
+            if L <= trains and L <= (max(hand[:wild]) if c == GRAY else hand[c]) + hw:
+                return True
+        return False
 
     def _stations(self, legal) -> list:
         """legal.stations(), listed once per turn: listing them is the transit game's costliest step."""
@@ -101,8 +141,9 @@ class PlannerMoves:
         pending = [(comp(a), comp(b), pts * swing) for a, b, pts, *_ in view.tickets if not view.connected(a, b)]
         best, key = None, (min_points, 0)
         last, v = -1, 0
-        # fewer wilds rate higher for the same route: its cheapest payment per color is enough
-        for a in legal.cheapest_claims():
+        # fewer wilds rate higher for the same route: its fewest-wild payment is enough (a route's
+        # payments come together, so the first best of the listing is the first best of these)
+        for a in legal.fewest_wild_claims():
             r = a[1]
             if r != last:  # a route's payments come one after another: value the route once
                 last, v = r, t.route_points[r]
@@ -143,6 +184,8 @@ class PlannerMoves:
         spare = self._spare(view, routes)
         room = view.trains[self.seat] - cost
         planned = set(routes)
+        if not view.rules.double_either_color:
+            return self._spare_claim_by_route(view, legal, spare, room, planned, min_points)
         best, key = None, None
         for a in legal.claims():
             r, c, w = a[1], a[2], a[3]
@@ -154,6 +197,52 @@ class PlannerMoves:
             k = (t.route_points[r], -w)
             if key is None or k > key:
                 best, key = a, k
+        return best
+
+    def _spare_claim_by_route(self, view, legal, spare, room, planned, min_points):
+        """`spare_claim`'s choice without listing every payment: per claimable route (in the
+        listing's order) its payment with fewest wilds among those the spare cards cover. In one
+        color the listing's payments run from fewest wilds up, and the spare cards cover those
+        with at least L - spare[c] and at most spare[wild] wilds: the first covered one is
+        max(0, L - spare[c]) wilds, if that many spare wilds there are (spare never exceeds the
+        hand). The action is made here, as the listing would have it."""
+        t = self.t
+        wild = t.wild
+        hand = view.hand
+        hw = hand[wild]
+        sw = spare[wild]
+        lens, colors, points = t.route_len, t.route_color, t.route_points
+        best, key = None, None
+        for a in legal.fewest_wild_claims():
+            r = a[1]
+            L = lens[r]
+            pts = points[r]
+            if r in planned or L > room or pts < min_points:
+                continue
+            if key is not None and pts < key[0]:
+                continue  # rates below the best whatever it is paid with
+            c = colors[r]
+            pay = None
+            if c != GRAY:
+                w = L - spare[c] if L > spare[c] else 0
+                if w < L:
+                    if w <= sw:
+                        pay = (c, w)
+                elif L <= hw and L <= sw:
+                    pay = (wild, L)  # the all-wild payment
+            else:
+                for c in range(wild):
+                    if spare[c] and hand[c] + hw >= L:
+                        w = L - spare[c] if L > spare[c] else 0
+                        if w <= sw and (pay is None or w < pay[1]):
+                            pay = (c, w)
+                if pay is None and L <= hw and L <= sw:
+                    pay = (wild, L)
+            if pay is None:
+                continue
+            k = (pts, -pay[1])
+            if key is None or k > key:
+                best, key = (a[0], r, pay[0], pay[1]), k
         return best
 
     def spend(self, view, legal, routes, cost):
@@ -239,10 +328,12 @@ class PlannerMoves:
         """The card to draw for `need` (color -> cards missing): the face-up card of the most
         needed color, else blind. `target`, a color the caller wants first (the expert's next
         route), beats any other face-up color."""
+        draws = legal.draws()
+        if not need and target is None and draws and draws[-1][0] == BLIND:
+            return draws[-1]  # no face-up card scores above 0 below: the blind draw, as there
         wild = self.t.wild
         fu = view.face_up
         best, key = None, None
-        draws = legal.draws()
         for a in draws:
             if a[0] == FACE_UP:
                 c = fu[a[1]]

@@ -74,7 +74,7 @@ def play_game(t: Tables, rules: RuleSet, agent_names: list[str], seed: int, log:
         # a turn started in the final round is that seat's last: note whether it could score
         last_turn = s.phase == TURN and s.final_turns_left is not None
         if last_turn:
-            scoring = bool(legal.claims() or legal.stations())
+            scoring = bool(legal.fewest_wild_claims() or legal.stations())  # any claim at all
         try:
             a = agents[p].act(views[p], legal)
             ok = a in legal
