@@ -139,27 +139,30 @@ def place(requests, obstacles, bounds: Polygon, clearance: float = CLEARANCE_MM)
     """Place every request's label (see the module docstring)."""
     all_boxes = [c.box for req in requests for c in req.candidates]
     tight = clearance * TIGHT
-    costs = _static_costs(all_boxes, [g.buffer(clearance, quad_segs=2) if clearance else g for g in obstacles], bounds)
-    tight_costs = _static_costs(all_boxes, [g.buffer(tight, quad_segs=2) if tight else g for g in obstacles], bounds)
+    geoms = _as_geoms(all_boxes)
+    outside = _outside_costs(geoms, bounds)
+    free_mask = _free_of(geoms, outside, [g.buffer(clearance, quad_segs=2) if clearance else g for g in obstacles])
+    tight_obstacles = [g.buffer(tight, quad_segs=2) if tight else g for g in obstacles]
+    tight_costs = _LazyCosts(geoms, outside, tight_obstacles)
+    nearly_mask = tight_costs.free
 
     scored, k = [], 0
     for order, req in enumerate(requests):
         n = len(req.candidates)
-        hits = list(tight_costs[k:k + n])
-        free = [c for c, h in zip(req.candidates, costs[k:k + n]) if h == 0]
-        nearly = [c for c, h in zip(req.candidates, hits) if h == 0]
+        free = [c for c, f in zip(req.candidates, free_mask[k:k + n]) if f]
+        nearly = [c for c, f in zip(req.candidates, nearly_mask[k:k + n]) if f]
+        scored.append((len(free) if free else len(nearly) + 1000 if nearly else math.inf, order, req, free, nearly, k))
         k += n
-        scored.append((len(free) if free else len(nearly) + 1000 if nearly else math.inf, order, req, free, nearly, hits))
     scored.sort(key=lambda t: (t[0], t[1]))
 
     result = Placement()
     placed_boxes: list[Box] = []
-    for _, _, req, free, nearly, hits in scored:
+    for _, _, req, free, nearly, k in scored:
         choice = next((c for c in free if not _hits_any(c.box, placed_boxes, clearance)), None)
         if choice is None:  # closer to its neighbours, but still touching nothing
             choice = next((c for c in nearly if not _hits_any(c.box, placed_boxes, tight)), None)
         if choice is None:
-            choice = _least_bad(req, hits, placed_boxes)
+            choice = _least_bad(req, list(tight_costs.of(k, k + len(req.candidates))), placed_boxes)
             result.unplaced.append(req.key)
         result.placed[req.key] = choice
         placed_boxes.append(choice.box)
@@ -170,17 +173,54 @@ def place(requests, obstacles, bounds: Polygon, clearance: float = CLEARANCE_MM)
     return result
 
 
-def _static_costs(boxes, obstacles, bounds: Polygon) -> np.ndarray:
-    """For each box: its area outside bounds plus its area over obstacles (each touch counting
-    at least a little); 0 means free."""
-    geoms = _as_geoms(boxes)
-    cost = shapely.area(geoms) - shapely.area(shapely.intersection(geoms, bounds))
+# A box's cost is its area outside bounds plus its area over each obstacle it touches (at least
+# 1e-3 a touch); 0 means free. Why the costs are computed lazily: a board has tens of thousands
+# of candidate boxes, and the area a box covers is needed only for the few labels that find no
+# free box (`_least_bad`); every other label needs to know only whether a box is free. Computing
+# every area took ~90 % of a board's drawing time. The values asked for are the same, summed in
+# the same order, as computing them all (tests/test_edit_render_identity.py keeps that plain
+# version and checks that the placements agree on the bundled boards).
+
+def _outside_costs(geoms, bounds: Polygon) -> np.ndarray:
+    """Each box's area outside bounds (0 below 1e-9), measured
+    only for the boxes bounds does not contain (a contained box's outside area is 0)."""
+    cost = np.zeros(len(geoms))
+    out = np.flatnonzero(~shapely.contains(bounds, geoms))
+    if len(out):
+        g = geoms[out]
+        cost[out] = shapely.area(g) - shapely.area(shapely.intersection(g, bounds))
     cost[np.abs(cost) < 1e-9] = 0.0
-    if obstacles:
-        src_i, obs_i = STRtree(obstacles).query(geoms, predicate="intersects")
-        areas = shapely.area(shapely.intersection(geoms[src_i], np.asarray(obstacles, dtype=object)[obs_i]))
-        np.add.at(cost, src_i, np.maximum(areas, 1e-3))
     return cost
+
+
+def _free_of(geoms, outside: np.ndarray, obstacles) -> np.ndarray:
+    """Each box's cost is 0: nothing outside bounds and no obstacle touched
+    (every touch costs at least 1e-3)."""
+    free = outside == 0
+    if obstacles:
+        free[STRtree(obstacles).query(geoms, predicate="intersects")[0]] = False
+    return free
+
+
+class _LazyCosts:
+    """The boxes' costs, with the areas over obstacles measured only for the ranges asked."""
+
+    def __init__(self, geoms, outside: np.ndarray, obstacles):
+        self.geoms, self.outside, self.obstacles = geoms, outside, obstacles
+        self.src = self.obs = np.zeros(0, dtype=int)
+        if obstacles:
+            self.src, self.obs = STRtree(obstacles).query(geoms, predicate="intersects")
+        self.free = outside == 0
+        self.free[self.src] = False
+
+    def of(self, lo: int, hi: int) -> np.ndarray:
+        cost = self.outside[lo:hi].copy()
+        pick = (self.src >= lo) & (self.src < hi)
+        if pick.any():
+            src, obs = self.src[pick], self.obs[pick]
+            areas = shapely.area(shapely.intersection(self.geoms[src], np.asarray(self.obstacles, dtype=object)[obs]))
+            np.add.at(cost, src - lo, np.maximum(areas, 1e-3))
+        return cost
 
 
 def _hits_any(b: Box, boxes: list[Box], clearance: float) -> bool:
