@@ -14,6 +14,7 @@ further out; then all of that one size smaller.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 
@@ -95,6 +96,13 @@ def line_variants(name: str) -> list[tuple[str, ...]]:
 
 def station_candidates(name: str, xy: XY, radius: float, preferred: str | None = None,
                        hub: bool = False) -> tuple[Candidate, ...]:
+    return _station_candidates(name, (xy[0], xy[1]), radius, preferred, hub)
+
+
+# `mapkit edit` places the labels again after every drag, when all but one station are where they
+# were: their candidates (hundreds of measured boxes each) are kept, by everything they depend on.
+@functools.lru_cache(maxsize=4096)
+def _station_candidates(name: str, xy: XY, radius: float, preferred: str | None, hub: bool) -> tuple[Candidate, ...]:
     order = ([preferred] if preferred else []) + [p for p in ORDER if p != preferred]
     out = []
     for size in (HUB_SIZES if hub else STATION_SIZES):
@@ -137,13 +145,12 @@ def _slid(candidates) -> list[Candidate]:
 
 def place(requests, obstacles, bounds: Polygon, clearance: float = CLEARANCE_MM) -> Placement:
     """Place every request's label (see the module docstring)."""
-    all_boxes = [c.box for req in requests for c in req.candidates]
     tight = clearance * TIGHT
-    geoms = _as_geoms(all_boxes)
+    geoms = np.concatenate([_geoms_of(req.candidates) for req in requests]) if requests else _as_geoms([])
     outside = _outside_costs(geoms, bounds)
-    free_mask = _free_of(geoms, outside, [g.buffer(clearance, quad_segs=2) if clearance else g for g in obstacles])
-    tight_obstacles = [g.buffer(tight, quad_segs=2) if tight else g for g in obstacles]
-    tight_costs = _LazyCosts(geoms, outside, tight_obstacles)
+    free_mask = _free_of(geoms, outside, _buffered(obstacles, clearance))
+    # a box clear of the obstacles grown by the clearance is clear of them grown by less
+    tight_costs = _LazyCosts(geoms, outside, _buffered(obstacles, tight), ~free_mask)
     nearly_mask = tight_costs.free
 
     scored, k = [], 0
@@ -181,11 +188,26 @@ def place(requests, obstacles, bounds: Polygon, clearance: float = CLEARANCE_MM)
 # the same order, as computing them all (tests/test_edit_render_identity.py keeps that plain
 # version and checks that the placements agree on the bundled boards).
 
+def _buffered(obstacles, distance: float) -> list:
+    """Each obstacle grown by distance (the same shapes as g.buffer(distance, quad_segs=2), made
+    in one call)."""
+    if not distance or not len(obstacles):
+        return list(obstacles)
+    return list(shapely.buffer(np.asarray(list(obstacles), dtype=object), distance, quad_segs=2))
+
+
+def _prepared(bounds: Polygon) -> Polygon:
+    """bounds, prepared for the tens of thousands of containment tests (~50× faster; the answers
+    are the same)."""
+    shapely.prepare(bounds)
+    return bounds
+
+
 def _outside_costs(geoms, bounds: Polygon) -> np.ndarray:
     """Each box's area outside bounds (0 below 1e-9), measured
     only for the boxes bounds does not contain (a contained box's outside area is 0)."""
     cost = np.zeros(len(geoms))
-    out = np.flatnonzero(~shapely.contains(bounds, geoms))
+    out = np.flatnonzero(~shapely.contains(_prepared(bounds), geoms))
     if len(out):
         g = geoms[out]
         cost[out] = shapely.area(g) - shapely.area(shapely.intersection(g, bounds))
@@ -203,24 +225,44 @@ def _free_of(geoms, outside: np.ndarray, obstacles) -> np.ndarray:
 
 
 class _LazyCosts:
-    """The boxes' costs, with the areas over obstacles measured only for the ranges asked."""
+    """The boxes' costs, with the areas over obstacles measured only for the ranges asked.
+    may_touch: the boxes that can touch an obstacle at all (the others are not looked at)."""
 
-    def __init__(self, geoms, outside: np.ndarray, obstacles):
+    def __init__(self, geoms, outside: np.ndarray, obstacles, may_touch: np.ndarray):
         self.geoms, self.outside, self.obstacles = geoms, outside, obstacles
-        self.src = self.obs = np.zeros(0, dtype=int)
-        if obstacles:
-            self.src, self.obs = STRtree(obstacles).query(geoms, predicate="intersects")
+        self.tree = STRtree(obstacles) if obstacles else None
         self.free = outside == 0
-        self.free[self.src] = False
+        if self.tree is not None:
+            ask = np.flatnonzero(may_touch)
+            self.free[ask[self.tree.query(geoms[ask], predicate="intersects")[0]]] = False
 
     def of(self, lo: int, hi: int) -> np.ndarray:
         cost = self.outside[lo:hi].copy()
-        pick = (self.src >= lo) & (self.src < hi)
-        if pick.any():
-            src, obs = self.src[pick], self.obs[pick]
-            areas = shapely.area(shapely.intersection(self.geoms[src], np.asarray(self.obstacles, dtype=object)[obs]))
-            np.add.at(cost, src - lo, np.maximum(areas, 1e-3))
+        if self.tree is not None:
+            # the pairs of one box come in the tree's order whatever else is asked with it, so
+            # the areas are summed in the order computing every box's would sum them
+            src, obs = self.tree.query(self.geoms[lo:hi], predicate="intersects")
+            if len(src):
+                areas = shapely.area(shapely.intersection(self.geoms[lo:hi][src],
+                                                          np.asarray(self.obstacles, dtype=object)[obs]))
+                np.add.at(cost, src, np.maximum(areas, 1e-3))
         return cost
+
+
+# the candidates' boxes as shapely geometry, by candidates tuple: a drag leaves all but one
+# station's candidates as they were (`_station_candidates` gives back the same tuple)
+_GEOMS: dict[int, tuple] = {}
+
+
+def _geoms_of(candidates: tuple) -> np.ndarray:
+    found = _GEOMS.get(id(candidates))
+    if found is not None and found[0] is candidates:  # the entry keeps the tuple alive: ids are not reused
+        return found[1]
+    if len(_GEOMS) >= 8192:
+        _GEOMS.clear()
+    geoms = _as_geoms([c.box for c in candidates])
+    _GEOMS[id(candidates)] = (candidates, geoms)
+    return geoms
 
 
 def _hits_any(b: Box, boxes: list[Box], clearance: float) -> bool:
@@ -265,7 +307,8 @@ def first_free(boxes, obstacles, bounds: Polygon, clearance: float = CLEARANCE_M
     """The first of boxes inside bounds that touches no obstacle, or None."""
     if not boxes:
         return None
-    free = _free_mask(boxes, [g.buffer(clearance, quad_segs=2) for g in obstacles], bounds)
+    grown = list(shapely.buffer(np.asarray(list(obstacles), dtype=object), clearance, quad_segs=2)) if obstacles else []
+    free = _free_mask(boxes, grown, bounds)
     idx = np.flatnonzero(free)
     return tuple(boxes[idx[0]]) if len(idx) else None
 
@@ -278,7 +321,7 @@ def _as_geoms(boxes):
 def _free_mask(boxes, obstacles, bounds: Polygon) -> np.ndarray:
     """For each box: inside bounds and touching no obstacle."""
     geoms = _as_geoms(boxes)
-    free = shapely.contains(bounds, geoms)
+    free = shapely.contains(_prepared(bounds), geoms)
     if obstacles:
         hit = STRtree(obstacles).query(geoms, predicate="intersects")[0]
         free[hit] = False
@@ -310,7 +353,7 @@ def scan_boxes(w: float, h: float, area: Box, step: float = 6.0) -> list[Box]:
 def least_covering(boxes, obstacles, bounds: Polygon) -> Box:
     """The box inside bounds that covers the least obstacle area (the first on ties)."""
     geoms = _as_geoms(boxes)
-    inside = shapely.contains(bounds, geoms)
+    inside = shapely.contains(_prepared(bounds), geoms)
     cost = np.zeros(len(boxes))
     if obstacles:
         obstacles = list(obstacles)
