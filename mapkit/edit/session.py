@@ -94,7 +94,9 @@ class Session:
         self._stat = None
         self._stop = threading.Event()
         self._print_wanted: tuple | None = None
+        self._print_lock = threading.Lock()
         self._print_ready = threading.Event()
+        self._print_done: tuple | None = None  # (version, svg) of a print drawing made before its quick one
         self.print_error = ""                 # why the print drawing could not be made, if it failed
         self.refresh(force=True)
 
@@ -106,9 +108,13 @@ class Session:
         except OSError:
             return None
 
-    def refresh(self, force: bool = False) -> bool:
-        """Read the file again; True when its content changed (a new version)."""
-        from mapkit.validate import validate_file
+    def refresh(self, force: bool = False, known: tuple | None = None) -> bool:
+        """Read the file again; True when its content changed (a new version). known: (bytes,
+        report) of a text the editor has just written and checked (`write_patches` ran the three
+        gates on it): when the file holds exactly those bytes, the gates are not run again."""
+        from mapkit import checks
+        from mapkit.boardfile import parse_board
+        from mapkit.errors import sort_problems
 
         with self.lock:
             for _ in range(5):  # a writer may be halfway: read until the bytes hold still
@@ -117,7 +123,9 @@ class Session:
                 if not force and self.snapshot is not None and digest == self.snapshot.digest:
                     self._stat = self._stat_now()
                     return False
-                report, board = validate_file(self.path, self.source)
+                if known is not None and raw == known[0]:
+                    break
+                board, _, problems = parse_board(self.path, self.source)  # validate's gates 1 and 2
                 again = self._read()
                 if again == raw:
                     break
@@ -128,6 +136,18 @@ class Session:
                 except (ValueError, RecursionError):
                     data = None
             version = (self.snapshot.version + 1) if self.snapshot else 1
+            checked = known[1] if known is not None and raw == known[0] else None
+            if checked is not None:  # the gates passed on these bytes a moment ago: only build the board
+                from mapkit.boardfile import build_board, whole_numbers
+                board = build_board(whole_numbers(data), self.source)
+            if board is not None and self.print_labels:
+                # the print drawing starts now, in its own process, while this one runs the checks
+                with self._print_lock:
+                    self._print_wanted = (version, data, digest[:8])
+                self._print_ready.set()
+            # validate's gate 3 (`mapkit.validate.validate_file` runs the same, in this order)
+            report = checked or Report(self.source, checks.problems(board) if board is not None
+                                       else sort_problems(problems))
             self.snapshot = Snapshot(version, digest, report, board, data, time.time())
             self._stat = self._stat_now()
             if board is not None:
@@ -142,9 +162,9 @@ class Session:
         layout = Layout(board)
         svg = board_svg(board, layout)
         self.drawing = Drawing(version, board, layout, svg, "quick", time.perf_counter() - t)
-        if self.print_labels:
-            self._print_wanted = (version, self.snapshot.data, self.snapshot.digest[:8])
-            self._print_ready.set()
+        done = self._print_done
+        if done is not None and done[0] == version:  # the print drawing came first
+            self.drawing.svg, self.drawing.labels = done[1], "print"
 
     def _bump(self) -> None:
         self.rev += 1
@@ -189,7 +209,7 @@ class Session:
             while not self._stop.is_set():
                 self._print_ready.wait()
                 self._print_ready.clear()
-                with self.lock:
+                with self._print_lock:  # not self.lock: the checks of this same version hold it meanwhile
                     wanted, self._print_wanted = self._print_wanted, None
                 if wanted is None or self._stop.is_set():
                     continue
@@ -204,6 +224,8 @@ class Session:
                         self.drawing.labels = "print"
                         self.print_error = ""
                         self._bump()
+                    else:
+                        self._print_done = (version, reply["svg"])
         finally:
             worker.close()
 
@@ -237,16 +259,16 @@ class Session:
         from mapkit.writer import write_patches
 
         with self.lock:
-            self.check_writable(page_digest)
+            raw, _ = self.check_writable(page_digest)
             if self.snapshot.board is None or self.snapshot.data is None:
                 raise RefusedError(f"{self.source} does not load (see the problems); fix it in your editor first")
             before = {p: value_at(self.snapshot.data, p) for p in changes}
             try:
-                write_patches(self.path, changes, self.source, gate="schema")
+                report = write_patches(self.path, changes, self.source, gate="schema")
             except BoardError as exc:
                 first = exc.problems[0].format() if exc.problems else str(exc)
                 raise RefusedError(f"not written: the change would break the file ({first})")
-            self.refresh()
+            self.refresh(known=(_patched(raw, changes), report))
             step = Step(what, before, dict(changes), self.snapshot.digest)
             if record:
                 self.undo_steps = (self.undo_steps + [step])[-HISTORY:]
@@ -273,6 +295,20 @@ class Session:
 
     def redo(self, page_digest: str) -> Step:
         return self._replay(self.redo_steps, self.undo_steps, lambda s: s.after, page_digest, "redo")
+
+
+def _patched(raw: bytes, changes: dict) -> bytes | None:
+    """The bytes `write_patches` writes for these changes (its BOM kept, the text patched), or
+    None when they cannot be told (the refresh then runs the gates itself)."""
+    import codecs
+
+    from mapkit.textpatch import PatchError, patch_text
+
+    bom = codecs.BOM_UTF8 if raw.startswith(codecs.BOM_UTF8) else b""
+    try:
+        return bom + patch_text(raw[len(bom):].decode("utf-8"), changes).encode("utf-8")
+    except (UnicodeDecodeError, PatchError):
+        return None
 
 
 def value_at(data: Any, path: tuple):

@@ -131,6 +131,12 @@ def quick_label(name: str, xy, radius: float, preferred: str | None, hub: bool) 
     return Text(anchor, (name,), size, style.INK, z=10, bold=hub, ha=ha)
 
 
+# element() of a route's item with its data, kept between drawings: render.scene keeps a route's
+# items while its shape is unchanged (they are frozen values), so a drag draws anew only the
+# routes at the moved station
+_ELEMENTS: dict = {}
+
+
 def board_svg(board: Board, layout: Layout, scene=None, routes=None) -> str:
     """The board as an SVG document; with `scene` (a render.scene.BoardScene of this same board)
     the print's labels, badges, track, title band and legend too. `routes`: drawn_routes() when
@@ -144,6 +150,18 @@ def board_svg(board: Board, layout: Layout, scene=None, routes=None) -> str:
     def add(item, data=None):
         out.append((item.z, len(out), element(item, data)))
 
+    def add_kept(item, data):
+        tag = tuple(data.items())
+        found = _ELEMENTS.get(id(item))
+        if found is not None and found[0] is item and found[1] == tag:  # the entry keeps item alive
+            text = found[2]
+        else:
+            if len(_ELEMENTS) >= 50_000:
+                _ELEMENTS.clear()
+            text = element(item, data)
+            _ELEMENTS[id(item)] = (item, tag, text)
+        out.append((item.z, len(out), text))
+
     if scene is not None:
         lo, hi = _ROUTE_AND_STATION_LAYERS
         for item in scene.items:
@@ -156,11 +174,11 @@ def board_svg(board: Board, layout: Layout, scene=None, routes=None) -> str:
     by_id = {r.id: r for r in board.routes}
     for rid, shape in shapes_.items():
         for item in scene_mod.route_items(board, by_id[rid], shape, sym, flight_lines.get(rid)):
-            add(item, {"route": rid})
+            add_kept(item, {"route": rid})
     for s in board.stations:
         xy = layout.positions[s.id]
         for item in scene_mod.station_items(xy, ph.station_radius_mm, s.hub):
-            add(item, {"station": s.id})
+            add_kept(item, {"station": s.id})
     if scene is not None:
         for key, c in scene.placement.placed.items():
             if key.startswith("bonus:"):
