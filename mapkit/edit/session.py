@@ -61,7 +61,9 @@ class Drawing:
     board: Board
     layout: Layout
     svg: str
-    labels: str = "quick"        # "quick" until the print's label placement is ready, then "print"
+    labels: str = "quick"        # "quick" (each name on its preferred side) or "carried" (the last print's
+                                 # labels, those the change touched placed again) until the print's
+                                 # drawing of this version is ready, then "print"
     seconds: float = 0.0         # time to compute the quick drawing
 
 
@@ -96,7 +98,8 @@ class Session:
         self._print_wanted: tuple | None = None
         self._print_lock = threading.Lock()
         self._print_ready = threading.Event()
-        self._print_done: tuple | None = None  # (version, svg) of a print drawing made before its quick one
+        self._print_done: tuple | None = None  # (version, reply) of a print drawing made before its quick one
+        self.last_print = None                 # svg.LastPrint: the labels of the last print drawing
         self.print_error = ""                 # why the print drawing could not be made, if it failed
         self.refresh(force=True)
 
@@ -160,11 +163,19 @@ class Session:
 
         t = time.perf_counter()
         layout = Layout(board)
-        svg = board_svg(board, layout)
-        self.drawing = Drawing(version, board, layout, svg, "quick", time.perf_counter() - t)
+        svg = board_svg(board, layout, last=self.last_print if self.print_labels else None)
+        self.drawing = Drawing(version, board, layout, svg, "carried" if self.last_print and self.print_labels
+                               else "quick", time.perf_counter() - t)
         done = self._print_done
         if done is not None and done[0] == version:  # the print drawing came first
-            self.drawing.svg, self.drawing.labels = done[1], "print"
+            self._print_arrived(self.drawing, done[1])
+
+    def _print_arrived(self, drawing: Drawing, reply: dict) -> None:
+        from mapkit.edit.svg import last_print
+
+        drawing.svg, drawing.labels = reply["svg"], "print"
+        self.print_error = ""
+        self.last_print = last_print(reply["placement"], drawing.layout)
 
     def _bump(self) -> None:
         self.rev += 1
@@ -220,12 +231,10 @@ class Session:
                         self.print_error = f"the print's label placement failed ({reply['error']})"
                         self._bump()
                     elif self.drawing is not None and self.drawing.version == version:
-                        self.drawing.svg = reply["svg"]
-                        self.drawing.labels = "print"
-                        self.print_error = ""
+                        self._print_arrived(self.drawing, reply)
                         self._bump()
                     else:
-                        self._print_done = (version, reply["svg"])
+                        self._print_done = (version, reply)
         finally:
             worker.close()
 

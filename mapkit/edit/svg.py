@@ -17,6 +17,7 @@ thousands of candidate boxes against every space):
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from html import escape
 
 from matplotlib.colors import to_hex
@@ -137,10 +138,67 @@ def quick_label(name: str, xy, radius: float, preferred: str | None, hub: bool) 
 _ELEMENTS: dict = {}
 
 
-def board_svg(board: Board, layout: Layout, scene=None, routes=None) -> str:
+@dataclass
+class LastPrint:
+    """What the last print drawing placed, and where the stations and routes then were."""
+
+    positions: dict
+    centerlines: dict
+    placed: dict          # label key → labels.Candidate
+    unplaced: list
+
+
+def carried_labels(board: Board, layout: Layout, last: LastPrint, routes: dict) -> dict:
+    """The quick drawing's labels after a change, from the last print drawing: every label the
+    change did not touch stays where the print put it; the labels of moved stations, of changed
+    routes' badges, and any label now over a moved station or a changed route's spaces are placed
+    again (the print's own `labels.place`, against the stations, the spaces and the labels kept),
+    so the quick drawing overlaps nothing the print would not. Returns key → Candidate."""
+    from shapely.geometry import Point, Polygon, box as shp_box
+
+    ph = board.physical
+    moved = {sid for sid, xy in layout.positions.items() if last.positions.get(sid) != xy}
+    changed = {rid for rid, shape in layout.routes.items() if last.centerlines.get(rid) != tuple(shape.centerline)}
+    fresh = [Point(layout.positions[sid]).buffer(ph.station_radius_mm, quad_segs=8) for sid in moved]
+    fresh += [Polygon(c) for rid in changed if rid in routes for c in routes[rid].spaces]
+    names = {s.id: s for s in board.stations}
+    bonus = {f"bonus:{r.id}": r for r in board.routes if r.bonus and r.id in routes}
+    keep, again = {}, []
+    for key, c in last.placed.items():
+        gone = key not in names and key not in bonus
+        touched = (key in moved or key[len("bonus:"):] in changed
+                   or any(shp_box(*c.box).buffer(labels.CLEARANCE_MM).intersects(g) for g in fresh))
+        if gone:
+            continue
+        if touched:
+            again.append(key)
+        else:
+            keep[key] = c
+    again += [k for k in list(names) + list(bonus) if k not in last.placed]
+    if not again:
+        return keep
+    requests = []
+    for key in again:
+        if key in bonus:
+            requests.append(scene_mod.bonus_request(bonus[key], routes[bonus[key].id], ph.space_width_mm))
+        else:
+            st = names[key]
+            requests.append(labels.LabelRequest(key, labels.station_candidates(
+                st.name, layout.positions[key], ph.station_radius_mm, st.label, st.hub)))
+    obstacles = [Point(xy).buffer(ph.station_radius_mm, quad_segs=8) for xy in layout.positions.values()]
+    obstacles += [Polygon(c) for shape in routes.values() for c in shape.spaces]
+    obstacles += [shp_box(*c.box) for c in keep.values()]
+    inset = shapes.track_band(ph.margin_mm).inner + 1.0
+    bounds = shp_box(inset, inset, ph.width_mm - inset, ph.height_mm - inset)
+    placed = labels.place(requests, obstacles, bounds).placed
+    return {**keep, **placed}
+
+
+def board_svg(board: Board, layout: Layout, scene=None, routes=None, last: LastPrint | None = None) -> str:
     """The board as an SVG document; with `scene` (a render.scene.BoardScene of this same board)
     the print's labels, badges, track, title band and legend too. `routes`: drawn_routes() when
-    the caller has them already."""
+    the caller has them already. `last`: the last print drawing's labels, carried over to this
+    quick drawing (`carried_labels`)."""
     ph = board.physical
     W, H = ph.width_mm, ph.height_mm
     sym = scene.symbols if scene is not None else symbols.assign_symbols(board)
@@ -189,6 +247,14 @@ def board_svg(board: Board, layout: Layout, scene=None, routes=None) -> str:
             add(Text(c.center, c.lines, c.size, style.INK, z=10, bold=c.bold, align=c.align, box=c.box), data)
             if key in scene.placement.unplaced:
                 add(Area((shapes.rect_ring(*c.box),), face="white", alpha=0.75, z=9.5), data)
+    elif last is not None:
+        for key, c in carried_labels(board, layout, last, shapes_).items():
+            if key.startswith("bonus:"):
+                for item in scene_mod.badge_items(c):
+                    add(item, {"route": key[len("bonus:"):]})
+            else:
+                add(Text(c.center, c.lines, c.size, style.INK, z=10, bold=c.bold, align=c.align, box=c.box),
+                    {"station": key, "label": "1"})
     else:
         for s in board.stations:
             add(quick_label(s.name, layout.positions[s.id], ph.station_radius_mm, s.label, s.hub),
@@ -200,11 +266,25 @@ def board_svg(board: Board, layout: Layout, scene=None, routes=None) -> str:
             f' font-family="{FONT_FAMILY}, sans-serif">\n{body}\n</svg>\n')
 
 
-def print_svg(board: Board, short_hash: str) -> str:
+def print_svg(board: Board, short_hash: str) -> tuple[str, dict]:
     """The print drawing of a board: its scene (label placement, track, legend) as `mapkit render`
-    builds it, as SVG. A top-level function so that the editor can run it in a worker process."""
+    builds it, as SVG, and its label placement as JSON (`placement_json`). A top-level function so
+    that the editor can run it in a worker process."""
     from mapkit.render.scene import build_scene
 
     layout = Layout(board)
     scene = build_scene(board, layout, short_hash)
-    return board_svg(board, layout, scene, drawn_routes(board, layout))
+    return board_svg(board, layout, scene, drawn_routes(board, layout)), placement_json(scene.placement)
+
+
+def placement_json(placement) -> dict:
+    return {"placed": {k: [c.position, list(c.lines), c.size, c.bold, list(c.center), list(c.box), c.align]
+                       for k, c in placement.placed.items()}, "unplaced": list(placement.unplaced)}
+
+
+def last_print(data: dict, layout: Layout) -> LastPrint:
+    """A print drawing's placement (placement_json) and the layout it was placed on."""
+    placed = {k: labels.Candidate(pos, tuple(lines), size, bold, tuple(center), tuple(box_), align)
+              for k, (pos, lines, size, bold, center, box_, align) in data["placed"].items()}
+    return LastPrint(dict(layout.positions), {rid: tuple(s.centerline) for rid, s in layout.routes.items()},
+                     placed, list(data["unplaced"]))

@@ -35,13 +35,15 @@ def receive(stream: BinaryIO) -> dict | None:
 
 
 def draw(request: dict) -> dict:
-    """{"text": a schema-valid board's JSON, "hash": 8 hex digits} → {"svg": ...} or {"error": ...}."""
+    """{"text": a schema-valid board's JSON, "hash": 8 hex digits} → {"svg": ..., "placement": ...}
+    or {"error": ...}."""
     from mapkit.boardfile import build_board, whole_numbers
     from mapkit.edit.svg import print_svg
 
     try:
         board = build_board(whole_numbers(json.loads(request["text"])), request.get("source", ""))
-        return {"svg": print_svg(board, request["hash"])}
+        svg, placement = print_svg(board, request["hash"])
+        return {"svg": svg, "placement": placement}
     except Exception as exc:  # noqa: BLE001 - reported to the editor, which keeps the quick drawing
         return {"error": f"{type(exc).__name__}: {exc}"}
 

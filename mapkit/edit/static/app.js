@@ -73,7 +73,9 @@ async function load(reason) {
   window.mapkit.ready = true;
   const d = st.drawing;
   status(`${reason}: drawn in ${ms.toFixed(0)} ms (server ${d ? d.quick_ms : "–"} ms)` +
-         (d ? ` · labels: ${d.labels === "print" ? "placed as printed" : d.print_error ? `quick: ${d.print_error}` : d.print_labels ? "quick (the print's placement follows)" : "quick"}` : "") +
+         (d ? ` · labels: ${d.labels === "print" ? "placed as printed" : d.print_error ? `quick: ${d.print_error}` :
+           d.labels === "carried" ? "the last print's, those the change touched placed again (the print drawing follows)" :
+           d.print_labels ? "quick (the print's placement follows)" : "quick"}` : "") +
          ` · version ${st.version}`);
 }
 
