@@ -7,6 +7,7 @@ import codecs
 import hashlib
 import json
 import math
+import os
 import shutil
 import subprocess
 import sys
@@ -330,7 +331,11 @@ def test_layout_preview_writes_nothing_until_applied_and_undoes(board_file):
         pytest.skip("this mapkit has no mapkit.layout")
     session = Session(board_file, str(board_file), print_labels=False)
     before = board_file.read_bytes()
-    preview = api.layout_preview(session, {"hash": session.snapshot.digest, "style": "schematic"})
+    job = api.layout_preview(session, {"hash": session.snapshot.digest, "style": "schematic"})
+    assert job["state"] == "running" and job["expected"] is None
+    st = wait_job(api, session, job)
+    assert st["state"] == "done", st
+    preview = st["preview"]
     assert board_file.read_bytes() == before
     assert preview["svg"].count("<circle") >= 6 and preview["stations_moved"] >= 1
     api.layout_apply(session, {"hash": session.snapshot.digest, "preview": preview["preview"]})
@@ -339,6 +344,47 @@ def test_layout_preview_writes_nothing_until_applied_and_undoes(board_file):
         p["severity"] == "error" for p in preview["problems_after"]))
     api.undo(session, {"hash": session.snapshot.digest})
     assert board_file.read_bytes() == before
+
+
+def wait_job(api, session, job, timeout=120):
+    deadline = time.time() + timeout
+    st = job
+    while st["state"] == "running" and time.time() < deadline:
+        time.sleep(0.1)
+        st = api.layout_status(session, {"job": job["job"]})
+    return st
+
+
+def process_gone(pid: int) -> bool:
+    """The child was ended and reaped (LayoutJob waits on it): no such process any more."""
+    try:
+        os.kill(pid, 0)  # signal 0: only asks whether the process exists
+    except ProcessLookupError:
+        return True
+    return False
+
+
+def test_a_layout_preview_can_be_cancelled_its_process_ended_nothing_written(tmp_path):
+    from mapkit.edit import api
+
+    if api.layout_module()[0] is None:
+        pytest.skip("this mapkit has no mapkit.layout")
+    board = tmp_path / "portland.json"  # a layout of seconds: time to cancel it
+    shutil.copy(REPO / "boards" / "portland.json", board)
+    before = board.read_bytes()
+    session = Session(board, str(board), print_labels=False)
+    job = api.layout_preview(session, {"hash": session.snapshot.digest})
+    time.sleep(0.5)
+    assert api.layout_status(session, {"job": job["job"]})["state"] == "running"
+    assert not process_gone(job["pid"])
+    st = api.layout_cancel(session, {"job": job["job"]})
+    assert st["state"] == "cancelled" and "preview" not in st
+    assert process_gone(job["pid"])
+    assert board.read_bytes() == before
+    assert api.layout_cancel(session, {"job": job["job"]})["state"] == "cancelled"  # twice is harmless
+    with pytest.raises(api.ApiError) as err:
+        api.layout_status(session, {"job": "nope"})
+    assert err.value.status == 404
 
 
 def test_without_the_layout_module_the_preview_says_why(editor, monkeypatch):

@@ -359,11 +359,37 @@ function setupMap() {
 
 // ---------------------------------------------------------------- layout preview
 
+let layoutJob = null;       // the layout job running (its id), if any
+
+function showRun(st) {
+  $("layout-run").hidden = st.state !== "running";
+  const bar = $("layout-progress");
+  if (st.expected) bar.value = Math.min(0.99, st.elapsed / st.expected); else bar.removeAttribute("value");
+  $("layout-elapsed").textContent = `${st.elapsed.toFixed(1)} s` + (st.expected
+    ? ` of about ${st.expected} s (the last layout of this file)`
+    : " (no estimate yet: mapkit layout reports no stages)");
+}
+
 async function layoutPreview() {
   $("layout-preview").disabled = true;
   status("laying the board out…");
   try {
-    const r = await post("/api/layout/preview", { hash: state.hash, style: $("layout-style").value });
+    let st = await post("/api/layout/preview", { hash: state.hash, style: $("layout-style").value });
+    layoutJob = st.job;
+    showRun(st);
+    while (st.state === "running") {
+      await sleep(250);
+      st = await api(`/api/layout/status?job=${encodeURIComponent(st.job)}`);
+      showRun(st);
+    }
+    layoutJob = null;
+    $("layout-run").hidden = true;
+    if (st.state === "cancelled") {
+      banner(`Layout cancelled after ${st.elapsed.toFixed(1)} s: its process was stopped and nothing was written.`);
+      return;
+    }
+    if (st.state !== "done") throw new Error(st.error || st.state);
+    const r = st.preview;
     preview = r;
     drawBoard(r.svg);
     const errs = r.problems_after.filter((p) => p.severity === "error").length;
@@ -381,9 +407,18 @@ async function layoutPreview() {
   } catch (e) {
     banner(`Layout: ${e.message}`, "error");
   } finally {
+    layoutJob = null;
+    $("layout-run").hidden = true;
     $("layout-preview").disabled = false;
     status("");
   }
+}
+
+async function layoutCancel() {
+  if (!layoutJob) return;
+  $("layout-cancel").disabled = true;
+  try { await post("/api/layout/cancel", { job: layoutJob }); } catch (e) { banner(`Cancel: ${e.message}`, "error"); }
+  $("layout-cancel").disabled = false;
 }
 
 async function layoutDone(apply) {
@@ -421,6 +456,7 @@ async function main() {
   $("redo").addEventListener("click", () => write("/api/redo", { hash: state.hash }, "redraw after redo"));
   $("fit").addEventListener("click", () => { if (svg) { view = { x: 0, y: 0, w: +svg.getAttribute("data-width"), h: +svg.getAttribute("data-height") }; setView(); } });
   $("layout-preview").addEventListener("click", layoutPreview);
+  $("layout-cancel").addEventListener("click", layoutCancel);
   $("layout-apply").addEventListener("click", () => layoutDone(true));
   $("layout-discard").addEventListener("click", () => layoutDone(false));
   $("overlay").addEventListener("change", () => showOverlay());
