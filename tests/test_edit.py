@@ -158,10 +158,39 @@ def test_undo_never_overwrites_an_outside_edit(editor, board_file):
     board_file.write_text(edited)
     status, reply = call(editor, "/api/undo", {"hash": state["hash"]})  # the page has not reloaded yet
     assert status == 409 and reply.get("stale") is True
-    status, reply = call(editor, "/api/undo", {"hash": digest(board_file)})  # it has
-    assert status == 409 and "changed outside the editor" in reply["error"]
+    _, state = call(editor, "/api/state")  # it has: the history is gone, and the page is told why
+    assert state["undo"] == state["redo"] == 0 and "changed outside the editor" in state["history_note"]
+    status, reply = call(editor, "/api/undo", {"hash": digest(board_file)})
+    assert status == 409 and "nothing to undo" in reply["error"]
     assert board_file.read_text() == edited
-    assert call(editor, "/api/state")[1]["undo"] == 0
+
+
+def test_history_says_what_it_undoes_and_an_outside_edit_clears_redo(editor, board_file):
+    _, state = call(editor, "/api/state")
+    call(editor, "/api/move", {"kind": "station", "id": "alder", "x": 90, "y": 95, "hash": state["hash"]})
+    call(editor, "/api/move", {"kind": "station", "id": "elm", "x": 190, "y": 210, "hash": digest(board_file)})
+    _, state = call(editor, "/api/state")
+    assert (state["undo"], state["undo_what"], state["redo"]) == (2, "move station elm", 0)
+    status, reply = call(editor, "/api/undo", {"hash": state["hash"]})
+    assert status == 200 and reply["done"] == "undid move station elm"
+    _, state = call(editor, "/api/state")
+    assert (state["undo_what"], state["redo_what"]) == ("move station alder", "move station elm")
+    assert state["history_note"] == ""
+    # another editor saves the file: a redo would now write over that save, so there is none
+    edited = board_file.read_text().replace('"version": "1"', '"version": "2"')
+    board_file.write_text(edited)
+    deadline = time.time() + 5
+    while call(editor, "/api/state")[1]["hash"] != digest(board_file) and time.time() < deadline:
+        time.sleep(0.05)  # the watcher notices within a quarter of a second
+    _, state = call(editor, "/api/state")
+    assert (state["undo"], state["redo"], state["redo_what"]) == (0, 0, "")
+    assert "changed outside the editor" in state["history_note"]
+    status, reply = call(editor, "/api/redo", {"hash": state["hash"]})
+    assert status == 409 and "nothing to redo" in reply["error"] and board_file.read_text() == edited
+    # the next move starts a new history, and the note goes
+    call(editor, "/api/move", {"kind": "station", "id": "elm", "x": 185, "y": 205, "hash": state["hash"]})
+    _, state = call(editor, "/api/state")
+    assert (state["undo"], state["undo_what"], state["history_note"]) == (1, "move station elm", "")
 
 
 def test_a_read_only_session_writes_nothing(board_file):

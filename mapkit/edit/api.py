@@ -202,6 +202,8 @@ def state(session: Session, report: dict | None, layout_note: str) -> dict:
         snap, drawing = session.snapshot, session.drawing
         rev = session.rev
         undo, redo = len(session.undo_steps), len(session.redo_steps)
+        history = {"undo_what": session.undo_steps[-1].what if undo else "",
+                   "redo_what": session.redo_steps[-1].what if redo else "", "history_note": session.history_note}
     board = drawing.board if drawing else None
     info = None
     if drawing is not None:
@@ -229,7 +231,7 @@ def state(session: Session, report: dict | None, layout_note: str) -> dict:
             "station_radius": ph.station_radius_mm, "space_width": ph.space_width_mm,
             "board": {"id": board.id, "name": board.name}},
         "stations": info["stations"] if info else [], "routes": info["routes"] if info else [],
-        "undo": undo, "redo": redo, "layout": layout_note, "report": report,
+        "undo": undo, "redo": redo, **history, "layout": layout_note, "report": report,
     }
 
 

@@ -17,6 +17,7 @@ let drag = null;           // a station or waypoint being dragged
 let preview = null;        // a layout preview on show
 let overlayData = null;  // the overlay on show (overlays.js)
 let busy = false;
+let shownNote = "";        // the history note last shown in the banner
 
 // what tests and the status bar read: how long each reload and redraw took (ms)
 window.mapkit = { ready: false, loads: 0, timings: [], last: null };
@@ -124,6 +125,12 @@ function renderHeader() {
   if (state.drawing) document.title = `${state.drawing.board.name} — mapkit edit`;
   $("undo").disabled = !state.undo || !!state.read_only;
   $("redo").disabled = !state.redo || !!state.read_only;
+  // the buttons say what they would do; the history lives in the server, so a reload keeps it
+  $("undo").textContent = state.undo ? `Undo ${state.undo_what}` : "Undo";
+  $("redo").textContent = state.redo ? `Redo ${state.redo_what}` : "Redo";
+  $("undo").title = state.undo ? `Undo ${state.undo_what} (Ctrl+Z; ${state.undo} step${state.undo > 1 ? "s" : ""} kept)`
+    : state.history_note || "Nothing to undo";
+  $("redo").title = state.redo ? `Redo ${state.redo_what} (Ctrl+Shift+Z or Ctrl+Y)` : state.history_note || "Nothing to redo";
   $("layout-preview").disabled = !!state.layout || !!state.read_only || !state.loads;
   $("layout-preview").title = state.layout || "Lay the board out with mapkit layout and show the result before writing it";
   const rep = state.report;
@@ -137,7 +144,9 @@ function renderHeader() {
   if (!state.loads && state.drawing) banner(`${state.file} does not load: the problems are listed; the drawing is the last good one (version ${state.drawing.version}).`, "error");
   else if (!state.loads) banner(`${state.file} does not load: the problems are listed on the right.`, "error");
   else if (state.read_only) banner(state.read_only);
-  else if (!preview) banner("");
+  else if (state.history_note && state.history_note !== shownNote) banner(`Reloaded: ${state.history_note}.`);
+  else if (!preview && !state.history_note) banner("");
+  shownNote = state.history_note;
 }
 
 // ---------------------------------------------------------------- problems
