@@ -276,6 +276,7 @@ function startDrag(evt) {
     origin = routeById(wroute).waypoints[j];
     drag = { kind: "waypoint", id: wroute, waypoint: j, origin, start: [p.x, p.y], moved: [t] };
   }
+  window.mapkit.pointer = evt.pointerType;  // mouse, pen or touch: one code path for all three
   drag.ghost = el("circle", { cx: origin[0], cy: origin[1], r: state.drawing.station_radius * 1.3, class: "ghost" }, layers.drag);
   svg.setPointerCapture && svg.setPointerCapture(evt.pointerId);
   return true;
