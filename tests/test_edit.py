@@ -462,3 +462,17 @@ def test_the_quick_drawing_carries_the_last_print_labels_and_overlaps_nothing():
     assert labels.collisions(labels.Placement(dict(last.placed)), obstacles, bounds) != []
     svg_text = board_svg(moved, after, last=last)
     assert svg_text.count('data-label="1"') == len(moved.stations)
+
+
+def test_the_drawing_process_imports_this_mapkit_whatever_the_working_folder(tmp_path, monkeypatch):
+    """A folder holding another `mapkit` package must not stand in for this one in the child
+    processes (python -m would put the working folder first on sys.path)."""
+    from mapkit.edit.worker import child_command, child_env
+
+    fake = tmp_path / "mapkit"
+    fake.mkdir()
+    (fake / "__init__.py").write_text("raise SystemExit('the wrong mapkit')\n")
+    monkeypatch.chdir(tmp_path)
+    out = subprocess.run([*child_command("mapkit")[:-2], "-c", "import mapkit; print(mapkit.__file__)"],
+                         env=child_env(), capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0 and Path(out.stdout.strip()).resolve() == (REPO / "mapkit" / "__init__.py").resolve()

@@ -11,15 +11,13 @@ written by a job: its result is a preview, written only by `layout_apply`.
 
 from __future__ import annotations
 
-import os
 import secrets
 import subprocess
 import sys
 import threading
 import time
-from pathlib import Path
 
-from mapkit.edit.worker import receive, send
+from mapkit.edit.worker import child_command, child_env, receive, send
 
 _DELETE_TAG = {"$delete": True}   # writer.DELETE in a reply (JSON has no such value)
 
@@ -48,16 +46,6 @@ def main() -> None:
         send(out, run(request))
 
 
-def child_env() -> dict:
-    """The environment of a child that imports this same mapkit, wherever the parent's came from."""
-    import mapkit
-
-    env = dict(os.environ)
-    here = str(Path(mapkit.__file__).resolve().parent.parent)
-    env["PYTHONPATH"] = here + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    return env
-
-
 # how long the last layout of a board took, by (file hash, style): what the page measures progress by
 _LAST_SECONDS: dict = {}
 
@@ -77,7 +65,7 @@ class LayoutJob:
         self.expected = _LAST_SECONDS.get((digest, style))
         self._finish = finish
         self._lock = threading.Lock()
-        self.proc = subprocess.Popen([sys.executable, "-m", "mapkit.edit.layout_job"], stdin=subprocess.PIPE,
+        self.proc = subprocess.Popen(child_command("mapkit.edit.layout_job"), stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=child_env())
         self.pid = self.proc.pid
         threading.Thread(target=self._wait, args=(data,), name="mapkit-edit-layout", daemon=True).start()
