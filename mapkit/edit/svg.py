@@ -154,7 +154,8 @@ def carried_labels(board: Board, layout: Layout, last: LastPrint, routes: dict) 
     routes' badges, and any label now over a moved station or a changed route's spaces are placed
     again (the print's own `labels.place`, against the stations, the spaces and the labels kept),
     so the quick drawing overlaps nothing the print would not. Returns key → Candidate."""
-    from shapely.geometry import Point, Polygon, box as shp_box
+    from shapely import STRtree
+    from shapely.geometry import LineString, Point, Polygon, box as shp_box
 
     ph = board.physical
     moved = {sid for sid, xy in layout.positions.items() if last.positions.get(sid) != xy}
@@ -163,13 +164,16 @@ def carried_labels(board: Board, layout: Layout, last: LastPrint, routes: dict) 
     fresh += [Polygon(c) for rid in changed if rid in routes for c in routes[rid].spaces]
     names = {s.id: s for s in board.stations}
     bonus = {f"bonus:{r.id}": r for r in board.routes if r.bonus and r.id in routes}
+    keys = [k for k in last.placed if k in names or k in bonus]  # a station or route since removed is gone
+    near = set()
+    if fresh and keys:  # labels within the clearance of a moved marker or a changed route's spaces
+        grow = labels.CLEARANCE_MM
+        boxes = [shp_box(b[0] - grow, b[1] - grow, b[2] + grow, b[3] + grow) for b in (last.placed[k].box for k in keys)]
+        near = {keys[i] for i in STRtree(fresh).query(boxes, predicate="intersects")[0]}
     keep, again = {}, []
-    for key, c in last.placed.items():
-        gone = key not in names and key not in bonus
-        touched = (key in moved or key[len("bonus:"):] in changed
-                   or any(shp_box(*c.box).buffer(labels.CLEARANCE_MM).intersects(g) for g in fresh))
-        if gone:
-            continue
+    for key in keys:
+        c = last.placed[key]
+        touched = key in moved or key[len("bonus:"):] in changed or key in near
         if touched:
             again.append(key)
         else:
@@ -187,6 +191,12 @@ def carried_labels(board: Board, layout: Layout, last: LastPrint, routes: dict) 
                 st.name, layout.positions[key], ph.station_radius_mm, st.label, st.hub)))
     obstacles = [Point(xy).buffer(ph.station_radius_mm, quad_segs=8) for xy in layout.positions.values()]
     obstacles += [Polygon(c) for shape in routes.values() for c in shape.spaces]
+    sym = symbols.assign_symbols(board)
+    by_id = {r.id: r for r in board.routes}
+    for rid, shape in routes.items():  # a drawn line (water, cable, flight) is in a label's way, as in the print
+        if by_id[rid].kind in style.WATER_KINDS or by_id[rid].kind in ("aerial-tram", "flight"):
+            obstacles += [LineString(i.coords).buffer(i.lw * MM_PER_PT / 2 + 0.2, quad_segs=2)
+                          for i in scene_mod.route_items(board, by_id[rid], shape, sym) if isinstance(i, Line)]
     obstacles += [shp_box(*c.box) for c in keep.values()]
     inset = shapes.track_band(ph.margin_mm).inner + 1.0
     bounds = shp_box(inset, inset, ph.width_mm - inset, ph.height_mm - inset)
