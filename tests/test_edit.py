@@ -476,3 +476,34 @@ def test_the_drawing_process_imports_this_mapkit_whatever_the_working_folder(tmp
     out = subprocess.run([*child_command("mapkit")[:-2], "-c", "import mapkit; print(mapkit.__file__)"],
                          env=child_env(), capture_output=True, text=True, timeout=60)
     assert out.returncode == 0 and Path(out.stdout.strip()).resolve() == (REPO / "mapkit" / "__init__.py").resolve()
+
+
+def test_after_a_move_the_print_drawing_of_the_new_version_arrives_and_a_refused_one_leaves_no_trace(board_file):
+    """The print drawing of a move is asked for before the write is checked; it counts only once
+    the file holds those bytes, and a write refused by the schema gate leaves no error behind."""
+    from mapkit.edit.session import RefusedError
+
+    def wait_print(version):
+        deadline = time.time() + 60
+        while not (session.drawing.version == version and session.drawing.labels == "print") and time.time() < deadline:
+            session.wait(session.rev, 0.5)
+        assert (session.drawing.version, session.drawing.labels) == (version, "print")
+
+    session = Session(board_file, str(board_file), print_labels=True)
+    session.start()
+    try:
+        wait_print(1)
+        i = next(i for i, s in enumerate(json.loads(board_file.read_text())["stations"]) if s["id"] == "elm")
+        session.write({("stations", i, "board"): {"x": 230, "y": 240}}, session.snapshot.digest, "move station elm")
+        assert session.drawing.version == 2
+        wait_print(2)
+        assert 'data-labels="print"' in session.drawing.svg
+        assert '<circle cx="230" cy="240"' in session.drawing.svg and session.snapshot.digest[:8] in session.drawing.svg
+        before = board_file.read_bytes()
+        with pytest.raises(RefusedError):
+            session.write({("stations", i, "board"): {"x": "far", "y": 240}}, session.snapshot.digest, "bad")
+        time.sleep(1.0)  # the drawing asked for the refused text comes back and is dropped
+        assert board_file.read_bytes() == before and session.print_error == ""
+        assert (session.drawing.version, session.drawing.labels) == (2, "print")
+    finally:
+        session.stop()

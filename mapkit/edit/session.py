@@ -99,7 +99,8 @@ class Session:
         self._print_wanted: tuple | None = None
         self._print_lock = threading.Lock()
         self._print_ready = threading.Event()
-        self._print_done: tuple | None = None  # (version, reply) of a print drawing made before its quick one
+        self._print_done: tuple | None = None  # (version, digest, reply) of a print drawing made before its quick one
+        self._print_asked = ""                 # the file hash the print drawing was last asked for
         self.last_print = None                 # svg.LastPrint: the labels of the last print drawing
         self.print_error = ""                 # why the print drawing could not be made, if it failed
         self.refresh(force=True)
@@ -150,11 +151,9 @@ class Session:
             if checked is not None:  # the gates passed on these bytes a moment ago: only build the board
                 from mapkit.boardfile import build_board, whole_numbers
                 board = build_board(whole_numbers(data), self.source)
-            if board is not None and self.print_labels:
+            if board is not None and self.print_labels and self._print_asked != digest:
                 # the print drawing starts now, in its own process, while this one runs the checks
-                with self._print_lock:
-                    self._print_wanted = (version, data, digest[:8])
-                self._print_ready.set()
+                self._ask_print(version, data, digest)
             # validate's gate 3 (`mapkit.validate.validate_file` runs the same, in this order)
             report = checked or Report(self.source, checks.problems(board) if board is not None
                                        else sort_problems(problems))
@@ -174,8 +173,14 @@ class Session:
         self.drawing = Drawing(version, board, layout, svg, "carried" if self.last_print and self.print_labels
                                else "quick", time.perf_counter() - t)
         done = self._print_done
-        if done is not None and done[0] == version:  # the print drawing came first
-            self._print_arrived(self.drawing, done[1])
+        if done is not None and done[:2] == (version, self.snapshot.digest):  # the print drawing came first
+            self._print_arrived(self.drawing, done[2])
+
+    def _ask_print(self, version: int, data, digest: str) -> None:
+        with self._print_lock:
+            self._print_wanted = (version, data, digest)
+            self._print_asked = digest
+        self._print_ready.set()
 
     def _print_arrived(self, drawing: Drawing, reply: dict) -> None:
         from mapkit.edit.svg import last_print
@@ -231,17 +236,21 @@ class Session:
                     wanted, self._print_wanted = self._print_wanted, None
                 if wanted is None or self._stop.is_set():
                     continue
-                version, data, short_hash = wanted
-                reply = worker.draw(json.dumps(data), short_hash, self.source)
+                version, data, digest = wanted
+                reply = worker.draw(json.dumps(data), digest[:8], self.source)
                 with self.lock:
+                    # a drawing asked for before its write was checked counts only if the write
+                    # went ahead: the file then holds exactly those bytes (and that version)
+                    current = self.snapshot is not None and (self.snapshot.version, self.snapshot.digest) == (version, digest)
                     if "error" in reply:
-                        self.print_error = f"the print's label placement failed ({reply['error']})"
-                        self._bump()
-                    elif self.drawing is not None and self.drawing.version == version:
+                        if current:
+                            self.print_error = f"the print's label placement failed ({reply['error']})"
+                            self._bump()
+                    elif current and self.drawing is not None and self.drawing.version == version:
                         self._print_arrived(self.drawing, reply)
                         self._bump()
-                    else:
-                        self._print_done = (version, reply)
+                    elif self.snapshot is None or self.snapshot.version < version:
+                        self._print_done = (version, digest, reply)
         finally:
             worker.close()
 
@@ -279,12 +288,25 @@ class Session:
             if self.snapshot.board is None or self.snapshot.data is None:
                 raise RefusedError(f"{self.source} does not load (see the problems); fix it in your editor first")
             before = {p: value_at(self.snapshot.data, p) for p in changes}
+            expected = _patched(raw, changes)
+            if expected is not None and self.print_labels:
+                # the print drawing of the new text starts before write_patches checks it (its
+                # result is dropped if the write is refused): a drag's drawing sooner by the checks
+                try:
+                    self._ask_print(self.snapshot.version + 1, json.loads(expected.decode("utf-8-sig")),
+                                    hashlib.sha256(expected).hexdigest())
+                except ValueError:
+                    pass
             try:
                 report = write_patches(self.path, changes, self.source, gate="schema")
             except BoardError as exc:
+                self._print_asked = ""  # not written: the next version asks again
                 first = exc.problems[0].format() if exc.problems else str(exc)
                 raise RefusedError(f"not written: the change would break the file ({first})")
-            self.refresh(known=(_patched(raw, changes), report))
+            except BaseException:
+                self._print_asked = ""
+                raise
+            self.refresh(known=(expected, report))
             step = Step(what, before, dict(changes), self.snapshot.digest)
             if record:
                 self.undo_steps = (self.undo_steps + [step])[-HISTORY:]
