@@ -1,7 +1,8 @@
 """Measure `mapkit edit` in headless Chromium: drag → redrawn, drag → the print drawing, outside edit → redrawn.
 
     python tests/bench_edit.py COPY_OF_BOARD.json print|quick STATION_ID
-    (e.g. cp boards/portland.json /tmp/p.json; python tests/bench_edit.py /tmp/p.json print pioneer-square)
+    (e.g. cp boards/portland.json /tmp/p.json; PYTHONPATH=. python tests/bench_edit.py /tmp/p.json print pioneer-square;
+    PYTHONPATH=. makes a checkout's mapkit the one measured, not an installed one)
 
 It moves the station 5 times by dragging and 5 times by editing the file from outside, and prints
 each time in ms: drag → the first redraw, drag → the print drawing of that version (with
@@ -22,7 +23,7 @@ with sync_playwright() as p:
     pg = b.new_page(viewport={"width": 1500, "height": 950}, bypass_csp=True)
     t = time.perf_counter(); pg.goto(srv.url); pg.wait_for_function("window.mapkit && window.mapkit.ready", timeout=30000)
     print("first load %.0f ms" % ((time.perf_counter() - t) * 1000))
-    drags, prints, reloads = [], [], []
+    drags, prints, reloads, cpu = [], [], [], []
     for i in range(5):
         if labels:
             pg.wait_for_function("window.mapkit.last.labels === 'print'", timeout=120000)
@@ -37,6 +38,7 @@ with sync_playwright() as p:
             v = pg.evaluate("window.mapkit.last.version")
             pg.wait_for_function(f"window.mapkit.last.labels === 'print' && window.mapkit.last.version >= {v}", timeout=120000)
             prints.append((time.perf_counter() - t) * 1000)
+            cpu.append(s.drawing.print_cpu_s * 1000)
         n = pg.evaluate("window.mapkit.loads")
         st = next(x for x in s.snapshot.board.stations if x.id == sid)
         i0 = int(st.json_path.split("[")[1].rstrip("]"))
@@ -52,6 +54,7 @@ with sync_playwright() as p:
     print("drag→redrawn (wall, page total) ms:", [(round(a), round(b_)) for a, b_ in drags], "median", round(statistics.median(a for a, _ in drags)))
     if prints:
         print("drag→print drawing ms:", [round(a) for a in prints], "median", round(statistics.median(prints)))
+        print("print drawing CPU in the drawing process ms:", [round(a) for a in cpu])
     print("outside edit→redrawn ms:", [round(r) for r in reloads], "median", round(statistics.median(reloads)))
     b.close()
 srv.shutdown(); s.stop()

@@ -227,7 +227,7 @@ def state(session: Session, report: dict | None, layout_note: str) -> dict:
         "drawing": None if drawing is None else {
             "version": drawing.version, "stale": drawing.version != snap.version, "labels": drawing.labels,
             "print_labels": session.print_labels, "print_error": session.print_error,
-            "quick_ms": round(drawing.seconds * 1000), "width": ph.width_mm, "height": ph.height_mm,
+            "quick_ms": round(drawing.seconds * 1000), "print_cpu_ms": round(drawing.print_cpu_s * 1000), "width": ph.width_mm, "height": ph.height_mm,
             "station_radius": ph.station_radius_mm, "space_width": ph.space_width_mm,
             "board": {"id": board.id, "name": board.name}},
         "stations": info["stations"] if info else [], "routes": info["routes"] if info else [],

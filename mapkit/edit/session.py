@@ -65,6 +65,7 @@ class Drawing:
                                  # labels, those the change touched placed again) until the print's
                                  # drawing of this version is ready, then "print"
     seconds: float = 0.0         # time to compute the quick drawing
+    print_cpu_s: float = 0.0     # CPU time the drawing process spent on the print drawing
 
 
 @dataclass
@@ -186,6 +187,7 @@ class Session:
         from mapkit.edit.svg import last_print
 
         drawing.svg, drawing.labels = reply["svg"], "print"
+        drawing.print_cpu_s = reply.get("cpu_s", 0.0)
         self.print_error = ""
         self.last_print = last_print(reply["placement"], drawing.layout)
 
