@@ -239,6 +239,9 @@ def board_svg(board: Board, layout: Layout, scene=None, routes=None, last: LastP
         add(Area((shapes.rect_ring(0, 0, W, H),), face=style.PAPER, z=0))
         add(Area((shapes.rect_ring(ph.margin_mm, ph.margin_mm, W - ph.margin_mm, H - ph.margin_mm),),
                  face=style.INNER, edge=style.HAIRLINE, lw=0.5, z=0.1))
+        if last is not None:  # the print's scoring track (it depends on the board's size only)
+            for item in scene_mod.track_items(W, H, ph.margin_mm):
+                add(item)
     by_id = {r.id: r for r in board.routes}
     for rid, shape in shapes_.items():
         for item in scene_mod.route_items(board, by_id[rid], shape, sym, flight_lines.get(rid)):
