@@ -142,13 +142,13 @@ class Session:
                 except (ValueError, RecursionError):
                     data = None
             version = (self.snapshot.version + 1) if self.snapshot else 1
-            if known is None and (self.undo_steps or self.redo_steps):
+            checked = known[1] if known is not None and raw == known[0] else None
+            if checked is None and (self.undo_steps or self.redo_steps):
                 # changed by another editor: replaying a step now could overwrite that change, so
                 # the history goes, and the page says so (rather than refusing the next undo)
                 self.undo_steps, self.redo_steps = [], []
                 self.history_note = ("the file was changed outside the editor, so undo and redo were cleared "
                                      "(replaying a step could overwrite that change)")
-            checked = known[1] if known is not None and raw == known[0] else None
             if checked is not None:  # the gates passed on these bytes a moment ago: only build the board
                 from mapkit.boardfile import build_board, whole_numbers
                 board = build_board(whole_numbers(data), self.source)
