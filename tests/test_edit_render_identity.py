@@ -3,8 +3,10 @@
 `labels.place` measures the area a candidate box covers only for the labels that find no free
 box (the editor needs the print drawing within a second of a drag); `plain_place` below is the
 code it replaced, kept here as the yardstick: every cost computed, then the same choices. The
-two must agree on every label of the three bundled boards and on a crowded board where labels
-fall back to their least-bad box.
+two must agree on every label of the three bundled boards, on a crowded board where labels fall
+back to their least-bad box, and on hand-made cases at the edges of the rules; the lazily
+measured costs must equal the plain ones. (Checked by breaking the fast code three ways: the
+tight-clearance fallback, the 1e-3 a touch, the boxes asked at the tight clearance; each failed.)
 """
 
 import math
@@ -114,3 +116,49 @@ def test_render_label_placement_is_the_plain_one_on_a_crowded_board():
     assert len(plain.unplaced) >= 5  # the case under test: labels with no free box
     assert fast.placed == plain.placed
     assert fast.unplaced == plain.unplaced
+
+
+def _cand(name, b):
+    return labels.Candidate(name, (name,), 10.0, False, ((b[0] + b[2]) / 2, (b[1] + b[3]) / 2), b)
+
+
+def test_render_label_placement_is_the_plain_one_at_the_edges_of_its_rules():
+    """Hand-made cases for the two fallbacks, which a random board rarely reaches exactly: a
+    label whose only box is free at the tight clearance, and a least-bad choice between a box
+    touching an obstacle along an edge (area 0, counted as 1e-3) and one covering less than 1e-3."""
+    wall = box(30, 0, 40, 100)
+    tight_only = labels.LabelRequest("a", (_cand("a1", (10, 10, 29.8, 20)),     # 0.2 mm from the wall
+                                           _cand("a2", (35, 10, 45, 20))))      # over it
+    bounds = box(0, 0, 100, 100)
+    fast, plain = labels.place([tight_only], [wall], bounds), plain_place([tight_only], [wall], bounds)
+    assert plain.placed["a"].position == "a1" and plain.unplaced == []
+    assert fast.placed == plain.placed and fast.unplaced == plain.unplaced
+    block = box(50, 50, 60, 60)
+    least_bad = labels.LabelRequest("c", (_cand("c1", (59.99995, 50, 70, 60)),  # covers 0.0005 mm²
+                                          _cand("c2", (60, 50, 70, 60))))        # touches an edge
+    fast, plain = labels.place([least_bad], [block], bounds, clearance=0), plain_place([least_bad], [block], bounds,
+                                                                                      clearance=0)
+    assert plain.placed["c"].position == "c1" and plain.unplaced == ["c"]  # both count 1e-3: the first wins
+    assert fast.placed == plain.placed and fast.unplaced == plain.unplaced
+
+
+def test_render_lazy_costs_are_the_plain_costs():
+    """The covered areas the fast placement measures on demand are the plain costs, value for value."""
+    rng = np.random.default_rng(3)
+    xy = rng.uniform(8, 28, size=(10, 2))
+    requests = [labels.LabelRequest(f"s{i}", labels.station_candidates(f"Stop {i}", tuple(p), 2.5))
+                for i, p in enumerate(xy)]
+    obstacles = [Point(p).buffer(2.5, quad_segs=8) for p in xy] + [box(20, 20, 20.5, 40)]
+    bounds = box(2, 2, 36, 36)
+    boxes = [c.box for r in requests for c in r.candidates]
+    tight = labels.CLEARANCE_MM * labels.TIGHT
+    plain = plain_static_costs(boxes, [g.buffer(tight, quad_segs=2) for g in obstacles], bounds)
+    geoms = labels._as_geoms(boxes)
+    outside = labels._outside_costs(geoms, bounds)
+    lazy = labels._LazyCosts(geoms, outside, labels._buffered(obstacles, tight), np.ones(len(boxes), dtype=bool))
+    assert np.array_equal(lazy.free, plain == 0)
+    k = 0
+    for r in requests:
+        n = len(r.candidates)
+        assert np.array_equal(lazy.of(k, k + n), plain[k:k + n])
+        k += n
