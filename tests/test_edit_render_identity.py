@@ -162,3 +162,30 @@ def test_render_lazy_costs_are_the_plain_costs():
         n = len(r.candidates)
         assert np.array_equal(lazy.of(k, k + n), plain[k:k + n])
         k += n
+
+
+def test_render_scene_kept_between_drawings_is_the_scene_drawn_afresh():
+    """The route items, candidate boxes and station candidates kept from one drawing to the next
+    (`mapkit edit` draws again after every drag) give the scene a fresh process would draw."""
+    import json
+    from pathlib import Path
+
+    from mapkit.boardfile import build_board, whole_numbers
+    from mapkit.edit import svg as edit_svg
+    from mapkit.geometry import Layout
+    from mapkit.render import scene
+
+    data = json.loads((Path(__file__).parent / "fixtures" / "tiny.json").read_text())
+    board = build_board(whole_numbers(data), "tiny")
+    scene.build_scene(board, Layout(board), "00000000")  # warms what is kept
+    data["stations"][0]["board"] = {"x": data["stations"][0]["board"]["x"] + 7, "y": data["stations"][0]["board"]["y"] + 3}
+    moved = build_board(whole_numbers(data), "tiny")
+    warm = scene.build_scene(moved, Layout(moved), "00000000")
+    warm_svg = edit_svg.print_svg(moved, "00000000")
+    scene._ROUTE_MEMO.clear()
+    labels._GEOMS.clear()
+    labels._station_candidates.cache_clear()
+    edit_svg._ELEMENTS.clear()
+    cold = scene.build_scene(moved, Layout(moved), "00000000")
+    assert warm.items == cold.items and warm.placement == cold.placement
+    assert warm_svg == edit_svg.print_svg(moved, "00000000")
