@@ -8,7 +8,7 @@ It moves the station 5 times by dragging and 5 times by editing the file from ou
 each time in ms: drag → the first redraw, drag → the print drawing of that version (with
 `print`), outside edit → the first redraw. It writes to the file it is given: give it a copy.
 """
-import sys, time, statistics
+import hashlib, os, sys, time, statistics
 if __name__ != "__main__":  # the print worker is a subprocess; never re-run on import
     raise SystemExit
 from pathlib import Path
@@ -44,8 +44,13 @@ with sync_playwright() as p:
         i0 = int(st.json_path.split("[")[1].rstrip("]"))
         xy = s.drawing.layout.positions[sid]
         text = patch_text(path.read_text(), {("stations", i0, "board"): {"x": round(xy[0] - 5, 1), "y": round(xy[1] - 4, 1)}})
-        t = time.perf_counter(); path.write_text(text)
-        pg.wait_for_function(f"window.mapkit.loads > {n}", timeout=30000)
+        # saved as editors save (a temporary file, then a rename): a half-written file would be
+        # read, rightly, as a broken board first
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(text)
+        digest = hashlib.sha256(text.encode()).hexdigest()
+        t = time.perf_counter(); os.replace(tmp, path)
+        pg.wait_for_function(f"window.mapkit.loads > {n} && state && state.loads && state.hash === '{digest}'", timeout=30000)
         reloads.append((time.perf_counter() - t) * 1000)
     if labels:
         t = time.perf_counter()
