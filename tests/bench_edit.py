@@ -1,12 +1,14 @@
-"""Measure `mapkit edit` in headless Chromium: drag → redrawn, outside edit → redrawn, print labels.
+"""Measure `mapkit edit` in headless Chromium: drag → redrawn, drag → the print drawing, outside edit → redrawn.
 
     python tests/bench_edit.py COPY_OF_BOARD.json print|quick STATION_ID
-    (e.g. cp boards/portland.json /tmp/p.json; python tests/bench_edit.py /tmp/p.json print pioneer-square)
+    (e.g. cp boards/portland.json /tmp/p.json; PYTHONPATH=. python tests/bench_edit.py /tmp/p.json print pioneer-square;
+    PYTHONPATH=. makes a checkout's mapkit the one measured, not an installed one)
 
 It moves the station 5 times by dragging and 5 times by editing the file from outside, and prints
-each time in ms. It writes to the file it is given: give it a copy.
+each time in ms: drag → the first redraw, drag → the print drawing of that version (with
+`print`), outside edit → the first redraw. It writes to the file it is given: give it a copy.
 """
-import sys, time, statistics
+import hashlib, os, sys, time, statistics
 if __name__ != "__main__":  # the print worker is a subprocess; never re-run on import
     raise SystemExit
 from pathlib import Path
@@ -21,7 +23,7 @@ with sync_playwright() as p:
     pg = b.new_page(viewport={"width": 1500, "height": 950}, bypass_csp=True)
     t = time.perf_counter(); pg.goto(srv.url); pg.wait_for_function("window.mapkit && window.mapkit.ready", timeout=30000)
     print("first load %.0f ms" % ((time.perf_counter() - t) * 1000))
-    drags, reloads = [], []
+    drags, prints, reloads, cpu = [], [], [], []
     for i in range(5):
         if labels:
             pg.wait_for_function("window.mapkit.last.labels === 'print'", timeout=120000)
@@ -32,19 +34,32 @@ with sync_playwright() as p:
         t = time.perf_counter(); pg.mouse.up()
         pg.wait_for_function(f"window.mapkit.loads > {n} && window.mapkit.last.total_ms !== undefined", timeout=30000)
         drags.append(((time.perf_counter() - t) * 1000, pg.evaluate("window.mapkit.last.total_ms")))
+        if labels:
+            v = pg.evaluate("window.mapkit.last.version")
+            pg.wait_for_function(f"window.mapkit.last.labels === 'print' && window.mapkit.last.version >= {v}", timeout=120000)
+            prints.append((time.perf_counter() - t) * 1000)
+            cpu.append(s.drawing.print_cpu_s * 1000)
         n = pg.evaluate("window.mapkit.loads")
         st = next(x for x in s.snapshot.board.stations if x.id == sid)
         i0 = int(st.json_path.split("[")[1].rstrip("]"))
         xy = s.drawing.layout.positions[sid]
         text = patch_text(path.read_text(), {("stations", i0, "board"): {"x": round(xy[0] - 5, 1), "y": round(xy[1] - 4, 1)}})
-        t = time.perf_counter(); path.write_text(text)
-        pg.wait_for_function(f"window.mapkit.loads > {n}", timeout=30000)
+        # saved as editors save (a temporary file, then a rename): a half-written file would be
+        # read, rightly, as a broken board first
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(text)
+        digest = hashlib.sha256(text.encode()).hexdigest()
+        t = time.perf_counter(); os.replace(tmp, path)
+        pg.wait_for_function(f"window.mapkit.loads > {n} && state && state.loads && state.hash === '{digest}'", timeout=30000)
         reloads.append((time.perf_counter() - t) * 1000)
     if labels:
         t = time.perf_counter()
         pg.wait_for_function("window.mapkit.last.labels === 'print'", timeout=120000)
         print("print labels arrived %.1f s after the last reload" % (time.perf_counter() - t))
     print("drag→redrawn (wall, page total) ms:", [(round(a), round(b_)) for a, b_ in drags], "median", round(statistics.median(a for a, _ in drags)))
+    if prints:
+        print("drag→print drawing ms:", [round(a) for a in prints], "median", round(statistics.median(prints)))
+        print("print drawing CPU in the drawing process ms:", [round(a) for a in cpu])
     print("outside edit→redrawn ms:", [round(r) for r in reloads], "median", round(statistics.median(reloads)))
     b.close()
 srv.shutdown(); s.stop()

@@ -6,6 +6,8 @@ A real server runs on 127.0.0.1 for each test (urllib talks to it as the page do
 import codecs
 import hashlib
 import json
+import math
+import os
 import shutil
 import subprocess
 import sys
@@ -156,10 +158,39 @@ def test_undo_never_overwrites_an_outside_edit(editor, board_file):
     board_file.write_text(edited)
     status, reply = call(editor, "/api/undo", {"hash": state["hash"]})  # the page has not reloaded yet
     assert status == 409 and reply.get("stale") is True
-    status, reply = call(editor, "/api/undo", {"hash": digest(board_file)})  # it has
-    assert status == 409 and "changed outside the editor" in reply["error"]
+    _, state = call(editor, "/api/state")  # it has: the history is gone, and the page is told why
+    assert state["undo"] == state["redo"] == 0 and "changed outside the editor" in state["history_note"]
+    status, reply = call(editor, "/api/undo", {"hash": digest(board_file)})
+    assert status == 409 and "nothing to undo" in reply["error"]
     assert board_file.read_text() == edited
-    assert call(editor, "/api/state")[1]["undo"] == 0
+
+
+def test_history_says_what_it_undoes_and_an_outside_edit_clears_redo(editor, board_file):
+    _, state = call(editor, "/api/state")
+    call(editor, "/api/move", {"kind": "station", "id": "alder", "x": 90, "y": 95, "hash": state["hash"]})
+    call(editor, "/api/move", {"kind": "station", "id": "elm", "x": 190, "y": 210, "hash": digest(board_file)})
+    _, state = call(editor, "/api/state")
+    assert (state["undo"], state["undo_what"], state["redo"]) == (2, "move station elm", 0)
+    status, reply = call(editor, "/api/undo", {"hash": state["hash"]})
+    assert status == 200 and reply["done"] == "undid move station elm"
+    _, state = call(editor, "/api/state")
+    assert (state["undo_what"], state["redo_what"]) == ("move station alder", "move station elm")
+    assert state["history_note"] == ""
+    # another editor saves the file: a redo would now write over that save, so there is none
+    edited = board_file.read_text().replace('"version": "1"', '"version": "2"')
+    board_file.write_text(edited)
+    deadline = time.time() + 5
+    while call(editor, "/api/state")[1]["hash"] != digest(board_file) and time.time() < deadline:
+        time.sleep(0.05)  # the watcher notices within a quarter of a second
+    _, state = call(editor, "/api/state")
+    assert (state["undo"], state["redo"], state["redo_what"]) == (0, 0, "")
+    assert "changed outside the editor" in state["history_note"]
+    status, reply = call(editor, "/api/redo", {"hash": state["hash"]})
+    assert status == 409 and "nothing to redo" in reply["error"] and board_file.read_text() == edited
+    # the next move starts a new history, and the note goes
+    call(editor, "/api/move", {"kind": "station", "id": "elm", "x": 185, "y": 205, "hash": state["hash"]})
+    _, state = call(editor, "/api/state")
+    assert (state["undo"], state["undo_what"], state["history_note"]) == (1, "move station elm", "")
 
 
 def test_a_read_only_session_writes_nothing(board_file):
@@ -329,7 +360,11 @@ def test_layout_preview_writes_nothing_until_applied_and_undoes(board_file):
         pytest.skip("this mapkit has no mapkit.layout")
     session = Session(board_file, str(board_file), print_labels=False)
     before = board_file.read_bytes()
-    preview = api.layout_preview(session, {"hash": session.snapshot.digest, "style": "schematic"})
+    job = api.layout_preview(session, {"hash": session.snapshot.digest, "style": "schematic"})
+    assert job["state"] == "running" and job["expected"] is None
+    st = wait_job(api, session, job)
+    assert st["state"] == "done", st
+    preview = st["preview"]
     assert board_file.read_bytes() == before
     assert preview["svg"].count("<circle") >= 6 and preview["stations_moved"] >= 1
     api.layout_apply(session, {"hash": session.snapshot.digest, "preview": preview["preview"]})
@@ -340,9 +375,135 @@ def test_layout_preview_writes_nothing_until_applied_and_undoes(board_file):
     assert board_file.read_bytes() == before
 
 
+def wait_job(api, session, job, timeout=120):
+    deadline = time.time() + timeout
+    st = job
+    while st["state"] == "running" and time.time() < deadline:
+        time.sleep(0.1)
+        st = api.layout_status(session, {"job": job["job"]})
+    return st
+
+
+def process_gone(pid: int) -> bool:
+    """The child was ended and reaped (LayoutJob waits on it): no such process any more."""
+    try:
+        os.kill(pid, 0)  # signal 0: only asks whether the process exists
+    except ProcessLookupError:
+        return True
+    return False
+
+
+def test_a_layout_preview_can_be_cancelled_its_process_ended_nothing_written(tmp_path):
+    from mapkit.edit import api
+
+    if api.layout_module()[0] is None:
+        pytest.skip("this mapkit has no mapkit.layout")
+    board = tmp_path / "portland.json"  # a layout of seconds: time to cancel it
+    shutil.copy(REPO / "boards" / "portland.json", board)
+    before = board.read_bytes()
+    session = Session(board, str(board), print_labels=False)
+    job = api.layout_preview(session, {"hash": session.snapshot.digest})
+    time.sleep(0.5)
+    assert api.layout_status(session, {"job": job["job"]})["state"] == "running"
+    assert not process_gone(job["pid"])
+    st = api.layout_cancel(session, {"job": job["job"]})
+    assert st["state"] == "cancelled" and "preview" not in st
+    assert process_gone(job["pid"])
+    assert board.read_bytes() == before
+    assert api.layout_cancel(session, {"job": job["job"]})["state"] == "cancelled"  # twice is harmless
+    with pytest.raises(api.ApiError) as err:
+        api.layout_status(session, {"job": "nope"})
+    assert err.value.status == 404
+
+
 def test_without_the_layout_module_the_preview_says_why(editor, monkeypatch):
     monkeypatch.setitem(sys.modules, "mapkit.layout", None)  # an installation without it
     _, state = call(editor, "/api/state")
     assert "no mapkit.layout module" in state["layout"]
     status, reply = call(editor, "/api/layout/preview", {"hash": state["hash"]})
     assert status == 501 and "layout is not available" in reply["error"]
+
+
+def test_the_quick_drawing_carries_the_last_print_labels_and_overlaps_nothing():
+    """After a drag, until the print drawing of the new version is ready, the quick drawing keeps
+    every label the print placed that the move did not touch, and places the moved station's
+    again: no label over another, a station or a space (the print's own collision check)."""
+    from shapely.geometry import Point, Polygon, box
+
+    from mapkit.boardfile import build_board, whole_numbers
+    from mapkit.edit import svg as edit_svg
+    from mapkit.render import labels
+
+    data = json.loads((REPO / "boards" / "portland.json").read_text())
+    board = build_board(whole_numbers(data), "portland")
+    layout = Layout(board)
+    _, placement = edit_svg.print_svg(board, "00000000")
+    last = edit_svg.last_print(json.loads(json.dumps(placement)), layout)  # as it comes from the worker
+    i = next(i for i, s in enumerate(data["stations"]) if s["id"] == "pioneer-square")
+    x, y = layout.positions["pioneer-square"]
+    # dropped onto the nearest other station's label: that label must move too
+    other = min((k for k in last.placed if k != "pioneer-square" and not k.startswith("bonus:")),
+                key=lambda k: math.dist(last.placed[k].center, (x, y)))
+    cx, cy = last.placed[other].center
+    data["stations"][i]["board"] = {"x": round(cx, 1), "y": round(cy, 1)}
+    moved = build_board(whole_numbers(data), "portland")
+    after = Layout(moved)
+    routes, _ = edit_svg.drawn_routes(moved, after, move_flights=False)
+    got = edit_svg.carried_labels(moved, after, last, routes)
+    assert set(got) == set(last.placed)
+    again = [k for k in got if got[k] != last.placed[k]]
+    assert "pioneer-square" in again and other in again and len(again) <= 8
+    ph = moved.physical
+    obstacles = ([Point(xy).buffer(ph.station_radius_mm, quad_segs=8) for xy in after.positions.values()]
+                 + [Polygon(c) for shape in routes.values() for c in shape.spaces])
+    bounds = box(0, 0, ph.width_mm, ph.height_mm)
+    assert labels.collisions(labels.Placement(got), obstacles, bounds) == []
+    # the test can fail: the old placement, kept as it was, now overlaps the moved station
+    assert labels.collisions(labels.Placement(dict(last.placed)), obstacles, bounds) != []
+    svg_text = board_svg(moved, after, last=last)
+    assert svg_text.count('data-label="1"') == len(moved.stations)
+
+
+def test_the_drawing_process_imports_this_mapkit_whatever_the_working_folder(tmp_path, monkeypatch):
+    """A folder holding another `mapkit` package must not stand in for this one in the child
+    processes (python -m would put the working folder first on sys.path)."""
+    from mapkit.edit.worker import child_command, child_env
+
+    fake = tmp_path / "mapkit"
+    fake.mkdir()
+    (fake / "__init__.py").write_text("raise SystemExit('the wrong mapkit')\n")
+    monkeypatch.chdir(tmp_path)
+    out = subprocess.run([*child_command("mapkit")[:-2], "-c", "import mapkit; print(mapkit.__file__)"],
+                         env=child_env(), capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0 and Path(out.stdout.strip()).resolve() == (REPO / "mapkit" / "__init__.py").resolve()
+
+
+def test_after_a_move_the_print_drawing_of_the_new_version_arrives_and_a_refused_one_leaves_no_trace(board_file):
+    """The print drawing of a move is asked for before the write is checked; it counts only once
+    the file holds those bytes, and a write refused by the schema gate leaves no error behind."""
+    from mapkit.edit.session import RefusedError
+
+    def wait_print(version):
+        deadline = time.time() + 60
+        while not (session.drawing.version == version and session.drawing.labels == "print") and time.time() < deadline:
+            session.wait(session.rev, 0.5)
+        assert (session.drawing.version, session.drawing.labels) == (version, "print")
+
+    session = Session(board_file, str(board_file), print_labels=True)
+    session.start()
+    try:
+        wait_print(1)
+        i = next(i for i, s in enumerate(json.loads(board_file.read_text())["stations"]) if s["id"] == "elm")
+        session.write({("stations", i, "board"): {"x": 230, "y": 240}}, session.snapshot.digest, "move station elm")
+        assert session.drawing.version == 2
+        wait_print(2)
+        assert 'data-labels="print"' in session.drawing.svg
+        assert '<circle cx="230" cy="240"' in session.drawing.svg and session.snapshot.digest[:8] in session.drawing.svg
+        before = board_file.read_bytes()
+        with pytest.raises(RefusedError):
+            session.write({("stations", i, "board"): {"x": "far", "y": 240}}, session.snapshot.digest, "bad")
+        time.sleep(1.0)  # the drawing asked for the refused text comes back and is dropped
+        assert board_file.read_bytes() == before and session.print_error == ""
+        assert (session.drawing.version, session.drawing.labels) == (2, "print")
+    finally:
+        session.stop()

@@ -225,3 +225,94 @@ def test_report_overlays_are_drawn(browser, tmp_path):
         context.close()
         server.shutdown()
         session.stop()
+
+
+def test_undo_survives_a_reload_and_says_what_it_undoes(page_on):
+    page, _, board = page_on
+    before = board.read_text()
+    x, y = marker_centre(page, "elm")
+    loads = page.evaluate("window.mapkit.loads")
+    page.mouse.move(x, y)
+    page.mouse.down()
+    page.mouse.move(x + 30, y + 10, steps=4)
+    page.mouse.up()
+    wait_loads(page, loads + 1)
+    assert board.read_text() != before
+    page.reload()  # the history lives in the server's session, not in the page
+    page.wait_for_function("window.mapkit && window.mapkit.ready", timeout=15000)
+    assert page.inner_text("#undo") == "Undo move station elm" and page.is_enabled("#undo")
+    assert not page.is_enabled("#redo")
+    loads = page.evaluate("window.mapkit.loads")
+    page.click("#undo")
+    wait_loads(page, loads + 1)
+    assert board.read_text() == before
+    assert page.inner_text("#redo") == "Redo move station elm" and page.inner_text("#undo") == "Undo"
+
+
+def test_a_station_can_be_dragged_by_touch(browser, tmp_path):
+    board = tmp_path / "tiny.json"
+    shutil.copy(TINY, board)
+    session = Session(board, str(board), print_labels=False)
+    server = serve(session)
+    context = browser.new_context(viewport={"width": 1024, "height": 768}, has_touch=True, bypass_csp=True)
+    try:
+        page = context.new_page()
+        page.goto(server.url)
+        page.wait_for_function("window.mapkit && window.mapkit.ready", timeout=15000)
+        x, y = marker_centre(page, "elm")
+        loads = page.evaluate("window.mapkit.loads")
+        # a finger on the screen: Chromium's own touch input (Playwright's touchscreen only taps)
+        cdp = context.new_cdp_session(page)
+        cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x, "y": y}]})
+        for k in range(1, 6):
+            cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [{"x": x + 6 * k, "y": y + 4 * k}]})
+        cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+        last = wait_loads(page, loads + 1)
+        assert last["reason"] == "redraw after move"
+        assert page.evaluate("window.mapkit.pointer") == "touch"
+        elm = next(s for s in json.loads(board.read_text())["stations"] if s["id"] == "elm")
+        assert elm["board"]["x"] > 200 and elm["board"]["y"] > 220  # moved down and right, with the finger
+        assert page.inner_text("#undo") == "Undo move station elm"
+    finally:
+        context.close()
+        server.shutdown()
+        session.stop()
+
+
+def test_the_layout_preview_shows_its_progress_and_can_be_cancelled(browser, tmp_path):
+    from mapkit.edit import api
+
+    if api.layout_module()[0] is None:
+        pytest.skip("this mapkit has no mapkit.layout")
+    board = tmp_path / "portland.json"  # seconds of layout: time to see it run and cancel it
+    shutil.copy(REPO / "boards" / "portland.json", board)
+    before = board.read_bytes()
+    session = Session(board, str(board), print_labels=False)
+    server = serve(session)
+    context = browser.new_context(viewport={"width": 1280, "height": 820}, bypass_csp=True)
+    try:
+        page = context.new_page()
+        page.goto(server.url)
+        page.wait_for_function("window.mapkit && window.mapkit.ready", timeout=15000)
+        page.click("#layout-preview")
+        page.wait_for_selector("#layout-run:not([hidden])", timeout=5000)
+        page.wait_for_function("/\\d+\\.\\d s/.test(document.getElementById('layout-elapsed').textContent)"
+                               " && parseFloat(document.getElementById('layout-elapsed').textContent) > 0.3",
+                               timeout=5000)
+        assert "no estimate yet" in page.inner_text("#layout-elapsed")
+        job = page.evaluate("layoutJob")
+        status = api.layout_status(session, {"job": job})
+        assert status["state"] == "running"
+        shot(page, "layout-running")
+        page.click("#layout-cancel")
+        page.wait_for_function("document.getElementById('banner').textContent.includes('cancelled')", timeout=5000)
+        assert "nothing was written" in page.inner_text("#banner")
+        assert page.is_hidden("#layout-run") and page.is_hidden("#layout-box")
+        assert api.layout_status(session, {"job": job})["state"] == "cancelled"
+        with pytest.raises(ProcessLookupError):
+            os.kill(status["pid"], 0)  # the layout's process is gone
+        assert board.read_bytes() == before
+    finally:
+        context.close()
+        server.shutdown()
+        session.stop()

@@ -202,6 +202,8 @@ def state(session: Session, report: dict | None, layout_note: str) -> dict:
         snap, drawing = session.snapshot, session.drawing
         rev = session.rev
         undo, redo = len(session.undo_steps), len(session.redo_steps)
+        history = {"undo_what": session.undo_steps[-1].what if undo else "",
+                   "redo_what": session.redo_steps[-1].what if redo else "", "history_note": session.history_note}
     board = drawing.board if drawing else None
     info = None
     if drawing is not None:
@@ -225,11 +227,11 @@ def state(session: Session, report: dict | None, layout_note: str) -> dict:
         "drawing": None if drawing is None else {
             "version": drawing.version, "stale": drawing.version != snap.version, "labels": drawing.labels,
             "print_labels": session.print_labels, "print_error": session.print_error,
-            "quick_ms": round(drawing.seconds * 1000), "width": ph.width_mm, "height": ph.height_mm,
+            "quick_ms": round(drawing.seconds * 1000), "print_cpu_ms": round(drawing.print_cpu_s * 1000), "width": ph.width_mm, "height": ph.height_mm,
             "station_radius": ph.station_radius_mm, "space_width": ph.space_width_mm,
             "board": {"id": board.id, "name": board.name}},
         "stations": info["stations"] if info else [], "routes": info["routes"] if info else [],
-        "undo": undo, "redo": redo, "layout": layout_note, "report": report,
+        "undo": undo, "redo": redo, **history, "layout": layout_note, "report": report,
     }
 
 
@@ -316,19 +318,21 @@ def layout_module():
 
 
 _PREVIEWS: dict = {}
+_JOBS: dict = {}        # the layout jobs of this server, by id (one runs at a time)
 
 
 def layout_preview(session: Session, body: Any) -> dict:
-    """Lay the board out in memory and draw the result; nothing is written until layout_apply."""
-    from mapkit.boardfile import build_board, schema_problems, whole_numbers
-    from mapkit.checks import problems as check_problems
-    from mapkit.edit.svg import board_svg
-    from mapkit.geometry import Layout
+    """Start laying the board out in a child process (`edit.layout_job`); the page follows it
+    with layout_status and may cancel it. Nothing is written until layout_apply."""
+    from mapkit.edit.layout_job import LayoutJob
 
     f = fields(body, {"hash": str}, {"style": str, "seed": int})
     lay, why = layout_module()
     if lay is None:
         raise ApiError(501, why)
+    style = f.get("style", "geographic")
+    if style not in lay.STYLES:
+        raise ApiError(400, f"unknown layout style '{style}' (use {' or '.join(lay.STYLES)})")
     with session.lock:
         snap = session.snapshot
         if snap.board is None:
@@ -336,23 +340,57 @@ def layout_preview(session: Session, body: Any) -> dict:
         if snap.digest != f["hash"]:
             raise ApiError(409, "the file changed since the page loaded it; the page reloads", stale=True)
         data = json.loads(json.dumps(snap.data))
-    style = f.get("style", "geographic")
-    try:
-        res = lay.layout_board(data, style=style, size="auto", seed=f.get("seed", 0))
-    except MapkitError as exc:
-        raise ApiError(422, f"layout could not run: {exc}")
-    bad = schema_problems(res.data, session.source)
+    for job in list(_JOBS.values()):  # a new preview replaces one still running
+        job.cancel()
+    _JOBS.clear()
+    job = LayoutJob(data, snap.digest, style, f.get("seed", 0), lambda j, reply: _preview_of(session, j, reply))
+    _JOBS[job.id] = job
+    return job.status()
+
+
+def _preview_of(session: Session, job, reply: dict) -> dict:
+    """The child's layout as the page previews it: drawn, checked, its changes kept for apply."""
+    from mapkit.boardfile import build_board, schema_problems, whole_numbers
+    from mapkit.checks import problems as check_problems
+    from mapkit.edit.svg import board_svg
+    from mapkit.geometry import Layout
+    from mapkit.writer import DELETE
+
+    bad = schema_problems(reply["data"], session.source)
     if bad:
         raise ApiError(500, "layout produced a board that fails the schema: " + bad[0].format())
-    board = build_board(whole_numbers(res.data), session.source)
-    drawing = board_svg(board, Layout(board))
-    after = [p.as_dict() for p in check_problems(board)]
-    key = f"{snap.digest[:12]}-{style}-{f.get('seed', 0)}"
+    board = build_board(whole_numbers(reply["data"]), session.source)
+    changes = {tuple(path): DELETE if value == {"$delete": True} else value for path, value in reply["changes"]}
+    key = f"{job.digest[:12]}-{job.style}-{job.seed}"
     _PREVIEWS.clear()
-    _PREVIEWS[key] = (snap.digest, res.changes, style)
-    moved = sum(1 for p in res.changes if p[0] == "stations")
-    return {"preview": key, "svg": drawing, "figures": res.figures, "layout_problems": list(res.problems),
-            "problems_after": after, "changes": len(res.changes), "stations_moved": moved, "style": style}
+    _PREVIEWS[key] = (job.digest, changes, job.style)
+    moved = sum(1 for path in changes if path[0] == "stations")
+    return {"preview": key, "svg": board_svg(board, Layout(board)), "figures": reply["figures"],
+            "layout_problems": reply["problems"], "problems_after": [p.as_dict() for p in check_problems(board)],
+            "changes": len(changes), "stations_moved": moved, "style": job.style}
+
+
+def _job(body_or_query: dict) -> Any:
+    job = _JOBS.get(body_or_query.get("job", ""))
+    if job is None:
+        raise ApiError(404, "no such layout job (it was replaced by a newer one, or the editor restarted)")
+    return job
+
+
+def layout_status(session: Session, query: dict) -> dict:
+    return _job(query).status()
+
+
+def stop_jobs() -> None:
+    for job in list(_JOBS.values()):
+        job.cancel()
+
+
+def layout_cancel(session: Session, body: Any) -> dict:
+    f = fields(body, {"job": str})
+    job = _job(f)
+    job.cancel()
+    return job.status()
 
 
 def layout_apply(session: Session, body: Any) -> dict:

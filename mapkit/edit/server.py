@@ -51,6 +51,10 @@ class EditServer(ThreadingHTTPServer):
         board = session.drawing.board if session.drawing else None
         self.report_path = api.find_report(session.path, board.id, report) if board else report
 
+    def shutdown(self) -> None:
+        super().shutdown()
+        api.stop_jobs()  # a layout still running is stopped with the editor
+
     @property
     def port(self) -> int:
         return self.server_address[1]
@@ -185,6 +189,8 @@ class Handler(BaseHTTPRequestHandler):
             since = self._int(query, "since", -1)
             timeout = min(LONG_POLL_S, max(0.0, self._int(query, "timeout", int(LONG_POLL_S))))
             return self._json(200, {"rev": s.wait(since, timeout)})
+        if path == "/api/layout/status":
+            return self._json(200, api.layout_status(s, query))
         if path == "/api/overlay":
             kind = query.get("kind", "")
             return self._json(200, api.overlay(s, self.server.report_path, kind, self._int(query, "players", None)))
@@ -193,7 +199,8 @@ class Handler(BaseHTTPRequestHandler):
     def _post(self, path: str, body) -> None:
         s = self.server.session
         handlers = {"/api/move": api.move, "/api/undo": api.undo, "/api/redo": api.redo,
-                    "/api/layout/preview": api.layout_preview, "/api/layout/apply": api.layout_apply}
+                    "/api/layout/preview": api.layout_preview, "/api/layout/apply": api.layout_apply,
+                    "/api/layout/cancel": api.layout_cancel}
         if path not in handlers:
             raise api.ApiError(404, f"no endpoint {path}")
         return self._json(200, handlers[path](s, body))

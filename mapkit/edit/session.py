@@ -61,8 +61,11 @@ class Drawing:
     board: Board
     layout: Layout
     svg: str
-    labels: str = "quick"        # "quick" until the print's label placement is ready, then "print"
+    labels: str = "quick"        # "quick" (each name on its preferred side) or "carried" (the last print's
+                                 # labels, those the change touched placed again) until the print's
+                                 # drawing of this version is ready, then "print"
     seconds: float = 0.0         # time to compute the quick drawing
+    print_cpu_s: float = 0.0     # CPU time the drawing process spent on the print drawing
 
 
 @dataclass
@@ -91,10 +94,15 @@ class Session:
         self.drawing: Drawing | None = None
         self.undo_steps: list[Step] = []
         self.redo_steps: list[Step] = []
+        self.history_note = ""                # why the history was cleared, until the next step
         self._stat = None
         self._stop = threading.Event()
         self._print_wanted: tuple | None = None
+        self._print_lock = threading.Lock()
         self._print_ready = threading.Event()
+        self._print_done: tuple | None = None  # (version, digest, reply) of a print drawing made before its quick one
+        self._print_asked = ""                 # the file hash the print drawing was last asked for
+        self.last_print = None                 # svg.LastPrint: the labels of the last print drawing
         self.print_error = ""                 # why the print drawing could not be made, if it failed
         self.refresh(force=True)
 
@@ -106,9 +114,13 @@ class Session:
         except OSError:
             return None
 
-    def refresh(self, force: bool = False) -> bool:
-        """Read the file again; True when its content changed (a new version)."""
-        from mapkit.validate import validate_file
+    def refresh(self, force: bool = False, known: tuple | None = None) -> bool:
+        """Read the file again; True when its content changed (a new version). known: (bytes,
+        report) of a text the editor has just written and checked (`write_patches` ran the three
+        gates on it): when the file holds exactly those bytes, the gates are not run again."""
+        from mapkit import checks
+        from mapkit.boardfile import parse_board
+        from mapkit.errors import sort_problems
 
         with self.lock:
             for _ in range(5):  # a writer may be halfway: read until the bytes hold still
@@ -117,7 +129,9 @@ class Session:
                 if not force and self.snapshot is not None and digest == self.snapshot.digest:
                     self._stat = self._stat_now()
                     return False
-                report, board = validate_file(self.path, self.source)
+                if known is not None and raw == known[0]:
+                    break
+                board, _, problems = parse_board(self.path, self.source)  # validate's gates 1 and 2
                 again = self._read()
                 if again == raw:
                     break
@@ -128,6 +142,22 @@ class Session:
                 except (ValueError, RecursionError):
                     data = None
             version = (self.snapshot.version + 1) if self.snapshot else 1
+            checked = known[1] if known is not None and raw == known[0] else None
+            if checked is None and (self.undo_steps or self.redo_steps):
+                # changed by another editor: replaying a step now could overwrite that change, so
+                # the history goes, and the page says so (rather than refusing the next undo)
+                self.undo_steps, self.redo_steps = [], []
+                self.history_note = ("the file was changed outside the editor, so undo and redo were cleared "
+                                     "(replaying a step could overwrite that change)")
+            if checked is not None:  # the gates passed on these bytes a moment ago: only build the board
+                from mapkit.boardfile import build_board, whole_numbers
+                board = build_board(whole_numbers(data), self.source)
+            if board is not None and self.print_labels and self._print_asked != digest:
+                # the print drawing starts now, in its own process, while this one runs the checks
+                self._ask_print(version, data, digest)
+            # validate's gate 3 (`mapkit.validate.validate_file` runs the same, in this order)
+            report = checked or Report(self.source, checks.problems(board) if board is not None
+                                       else sort_problems(problems))
             self.snapshot = Snapshot(version, digest, report, board, data, time.time())
             self._stat = self._stat_now()
             if board is not None:
@@ -140,11 +170,26 @@ class Session:
 
         t = time.perf_counter()
         layout = Layout(board)
-        svg = board_svg(board, layout)
-        self.drawing = Drawing(version, board, layout, svg, "quick", time.perf_counter() - t)
-        if self.print_labels:
-            self._print_wanted = (version, self.snapshot.data, self.snapshot.digest[:8])
-            self._print_ready.set()
+        svg = board_svg(board, layout, last=self.last_print if self.print_labels else None)
+        self.drawing = Drawing(version, board, layout, svg, "carried" if self.last_print and self.print_labels
+                               else "quick", time.perf_counter() - t)
+        done = self._print_done
+        if done is not None and done[:2] == (version, self.snapshot.digest):  # the print drawing came first
+            self._print_arrived(self.drawing, done[2])
+
+    def _ask_print(self, version: int, data, digest: str) -> None:
+        with self._print_lock:
+            self._print_wanted = (version, data, digest)
+            self._print_asked = digest
+        self._print_ready.set()
+
+    def _print_arrived(self, drawing: Drawing, reply: dict) -> None:
+        from mapkit.edit.svg import last_print
+
+        drawing.svg, drawing.labels = reply["svg"], "print"
+        drawing.print_cpu_s = reply.get("cpu_s", 0.0)
+        self.print_error = ""
+        self.last_print = last_print(reply["placement"], drawing.layout)
 
     def _bump(self) -> None:
         self.rev += 1
@@ -189,21 +234,25 @@ class Session:
             while not self._stop.is_set():
                 self._print_ready.wait()
                 self._print_ready.clear()
-                with self.lock:
+                with self._print_lock:  # not self.lock: the checks of this same version hold it meanwhile
                     wanted, self._print_wanted = self._print_wanted, None
                 if wanted is None or self._stop.is_set():
                     continue
-                version, data, short_hash = wanted
-                reply = worker.draw(json.dumps(data), short_hash, self.source)
+                version, data, digest = wanted
+                reply = worker.draw(json.dumps(data), digest[:8], self.source)
                 with self.lock:
+                    # a drawing asked for before its write was checked counts only if the write
+                    # went ahead: the file then holds exactly those bytes (and that version)
+                    current = self.snapshot is not None and (self.snapshot.version, self.snapshot.digest) == (version, digest)
                     if "error" in reply:
-                        self.print_error = f"the print's label placement failed ({reply['error']})"
+                        if current:
+                            self.print_error = f"the print's label placement failed ({reply['error']})"
+                            self._bump()
+                    elif current and self.drawing is not None and self.drawing.version == version:
+                        self._print_arrived(self.drawing, reply)
                         self._bump()
-                    elif self.drawing is not None and self.drawing.version == version:
-                        self.drawing.svg = reply["svg"]
-                        self.drawing.labels = "print"
-                        self.print_error = ""
-                        self._bump()
+                    elif self.snapshot is None or self.snapshot.version < version:
+                        self._print_done = (version, digest, reply)
         finally:
             worker.close()
 
@@ -237,20 +286,34 @@ class Session:
         from mapkit.writer import write_patches
 
         with self.lock:
-            self.check_writable(page_digest)
+            raw, _ = self.check_writable(page_digest)
             if self.snapshot.board is None or self.snapshot.data is None:
                 raise RefusedError(f"{self.source} does not load (see the problems); fix it in your editor first")
             before = {p: value_at(self.snapshot.data, p) for p in changes}
+            expected = _patched(raw, changes)
+            if expected is not None and self.print_labels:
+                # the print drawing of the new text starts before write_patches checks it (its
+                # result is dropped if the write is refused): a drag's drawing sooner by the checks
+                try:
+                    self._ask_print(self.snapshot.version + 1, json.loads(expected.decode("utf-8-sig")),
+                                    hashlib.sha256(expected).hexdigest())
+                except ValueError:
+                    pass
             try:
-                write_patches(self.path, changes, self.source, gate="schema")
+                report = write_patches(self.path, changes, self.source, gate="schema")
             except BoardError as exc:
+                self._print_asked = ""  # not written: the next version asks again
                 first = exc.problems[0].format() if exc.problems else str(exc)
                 raise RefusedError(f"not written: the change would break the file ({first})")
-            self.refresh()
+            except BaseException:
+                self._print_asked = ""
+                raise
+            self.refresh(known=(expected, report))
             step = Step(what, before, dict(changes), self.snapshot.digest)
             if record:
                 self.undo_steps = (self.undo_steps + [step])[-HISTORY:]
                 self.redo_steps = []
+                self.history_note = ""
             return step
 
     def _replay(self, source: list, target: list, values: Callable[[Step], dict], page_digest: str, word: str) -> Step:
@@ -273,6 +336,20 @@ class Session:
 
     def redo(self, page_digest: str) -> Step:
         return self._replay(self.redo_steps, self.undo_steps, lambda s: s.after, page_digest, "redo")
+
+
+def _patched(raw: bytes, changes: dict) -> bytes | None:
+    """The bytes `write_patches` writes for these changes (its BOM kept, the text patched), or
+    None when they cannot be told (the refresh then runs the gates itself)."""
+    import codecs
+
+    from mapkit.textpatch import PatchError, patch_text
+
+    bom = codecs.BOM_UTF8 if raw.startswith(codecs.BOM_UTF8) else b""
+    try:
+        return bom + patch_text(raw[len(bom):].decode("utf-8"), changes).encode("utf-8")
+    except (UnicodeDecodeError, PatchError):
+        return None
 
 
 def value_at(data: Any, path: tuple):

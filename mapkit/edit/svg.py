@@ -17,6 +17,7 @@ thousands of candidate boxes against every space):
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from html import escape
 
 from matplotlib.colors import to_hex
@@ -131,10 +132,83 @@ def quick_label(name: str, xy, radius: float, preferred: str | None, hub: bool) 
     return Text(anchor, (name,), size, style.INK, z=10, bold=hub, ha=ha)
 
 
-def board_svg(board: Board, layout: Layout, scene=None, routes=None) -> str:
+# element() of a route's item with its data, kept between drawings: render.scene keeps a route's
+# items while its shape is unchanged (they are frozen values), so a drag draws anew only the
+# routes at the moved station
+_ELEMENTS: dict = {}
+
+
+@dataclass
+class LastPrint:
+    """What the last print drawing placed, and where the stations and routes then were."""
+
+    positions: dict
+    centerlines: dict
+    placed: dict          # label key → labels.Candidate
+    unplaced: list
+
+
+def carried_labels(board: Board, layout: Layout, last: LastPrint, routes: dict) -> dict:
+    """The quick drawing's labels after a change, from the last print drawing: every label the
+    change did not touch stays where the print put it; the labels of moved stations, of changed
+    routes' badges, and any label now over a moved station or a changed route's spaces are placed
+    again (the print's own `labels.place`, against the stations, the spaces and the labels kept),
+    so the quick drawing overlaps nothing the print would not. Returns key → Candidate."""
+    from shapely import STRtree
+    from shapely.geometry import LineString, Point, Polygon, box as shp_box
+
+    ph = board.physical
+    moved = {sid for sid, xy in layout.positions.items() if last.positions.get(sid) != xy}
+    changed = {rid for rid, shape in layout.routes.items() if last.centerlines.get(rid) != tuple(shape.centerline)}
+    fresh = [Point(layout.positions[sid]).buffer(ph.station_radius_mm, quad_segs=8) for sid in moved]
+    fresh += [Polygon(c) for rid in changed if rid in routes for c in routes[rid].spaces]
+    names = {s.id: s for s in board.stations}
+    bonus = {f"bonus:{r.id}": r for r in board.routes if r.bonus and r.id in routes}
+    keys = [k for k in last.placed if k in names or k in bonus]  # a station or route since removed is gone
+    near = set()
+    if fresh and keys:  # labels within the clearance of a moved marker or a changed route's spaces
+        grow = labels.CLEARANCE_MM
+        boxes = [shp_box(b[0] - grow, b[1] - grow, b[2] + grow, b[3] + grow) for b in (last.placed[k].box for k in keys)]
+        near = {keys[i] for i in STRtree(fresh).query(boxes, predicate="intersects")[0]}
+    keep, again = {}, []
+    for key in keys:
+        c = last.placed[key]
+        touched = key in moved or key[len("bonus:"):] in changed or key in near
+        if touched:
+            again.append(key)
+        else:
+            keep[key] = c
+    again += [k for k in list(names) + list(bonus) if k not in last.placed]
+    if not again:
+        return keep
+    requests = []
+    for key in again:
+        if key in bonus:
+            requests.append(scene_mod.bonus_request(bonus[key], routes[bonus[key].id], ph.space_width_mm))
+        else:
+            st = names[key]
+            requests.append(labels.LabelRequest(key, labels.station_candidates(
+                st.name, layout.positions[key], ph.station_radius_mm, st.label, st.hub)))
+    obstacles = [Point(xy).buffer(ph.station_radius_mm, quad_segs=8) for xy in layout.positions.values()]
+    obstacles += [Polygon(c) for shape in routes.values() for c in shape.spaces]
+    sym = symbols.assign_symbols(board)
+    by_id = {r.id: r for r in board.routes}
+    for rid, shape in routes.items():  # a drawn line (water, cable, flight) is in a label's way, as in the print
+        if by_id[rid].kind in style.WATER_KINDS or by_id[rid].kind in ("aerial-tram", "flight"):
+            obstacles += [LineString(i.coords).buffer(i.lw * MM_PER_PT / 2 + 0.2, quad_segs=2)
+                          for i in scene_mod.route_items(board, by_id[rid], shape, sym) if isinstance(i, Line)]
+    obstacles += [shp_box(*c.box) for c in keep.values()]
+    inset = shapes.track_band(ph.margin_mm).inner + 1.0
+    bounds = shp_box(inset, inset, ph.width_mm - inset, ph.height_mm - inset)
+    placed = labels.place(requests, obstacles, bounds).placed
+    return {**keep, **placed}
+
+
+def board_svg(board: Board, layout: Layout, scene=None, routes=None, last: LastPrint | None = None) -> str:
     """The board as an SVG document; with `scene` (a render.scene.BoardScene of this same board)
     the print's labels, badges, track, title band and legend too. `routes`: drawn_routes() when
-    the caller has them already."""
+    the caller has them already. `last`: the last print drawing's labels, carried over to this
+    quick drawing (`carried_labels`)."""
     ph = board.physical
     W, H = ph.width_mm, ph.height_mm
     sym = scene.symbols if scene is not None else symbols.assign_symbols(board)
@@ -143,6 +217,18 @@ def board_svg(board: Board, layout: Layout, scene=None, routes=None) -> str:
 
     def add(item, data=None):
         out.append((item.z, len(out), element(item, data)))
+
+    def add_kept(item, data):
+        tag = tuple(data.items())
+        found = _ELEMENTS.get(id(item))
+        if found is not None and found[0] is item and found[1] == tag:  # the entry keeps item alive
+            text = found[2]
+        else:
+            if len(_ELEMENTS) >= 50_000:
+                _ELEMENTS.clear()
+            text = element(item, data)
+            _ELEMENTS[id(item)] = (item, tag, text)
+        out.append((item.z, len(out), text))
 
     if scene is not None:
         lo, hi = _ROUTE_AND_STATION_LAYERS
@@ -153,14 +239,17 @@ def board_svg(board: Board, layout: Layout, scene=None, routes=None) -> str:
         add(Area((shapes.rect_ring(0, 0, W, H),), face=style.PAPER, z=0))
         add(Area((shapes.rect_ring(ph.margin_mm, ph.margin_mm, W - ph.margin_mm, H - ph.margin_mm),),
                  face=style.INNER, edge=style.HAIRLINE, lw=0.5, z=0.1))
+        if last is not None:  # the print's scoring track (it depends on the board's size only)
+            for item in scene_mod.track_items(W, H, ph.margin_mm):
+                add(item)
     by_id = {r.id: r for r in board.routes}
     for rid, shape in shapes_.items():
         for item in scene_mod.route_items(board, by_id[rid], shape, sym, flight_lines.get(rid)):
-            add(item, {"route": rid})
+            add_kept(item, {"route": rid})
     for s in board.stations:
         xy = layout.positions[s.id]
         for item in scene_mod.station_items(xy, ph.station_radius_mm, s.hub):
-            add(item, {"station": s.id})
+            add_kept(item, {"station": s.id})
     if scene is not None:
         for key, c in scene.placement.placed.items():
             if key.startswith("bonus:"):
@@ -171,6 +260,14 @@ def board_svg(board: Board, layout: Layout, scene=None, routes=None) -> str:
             add(Text(c.center, c.lines, c.size, style.INK, z=10, bold=c.bold, align=c.align, box=c.box), data)
             if key in scene.placement.unplaced:
                 add(Area((shapes.rect_ring(*c.box),), face="white", alpha=0.75, z=9.5), data)
+    elif last is not None:
+        for key, c in carried_labels(board, layout, last, shapes_).items():
+            if key.startswith("bonus:"):
+                for item in scene_mod.badge_items(c):
+                    add(item, {"route": key[len("bonus:"):]})
+            else:
+                add(Text(c.center, c.lines, c.size, style.INK, z=10, bold=c.bold, align=c.align, box=c.box),
+                    {"station": key, "label": "1"})
     else:
         for s in board.stations:
             add(quick_label(s.name, layout.positions[s.id], ph.station_radius_mm, s.label, s.hub),
@@ -182,11 +279,25 @@ def board_svg(board: Board, layout: Layout, scene=None, routes=None) -> str:
             f' font-family="{FONT_FAMILY}, sans-serif">\n{body}\n</svg>\n')
 
 
-def print_svg(board: Board, short_hash: str) -> str:
+def print_svg(board: Board, short_hash: str) -> tuple[str, dict]:
     """The print drawing of a board: its scene (label placement, track, legend) as `mapkit render`
-    builds it, as SVG. A top-level function so that the editor can run it in a worker process."""
+    builds it, as SVG, and its label placement as JSON (`placement_json`). A top-level function so
+    that the editor can run it in a worker process."""
     from mapkit.render.scene import build_scene
 
     layout = Layout(board)
     scene = build_scene(board, layout, short_hash)
-    return board_svg(board, layout, scene, drawn_routes(board, layout))
+    return board_svg(board, layout, scene, drawn_routes(board, layout)), placement_json(scene.placement)
+
+
+def placement_json(placement) -> dict:
+    return {"placed": {k: [c.position, list(c.lines), c.size, c.bold, list(c.center), list(c.box), c.align]
+                       for k, c in placement.placed.items()}, "unplaced": list(placement.unplaced)}
+
+
+def last_print(data: dict, layout: Layout) -> LastPrint:
+    """A print drawing's placement (placement_json) and the layout it was placed on."""
+    placed = {k: labels.Candidate(pos, tuple(lines), size, bold, tuple(center), tuple(box_), align)
+              for k, (pos, lines, size, bold, center, box_, align) in data["placed"].items()}
+    return LastPrint(dict(layout.positions), {rid: tuple(s.centerline) for rid, s in layout.routes.items()},
+                     placed, list(data["unplaced"]))

@@ -35,13 +35,18 @@ def receive(stream: BinaryIO) -> dict | None:
 
 
 def draw(request: dict) -> dict:
-    """{"text": a schema-valid board's JSON, "hash": 8 hex digits} → {"svg": ...} or {"error": ...}."""
+    """{"text": a schema-valid board's JSON, "hash": 8 hex digits} → {"svg": ..., "placement": ...}
+    or {"error": ...}."""
     from mapkit.boardfile import build_board, whole_numbers
     from mapkit.edit.svg import print_svg
 
+    import time
+
+    start = time.process_time()
     try:
         board = build_board(whole_numbers(json.loads(request["text"])), request.get("source", ""))
-        return {"svg": print_svg(board, request["hash"])}
+        svg, placement = print_svg(board, request["hash"])
+        return {"svg": svg, "placement": placement, "cpu_s": time.process_time() - start}
     except Exception as exc:  # noqa: BLE001 - reported to the editor, which keeps the quick drawing
         return {"error": f"{type(exc).__name__}: {exc}"}
 
@@ -53,6 +58,22 @@ def main() -> None:
         send(out, {"id": request.get("id"), **draw(request)})
 
 
+def child_command(module: str) -> list[str]:
+    """`python -P -m module`: -P keeps the working folder off the child's sys.path, so a folder
+    holding another `mapkit` (a checkout, an old copy) cannot stand in for this one."""
+    return [sys.executable, "-P", "-m", module]
+
+
+def child_env() -> dict:
+    """The environment of a child that imports this same mapkit, wherever the parent's came from."""
+    import mapkit
+
+    env = dict(os.environ)
+    here = str(Path(mapkit.__file__).resolve().parent.parent)
+    env["PYTHONPATH"] = here + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    return env
+
+
 class Worker:
     """The child process, started on first use and restarted if it dies."""
 
@@ -62,14 +83,8 @@ class Worker:
 
     def draw(self, text: str, short_hash: str, source: str = "") -> dict:
         if self.proc is None or self.proc.poll() is not None:
-            # the child imports this same mapkit, wherever the parent's came from
-            import mapkit
-
-            env = dict(os.environ)
-            here = str(Path(mapkit.__file__).resolve().parent.parent)
-            env["PYTHONPATH"] = here + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-            self.proc = subprocess.Popen([sys.executable, "-m", "mapkit.edit.worker"], stdin=subprocess.PIPE,
-                                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+            self.proc = subprocess.Popen(child_command("mapkit.edit.worker"), stdin=subprocess.PIPE,
+                                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=child_env())
         self.count += 1
         try:
             send(self.proc.stdin, {"id": self.count, "text": text, "hash": short_hash, "source": source})

@@ -14,6 +14,7 @@ further out; then all of that one size smaller.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 
@@ -95,6 +96,13 @@ def line_variants(name: str) -> list[tuple[str, ...]]:
 
 def station_candidates(name: str, xy: XY, radius: float, preferred: str | None = None,
                        hub: bool = False) -> tuple[Candidate, ...]:
+    return _station_candidates(name, (xy[0], xy[1]), radius, preferred, hub)
+
+
+# `mapkit edit` places the labels again after every drag, when all but one station are where they
+# were: their candidates (hundreds of measured boxes each) are kept, by everything they depend on.
+@functools.lru_cache(maxsize=4096)
+def _station_candidates(name: str, xy: XY, radius: float, preferred: str | None, hub: bool) -> tuple[Candidate, ...]:
     order = ([preferred] if preferred else []) + [p for p in ORDER if p != preferred]
     out = []
     for size in (HUB_SIZES if hub else STATION_SIZES):
@@ -137,29 +145,31 @@ def _slid(candidates) -> list[Candidate]:
 
 def place(requests, obstacles, bounds: Polygon, clearance: float = CLEARANCE_MM) -> Placement:
     """Place every request's label (see the module docstring)."""
-    all_boxes = [c.box for req in requests for c in req.candidates]
     tight = clearance * TIGHT
-    costs = _static_costs(all_boxes, [g.buffer(clearance, quad_segs=2) if clearance else g for g in obstacles], bounds)
-    tight_costs = _static_costs(all_boxes, [g.buffer(tight, quad_segs=2) if tight else g for g in obstacles], bounds)
+    geoms = np.concatenate([_geoms_of(req.candidates) for req in requests]) if requests else _as_geoms([])
+    outside = _outside_costs(geoms, bounds)
+    free_mask = _free_of(geoms, outside, _buffered(obstacles, clearance))
+    # a box clear of the obstacles grown by the clearance is clear of them grown by less
+    tight_costs = _LazyCosts(geoms, outside, _buffered(obstacles, tight), ~free_mask)
+    nearly_mask = tight_costs.free
 
     scored, k = [], 0
     for order, req in enumerate(requests):
         n = len(req.candidates)
-        hits = list(tight_costs[k:k + n])
-        free = [c for c, h in zip(req.candidates, costs[k:k + n]) if h == 0]
-        nearly = [c for c, h in zip(req.candidates, hits) if h == 0]
+        free = [c for c, f in zip(req.candidates, free_mask[k:k + n]) if f]
+        nearly = [c for c, f in zip(req.candidates, nearly_mask[k:k + n]) if f]
+        scored.append((len(free) if free else len(nearly) + 1000 if nearly else math.inf, order, req, free, nearly, k))
         k += n
-        scored.append((len(free) if free else len(nearly) + 1000 if nearly else math.inf, order, req, free, nearly, hits))
     scored.sort(key=lambda t: (t[0], t[1]))
 
     result = Placement()
     placed_boxes: list[Box] = []
-    for _, _, req, free, nearly, hits in scored:
+    for _, _, req, free, nearly, k in scored:
         choice = next((c for c in free if not _hits_any(c.box, placed_boxes, clearance)), None)
         if choice is None:  # closer to its neighbours, but still touching nothing
             choice = next((c for c in nearly if not _hits_any(c.box, placed_boxes, tight)), None)
         if choice is None:
-            choice = _least_bad(req, hits, placed_boxes)
+            choice = _least_bad(req, list(tight_costs.of(k, k + len(req.candidates))), placed_boxes)
             result.unplaced.append(req.key)
         result.placed[req.key] = choice
         placed_boxes.append(choice.box)
@@ -170,17 +180,89 @@ def place(requests, obstacles, bounds: Polygon, clearance: float = CLEARANCE_MM)
     return result
 
 
-def _static_costs(boxes, obstacles, bounds: Polygon) -> np.ndarray:
-    """For each box: its area outside bounds plus its area over obstacles (each touch counting
-    at least a little); 0 means free."""
-    geoms = _as_geoms(boxes)
-    cost = shapely.area(geoms) - shapely.area(shapely.intersection(geoms, bounds))
+# A box's cost is its area outside bounds plus its area over each obstacle it touches (at least
+# 1e-3 a touch); 0 means free. Why the costs are computed lazily: a board has tens of thousands
+# of candidate boxes, and the area a box covers is needed only for the few labels that find no
+# free box (`_least_bad`); every other label needs to know only whether a box is free. Computing
+# every area took ~90 % of a board's drawing time. The values asked for are the same, summed in
+# the same order, as computing them all (tests/test_edit_render_identity.py keeps that plain
+# version and checks that the placements agree on the bundled boards).
+
+def _buffered(obstacles, distance: float) -> list:
+    """Each obstacle grown by distance (the same shapes as g.buffer(distance, quad_segs=2), made
+    in one call)."""
+    if not distance or not len(obstacles):
+        return list(obstacles)
+    return list(shapely.buffer(np.asarray(list(obstacles), dtype=object), distance, quad_segs=2))
+
+
+def _prepared(bounds: Polygon) -> Polygon:
+    """bounds, prepared for the tens of thousands of containment tests (~50× faster; the answers
+    are the same)."""
+    shapely.prepare(bounds)
+    return bounds
+
+
+def _outside_costs(geoms, bounds: Polygon) -> np.ndarray:
+    """Each box's area outside bounds (0 below 1e-9), measured
+    only for the boxes bounds does not contain (a contained box's outside area is 0)."""
+    cost = np.zeros(len(geoms))
+    out = np.flatnonzero(~shapely.contains(_prepared(bounds), geoms))
+    if len(out):
+        g = geoms[out]
+        cost[out] = shapely.area(g) - shapely.area(shapely.intersection(g, bounds))
     cost[np.abs(cost) < 1e-9] = 0.0
-    if obstacles:
-        src_i, obs_i = STRtree(obstacles).query(geoms, predicate="intersects")
-        areas = shapely.area(shapely.intersection(geoms[src_i], np.asarray(obstacles, dtype=object)[obs_i]))
-        np.add.at(cost, src_i, np.maximum(areas, 1e-3))
     return cost
+
+
+def _free_of(geoms, outside: np.ndarray, obstacles) -> np.ndarray:
+    """Each box's cost is 0: nothing outside bounds and no obstacle touched
+    (every touch costs at least 1e-3)."""
+    free = outside == 0
+    if obstacles:
+        free[STRtree(obstacles).query(geoms, predicate="intersects")[0]] = False
+    return free
+
+
+class _LazyCosts:
+    """The boxes' costs, with the areas over obstacles measured only for the ranges asked.
+    may_touch: the boxes that can touch an obstacle at all (the others are not looked at)."""
+
+    def __init__(self, geoms, outside: np.ndarray, obstacles, may_touch: np.ndarray):
+        self.geoms, self.outside, self.obstacles = geoms, outside, obstacles
+        self.tree = STRtree(obstacles) if obstacles else None
+        self.free = outside == 0
+        if self.tree is not None:
+            ask = np.flatnonzero(may_touch)
+            self.free[ask[self.tree.query(geoms[ask], predicate="intersects")[0]]] = False
+
+    def of(self, lo: int, hi: int) -> np.ndarray:
+        cost = self.outside[lo:hi].copy()
+        if self.tree is not None:
+            # the pairs of one box come in the tree's order whatever else is asked with it, so
+            # the areas are summed in the order computing every box's would sum them
+            src, obs = self.tree.query(self.geoms[lo:hi], predicate="intersects")
+            if len(src):
+                areas = shapely.area(shapely.intersection(self.geoms[lo:hi][src],
+                                                          np.asarray(self.obstacles, dtype=object)[obs]))
+                np.add.at(cost, src, np.maximum(areas, 1e-3))
+        return cost
+
+
+# the candidates' boxes as shapely geometry, by candidates tuple: a drag leaves all but one
+# station's candidates as they were (`_station_candidates` gives back the same tuple)
+_GEOMS: dict[int, tuple] = {}
+
+
+def _geoms_of(candidates: tuple) -> np.ndarray:
+    found = _GEOMS.get(id(candidates))
+    if found is not None and found[0] is candidates:  # the entry keeps the tuple alive: ids are not reused
+        return found[1]
+    if len(_GEOMS) >= 8192:
+        _GEOMS.clear()
+    geoms = _as_geoms([c.box for c in candidates])
+    _GEOMS[id(candidates)] = (candidates, geoms)
+    return geoms
 
 
 def _hits_any(b: Box, boxes: list[Box], clearance: float) -> bool:
@@ -225,7 +307,8 @@ def first_free(boxes, obstacles, bounds: Polygon, clearance: float = CLEARANCE_M
     """The first of boxes inside bounds that touches no obstacle, or None."""
     if not boxes:
         return None
-    free = _free_mask(boxes, [g.buffer(clearance, quad_segs=2) for g in obstacles], bounds)
+    grown = list(shapely.buffer(np.asarray(list(obstacles), dtype=object), clearance, quad_segs=2)) if obstacles else []
+    free = _free_mask(boxes, grown, bounds)
     idx = np.flatnonzero(free)
     return tuple(boxes[idx[0]]) if len(idx) else None
 
@@ -238,7 +321,7 @@ def _as_geoms(boxes):
 def _free_mask(boxes, obstacles, bounds: Polygon) -> np.ndarray:
     """For each box: inside bounds and touching no obstacle."""
     geoms = _as_geoms(boxes)
-    free = shapely.contains(bounds, geoms)
+    free = shapely.contains(_prepared(bounds), geoms)
     if obstacles:
         hit = STRtree(obstacles).query(geoms, predicate="intersects")[0]
         free[hit] = False
@@ -270,7 +353,7 @@ def scan_boxes(w: float, h: float, area: Box, step: float = 6.0) -> list[Box]:
 def least_covering(boxes, obstacles, bounds: Polygon) -> Box:
     """The box inside bounds that covers the least obstacle area (the first on ties)."""
     geoms = _as_geoms(boxes)
-    inside = shapely.contains(bounds, geoms)
+    inside = shapely.contains(_prepared(bounds), geoms)
     cost = np.zeros(len(boxes))
     if obstacles:
         obstacles = list(obstacles)

@@ -173,24 +173,42 @@ def margin_text_items(board: Board, content_hash: str) -> tuple[list, list]:
     return items, boxes
 
 
+# What route_items made, by everything it reads: `mapkit edit` draws the board again after every
+# drag, and only the routes at the moved station change (the items are frozen values, so sharing
+# them between drawings is safe). Bounded: cleared when it grows past ROUTE_MEMO_SIZE.
+ROUTE_MEMO_SIZE = 4096
+_ROUTE_MEMO: dict = {}
+
+
 def route_items(board: Board, r, shape, sym: dict, pieces=None) -> list:
     """A route's spaces and symbols, and its line when it has one; pieces: the flight's line as
     the parts to draw (see `flights`)."""
     ph = board.physical
     hex_ = style.route_hex(board, r.color)
-    flight = r.kind == "flight"
+    mark = None if r.is_gray else sym.get(r.color)
+    key = (ph.station_radius_mm, ph.space_width_mm, hex_, r.kind, mark, tuple(shape.centerline),
+           tuple(shape.spaces), pieces)
+    found = _ROUTE_MEMO.get(key)
+    if found is None:
+        if len(_ROUTE_MEMO) >= ROUTE_MEMO_SIZE:
+            _ROUTE_MEMO.clear()
+        found = _ROUTE_MEMO[key] = tuple(_route_items(ph, r.kind, hex_, mark, shape, pieces))
+    return list(found)
+
+
+def _route_items(ph, kind: str, hex_: str, mark, shape, pieces) -> list:
+    flight = kind == "flight"
     base_z = 6 if flight else 2
     out = []
     path = shapes.trimmed(shape.centerline, ph.station_radius_mm, ph.station_radius_mm)
-    if r.kind in style.WATER_KINDS:
+    if kind in style.WATER_KINDS:
         out.append(Line(tuple(shapes.wavy(path)), style.WATER, 0.9, z=base_z))
-    elif r.kind == "aerial-tram":
+    elif kind == "aerial-tram":
         out.append(Line(tuple(path), style.INK, 0.8, z=base_z, dash=(1.0, 1.5)))
     elif flight:
         for part in (pieces if pieces is not None else (tuple(path),)):
             out.append(Line(tuple(part), style.INK, 1.4, z=base_z, dash=(5.0, 3.0)))
     edge, lw = style.space_edge(hex_)
-    mark = None if r.is_gray else sym.get(r.color)
     ink = style.ink_on(hex_)
     for corners in shape.spaces:
         ring = shapes.rounded(corners, SPACE_CORNER_MM)

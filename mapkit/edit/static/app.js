@@ -17,6 +17,7 @@ let drag = null;           // a station or waypoint being dragged
 let preview = null;        // a layout preview on show
 let overlayData = null;  // the overlay on show (overlays.js)
 let busy = false;
+let shownNote = "";        // the history note last shown in the banner
 
 // what tests and the status bar read: how long each reload and redraw took (ms)
 window.mapkit = { ready: false, loads: 0, timings: [], last: null };
@@ -73,7 +74,9 @@ async function load(reason) {
   window.mapkit.ready = true;
   const d = st.drawing;
   status(`${reason}: drawn in ${ms.toFixed(0)} ms (server ${d ? d.quick_ms : "–"} ms)` +
-         (d ? ` · labels: ${d.labels === "print" ? "placed as printed" : d.print_error ? `quick: ${d.print_error}` : d.print_labels ? "quick (the print's placement follows)" : "quick"}` : "") +
+         (d ? ` · labels: ${d.labels === "print" ? "placed as printed" : d.print_error ? `quick: ${d.print_error}` :
+           d.labels === "carried" ? "the last print's, those the change touched placed again (the print drawing follows)" :
+           d.print_labels ? "quick (the print's placement follows)" : "quick"}` : "") +
          ` · version ${st.version}`);
 }
 
@@ -122,6 +125,12 @@ function renderHeader() {
   if (state.drawing) document.title = `${state.drawing.board.name} — mapkit edit`;
   $("undo").disabled = !state.undo || !!state.read_only;
   $("redo").disabled = !state.redo || !!state.read_only;
+  // the buttons say what they would do; the history lives in the server, so a reload keeps it
+  $("undo").textContent = state.undo ? `Undo ${state.undo_what}` : "Undo";
+  $("redo").textContent = state.redo ? `Redo ${state.redo_what}` : "Redo";
+  $("undo").title = state.undo ? `Undo ${state.undo_what} (Ctrl+Z; ${state.undo} step${state.undo > 1 ? "s" : ""} kept)`
+    : state.history_note || "Nothing to undo";
+  $("redo").title = state.redo ? `Redo ${state.redo_what} (Ctrl+Shift+Z or Ctrl+Y)` : state.history_note || "Nothing to redo";
   $("layout-preview").disabled = !!state.layout || !!state.read_only || !state.loads;
   $("layout-preview").title = state.layout || "Lay the board out with mapkit layout and show the result before writing it";
   const rep = state.report;
@@ -135,7 +144,9 @@ function renderHeader() {
   if (!state.loads && state.drawing) banner(`${state.file} does not load: the problems are listed; the drawing is the last good one (version ${state.drawing.version}).`, "error");
   else if (!state.loads) banner(`${state.file} does not load: the problems are listed on the right.`, "error");
   else if (state.read_only) banner(state.read_only);
-  else if (!preview) banner("");
+  else if (state.history_note && state.history_note !== shownNote) banner(`Reloaded: ${state.history_note}.`);
+  else if (!preview && !state.history_note) banner("");
+  shownNote = state.history_note;
 }
 
 // ---------------------------------------------------------------- problems
@@ -265,6 +276,7 @@ function startDrag(evt) {
     origin = routeById(wroute).waypoints[j];
     drag = { kind: "waypoint", id: wroute, waypoint: j, origin, start: [p.x, p.y], moved: [t] };
   }
+  window.mapkit.pointer = evt.pointerType;  // mouse, pen or touch: one code path for all three
   drag.ghost = el("circle", { cx: origin[0], cy: origin[1], r: state.drawing.station_radius * 1.3, class: "ghost" }, layers.drag);
   svg.setPointerCapture && svg.setPointerCapture(evt.pointerId);
   return true;
@@ -357,11 +369,37 @@ function setupMap() {
 
 // ---------------------------------------------------------------- layout preview
 
+let layoutJob = null;       // the layout job running (its id), if any
+
+function showRun(st) {
+  $("layout-run").hidden = st.state !== "running";
+  const bar = $("layout-progress");
+  if (st.expected) bar.value = Math.min(0.99, st.elapsed / st.expected); else bar.removeAttribute("value");
+  $("layout-elapsed").textContent = `${st.elapsed.toFixed(1)} s` + (st.expected
+    ? ` of about ${st.expected} s (the last layout of this file)`
+    : " (no estimate yet: mapkit layout reports no stages)");
+}
+
 async function layoutPreview() {
   $("layout-preview").disabled = true;
   status("laying the board out…");
   try {
-    const r = await post("/api/layout/preview", { hash: state.hash, style: $("layout-style").value });
+    let st = await post("/api/layout/preview", { hash: state.hash, style: $("layout-style").value });
+    layoutJob = st.job;
+    showRun(st);
+    while (st.state === "running") {
+      await sleep(250);
+      st = await api(`/api/layout/status?job=${encodeURIComponent(st.job)}`);
+      showRun(st);
+    }
+    layoutJob = null;
+    $("layout-run").hidden = true;
+    if (st.state === "cancelled") {
+      banner(`Layout cancelled after ${st.elapsed.toFixed(1)} s: its process was stopped and nothing was written.`);
+      return;
+    }
+    if (st.state !== "done") throw new Error(st.error || st.state);
+    const r = st.preview;
     preview = r;
     drawBoard(r.svg);
     const errs = r.problems_after.filter((p) => p.severity === "error").length;
@@ -379,9 +417,18 @@ async function layoutPreview() {
   } catch (e) {
     banner(`Layout: ${e.message}`, "error");
   } finally {
+    layoutJob = null;
+    $("layout-run").hidden = true;
     $("layout-preview").disabled = false;
     status("");
   }
+}
+
+async function layoutCancel() {
+  if (!layoutJob) return;
+  $("layout-cancel").disabled = true;
+  try { await post("/api/layout/cancel", { job: layoutJob }); } catch (e) { banner(`Cancel: ${e.message}`, "error"); }
+  $("layout-cancel").disabled = false;
 }
 
 async function layoutDone(apply) {
@@ -419,6 +466,7 @@ async function main() {
   $("redo").addEventListener("click", () => write("/api/redo", { hash: state.hash }, "redraw after redo"));
   $("fit").addEventListener("click", () => { if (svg) { view = { x: 0, y: 0, w: +svg.getAttribute("data-width"), h: +svg.getAttribute("data-height") }; setView(); } });
   $("layout-preview").addEventListener("click", layoutPreview);
+  $("layout-cancel").addEventListener("click", layoutCancel);
   $("layout-apply").addEventListener("click", () => layoutDone(true));
   $("layout-discard").addEventListener("click", () => layoutDone(false));
   $("overlay").addEventListener("change", () => showOverlay());
