@@ -134,7 +134,13 @@ class Problem:
                 if s not in ends[self.sown[k]]:
                     si.append(s)
                     sk.append(k)
-        self.cs_s, self.cs_k = np.array(si, dtype=int), np.array(sk, dtype=int)
+        si, sk = np.array(si, dtype=int), np.array(sk, dtype=int)
+        # the k-d tree of midpoints over-reaches by half the longest segment: keep the pairs really
+        # within reach (a hinge farther off is zero and its row in the Jacobian too, but costs time)
+        if len(si):
+            near = T.point_segment(st[si], pos[self.sp[sk]], pos[self.sq[sk]])[0] < reach
+            si, sk = si[near], sk[near]
+        self.cs_s, self.cs_k = si, sk
         ki, kj = [], []
         seg_pairs = stree.query_pairs(reach + (seglen.max() if len(seglen) else 0.0), output_type="ndarray")
         for k1, k2 in seg_pairs:
@@ -149,7 +155,11 @@ class Problem:
                     continue  # both leave the same station: the angle term judges them
             ki.append(k1)
             kj.append(k2)
-        self.cc_1, self.cc_2 = np.array(ki, dtype=int), np.array(kj, dtype=int)
+        ki, kj = np.array(ki, dtype=int), np.array(kj, dtype=int)
+        if len(ki):  # as above: only the pairs of segments really within reach of each other
+            near = T.signed_segments(pos[self.sp[ki]], pos[self.sq[ki]], pos[self.sp[kj]], pos[self.sq[kj]])[0] < reach
+            ki, kj = ki[near], kj[near]
+        self.cc_1, self.cc_2 = ki, kj
         # --- cyclic order at each station (kept from the current drawing)
         ang_s, ang_e1, ang_e2, nb1, nb2 = [], [], [], [], []
         incident: dict[int, list[tuple[int, int, int]]] = {}
