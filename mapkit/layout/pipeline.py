@@ -24,6 +24,7 @@ from mapkit.layout.result import build_result
 REPAIRS = 4  # rounds of real checks and targeted repairs
 REPAIR_TRIES = 700  # local moves judged by the checks at most (mapkit.layout.repair)
 REPAIR_TRIES_PER_STATION = 25
+SHRINK_STEP = 0.95  # a network too big for its board is shrunk by about this factor at a time
 
 
 class LayoutError(UsageError):
@@ -93,8 +94,11 @@ def layout_board_impl(data: dict, *, style: str, size, seed: int, keep: frozense
                          f" at its routes' lengths; on {W:g} x {H:g} mm it had to shrink to {s:.0%}")
         c = (st.min(0) + st.max(0)) / 2
         centre = np.array([(box[0] + box[2]) / 2, (box[1] + box[3]) / 2])
-        dr.pos = (dr.pos - c) * s + centre
         dr.anchor = (dr.anchor - (dr.anchor.min(0) + dr.anchor.max(0)) / 2) * s + centre
+        if s < 0.999:
+            shrink_gradually(net, dr, w, style, s, c, centre, box)
+        else:
+            dr.pos = (dr.pos - c) * s + centre
     dr.bounds = box
     inner_w, inner_h = W - 2 * ph.margin_mm, H - 2 * ph.margin_mm
     dr.fill_box = (fit.FILL * inner_w + 4, fit.FILL * inner_h + 4)
@@ -132,6 +136,25 @@ def layout_board_impl(data: dict, *, style: str, size, seed: int, keep: frozense
     figures = {"size_chosen": size == "auto", "bends": sum(len(line) - 2 for line in dr.lines),
                **measure(new, labels=False)}
     return new, changes, figures, problems
+
+
+def shrink_gradually(net, dr, w, style, s, c, centre, box) -> None:
+    """A network too big for the board, taken down to its size in steps of about SHRINK_STEP with a
+    round of the optimization after each, inside a box that closes in on the board's: shrunk at
+    once, every route is too short together and the rules pull the map into knots (Seattle's north
+    on 600 x 900 mm); a step at a time, each round only has a few per cent to take up."""
+    steps = max(1, int(np.ceil(np.log(s) / np.log(SHRINK_STEP))))
+    half = np.array([(box[2] - box[0]) / 2, (box[3] - box[1]) / 2])
+    prev = 1.0
+    dr.pos = dr.pos - c + centre
+    for k in range(1, steps + 1):
+        sk = s ** (k / steps)
+        dr.pos = (dr.pos - centre) * (sk / prev) + centre
+        prev = sk
+        if k < steps:
+            h = half * (sk / s)
+            dr.bounds = (centre[0] - h[0], centre[1] - h[1], centre[0] + h[0], centre[1] + h[1])
+            run_rounds(net, dr, w, style, rounds=1, start=1)
 
 
 def fit_report(found) -> list[str]:
