@@ -80,3 +80,21 @@ def test_trunk_sides_counted_raw_and_as_drawn():
     lay = Layout(swapped)
     assert trunk_swaps(swapped, lay.positions, lay.routes) == 1
     assert trunk_swaps(swapped, lay.positions, keep_sides(swapped, lay.positions, lay.routes)) == 0
+
+
+def test_label_room_agrees_with_the_print():
+    """A station the layout finds no room for at 12 pt is one the renderer could not give 12 pt
+    (it places among more obstacles: drawn lines, other labels); and some have room."""
+    import json
+
+    from mapkit.layout.labels import without_room
+    from mapkit.render.scene import build_scene
+    from mapkit.resources import boards_dir
+
+    data = json.loads((boards_dir() / "portland.json").read_text(encoding="utf-8"))
+    lacking = without_room(data, size=12.0)
+    assert lacking and len(lacking) < len(data["stations"])
+    board = build_board(data)
+    scene = build_scene(board, Layout(board), "0" * 8)
+    for sid in lacking:
+        assert sid in scene.unplaced or scene.placement.placed[sid].size < 12.0, sid

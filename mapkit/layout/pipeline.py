@@ -17,7 +17,8 @@ from mapkit.layout.network import build_network
 from mapkit.layout.optimize import Drawing, Weights, run_rounds
 from mapkit.layout.project import initial_positions
 from mapkit.layout.stress import majorize
-from mapkit.layout.repair import repair
+from mapkit.layout.labels import label_repair
+from mapkit.layout.repair import Repair, repair
 from mapkit.layout.result import build_result
 
 
@@ -60,7 +61,10 @@ def layout_board_impl(data: dict, *, style: str, size, seed: int, keep: frozense
     jitter[net.fixed] = 0.0
     n = net.n
     # lengths first (stress majorization from the real map), then the exact rules
-    pos0 = majorize(net, pos0 + jitter, anchor=0.0)
+    # a flight holds a few spaces between far stations and may cross anything: counted as a short
+    # link it pulls its ends together across the map (Seattle's Paine Field to SeaTac)
+    ground = replace(net, bundles=[b for b in net.bundles if not b.flight]) if any(b.flight for b in net.bundles) else net
+    pos0 = majorize(ground, pos0 + jitter, anchor=0.0)
     dr = Drawing(pos0, n, [[b.a, b.b] for b in net.bundles], ~net.fixed.copy(), anchor=pos0.copy())
     for k, line in enumerate(dr.lines):
         for wp in net.bundles[k].fixed_waypoints:
@@ -129,11 +133,15 @@ def layout_board_impl(data: dict, *, style: str, size, seed: int, keep: frozense
     # what the smooth terms cannot undo (a station on a neighbour's route): local moves, judged by the checks
     # (tries bounded by the board's size, so that a board too small to hold it gives up soon)
     found = repair(net, dr, size_out, geometry_problems, max_tries=min(REPAIR_TRIES, REPAIR_TRIES_PER_STATION * n))
+    lacking = None
+    if not found:  # labels as obstacles: stations left no room for their name move a little, where the checks allow
+        lacking = label_repair(Repair(net, dr, size_out, geometry_problems))
     new, changes = build_result(net, dr, size_out)
     problems = (notes if found else []) + fit_report(found)
     from mapkit.layout.figures import measure
 
     figures = {"size_chosen": size == "auto", "bends": sum(len(line) - 2 for line in dr.lines),
+               **({"labels_without_room": lacking} if lacking is not None else {}),
                **measure(new, labels=False)}
     return new, changes, figures, problems
 
