@@ -29,6 +29,7 @@ from scipy.optimize import least_squares
 from scipy.sparse import coo_matrix
 from scipy.spatial import cKDTree
 
+from mapkit.layout import order as O
 from mapkit.layout import terms as T
 from mapkit.layout.network import Network
 
@@ -47,6 +48,7 @@ class Weights:
     bearing: float = 6.0      # route directions near their real bearings (per unit vector difference)
     octilinear: float = 0.0   # schematic style: directions at multiples of 45°
     fill: float = 1.0         # bounding box at least 80 % of the inner area each way
+    order: float = 4.0        # routes around a station in their real cyclic order (mapkit.layout.order)
 
 
 @dataclass
@@ -179,6 +181,10 @@ class Problem:
                 nb2.append(b[0])
         self.an_s, self.an_p1, self.an_p2 = (np.array(x, dtype=int) for x in (ang_s, ang_e1, ang_e2))
         self.an_b1, self.an_b2 = np.array(nb1, dtype=int), np.array(nb2, dtype=int)
+        if w.order:
+            if net.order_rows is None:
+                net.order_rows = O.order_pairs(net)
+            self.or_s, self.or_p1, self.or_p2 = O.next_points(dr.lines, net.order_rows)
         # --- variables
         self.var_of = -np.ones(len(pos), dtype=int)
         free_idx = np.flatnonzero(dr.free)
@@ -371,6 +377,9 @@ class Problem:
             Jw = w.bearing * J
             block(v, [(rr, self.bb, Jw[:, 0, :]), (rr, self.ba, -Jw[:, 0, :]),
                       (rr + 1, self.bb, Jw[:, 1, :]), (rr + 1, self.ba, -Jw[:, 1, :])])
+        if w.order and len(self.or_s):
+            v, e = O.order_terms(pos, self.or_s, self.or_p1, self.or_p2, w.order)
+            block(v, e, "order")
         if w.octilinear:
             phi, g = T.angle_of(pos[self.sq] - pos[self.sp])
             v = w.octilinear * np.sin(4 * phi)
