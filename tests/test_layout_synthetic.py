@@ -37,9 +37,10 @@ def test_large_synthetic_board_comes_out_clean(stations, seed):
     laid_out_clean(stations, seed)
 
 
+@pytest.mark.slow  # tests/test_layout.py has a fast one on 8 stations
 def test_too_small_a_size_says_which_routes_do_not_fit_and_by_how_much():
     data = layout_board_data(20, seed=0)
-    res = layout_board(data, seed=0, size=(420, 297))
+    res = layout_board(data, seed=0, size=(300, 200))
     assert res.figures["errors"] > 0
     assert any("shrink" in p for p in res.problems), res.problems
     named = [p for p in res.problems if p.startswith("route ")]
