@@ -6,15 +6,15 @@ stations are taken worst first (the summed squared direction error of their rout
 bearings from lat/lon, the figure `direction_error_deg_*` measures, plus a cost for gaps between
 spaces wider than 6 mm, the figure `largest_gap_mm`) and tried at a few short steps;
 a step is kept only when the routes it turns are nearer their bearings on the whole, the geometry
-checks still find nothing on the part of the board it changes (then on the whole board), and the
-stations around it keep room for their labels. Bounded tries, so a seed gives one result.
+checks still find nothing on the part of the board it changes (then on the whole board), the
+stations around it keep room for their labels and the stations still fill the board as asked. Bounded tries, so a seed gives one result.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from mapkit.layout.labels import LABEL_REACH_MM, without_room
+from mapkit.layout.labels import LABEL_REACH_MM, fill_kept, station_span, without_room
 
 POLISH_STEPS_MM = (1.5, 3.0, 6.0, 10.0)
 POLISH_TRIES = 900
@@ -80,13 +80,15 @@ def polish(rp, max_tries: int = POLISH_TRIES) -> int:
             part = rp.select(centres, 25.0 + max(POLISH_STEPS_MM))
             near = {net.ids[i] for i in np.nonzero(np.linalg.norm(dr.pos[: net.n] - old, axis=1) < LABEL_REACH_MM)[0]}
             room = len(without_room(rp.part_data(part), only=near))
+            span = station_span(dr)
             for _, step, d in sorted(moves)[:4]:
                 if tries >= max_tries:
                     break
                 tries += 1
                 dr.pos[s] = old + step * np.array(d)
                 sub = rp.part_data(part)
-                if not rp.check(sub) and len(without_room(sub, only=near)) <= room and not rp.check(rp.full_data()):
+                if fill_kept(dr, span) and not rp.check(sub) and len(without_room(sub, only=near)) <= room \
+                        and not rp.check(rp.full_data()):
                     kept += 1
                     break
                 dr.pos[s] = old
