@@ -70,14 +70,14 @@ GOLDEN = {
     ('portland', None, (), 'random', 4, 20): '93b8c7d9acda7e19',
     ('portland', None, (), 'route-focus', 2, 8): '5315138b1f9dbdf1',
     ('portland', None, (), 'route-focus', 4, 8): 'ce344da30c14e15f',
-    ('portland', None, (), 'expert', 2, 3): '8cf64d29e2eca656',
-    ('portland', None, (), 'expert', 4, 3): '9d0d2d5863fcfe86',
+    ('portland', None, (), 'expert', 2, 3): 'c23295720570819f',
+    ('portland', None, (), 'expert', 4, 3): '23d4cdcea7bab798',
     ('seattle', 'transit', (), 'random', 2, 20): 'd87196f98c130be5',
     ('seattle', 'transit', (), 'random', 4, 20): '36406611a983026b',
     ('seattle', 'transit', (), 'route-focus', 2, 8): 'dc497d20ba656998',
     ('seattle', 'transit', (), 'route-focus', 4, 8): 'eb54f039179f5b0b',
     ('seattle', 'transit', (), 'expert', 2, 3): 'bd5ea4f072ae916d',
-    ('seattle', 'transit', (), 'expert', 4, 3): '79ccfd0869310825',
+    ('seattle', 'transit', (), 'expert', 4, 3): 'f23e20a77e35333a',
     ('portland', None, ('friendly-protection',), 'random', 2, 20): 'de234039b5bdad34',
     ('portland', None, ('friendly-protection',), 'random', 4, 20): '93b8c7d9acda7e19',
     ('portland', None, ('ticket-market',), 'random', 2, 20): '05d963acc0ac6705',
@@ -88,7 +88,7 @@ GOLDEN = {
     ('north-america', None, (), 'long-route', 4, 4): '01faa5ec662966fd',
     ('north-america', None, (), 'one-step', 4, 4): '43c99ab51acd16ae',
     ('north-america', None, (), ('expert', 'route-focus'), 2, 6): '4e7bc72605921c83',
-    ('portland', None, (), ('random', 'route-focus', 'expert', 'one-step'), 4, 4): 'f9bf4d468db6a034',
+    ('portland', None, (), ('random', 'route-focus', 'expert', 'one-step'), 4, 4): 'c0b901b20a46c035',
 }
 
 

@@ -15,7 +15,8 @@ It sees only its SeatView. What it does, and why:
   players; a ticket already complete counts in full, one that no longer fits is given up;
 - draws more tickets once its plan is done while trains and turns remain (not before: measured);
 - draws for the route nearest to a claim first, never a face-up wild (a turn for one card, when
-  two blind cards are worth two trains to a seat that lays nearly every card it draws), and
+  two blind cards are worth two trains to a seat that lays nearly every card it draws) unless its
+  plan cannot be paid otherwise (a scarce color: expert_wilds.py), and
   claims planned routes next to an opponent's
   network first (racing); at two players blocks a short route on the cheapest join of two pieces
   of the opponent's network when the detour costs them at least 4 trains;
@@ -33,6 +34,7 @@ import math
 
 from mapkit.sim.agents import INF, PlannerAgent, cheapest_path
 from mapkit.sim.expert_block import BlockMixin
+from mapkit.sim.expert_wilds import ScarceColorMixin
 from mapkit.sim.engine import BLIND, DRAW2, FACE_UP, KEEP_PHASE, SETUP
 from mapkit.sim.tables import GRAY
 
@@ -46,7 +48,7 @@ CLAIM_TURN = 3.0
 POINTS_WEIGHT = 0.25
 
 
-class ExpertAgent(BlockMixin, PlannerAgent):
+class ExpertAgent(ScarceColorMixin, BlockMixin, PlannerAgent):
     name = "expert"
     # tuned on north-america self-play and against route-focus (see the module docstring)
     p_offset, p_scale = -2.0, 5.0    # completion chance: logistic in the slack (turns and trains)
@@ -70,6 +72,7 @@ class ExpertAgent(BlockMixin, PlannerAgent):
         self._plan_hand = 0
         self._start_trains = None
         self._target = None
+        self._reset_scarce(tables, players)
 
     # ------------------------------------------------------------ the table
 
@@ -260,6 +263,7 @@ class ExpertAgent(BlockMixin, PlannerAgent):
                 need[c] = need.get(c, 0) + missing
                 if self._target is None:
                     self._target = c
+        self._wild_short = self.wilds_short(view, routes)
         return need
 
     def draw(self, view, legal, need: dict):
@@ -278,6 +282,10 @@ class ExpertAgent(BlockMixin, PlannerAgent):
             if a[0] == FACE_UP:
                 c = fu[a[1]]
                 if c == wild:
+                    # only when the plan cannot be paid otherwise (expert_wilds.py); first then:
+                    # wilds are the scarcest cards, and the row may not show one again soon
+                    if self._wild_short and 9 > key:
+                        best, key = a, 9
                     continue
                 n = need.get(c, 0)
                 score = 8 if c == target else n and 3 + min(n, 3)
@@ -345,6 +353,10 @@ class ExpertAgent(BlockMixin, PlannerAgent):
         return risk
 
     def act(self, view, legal):
+        self._look(view)
+        return self._paid(self._act(view, legal))
+
+    def _act(self, view, legal):
         phase = view.phase
         if phase == SETUP or phase == KEEP_PHASE:
             return self.choose_keep(view, legal)
@@ -370,11 +382,11 @@ class ExpertAgent(BlockMixin, PlannerAgent):
             return self._draw_or_any(view, legal, self.wanted_colors(view, routes))
 
         if routes:
-            claims = self._planned_claims(legal, routes)
+            claims = self.keep_wilds(view, routes, self._planned_claims(legal, routes))
             if not claims and cards >= self._plan_hand + 4:
                 # stuck waiting for colours while the hand grows: plan again by what it holds
                 routes, need = self.plan(view, replan=True)
-                claims = self._planned_claims(legal, routes)
+                claims = self.keep_wilds(view, routes, self._planned_claims(legal, routes))
         if routes:
             if claims:
                 by_route = {}
@@ -425,7 +437,9 @@ class ExpertAgent(BlockMixin, PlannerAgent):
         trains = view.trains[self.seat]
         longest = sorted((r for r in range(t.n_routes) if costs[r] != INF and costs[r] and t.route_len[r] <= trains),
                          key=lambda r: (-t.route_len[r], r))[:3]
-        return self.wanted_colors(view, longest)
+        need = self.wanted_colors(view, longest)
+        self._wild_short = False  # alternatives, not all to be claimed: no wild for their sum
+        return need
 
     def _spend(self, view, legal, trains, turns):
         """Nothing planned: claim long routes for points, draw for them while it can still use the cards."""

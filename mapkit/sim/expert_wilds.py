@@ -1,0 +1,106 @@
+"""When the expert takes a face-up wild: only when its plan cannot be paid otherwise.
+
+The expert never draws a face-up wild while a blind draw is legal (a turn for one card; see
+expert.py). On a deck with a scarce color that leaves routes it can never pay: Seattle's flight
+color has 3 cards for the 6-train paine-field-seatac, west-seattle 5 cards for 11 trains of track.
+So the face-up wild is taken when the cards of a planned color the seat could still get are fewer
+than its planned routes of that color need, beyond the wilds it holds. An exact count from what
+the seat sees, never a guess:
+
+- the deck's cards of that color, minus those the seat itself paid into the discards since the
+  discards were last shuffled back (the view shows the seat its own payments, not the other
+  seats' — in the rules the discards are public, but the SeatView does not expose them, so the
+  count is an upper bound of what is obtainable and the wild is never taken without need);
+- the discards are forgotten whenever a reshuffle may have happened since the last look: the deck
+  grew, the discards shrank, or the deck was small enough for the other seats to empty it.
+"""
+
+from __future__ import annotations
+
+from mapkit.sim.engine import CLAIM
+from mapkit.sim.tables import GRAY
+
+# cards that can leave the deck between two looks of one seat without a reshuffle showing: two
+# draws a turn per seat and two wipes of the face-up row (five cards each); a deck this small
+# at the last look may have run out, so the seat's own payments may be back in it
+_WIPES_ALLOWED = 2
+
+
+class ScarceColorMixin:
+    """Counts, for ExpertAgent, the cards of each color the seat can still obtain."""
+
+    def _reset_scarce(self, tables, players):
+        total = [0] * (tables.wild + 1)
+        for c in tables.deck:
+            total[c] += 1
+        self._color_total = total
+        self._gone = [0] * len(total)        # own payments still in the discards
+        self._deck_seen = None
+        self._discard_seen = 0
+        self._deck_margin = 2 * players + 5 * _WIPES_ALLOWED
+        self._wild_short = False
+
+    def _look(self, view):
+        """Forget the own payments once the discards may have been shuffled back into the deck."""
+        deck, discard = view.deck_size, view.discard_size
+        seen = self._deck_seen
+        if seen is None or deck > seen or discard < self._discard_seen or seen <= self._deck_margin:
+            self._gone = [0] * len(self._gone)
+        self._deck_seen, self._discard_seen = deck, discard
+
+    def _paid(self, a):
+        """Record the cards of a claim this seat makes (they go to the discards)."""
+        if a is not None and a[0] == CLAIM:
+            L = self.t.route_len[a[1]]
+            w = a[3]
+            wild = self.t.wild
+            if a[2] != wild:
+                self._gone[a[2]] += L - w
+            self._gone[wild] += w
+            self._discard_seen += L
+        return a
+
+    def wilds_needed(self, view, routes):
+        """Wilds the planned routes need because their colors are short: per color, the cards its
+        planned routes need beyond those the seat can still obtain. Also returns the scarce
+        colors. A double counts on its track of the more plentiful color; gray routes never count
+        (any color pays them)."""
+        t = self.t
+        owner, partner, colors, lens = view.owner, t.route_partner, t.route_color, t.route_len
+        total, gone = self._color_total, self._gone
+        demand = {}
+        for r in routes:
+            c = colors[r]
+            if c == GRAY:
+                continue
+            q = partner[r]
+            if q >= 0 and owner[q] == -1:
+                cq = colors[q]
+                if cq == GRAY:
+                    continue
+                if total[cq] - gone[cq] > total[c] - gone[c]:
+                    c = cq
+            demand[c] = demand.get(c, 0) + lens[r]
+        need, scarce = 0, set()
+        for c, d in demand.items():
+            if d > total[c] - gone[c]:
+                need += d - (total[c] - gone[c])
+                scarce.add(c)
+        return need, scarce
+
+    def wilds_short(self, view, routes) -> bool:
+        """True when the plan cannot be paid without more wilds than the seat holds."""
+        return self.wilds_needed(view, routes)[0] > view.hand[self.t.wild]
+
+    def keep_wilds(self, view, routes, claims):
+        """The claims that leave the wilds a scarce color of the plan needs: a wild taken for it
+        is not spent on a route its own color can still pay (the claims of the scarce color's
+        routes themselves are kept)."""
+        need, scarce = self.wilds_needed(view, routes)
+        if not need:
+            return claims
+        spare = view.hand[self.t.wild] - need
+        colors, partner = self.t.route_color, self.t.route_partner
+        return [a for a in claims
+                if a[3] <= spare or colors[a[1]] in scarce
+                or (partner[a[1]] >= 0 and colors[partner[a[1]]] in scarce)]
