@@ -136,6 +136,18 @@ def test_shared_track_lines_keep_their_side(board, seattle, portland):
                 c = sc.routes[route.id].centerline
                 return c[0] if route.a == s else c[-1]
 
+            def away(route):
+                # the direction the double leaves the station in (its centreline's first leg from here)
+                c = sc.routes[route.id].centerline
+                (x0, y0), (x1, y1) = (c[0], c[1]) if route.a == s else (c[-1], c[-2])
+                return math.atan2(y1 - y0, x1 - x0)
+
+            turn = abs((away(p[0]) - away(q[0]) + math.pi) % (2 * math.pi) - math.pi)
+            if turn < math.radians(100):
+                # a sharp turn: the inner track of one double ends past the outer one of the
+                # other inside the station's disc, so ends' nearness says nothing of sides there
+                # (test_bundled_boards_draw_no_line_swapping_sides reads the sides themselves)
+                continue
             for color in colors:
                 mine_p = end_near(next(m for m in p if m.color == color))
                 mine_q = end_near(next(m for m in q if m.color == color))
@@ -143,3 +155,40 @@ def test_shared_track_lines_keep_their_side(board, seattle, portland):
                 assert math.dist(mine_p, mine_q) < math.dist(mine_p, other_q), (here.id, color)
             checked += 1
     assert checked >= 5
+
+
+def test_track_side_reads_a_bent_double_against_its_other_track():
+    """A double that bends (a waypoint) has its centreline's middle off the straight line between
+    its stations by the bend; the side must come from the other track, or the line swaps sides
+    (Seattle's Canyon Park–Lynnwood was drawn that way)."""
+    import math
+    from types import SimpleNamespace
+
+    from mapkit.render.sides import track_side
+
+    # two tracks 4 mm apart, straight, and the same two bent 40 mm off their chord
+    a, b = SimpleNamespace(centerline=[(0, -2), (100, -2)]), SimpleNamespace(centerline=[(0, 2), (100, 2)])
+    bent_a = SimpleNamespace(centerline=[(0, -2), (50, 38), (100, -2)])
+    bent_b = SimpleNamespace(centerline=[(0, 2), (50, 42), (100, 2)])
+    straight = track_side(a, b, (0, 0))
+    assert straight != 0
+    # the bend does not change which side a track is on, nor does the order they are asked in
+    assert math.copysign(1, track_side(bent_a, bent_b, (0, 0))) == math.copysign(1, straight)
+    assert math.copysign(1, track_side(bent_b, bent_a, (0, 0))) == -math.copysign(1, straight)
+    # walking the other way round reads the other side
+    assert math.copysign(1, track_side(bent_a, bent_b, (100, 0))) == -math.copysign(1, straight)
+    # bent the other way (above the chord) too
+    up_a = SimpleNamespace(centerline=[(0, -2), (50, -42), (100, -2)])
+    up_b = SimpleNamespace(centerline=[(0, 2), (50, -38), (100, 2)])
+    assert math.copysign(1, track_side(up_a, up_b, (0, 0))) == math.copysign(1, straight)
+
+
+@pytest.mark.parametrize("name", ["seattle", "portland", "north-america"])
+def test_bundled_boards_draw_no_line_swapping_sides(name):
+    import json
+
+    from mapkit.layout.figures import measure
+    from mapkit.resources import boards_dir
+
+    data = json.loads((boards_dir() / f"{name}.json").read_text(encoding="utf-8"))
+    assert measure(data, labels=False)["trunk_sides_swapped"] == 0

@@ -24,14 +24,14 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from shapely.geometry import LineString, Point, Polygon, box
+from shapely.geometry import Point, Polygon, box
 from shapely.ops import unary_union
 
 from mapkit.boardfile import build_board
 from mapkit.checks import check_geometry
 from mapkit.geometry import Layout
 from mapkit.layout.order import cyclic_order
-from mapkit.render.sides import chains, keep_sides
+from mapkit.render.sides import chains, keep_sides, track_side
 
 EMPTY_REACH_MM = 30.0
 
@@ -122,12 +122,3 @@ def trunk_swaps(board, positions, routes) -> int:
     return swaps
 
 
-def track_side(first, second, start) -> float:
-    """> 0 when `first` lies left of `second` walking from `start` (board axes, y down)."""
-    a, b = LineString(first.centerline), LineString(second.centerline)
-    if Point(first.centerline[-1]).distance(Point(start)) < Point(first.centerline[0]).distance(Point(start)):
-        a = LineString(first.centerline[::-1])
-    p, q = a.interpolate(0.5, normalized=True), a.interpolate(0.52, normalized=True)
-    o = b.interpolate(b.project(p))
-    dx, dy = q.x - p.x, q.y - p.y
-    return dx * (p.y - o.y) - dy * (p.x - o.x)

@@ -15,19 +15,25 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from shapely.geometry import LineString, Point
+
 from mapkit.geometry import RouteShape
 from mapkit.model import Board
 
 
-def _side(shape: RouteShape, start, end) -> float:
-    """> 0 when the track lies left of start→end (y pointing down: x right, y down)."""
-    c = shape.centerline
-    mx, my = (c[0][0] + c[-1][0]) / 2, (c[0][1] + c[-1][1]) / 2
-    if len(c) > 2:
-        mx, my = c[len(c) // 2]
-    dx, dy = end[0] - start[0], end[1] - start[1]
-    ox, oy = mx - (start[0] + end[0]) / 2, my - (start[1] + end[1]) / 2
-    return dx * oy - dy * ox
+def track_side(shape: RouteShape, other: RouteShape, start) -> float:
+    """> 0 when `shape` lies left of the `other` track of its double walking from `start` (y down).
+
+    Read against the other track near the middle, not against the straight line between the
+    stations: on a double that bends (a waypoint), the middle of the centreline is off that line
+    by the bend, which says nothing about which side the track is on."""
+    a, b = LineString(shape.centerline), LineString(other.centerline)
+    if Point(shape.centerline[-1]).distance(Point(start)) < Point(shape.centerline[0]).distance(Point(start)):
+        a = LineString(shape.centerline[::-1])
+    p, q = a.interpolate(0.5, normalized=True), a.interpolate(0.52, normalized=True)
+    o = b.interpolate(b.project(p))
+    dx, dy = q.x - p.x, q.y - p.y
+    return dx * (p.y - o.y) - dy * (p.x - o.x)
 
 
 def chains(board: Board) -> list[list[tuple[tuple, str, str]]]:
@@ -78,7 +84,7 @@ def keep_sides(board: Board, positions: dict, routes: dict[str, RouteShape]) -> 
         for (first, second), frm, to in run:
             if first.id not in routes or second.id not in routes:
                 continue
-            if _side(routes[first.id], positions[frm], positions[to]) < 0:
+            if track_side(routes[first.id], routes[second.id], positions[frm]) < 0:
                 a, b = routes[first.id], routes[second.id]
                 routes[first.id], routes[second.id] = replace(b, route_id=first.id), replace(a, route_id=second.id)
     return routes
