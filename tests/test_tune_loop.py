@@ -16,7 +16,8 @@ from mapkit.boardfile import build_board  # noqa: E402
 from mapkit.ticket_deck import generate  # noqa: E402
 from mapkit.tune import changelog  # noqa: E402
 from mapkit.tune.aims import read_aims  # noqa: E402
-from mapkit.tune.loop import compare, tune  # noqa: E402
+from mapkit.tune.design import Spending, decide  # noqa: E402
+from mapkit.tune.loop import tune  # noqa: E402
 from mapkit.tune.propose import Change  # noqa: E402
 
 CHEAP = ["route-focus", "ticket-hungry"]
@@ -42,7 +43,7 @@ def spoiled(d: dict) -> dict:
 
 
 def _run(d, **kw):
-    args = dict(allowed=("tickets",), budget=1000, step_games=200, seed=0, jobs=1)
+    args = dict(allowed=("tickets",), budget=1600, step_games=200, seed=0, jobs=1)
     args.update(kw)
     return tune(d, "grid", read_aims(d), [2], CHEAP, **args)
 
@@ -106,21 +107,50 @@ def _change(targets):
     return Change("ticket-points", "a-b", "ticket-worth", 4, 8, "test", [], frozenset(targets), frozenset(targets))
 
 
-def test_compare_keeps_only_a_proven_improvement_that_hurts_nothing():
+def test_decide_keeps_only_a_proven_improvement_that_harms_nothing_beyond_its_margin():
     aims = read_aims({})
     rng = np.random.default_rng(0)
     rows = 401
     noise = lambda s: rng.normal(0, s, rows)  # noqa: E731
     key = ("ticket-worth", ("a-b", 2))
-    before = {"ticket-worth": {("a-b", 2): 0.30 + noise(0.02)}, "completion": {("a-b", 2): 0.1 + noise(0.01)}}
-    better = {"ticket-worth": {("a-b", 2): 0.05 + noise(0.02)}, "completion": {("a-b", 2): 0.1 + noise(0.01)}}
-    keep, why, per_aim, target = compare(before, better, [_change([key])], aims, rows)
+    level = 0.01
+    before = {"ticket-worth": {("a-b", 2): 0.30 + noise(0.02)}, "completion": {("a-b", 2): 0.1 + noise(0.002)}}
+    better = {"ticket-worth": {("a-b", 2): 0.05 + noise(0.02)}, "completion": {("a-b", 2): 0.1 + noise(0.002)}}
+    keep, why, per_aim, target = decide(before, better, [_change([key])], aims, rows, level)
     assert keep and target["low"] > 0 and per_aim["ticket-worth"]["change"] > 0.2
-    # the same improvement bought by a clearly worse completion aim is refused
-    worse = {"ticket-worth": better["ticket-worth"], "completion": {("a-b", 2): 0.5 + noise(0.01)}}
-    keep, why, _, _ = compare(before, worse, [_change([key])], aims, rows)
+    # the same improvement bought by completion's miss growing beyond its margin (0.05) is refused ...
+    worse = {"ticket-worth": better["ticket-worth"], "completion": {("a-b", 2): 0.2 + noise(0.002)}}
+    keep, why, _, _ = decide(before, worse, [_change([key])], aims, rows, level)
+    assert not keep and "completion" in why
+    # ... but a growth shown to stay within the margin is no harm (non-inferiority) ...
+    little = {"ticket-worth": better["ticket-worth"], "completion": {("a-b", 2): 0.12 + noise(0.002)}}
+    keep, why, per_aim, _ = decide(before, little, [_change([key])], aims, rows, level)
+    assert keep and per_aim["completion"]["change"] < 0
+    # ... and the margin is the designer's to set: with 0.01 the same growth is refused
+    strict = read_aims({"tune": {"margins": {"completion": 0.01}}})
+    keep, why, _, _ = decide(before, little, [_change([key])], strict, rows, level)
+    assert not keep and "completion" in why
+    # a growth within the margin but too noisy to show it is refused too: the data must show it
+    noisy = {"ticket-worth": better["ticket-worth"], "completion": {("a-b", 2): 0.12 + noise(0.2)}}
+    keep, why, _, _ = decide(before, noisy, [_change([key])], aims, rows, level)
     assert not keep and "completion" in why
     # a change within the noise is not kept
     same = {"ticket-worth": {("a-b", 2): 0.30 + noise(0.05)}, "completion": before["completion"]}
-    keep, why, _, _ = compare(before, same, [_change([key])], aims, rows)
+    keep, why, _, _ = decide(before, same, [_change([key])], aims, rows, level)
     assert not keep and why == "no improvement beyond the interval"
+
+
+def test_alpha_spent_in_proportion_to_games_never_passes_alpha():
+    sp = Spending(0.05, 10000)
+    levels = [sp.spend(g) for g in (600, 600, 1200, 3000, 4600)]
+    assert abs(sum(levels) - 0.05) < 1e-12 and abs(levels[0] - 0.003) < 1e-12
+
+
+def test_a_run_spends_at_most_alpha_and_its_budget():
+    d = spoiled(small_board())
+    r = _run(d)
+    assert r.spending["alpha_spent"] <= 0.05 + 1e-12
+    assert r.games <= 1600 and sum(r.spending["games"].values()) == r.games
+    for st in r.steps:
+        if st.stage == "confirmed":
+            assert st.target["level"] <= 0.05
