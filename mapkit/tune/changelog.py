@@ -109,7 +109,8 @@ def _step_lines(k: int, st) -> list:
         out.append(f"     why: {c.why}")
     t = st.target
     out.append(f"     its subjects' miss shrank by {t['change']:.3f} (one-sided bound {t['low']:+.3f} at level "
-               f"{t['level']:.2g}, z {t['z']:.2f}) over {st.games} paired games; screening z {st.screen_z:+.2f}")
+               f"{t['level']:.2g}, z {t['z']:.2f}) over {st.games} paired games; screening z {st.screen_z:+.2f}"
+               f" (games by stage in the log's totals)")
     before = {(f["aim"], f["subject"], f["players"]): f for f in st.figures if f["when"] == "before"}
     after = {(f["aim"], f["subject"], f["players"]): f for f in st.figures if f["when"] == "after"}
     for key in sorted(set(before) | set(after), key=lambda x: (x[0], x[1], x[2])):

@@ -117,8 +117,11 @@ def screen_score(m_before: dict, m_after: dict, changes: list, aims: Aims, rows:
     d, per_aim = differences(m_before, m_after, changes, aims, rows)
     _, sd = _bound(d, 0.0)
     z = float(d[0]) / sd if sd > 0 else (np.inf if d[0] > 0 else 0.0)
-    if d[0] <= 0:
-        return z, "no improvement on the screening games"
+    z = 0.0 if d[0] == 0 else z
+    # worse there: dropped; unchanged there (a target too rare on so few games to be measured)
+    # ranks at 0 and may still be confirmed
+    if d[0] < 0:
+        return z, "worse on the screening games"
     # harm beyond a margin drops a change only when it is clear even on these few games (its
     # optimistic bound, 1.64 spreads up, still beyond): the confirmation judges the rest
     worse = [a for a, v in per_aim.items() if _bound(v, -SCREEN_Z)[0] < -margin_of(aims, a, subjects)]

@@ -69,7 +69,8 @@ class Step:
     def as_dict(self) -> dict:
         return {"round": self.round, "stage": self.stage, "changes": [c.as_dict() for c in self.changes],
                 "games": self.games, "kept": self.kept, "reason": self.reason,
-                "screen_z": None if self.screen_z is None else round(float(self.screen_z), 3),
+                "screen_z": None if self.screen_z is None or not np.isfinite(self.screen_z)
+                else round(float(self.screen_z), 3),
                 "target": self.target, "aims": self.aims, "figures": self.figures}
 
 
@@ -166,13 +167,15 @@ def tune(data: dict, source: str, aims: Aims, counts: list, panel: list, *, allo
         _, subjects = analyse(ev_m, aims, weights(ev_m.games, seed, 0, block=1))
         before, subjects_before = aim_table(subjects, aims), subjects
         patches = Patches(data)
-        steps, tried = [], set()
+        # tried: confirmed and not kept, or invalid (never again); screened_out: dropped at
+        # screening on this version of the board (tried again once a change is kept)
+        steps, tried, screened_out = [], set(), set()
         block, rnd, stop = 0, 0, ""
         while True:
             if all(s.status == MET for s in subjects):
                 stop = "every aim is met"
                 break
-            groups = propose(ev_m, subjects, aims, data, cur[0], cur[1], cur[2], allowed, tried, seed)
+            groups = propose(ev_m, subjects, aims, data, cur[0], cur[1], cur[2], allowed, tried | screened_out, seed)
             n_subj = {a: sum(1 for x in subjects if x.aim == a) for a in aims.active}
             if not groups:
                 stop = "nothing more to try"
@@ -188,9 +191,8 @@ def tune(data: dict, source: str, aims: Aims, counts: list, panel: list, *, allo
             for g in groups:
                 nd = apply_edits(data, [e for c in g for e in c.edits])
                 nb, problem = board_of(nd, source)
-                for c in g:
-                    tried.add(c.key)
                 if nb is None:
+                    tried.update(c.key for c in g)
                     steps.append(Step(g, 0, False, f"the changed board would not validate: {problem}", {}, {},
                                       round=rnd, stage="invalid"))
                 else:
@@ -207,6 +209,7 @@ def tune(data: dict, source: str, aims: Aims, counts: list, panel: list, *, allo
             for (g, nd, v), ev in zip(cands, screened):
                 z, drop = screen_score(m_before, analyse(ev, loose, w_s)[0], g, aims, len(w_s), n_subj)
                 if drop:
+                    screened_out.update(c.key for c in g)
                     steps.append(Step(g, ev.games, False, drop, {}, {}, round=rnd, screen_z=z))
                 else:
                     ranked.append((-z, len(ranked), g, nd, v, ev))
@@ -224,10 +227,7 @@ def tune(data: dict, source: str, aims: Aims, counts: list, panel: list, *, allo
             kept_one = False
             for k, (negz, _, g, nd, v, ev_sc) in enumerate(ranked):
                 if kept_one or k >= CONFIRM or total() + m_cost > limit:
-                    # not confirmed this round: proposed again later if the evidence still asks
-                    for c in g:
-                        tried.discard(c.key)
-                    continue
+                    continue   # not confirmed this round: proposed again later if the evidence still asks
                 ev2 = play([v], step_games, block)[0]
                 spent["confirmation"] += ev2.games
                 level, carry = spend.spend(ev2.games) + carry, 0.0
@@ -236,7 +236,9 @@ def tune(data: dict, source: str, aims: Aims, counts: list, panel: list, *, allo
                 steps.append(Step(g, ev_sc.games + ev2.games, keep, why, per_aim, target, _figures(s1, s2, g),
                                   round=rnd, stage="confirmed", screen_z=-negz))
                 note(f"round {rnd}: {'kept' if keep else 'not kept'}")
+                tried.update(c.key for c in g)
                 if keep:
+                    screened_out.clear()
                     kept_one = True
                     patches.add([e for c in g for e in c.edits])
                     data, cur, ev_s, ev_m = nd, v, ev_sc, ev2

@@ -386,12 +386,13 @@ def propose(ev: Evidence, subjects: list[Subject], aims: Aims, data: dict, board
         # every flagged ticket repriced in one change, proven together (the budget buys more), and
         # those brought back to the deck's own line together; then each on its own, decided
         # evidence first. Screening chooses among them.
+        missed = {s.subject for s in subjects if s.status == MISSED}
         if len(pts) > 1:
             groups.append(pts)
-        to_line = [c for c in pts if c.to_line]
-        if 1 < len(to_line) < len(pts):
-            groups.append(to_line)
-        missed = {s.subject for s in subjects if s.status == MISSED}
+        # ... those on decided evidence only, and those brought back to the deck's line
+        for part in ([c for c in pts if c.subject in missed], [c for c in pts if c.to_line]):
+            if 1 < len(part) < len(pts) and part not in groups:
+                groups.append(part)
         singles = sorted(pts, key=lambda c: (c.subject not in missed, not c.to_line, c.subject))
     if "cards" in allowed:
         groups += [[c] for c in propose_cards(ev, subjects, aims, data, board, tried)]
