@@ -101,7 +101,8 @@ def differences(m_before: dict, m_after: dict, changes: list, aims: Aims, rows: 
 
 
 def _bound(d: np.ndarray, z: float) -> tuple[float, float]:
-    sd = float(np.std(d[1:], ddof=1)) if len(d) > 2 else 0.0
+    rows = d[1:][np.isfinite(d[1:])]   # a resample without a figure (NaN) is left out
+    sd = float(np.std(rows, ddof=1)) if len(rows) > 2 else 0.0
     return float(d[0]) - z * sd, sd
 
 

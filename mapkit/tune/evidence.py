@@ -254,7 +254,7 @@ def analyse(ev: Evidence, aims: Aims, w: np.ndarray) -> tuple[dict, list]:
     def add(aim, name, n, values, bnd, obs, lo=None, hi=None, extra=None):
         est = float(values[0])
         if lo is None:
-            lo, hi = np.percentile(values[1:], [conf_lo, conf_hi])
+            lo, hi = np.nanpercentile(values[1:], [conf_lo, conf_hi])
         misses[aim][(name, n)] = _miss(values, bnd)
         subjects.append(Subject(aim, name, n, est, float(lo), float(hi), bnd, _status(est, lo, hi, bnd), obs,
                                 extra or {}))
@@ -262,9 +262,11 @@ def analyse(ev: Evidence, aims: Aims, w: np.ndarray) -> tuple[dict, list]:
     for n in ev.counts:
         mask = ev.players == n
         wn = w[:, mask]
-        games = wn.sum(axis=1)
+        # a resample that drew none of this count's games (possible on a few screening games)
+        # has no figure there: NaN, left out of the spreads
+        games = np.where(wn.sum(axis=1) > 0, wn.sum(axis=1), np.nan)
         g0 = float(games[0])
-        if g0 == 0:
+        if not g0 > 0:
             continue
         held = wn @ ev.held[mask]
         done = wn @ ev.done[mask]
