@@ -80,12 +80,14 @@ def tune(board, out_file, write, aim_opts, change, budget, step_games, screen_ga
          agents, preset, variants, seed, jobs, scheduler, report_dir, no_report, quiet, fmt):
     """Tune a board's tickets, train cards and doubles toward stated aims, proving every change.
 
-    Proposes a change from the agent panel's evidence, plays the same seeded games on the changed
-    board and keeps it only when its aim improves beyond the interval and no aim gets worse
-    (paired bootstrap, corrected for the number of aims); repeats until every aim is met, nothing
-    more helps or --budget games are spent. Prints the change log; --out writes the tuned board to
-    a new file, --write changes the board file in place (only the changed fields). The same seed
-    gives the same result whatever --jobs or --scheduler.
+    Each round proposes changes from the agent panel's evidence, screens them on a few seeded
+    games, confirms the best on fresh ones (the same seeds before and after) and keeps a change
+    only when its aim improves and no aim grows beyond its non-inferiority margin (--margin), with
+    alpha spent in proportion to games so the whole run's error stays at 5 %. Repeats until every
+    aim is met, nothing more helps or --budget games (the tuned board's report included) are
+    spent. Prints the change log; --out writes the tuned board to a new file, --write changes the
+    board file in place (only the changed fields). The same seed gives the same result whatever
+    --jobs or --scheduler.
     """
     import json
 
