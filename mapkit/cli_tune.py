@@ -30,6 +30,16 @@ def _read(path: Path) -> tuple[bytes, str]:
     return bom, raw[len(bom):].decode("utf-8")
 
 
+def report_games(panel: list, counts: list, step_games: int) -> int:
+    """Games the tuned board's balance report plays (mapkit.balance.report's split: whole seat
+    rotations per table), kept back from --budget."""
+    import math
+
+    tables = len(panel) + (1 if len(panel) > 1 else 0)
+    rot = len(panel) if len(panel) > 1 else 1
+    return math.ceil(math.ceil(step_games / tables) / rot) * rot * tables * len(counts)
+
+
 @main.command()
 @click.argument("board", type=BoardPath())
 @click.option("--out", "out_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
@@ -41,10 +51,17 @@ def _read(path: Path) -> tuple[bytes, str]:
 @click.option("--change", "change", default="tickets,cards,doubles", show_default=True,
               help="What may change, comma-separated: tickets (points, then replacing a ticket), cards "
                    "(train-card counts), doubles (a double's second track). Never stations, route colors or lengths.")
-@click.option("--budget", type=click.IntRange(10, 100_000_000), default=20000, show_default=True,
-              help="Most games to play in all (each step plays the panel's games once more).")
-@click.option("--step-games", type=click.IntRange(10, 1_000_000), default=400, show_default=True,
-              help="Games per player count in each step (split over the panel's tables).")
+@click.option("--budget", type=click.IntRange(10, 100_000_000), default=8000, show_default=True,
+              help="Most games to play in all, the tuned board's report included.")
+@click.option("--step-games", type=click.IntRange(10, 1_000_000), default=100, show_default=True,
+              help="Games per player count of a confirmation (split over the panel's tables); the tuned "
+                   "board's report plays as many.")
+@click.option("--screen-games", type=click.IntRange(1, 1_000_000), default=None,
+              help="Games per player count on which each proposed change is screened (default: an eighth "
+                   "of --step-games, at least one seat rotation per table).")
+@click.option("--margin", "margin_opts", multiple=True, metavar="NAME=VALUE",
+              help="Non-inferiority margin of an aim (repeatable): how much its total miss may grow in a kept "
+                   "change, e.g. ticket-worth=0.05. See docs/tune.md for the defaults.")
 @click.option("--players", "player_counts", default="2,3,4,5", show_default=True,
               help="Player counts, comma-separated (limited to what the rules allow).")
 @click.option("--agents", default=None,
@@ -59,16 +76,18 @@ def _read(path: Path) -> tuple[bytes, str]:
 @click.option("--no-report", is_flag=True, help="Do not play and write the tuned board's report.")
 @click.option("--quiet", is_flag=True, help="No progress on stderr (shown only on a terminal anyway).")
 @FORMAT
-def tune(board, out_file, write, aim_opts, change, budget, step_games, player_counts, agents, preset, variants,
-         seed, jobs, scheduler, report_dir, no_report, quiet, fmt):
+def tune(board, out_file, write, aim_opts, change, budget, step_games, screen_games, margin_opts, player_counts,
+         agents, preset, variants, seed, jobs, scheduler, report_dir, no_report, quiet, fmt):
     """Tune a board's tickets, train cards and doubles toward stated aims, proving every change.
 
-    Proposes a change from the agent panel's evidence, plays the same seeded games on the changed
-    board and keeps it only when its aim improves beyond the interval and no aim gets worse
-    (paired bootstrap, corrected for the number of aims); repeats until every aim is met, nothing
-    more helps or --budget games are spent. Prints the change log; --out writes the tuned board to
-    a new file, --write changes the board file in place (only the changed fields). The same seed
-    gives the same result whatever --jobs or --scheduler.
+    Each round proposes changes from the agent panel's evidence, screens them on a few seeded
+    games, confirms the best on fresh ones (the same seeds before and after) and keeps a change
+    only when its aim improves and no aim grows beyond its non-inferiority margin (--margin), with
+    alpha spent in proportion to games so the whole run's error stays at 5 %. Repeats until every
+    aim is met, nothing more helps or --budget games (the tuned board's report included) are
+    spent. Prints the change log; --out writes the tuned board to a new file, --write changes the
+    board file in place (only the changed fields). The same seed gives the same result whatever
+    --jobs or --scheduler.
     """
     import json
 
@@ -95,7 +114,7 @@ def tune(board, out_file, write, aim_opts, change, budget, step_games, player_co
         raise MapkitError(f"cannot read {source}: {exc}")
     data = json.loads(original)
     groups = {r.double for r in b.routes if r.double}
-    aims = read_aims(data, aim_opts, [r.id for r in b.routes], groups, source)
+    aims = read_aims(data, aim_opts, [r.id for r in b.routes], groups, source, margin_opts)
     # every output is refused before the games: they take minutes
     if out_file is not None:
         refuse_input_paths([out_file], [board], given="file")
@@ -113,9 +132,11 @@ def tune(board, out_file, write, aim_opts, change, budget, step_games, player_co
         if show:
             click.echo(f"\r{what}: {games}/{most} games   ", nl=False, err=True)
 
+    # the tuned board's report is played inside --budget: its games are kept back from the loop
+    reserve = 0 if no_report else report_games(panel, counts, step_games)
     result = run_tune(data, source, aims, counts, panel, allowed=kinds, budget=budget, step_games=step_games,
-                      seed=seed, jobs=jobs, scheduler=scheduler, preset=preset, variants=tuple(variants),
-                      progress=progress)
+                      screen_games=screen_games, reserve=reserve, seed=seed, jobs=jobs, scheduler=scheduler,
+                      preset=preset, variants=tuple(variants), progress=progress)
     if show:
         click.echo("", err=True)
     files = {}
@@ -140,6 +161,7 @@ def tune(board, out_file, write, aim_opts, change, budget, step_games, player_co
 
         tuned, _ = board_of(result.data, source)
         r = balance_report(tuned, counts, step_games, panel, seed, jobs, preset, tuple(variants), scheduler)
+        result.report_games = sum(x.get("games", 0) for x in r.get("runs", ())) or reserve
         try:
             made = write_report_files(lambda rep, where: write_report(rep, where, tuned), r, report_dir)
         except OSError as exc:

@@ -56,6 +56,13 @@ def test_the_schema_takes_the_tune_section(write_board, tiny_data, cli):
     tiny_data["tune"] = {"aims": {"completoin": 0.3}}
     r = cli("validate", write_board(tiny_data))
     assert r.exit_code == 1 and "tune" in r.output
+    # the non-inferiority margins: by aim, numbers, read into the aims (the command line wins)
+    tiny_data["tune"] = {"margins": {"ticket_worth": 0.02, "seat_edge": 0.1}}
+    assert cli("validate", write_board(tiny_data)).exit_code == 0
+    aims = read_aims(tiny_data, cli_margins=("seat-edge=0.04",))
+    assert aims.margins["ticket-worth"] == 0.02 and aims.margins["seat-edge"] == 0.04
+    tiny_data["tune"] = {"margins": {"seat_edge": "big"}}
+    assert cli("validate", write_board(tiny_data)).exit_code == 1
 
 
 # ---------------------------------------------------------------------------- write-back
@@ -90,7 +97,7 @@ def test_tune_out_writes_a_new_file_and_leaves_the_input(tmp_path, cli):
     board.chmod(0o640)
     out = tmp_path / "tuned.json"
     r = cli("tune", board, "--players", "2", "--agents", "route-focus,ticket-hungry", "--change", "tickets",
-            "--budget", "400", "--step-games", "200", "--no-report", "--out", out, "--format", "json")
+            "--budget", "700", "--step-games", "200", "--no-report", "--out", out, "--format", "json")
     assert r.exit_code == 0, r.output
     assert board.read_bytes() == text.encode()          # never changed without --write
     log = json.loads(r.output)
@@ -122,7 +129,7 @@ def test_tune_write_changes_the_file_in_place_and_refuses_out_as_input(tmp_path,
     r = cli("tune", board, "--out", tmp_path / "x.json", "--write")
     assert r.exit_code == 2 and "not both" in r.output
     r = cli("tune", board, "--players", "2", "--agents", "route-focus,ticket-hungry", "--change", "tickets",
-            "--budget", "400", "--step-games", "200", "--no-report", "--write")
+            "--budget", "700", "--step-games", "200", "--no-report", "--write")
     assert r.exit_code == 0, r.output
     after = board.read_text()
     assert after != before and json.loads(after)["stations"] == json.loads(before)["stations"]
@@ -135,6 +142,10 @@ def test_tune_write_changes_the_file_in_place_and_refuses_out_as_input(tmp_path,
     (("--aim", "completion=0.9"), "LOW:HIGH"),
     (("--players", "7"), "rules are for"),
     (("--agents", "nobody"), "unknown agent"),
+    (("--margin", "ticket-worth=much"), "a margin is a number"),
+    (("--margin", "seat-edg=0.1"), "unknown aim 'seat-edg'"),
+    (("--margin", "seat-edge"), "NAME=VALUE"),
+    (("--budget", "300"), "too small for one round"),
 ])
 def test_bad_usage_is_a_clear_message(cli, args, words):
     r = cli("tune", TINY, "--no-report", *args)

@@ -48,6 +48,17 @@ RANGES = {
     "ticket-worth": (0.0, 1.0), "value-rises": (0.0, 100.0), "ticket-kept": (0.0, 1.0), "completion": (0.0, 1.0),
     "color-wilds": (0.0, 10.0), "seat-edge": (0.0, 1.0), "route-claimed": (0.0, 1.0),
 }
+# Non-inferiority margins, per subject: how much an aim's miss (a subject's distance outside its
+# band, in the aim's own units) may grow on average over the aim's subjects in a kept change; the
+# aim's total miss may grow by the margin times its number of subjects. A change is kept only when
+# the data show that no aim grew by that much. A margin of 0 would ask to prove that nothing moved
+# at all, which no finite number of games can; the defaults are about what one confirmation of
+# 150 games per player count can rule out on the bundled boards (more --step-games: smaller ones).
+MARGINS = {
+    "ticket-worth": 0.03, "value-rises": 0.5, "ticket-kept": 0.03, "completion": 0.03,
+    "color-wilds": 0.05, "seat-edge": 0.06, "route-claimed": 0.01,
+}
+MARGIN_RANGE = {a: (0.0, 100.0 if a == "value-rises" else 10.0) for a in MARGINS}
 TEXT = {
     "ticket-worth": "every ticket's holders win within ±{v:.0%} of the baseline share",
     "value-rises": "net points per holding on a rising trend with length, each ticket within ±{v:g}",
@@ -67,6 +78,7 @@ def canonical(name: str) -> str:
 class Aims:
     values: dict = field(default_factory=lambda: dict(DEFAULTS))   # name -> value, or None when off
     unwanted_ok: frozenset = frozenset()                            # route ids / double groups
+    margins: dict = field(default_factory=lambda: dict(MARGINS))    # name -> non-inferiority margin
     # a ticket held fewer times than this at a player count, or a color claimed fewer times, is
     # not judged there (reported as too little evidence): a rate of 3 holdings says nothing
     min_holdings: int = 20
@@ -89,6 +101,7 @@ class Aims:
 
     def as_dict(self) -> dict:
         return {"aims": {a: (list(v) if isinstance(v, tuple) else v) for a, v in self.values.items()},
+                "margins": {a: self.margins[a] for a in self.active},
                 "unwanted_ok": sorted(self.unwanted_ok), "min_holdings": self.min_holdings,
                 "min_claims": self.min_claims}
 
@@ -130,11 +143,34 @@ def _name(raw: str, where: str) -> str:
     return name
 
 
-def read_aims(data: dict, cli_aims: tuple = (), route_ids=(), double_groups=(), source: str = "board") -> Aims:
-    """The aims for a board file's raw data (its `tune` section) and `--aim NAME=VALUE` options.
+def _parse_margin(name: str, raw, where: str) -> float:
+    lo, hi = MARGIN_RANGE[name]
+    try:
+        v = float(raw)
+    except (TypeError, ValueError):
+        raise UsageError(f"{where}: a margin is a number (the most {name}'s total miss may grow), not {raw!r}")
+    if isinstance(raw, bool) or not lo <= v <= hi:
+        raise UsageError(f"{where}: margin {raw!r} for {name} must be a number in {lo:g}..{hi:g}")
+    return v
+
+
+def read_aims(data: dict, cli_aims: tuple = (), route_ids=(), double_groups=(), source: str = "board",
+              cli_margins: tuple = ()) -> Aims:
+    """The aims for a board file's raw data (its `tune` section) and `--aim NAME=VALUE` options,
+    with the non-inferiority margins (`tune.margins`, then `--margin NAME=VALUE`).
     A bad name or value is a UsageError naming where it was written and what it takes."""
     values = dict(DEFAULTS)
     section = data.get("tune") or {}
+    margins = dict(MARGINS)
+    for raw, v in (section.get("margins") or {}).items():
+        name = _name(raw, f"{source}: $.tune.margins.{raw}")
+        margins[name] = _parse_margin(name, v, f"{source}: $.tune.margins.{raw}")
+    for item in cli_margins:
+        if "=" not in item:
+            raise UsageError(f"--margin {item!r}: write NAME=VALUE, e.g. --margin ticket-worth=0.05")
+        raw, v = item.split("=", 1)
+        name = _name(raw, f"--margin {item}")
+        margins[name] = _parse_margin(name, v, f"--margin {item}")
     for raw, v in (section.get("aims") or {}).items():
         name = _name(raw, f"{source}: $.tune.aims.{raw}")
         values[name] = _parse_value(name, v, f"{source}: $.tune.aims.{raw}")
@@ -152,7 +188,7 @@ def read_aims(data: dict, cli_aims: tuple = (), route_ids=(), double_groups=(), 
         raw, v = item.split("=", 1)
         name = _name(raw, f"--aim {item}")
         values[name] = _parse_value(name, v, f"--aim {item}")
-    return Aims(values=values, unwanted_ok=frozenset(unwanted))
+    return Aims(values=values, unwanted_ok=frozenset(unwanted), margins=margins)
 
 
 def with_values(aims: Aims, **changes) -> Aims:

@@ -30,7 +30,8 @@ def _status(row: dict) -> str:
 def as_json(result, aims: Aims, board_id: str, files: dict | None = None) -> dict:
     return {
         "board": board_id, "settings": result.settings, "games": result.games, "budget": result.budget,
-        "stop": result.stop,
+        "stop": result.stop, "spending": result.spending,
+        "report_games": result.report_games, "games_in_all": result.games + result.report_games,
         "aims": {a: {"text": aims.describe(a), "before": _row(result.before[a]), "after": _row(result.after[a])}
                  for a in aims.active},
         "kept": [c.as_dict() for c in result.kept],
@@ -54,43 +55,62 @@ def _row(r: dict) -> dict:
             "unclear": r["unclear"], "missed": r["missed"]}
 
 
+def _games_line(result) -> str:
+    g = result.spending.get("games", {})
+    parts = [f"{g.get(k, 0)} {k}" for k in ("baseline", "screening", "confirmation")]
+    extra = result.settings.get("reserved_for_report", 0)
+    rep = f" + {result.report_games} for the tuned board's report" if result.report_games else (
+        f" (+ {extra} kept back for the tuned board's report)" if extra else "")
+    return (f"games: {result.games} in the loop ({', '.join(parts)}){rep}, of a budget of {result.budget}; "
+            f"alpha spent {result.spending.get('alpha_spent', 0):.4f} of {result.settings.get('alpha', 0.05)}")
+
+
 def format_text(result, aims: Aims, board_id: str, files: dict | None = None) -> str:
     s = result.settings
     lines = [f"mapkit tune {board_id}: seed {s['seed']}, panel {', '.join(s['panel'])}, "
              f"players {', '.join(map(str, s['players']))}",
-             f"games: {result.games} of a budget of {result.budget} ({s['step_games']} per player count per step, "
-             f"the same seeds every step); stopped: {result.stop}", "",
+             _games_line(result),
+             f"each round: changes screened on {s['screen_games']} games per player count, the best "
+             f"{s['confirm_per_round']} confirmed on {s['step_games']} fresh ones (the same seeds before and after); "
+             f"stopped: {result.stop}", "",
              "An aim is met when none of its subjects is shown outside its band (95 % interval wholly outside);",
-             "in band counts the subjects whose estimate lies inside it. Verdicts depend on the AI panel.", "",
+             "in band counts the subjects whose estimate lies inside it. Verdicts depend on the AI panel.",
+             "A change is kept when its target improves and no aim's miss grows by its margin or more, at the",
+             "confirmation's share of alpha (spent in proportion to its games: the whole run's error <= alpha).", "",
              f"{'aim':<14} {'before':<42} after"]
     for a in aims.active:
         lines.append(f"{a:<14} {_status(result.before[a]):<42} {_status(result.after[a])}")
-        lines.append(f"{'':<14} {aims.describe(a)}")
+        lines.append(f"{'':<14} {aims.describe(a)}; margin {aims.margins[a]:g}")
     kept = [st for st in result.steps if st.kept]
-    lines += ["", f"changes kept: {len(result.kept)}"]
+    lines += ["", f"changes kept: {len(result.kept)} in {len(kept)} steps"]
     for k, st in enumerate(kept, 1):
         lines += _step_lines(k, st)
     rejected = [st for st in result.steps if not st.kept]
-    lines += ["", f"steps not kept: {len(rejected)}"]
-    for k, st in enumerate(rejected, 1):
+    confirmed = [st for st in rejected if st.stage == "confirmed"]
+    lines += ["", f"confirmed but not kept: {len(confirmed)}; dropped at screening: "
+              f"{sum(1 for st in rejected if st.stage == 'screened')}; invalid: "
+              f"{sum(1 for st in rejected if st.stage == 'invalid')}"]
+    for st in rejected:
         names = ", ".join(f"{c.subject} {c.before} -> {c.after}" for c in st.changes[:4])
         more = f" and {len(st.changes) - 4} more" if len(st.changes) > 4 else ""
         t = st.target
-        fig = f" (target {t['change']:+.3f}, {t['low']:+.3f} to {t['high']:+.3f})" if t else ""
-        lines.append(f"  {k}. {st.changes[0].kind}: {names}{more}: {st.reason}{fig}")
+        fig = f" (target {t['change']:+.3f}, bound {t['low']:+.3f})" if t else (
+            f" (screening z {st.screen_z:+.2f})" if st.screen_z is not None and abs(st.screen_z) < 1e9 else "")
+        lines.append(f"  round {st.round} {st.stage}: {st.changes[0].kind}: {names}{more}: {st.reason}{fig}")
     if files:
         lines += ["", "wrote: " + ", ".join(str(v) for v in files.values())]
     return "\n".join(lines)
 
 
 def _step_lines(k: int, st) -> list:
-    out = [f"  step {k}: {len(st.changes)} change{'s' if len(st.changes) != 1 else ''} kept together"]
+    out = [f"  step {k} (round {st.round}): {len(st.changes)} change{'s' if len(st.changes) != 1 else ''} kept together"]
     for c in st.changes:
         out.append(f"   - {c.kind}: {c.subject} {c.before} -> {c.after} (aim {c.aim})")
         out.append(f"     why: {c.why}")
     t = st.target
-    out.append(f"     its subjects' miss shrank by {t['change']:.3f} ({t['level']:.1%} interval {t['low']:+.3f} to "
-               f"{t['high']:+.3f}) over {st.games} paired games")
+    out.append(f"     its subjects' miss shrank by {t['change']:.3f} (one-sided bound {t['low']:+.3f} at level "
+               f"{t['level']:.2g}, z {t['z']:.2f}) over {st.games} paired games; screening z {st.screen_z:+.2f}"
+               f" (games by stage in the log's totals)")
     before = {(f["aim"], f["subject"], f["players"]): f for f in st.figures if f["when"] == "before"}
     after = {(f["aim"], f["subject"], f["players"]): f for f in st.figures if f["when"] == "after"}
     for key in sorted(set(before) | set(after), key=lambda x: (x[0], x[1], x[2])):
@@ -98,6 +118,6 @@ def _step_lines(k: int, st) -> list:
         fb = f"{_fig(b['estimate'], key[0])} [{_fig(b['low'], key[0])}, {_fig(b['high'], key[0])}]" if b else "-"
         fa = f"{_fig(a['estimate'], key[0])} [{_fig(a['low'], key[0])}, {_fig(a['high'], key[0])}]" if a else "-"
         out.append(f"     {key[0]} {key[1]} at {key[2]}p: {fb} -> {fa}")
-    out.append("     every aim's miss, before minus after (95 %): " + ", ".join(
-        f"{a} {v['change']:+.3f} [{v['low']:+.3f}, {v['high']:+.3f}]" for a, v in st.aims.items()))
+    out.append("     every aim's miss, before minus after (its bound; it may not fall to -margin): " + ", ".join(
+        f"{a} {v['change']:+.3f} ({v['low']:+.3f} > -{v['margin']:g})" for a, v in st.aims.items()))
     return out

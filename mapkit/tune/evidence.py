@@ -139,45 +139,60 @@ def route_subjects(t, rules, n: int, unwanted_ok) -> tuple[list, np.ndarray]:
     return names, out
 
 
-def gather(board, rules, t, counts: list, panel: list, games: int, seed: int, runner: GameRunner,
-           aims: Aims, progress=None) -> Evidence:
-    """Play `games` per player count (split evenly over the panel's tables, whole seat rotations)
-    and keep them game by game. The same arguments give the same games on any board version."""
-    tables = panel_tables(panel)
+def per_table(panel: list, games: int) -> int:
+    """Games per table for about `games` per player count: split evenly over the panel's tables,
+    in whole seat rotations of the mixed table (at least one)."""
     rot = len(panel) if len(panel) > 1 else 1
-    per_table = max(rot, -(-max(1, games // len(tables)) // rot) * rot)
-    labels = pool_labels(t, rules)
-    p = len(labels)
-    c = len(t.color_ids)
-    work, strata = [], []
-    for n in counts:
-        for tb in tables:
-            gl = tb.games(seed, n, 0, per_table)
-            for i in range(0, len(gl), CHUNK):
-                work.append((t, rules, n, gl[i:i + CHUNK], p, c))
-                strata.append(n)
-    parts = []
-    for k, part in enumerate(run_map(runner, _play_chunk, work)):
-        parts.append(part)
-        if progress:
-            progress(len(part["s0"]))
-    players = np.concatenate([np.full(len(x["s0"]), n) for x, n in zip(parts, strata)])
-    cat = {k: np.concatenate([x[k] for x in parts]) for k in parts[0]}
-    points = [x[2] for name in rules.ticket_decks for x in t.ticket_decks.get(name, ())]
-    subjects = {n: route_subjects(t, rules, n, aims.unwanted_ok) for n in counts}
-    return Evidence(players=players, labels=labels, points=np.asarray(points, float),
-                    lengths=ticket_lengths(board, rules), factor=rules.failed_ticket_factor,
-                    route_ids=list(t.route_ids), subjects=subjects, colors=list(t.color_ids) + ["gray"],
-                    counts=list(counts), panel=list(panel),
-                    games_by_count={n: int((players == n).sum()) for n in counts}, **cat)
+    return max(rot, -(-max(1, games // len(panel_tables(panel))) // rot) * rot)
+
+
+def gather(board, rules, t, counts: list, panel: list, games: int, seed: int, runner: GameRunner,
+           aims: Aims, progress=None, start: int = 0) -> Evidence:
+    """Play `games` per player count (split evenly over the panel's tables, whole seat rotations)
+    and keep them game by game. The same arguments give the same games on any board version.
+    `start` (games per table, a whole number of rotations) skips the first games of every table:
+    the tuning loop's screening block is games 0.. and its confirmation blocks follow it."""
+    return gather_many([(board, rules, t)], counts, panel, games, seed, runner, aims, start)[0]
+
+
+def gather_many(versions: list, counts: list, panel: list, games: int, seed: int, runner: GameRunner,
+                aims: Aims, start: int = 0) -> list:
+    """`gather` for several (board, rules, tables) versions at once: one map over every version's
+    chunks, so a round's screening keeps every worker busy. The same games for every version."""
+    tables = panel_tables(panel)
+    per = per_table(panel, games)
+    work, owner = [], []
+    for v, (board, rules, t) in enumerate(versions):
+        p, c = len(pool_labels(t, rules)), len(t.color_ids)
+        for n in counts:
+            for tb in tables:
+                gl = tb.games(seed, n, start, per)
+                for i in range(0, len(gl), CHUNK):
+                    work.append((t, rules, n, gl[i:i + CHUNK], p, c))
+                    owner.append((v, n))
+    results = run_map(runner, _play_chunk, work)
+    out = []
+    for v, (board, rules, t) in enumerate(versions):
+        mine = [(part, n) for part, (vv, n) in zip(results, owner) if vv == v]
+        parts = [x for x, _ in mine]
+        players = np.concatenate([np.full(len(x["s0"]), n) for x, n in mine])
+        cat = {k: np.concatenate([x[k] for x in parts]) for k in parts[0]}
+        points = [x[2] for name in rules.ticket_decks for x in t.ticket_decks.get(name, ())]
+        subjects = {n: route_subjects(t, rules, n, aims.unwanted_ok) for n in counts}
+        out.append(Evidence(players=players, labels=pool_labels(t, rules), points=np.asarray(points, float),
+                            lengths=ticket_lengths(board, rules), factor=rules.failed_ticket_factor,
+                            route_ids=list(t.route_ids), subjects=subjects, colors=list(t.color_ids) + ["gray"],
+                            counts=list(counts), panel=list(panel),
+                            games_by_count={n: int((players == n).sum()) for n in counts}, **cat))
+    return out
 
 
 # ---------------------------------------------------------------------------- the figures
 
-def weights(games: int, seed, step: int, b: int = BOOTSTRAP) -> np.ndarray:
+def weights(games: int, seed, step: int, b: int = BOOTSTRAP, block: int = 0) -> np.ndarray:
     """Paired-bootstrap weights (Poisson(1) per game and resample), row 0 all ones (the data
-    itself). Seeded from [seed, step], so a run's intervals are reproducible."""
-    rng = np.random.default_rng(np.random.SeedSequence([int(seed), 0x7475, int(step)]))
+    itself). Seeded from [seed, step, block], so a run's intervals are reproducible."""
+    rng = np.random.default_rng(np.random.SeedSequence([int(seed), 0x7475, int(step), int(block)]))
     w = rng.poisson(1.0, size=(b + 1, games)).astype(float)
     w[0] = 1.0
     return w
@@ -239,7 +254,7 @@ def analyse(ev: Evidence, aims: Aims, w: np.ndarray) -> tuple[dict, list]:
     def add(aim, name, n, values, bnd, obs, lo=None, hi=None, extra=None):
         est = float(values[0])
         if lo is None:
-            lo, hi = np.percentile(values[1:], [conf_lo, conf_hi])
+            lo, hi = np.nanpercentile(values[1:], [conf_lo, conf_hi])
         misses[aim][(name, n)] = _miss(values, bnd)
         subjects.append(Subject(aim, name, n, est, float(lo), float(hi), bnd, _status(est, lo, hi, bnd), obs,
                                 extra or {}))
@@ -247,9 +262,11 @@ def analyse(ev: Evidence, aims: Aims, w: np.ndarray) -> tuple[dict, list]:
     for n in ev.counts:
         mask = ev.players == n
         wn = w[:, mask]
-        games = wn.sum(axis=1)
+        # a resample that drew none of this count's games (possible on a few screening games)
+        # has no figure there: NaN, left out of the spreads
+        games = np.where(wn.sum(axis=1) > 0, wn.sum(axis=1), np.nan)
         g0 = float(games[0])
-        if g0 == 0:
+        if not g0 > 0:
             continue
         held = wn @ ev.held[mask]
         done = wn @ ev.done[mask]

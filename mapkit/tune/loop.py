@@ -1,27 +1,33 @@
-"""The tuning loop: propose, re-simulate on the same seeds, keep only what is proven to help.
+"""The tuning loop: propose, screen many changes cheaply, confirm the best on fresh games, keep
+only what is proven to help and shown to harm no aim beyond its margin.
 
-    evidence of the board (the panel's games)
-    repeat:
-        propose changes from the evidence (propose.py), the least disruptive kind first
-        play the same games on the changed board (same seeds, same lineups: common random numbers)
-        keep the change when, in a paired bootstrap over games,
-            - the miss of the subjects it is for (their distance outside their bands) shrinks, and
-            - no aim's total miss grows,
-          each judged one-sided at level alpha / (aims + 1) (Bonferroni across the aims, so the
-          promise "no other aim got worse" holds for all of them at once);
-        a group of changes that fails is split in halves and each half tried on its own
+    the board's evidence (the panel's games: the screening block and a first confirmation block)
+    repeat (a round):
+        propose changes from the current board's latest evidence (propose.py): every kind allowed,
+            single tickets and every flagged ticket repriced together, replacements, card moves,
+            doubles
+        screen: play each on the screening block (few games, the same seeds as the board's) and
+            rank them by how surely their target improves there (design.screen_score)
+        confirm: play the board and the best CONFIRM changes on a fresh confirmation block (the
+            next games of every table, common random numbers between them), best first; keep the
+            first whose target's miss shrinks and whose every aim's miss grows by less than its
+            margin, at this confirmation's share of alpha (design.decide, design.Spending)
     until every subject of every aim is in its band, nothing untried is left, or the budget of
-    games is spent (a step that would pass it is not started).
+    games is spent (a round that would pass it is cut to what fits, or not started).
+
+Fresh confirmation games every round: the proposals read the data of earlier rounds, the test
+reads new games, so the test is not biased by the choice (a ticket picked because it looked
+worst would otherwise look better next time by chance alone) and the spent alphas add up.
 
 Deterministic: the games come from SeedSequence([seed, players, table]) (panel.py), the bootstrap
-weights from SeedSequence([seed, 0x7475, step]), chunks merge in submission order; so a seed gives
-the same log and the same board whatever --jobs or the Dask scheduler.
+weights from SeedSequence([seed, 0x7475, round, block]), chunks merge in submission order; so a
+seed gives the same log and the same board whatever --jobs or the Dask scheduler.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, Optional
 
 import numpy as np
@@ -32,27 +38,40 @@ from mapkit.sim.batch import GameRunner
 from mapkit.sim.rules import rules_for_board
 from mapkit.sim.tables import build_tables
 from mapkit.tune.aims import Aims
-from mapkit.tune.evidence import ALPHA, MET, aim_table, analyse, gather, weights
+from mapkit.tune.design import CONFIRM, MAX_SCREENED, Spending, decide, screen_score
+from mapkit.tune.evidence import ALPHA, MET, aim_table, analyse, gather_many, per_table, weights
 from mapkit.tune.propose import KINDS, apply_edits, propose
 from mapkit.tune.writeback import Patches, validate_text
 
-DEFAULT_BUDGET = 20000
-DEFAULT_STEP_GAMES = 400
+DEFAULT_BUDGET = 8000
+DEFAULT_STEP_GAMES = 100
+SCREEN_MIN = 3     # holdings (claims) of a subject on the screening games for it to count there
+
+
+def default_screen_games(step_games: int) -> int:
+    """Screening games per player count: an eighth of a confirmation's, at least one rotation per table."""
+    return max(1, step_games // 8)
 
 
 @dataclass
 class Step:
     changes: list
-    games: int
+    games: int                  # games this change played (screening and, if confirmed, confirmation)
     kept: bool
     reason: str
-    aims: dict                  # aim -> {"change", "low", "high"} (miss before minus after, 95 %)
-    target: dict                # {"change", "low", "high"} at the corrected level
+    aims: dict                  # aim -> {"change", "low", "sd", "margin"} (miss before minus after)
+    target: dict                # {"change", "low", "sd", "level", "z"}
     figures: list = field(default_factory=list)   # target subjects before / after with intervals
+    round: int = 0
+    stage: str = "screened"     # "screened" (dropped there), "confirmed" (tested), "invalid"
+    screen_z: Optional[float] = None
 
     def as_dict(self) -> dict:
-        return {"changes": [c.as_dict() for c in self.changes], "games": self.games, "kept": self.kept,
-                "reason": self.reason, "target": self.target, "aims": self.aims, "figures": self.figures}
+        return {"round": self.round, "stage": self.stage, "changes": [c.as_dict() for c in self.changes],
+                "games": self.games, "kept": self.kept, "reason": self.reason,
+                "screen_z": None if self.screen_z is None or not np.isfinite(self.screen_z)
+                else round(float(self.screen_z), 3),
+                "target": self.target, "aims": self.aims, "figures": self.figures}
 
 
 @dataclass
@@ -64,10 +83,12 @@ class TuneResult:
     after: dict                 # ... and as tuned
     subjects_before: list
     subjects_after: list
-    games: int                  # games played (the budget spent)
+    games: int                  # games played by the loop
     budget: int
     stop: str
     settings: dict
+    spending: dict = field(default_factory=dict)   # games by stage, alpha spent
+    report_games: int = 0       # games of the tuned board's report (played by the CLI, inside the budget)
 
     @property
     def kept(self) -> list:
@@ -82,44 +103,6 @@ def board_of(data: dict, source: str):
     return build_board(whole_numbers(data), source), None
 
 
-def _q(x: np.ndarray, level: float) -> float:
-    return float(np.quantile(x, level))
-
-
-def compare(m_before: dict, m_after: dict, changes: list, aims: Aims, rows: int) -> tuple[bool, str, dict, dict]:
-    """The paired decision for one step: (keep, why, per-aim differences, the target's). Misses
-    are arrays over the bootstrap rows (row 0: the data itself)."""
-    tests = len(aims.active) + 1
-    level = ALPHA / tests
-    zero = np.zeros(rows)
-    targets = frozenset().union(*(c.targets for c in changes))
-    after_names = frozenset().union(*(c.targets_after for c in changes))
-    before_t = zero + sum((m_before.get(a, {}).get(k, zero) for a, k in targets), zero)
-    after_t = zero + sum((m_after.get(a, {}).get(k, zero) for a, k in after_names), zero)
-    # a target that keeps its name but is no longer judged after the change (a ticket nobody
-    # holds any more) keeps its old miss: going unmeasured is no improvement
-    for a, k in targets & after_names:
-        if k not in m_after.get(a, {}):
-            after_t = after_t + m_before[a][k]
-    d = before_t - after_t
-    target = {"change": round(float(d[0]), 4), "low": round(_q(d[1:], level), 4),
-              "high": round(_q(d[1:], 1 - level), 4), "level": round(1 - 2 * level, 4)}
-    per_aim, worse = {}, []
-    for aim in aims.active:
-        b = zero + sum(m_before.get(aim, {}).values(), zero)
-        a = zero + sum(m_after.get(aim, {}).values(), zero)
-        diff = b - a
-        per_aim[aim] = {"change": round(float(diff[0]), 4), "low": round(_q(diff[1:], 0.025), 4),
-                        "high": round(_q(diff[1:], 0.975), 4)}
-        if _q(diff[1:], 1 - level) < 0:
-            worse.append(aim)
-    if worse:
-        return False, "made worse: " + ", ".join(worse), per_aim, target
-    if not (target["change"] > 0 and target["low"] > 0):
-        return False, "no improvement beyond the interval", per_aim, target
-    return True, "improved", per_aim, target
-
-
 def _figures(subjects_before, subjects_after, changes) -> list:
     keys = frozenset().union(*(c.targets for c in changes)) | frozenset().union(*(c.targets_after for c in changes))
     out = []
@@ -131,79 +114,141 @@ def _figures(subjects_before, subjects_after, changes) -> list:
 
 
 def tune(data: dict, source: str, aims: Aims, counts: list, panel: list, *, allowed=KINDS,
-         budget: int = DEFAULT_BUDGET, step_games: int = DEFAULT_STEP_GAMES, seed: int = 0, jobs: int = 1,
-         scheduler=None, preset: Optional[str] = None, variants: tuple = (),
-         progress: Optional[Callable[[str, int, int], None]] = None) -> TuneResult:
-    """Tune the board data (see the module docstring); `progress(what, games so far, budget)`."""
+         budget: int = DEFAULT_BUDGET, step_games: int = DEFAULT_STEP_GAMES, screen_games: Optional[int] = None,
+         reserve: int = 0, seed: int = 0, jobs: int = 1, scheduler=None, preset: Optional[str] = None,
+         variants: tuple = (), progress: Optional[Callable[[str, int, int], None]] = None) -> TuneResult:
+    """Tune the board data (see the module docstring); `reserve` games of `budget` are kept back
+    (the tuned board's report); `progress(what, games so far, budget)`."""
     bad = [k for k in allowed if k not in KINDS]
     if bad:
         raise UsageError(f"--change: unknown kind '{bad[0]}'; kinds: {', '.join(KINDS)}")
     board, problem = board_of(data, source)
     if board is None:
         raise MapkitError(f"{source}: the board does not validate ({problem}); run mapkit validate first")
-    spent = 0
+    screen_games = screen_games or default_screen_games(step_games)
+    s_per, m_per = per_table(panel, screen_games), per_table(panel, step_games)
+    n_tables = len(panel) + (1 if len(panel) > 1 else 0)
+    s_cost, m_cost = s_per * n_tables * len(counts), m_per * n_tables * len(counts)
+    limit = budget - reserve
+    # the least a run needs: the board on both blocks, one screened change, one confirmation
+    least = s_cost + m_cost + s_cost + 2 * m_cost
+    if limit < least:
+        raise UsageError(f"--budget {budget}: too small for one round ({least} games with these --step-games / "
+                         f"--screen-games and player counts" + (f", plus {reserve} for the tuned board's report"
+                                                                 if reserve else "") + "); give at least "
+                         f"{least + reserve}, or fewer --step-games")
+    spend = Spending(ALPHA, limit - s_cost - m_cost)
+    spent = {"screening": 0, "confirmation": 0, "baseline": 0}
     settings = {"seed": seed, "panel": list(panel), "players": list(counts), "step_games": step_games,
-                "budget": budget, "change": list(allowed), "aims": aims.as_dict()}
+                "screen_games": screen_games, "games_per_table": {"screening": s_per, "confirmation": m_per},
+                "budget": budget, "reserved_for_report": reserve, "change": list(allowed), "aims": aims.as_dict(),
+                "alpha": ALPHA, "confirm_per_round": CONFIRM, "screened_per_round": MAX_SCREENED}
+
+    def total():
+        return sum(spent.values())
 
     def note(what):
         if progress:
-            progress(what, spent, budget)
+            progress(what, total(), budget)
 
     with GameRunner(jobs, scheduler) as runner:
-        def evidence_of(bd):
-            rules = rules_for_board(bd, preset, variants)
-            t = build_tables(bd)
-            return gather(bd, rules, t, counts, panel, step_games, seed, runner, aims), rules, t
+        def version(d, bd):
+            return bd, rules_for_board(bd, preset, variants), build_tables(bd)
 
-        ev, rules, t = evidence_of(board)
-        spent += ev.games
+        def play(versions, games, block):
+            start = 0 if block < 0 else s_per + block * m_per
+            return gather_many(versions, counts, panel, games, seed, runner, aims, start)
+
+        cur = version(data, board)
+        ev_s, ev_m = play([cur], screen_games, -1)[0], play([cur], step_games, 0)[0]
+        spent["baseline"] += ev_s.games + ev_m.games
         note("the board as given")
-        w0 = weights(ev.games, seed, 0)
-        misses, subjects = analyse(ev, aims, w0)
+        w_s = weights(ev_s.games, seed, 0, block=0)
+        _, subjects = analyse(ev_m, aims, weights(ev_m.games, seed, 0, block=1))
         before, subjects_before = aim_table(subjects, aims), subjects
         patches = Patches(data)
-        steps, tried, queue = [], set(), []
-        step_no, stop = 0, ""
+        # tried: confirmed and not kept, or invalid (never again); screened_out: dropped at
+        # screening on this version of the board (tried again once a change is kept)
+        steps, tried, screened_out = [], set(), set()
+        block, rnd, stop = 0, 0, ""
         while True:
             if all(s.status == MET for s in subjects):
                 stop = "every aim is met"
                 break
-            if not queue:
-                queue = propose(ev, subjects, aims, data, board, rules, t, allowed, tried, seed)
-                if not queue:
-                    stop = "nothing more to try"
-                    break
-            if spent + ev.games > budget:
+            groups = propose(ev_m, subjects, aims, data, cur[0], cur[1], cur[2], allowed, tried | screened_out, seed)
+            n_subj = {a: sum(1 for x in subjects if x.aim == a) for a in aims.active}
+            if not groups:
+                stop = "nothing more to try"
+                break
+            rnd += 1
+            # what this round can afford: its screening and at least the board and one change confirmed
+            room = limit - total() - 2 * m_cost
+            groups = groups[:max(0, min(MAX_SCREENED, room // s_cost))]
+            if not groups:
                 stop = "budget spent"
                 break
-            group = queue.pop(0)
-            edits = [e for c in group for e in c.edits]
-            new_data = apply_edits(data, edits)
-            new_board, problem = board_of(new_data, source)
-            if new_board is None:
-                for c in group:
-                    tried.add(c.key)
-                steps.append(Step(group, 0, False, f"the changed board would not validate: {problem}", {}, {}))
+            cands = []
+            for g in groups:
+                nd = apply_edits(data, [e for c in g for e in c.edits])
+                nb, problem = board_of(nd, source)
+                if nb is None:
+                    tried.update(c.key for c in g)
+                    steps.append(Step(g, 0, False, f"the changed board would not validate: {problem}", {}, {},
+                                      round=rnd, stage="invalid"))
+                else:
+                    cands.append((g, nd, version(nd, nb)))
+            if not cands:
                 continue
-            step_no += 1
-            ev2, rules2, t2 = evidence_of(new_board)
-            spent += ev2.games
-            w = weights(ev.games, seed, step_no)
-            m1, s1 = analyse(ev, aims, w)
-            m2, s2 = analyse(ev2, aims, w)
-            keep, why, per_aim, target = compare(m1, m2, group, aims, len(w))
-            steps.append(Step(group, ev2.games, keep, why, per_aim, target, _figures(s1, s2, group)))
-            note(f"step {step_no}: {'kept' if keep else 'not kept'}")
-            for c in group:
-                tried.add(c.key)
-            if keep:
-                patches.add(edits)
-                data, board, rules, t, ev = new_data, new_board, rules2, t2, ev2
-                subjects = analyse(ev, aims, weights(ev.games, seed, 0))[1]
-                queue = []
-            elif len(group) > 1:
-                half = len(group) // 2
-                queue[:0] = [group[:half], group[half:]]
+            screened = play([v for _, _, v in cands], screen_games, -1)
+            spent["screening"] += sum(e.games for e in screened)
+            # on the few screening games a ticket is held a handful of times: judge every subject
+            # seen at all there (the ranking only needs a direction, the decision comes later)
+            loose = replace(aims, min_holdings=SCREEN_MIN, min_claims=SCREEN_MIN)
+            m_before = analyse(ev_s, loose, w_s)[0]
+            ranked = []
+            for (g, nd, v), ev in zip(cands, screened):
+                z, drop = screen_score(m_before, analyse(ev, loose, w_s)[0], g, aims, len(w_s), n_subj)
+                if drop:
+                    screened_out.update(c.key for c in g)
+                    steps.append(Step(g, ev.games, False, drop, {}, {}, round=rnd, screen_z=z))
+                else:
+                    ranked.append((-z, len(ranked), g, nd, v, ev))
+            ranked.sort(key=lambda x: x[:2])
+            note(f"round {rnd}: {len(cands)} screened, {len(ranked)} to confirm")
+            if not ranked:
+                continue
+            block += 1
+            ev_base = play([cur], step_games, block)[0]
+            spent["baseline"] += ev_base.games
+            w = weights(ev_base.games, seed, rnd, block=block + 1)
+            m1, s1 = analyse(ev_base, aims, w)
+            # the board's games on the new block are part of the first test: its alpha pays for them
+            carry = spend.spend(ev_base.games)
+            kept_one = False
+            for k, (negz, _, g, nd, v, ev_sc) in enumerate(ranked):
+                if kept_one or k >= CONFIRM or total() + m_cost > limit:
+                    continue   # not confirmed this round: proposed again later if the evidence still asks
+                ev2 = play([v], step_games, block)[0]
+                spent["confirmation"] += ev2.games
+                level, carry = spend.spend(ev2.games) + carry, 0.0
+                m2, s2 = analyse(ev2, aims, w)
+                keep, why, per_aim, target = decide(m1, m2, g, aims, len(w), level, n_subj)
+                steps.append(Step(g, ev_sc.games + ev2.games, keep, why, per_aim, target, _figures(s1, s2, g),
+                                  round=rnd, stage="confirmed", screen_z=-negz))
+                note(f"round {rnd}: {'kept' if keep else 'not kept'}")
+                tried.update(c.key for c in g)
+                if keep:
+                    screened_out.clear()
+                    kept_one = True
+                    patches.add([e for c in g for e in c.edits])
+                    data, cur, ev_s, ev_m = nd, v, ev_sc, ev2
+                    subjects = analyse(ev_m, aims, weights(ev_m.games, seed, 0, block=1))[1]
+            if not kept_one:
+                # the board's fresh games are the latest evidence to propose from
+                ev_m = ev_base
+                subjects = analyse(ev_m, aims, weights(ev_m.games, seed, 0, block=1))[1]
     return TuneResult(data=data, patches=patches, steps=steps, before=before, after=aim_table(subjects, aims),
-                      subjects_before=subjects_before, subjects_after=subjects, games=spent, budget=budget,
-                      stop=stop, settings=settings)
+                      subjects_before=subjects_before, subjects_after=subjects, games=total(), budget=budget,
+                      stop=stop, settings=settings,
+                      spending={"games": dict(spent), "alpha_spent": round(spend.spent, 6),
+                                "alpha_games": spend.games})

@@ -273,27 +273,42 @@ def propose_cards(ev: Evidence, subjects: list[Subject], aims: Aims, data: dict,
         if s.subject not in worst or s.estimate > worst[s.subject].estimate:
             worst[s.subject] = s
     for cid, s in sorted(worst.items(), key=lambda kv: -kv[1].estimate):
-        if not room(cid, +1):
-            continue
-        donors = sorted((v, d) for d, v in per.items() if d != cid and d not in worst and room(d, -1))
-        if not donors:
-            continue
-        donor = donors[0][1]
-        new_c, new_d = counts[cid] + 1, counts[donor] - 1
-        if "deck" in data:
-            edits = [(("deck", "counts", cid), new_c), (("deck", "counts", donor), new_d)]
-        else:
-            nd = copy.deepcopy(deck)
-            nd["counts"][cid], nd["counts"][donor] = new_c, new_d
-            edits = [(("deck",), nd)]
-        targets = frozenset(("color-wilds", (cid, x.players)) for x in starved if x.subject == cid)
-        ch = Change("cards", f"{cid} cards (from {donor})", "color-wilds",
-                    {cid: counts[cid], donor: counts[donor]}, {cid: new_c, donor: new_d},
-                    f"{cid} claims take {s.extra.get('wilds_per_claim')} wilds each at {s.players}p against "
-                    f"{s.extra.get('all_colors')} for all colors; {donor} needs the fewest ({per[donor]:.2f})",
-                    edits, targets, targets)
-        if ch.key not in tried:
-            out.append(ch)
+        # one card, and two (from the two colors needing the fewest wilds, or one color twice):
+        # screening picks the size the evidence supports
+        for size in (1, 2):
+            if not room(cid, +size):
+                continue
+            donors = sorted((v, d) for d, v in per.items() if d != cid and d not in worst and room(d, -1))
+            if not donors:
+                continue
+            takes = {}
+            for _, d in donors[:size]:
+                takes[d] = 1
+            if sum(takes.values()) < size:
+                d0 = donors[0][1]
+                if not room(d0, -2):
+                    continue
+                takes = {d0: 2}
+            new = dict(counts)
+            new[cid] += size
+            for d, k in takes.items():
+                new[d] -= k
+            touched = [cid] + sorted(takes)
+            if "deck" in data:
+                edits = [(("deck", "counts", x), new[x]) for x in touched]
+            else:
+                nd = copy.deepcopy(deck)
+                nd["counts"] = new
+                edits = [(("deck",), nd)]
+            targets = frozenset(("color-wilds", (cid, x.players)) for x in starved if x.subject == cid)
+            donors_txt = ", ".join(f"{d} {per[d]:.2f}" for d in sorted(takes))
+            ch = Change("cards", f"{cid} cards +{size} (from {', '.join(sorted(takes))})", "color-wilds",
+                        {x: counts[x] for x in touched}, {x: new[x] for x in touched},
+                        f"{cid} claims take {s.extra.get('wilds_per_claim')} wilds each at {s.players}p against "
+                        f"{s.extra.get('all_colors')} for all colors; the donors need the fewest ({donors_txt})",
+                        edits, targets, targets)
+            if ch.key not in tried:
+                out.append(ch)
     return out
 
 
@@ -365,20 +380,25 @@ def _DELETE():
 def propose(ev: Evidence, subjects: list[Subject], aims: Aims, data: dict, board, rules, t, allowed,
             tried: set, seed: int) -> list[list[Change]]:
     """Groups of changes to try, in order: each group is simulated as one step."""
-    groups = []
-    if "tickets" in allowed:
-        pts = propose_points(ev, subjects, aims, data, rules, tried)
-        # the tickets brought back to the deck's own line go together (one step, split in halves
-        # if it fails); a move off the line, on evidence alone, is proven on its own
-        to_line = [c for c in pts if c.to_line]
-        if to_line:
-            groups.append(to_line)
-        groups += [[c] for c in pts if not c.to_line]
-    if "tickets" in allowed:
-        repricing = frozenset(c.subject for c in pts)
-        groups += [[c] for c in propose_replacements(ev, subjects, aims, data, board, rules, tried, seed, repricing)]
+    groups, singles = [], []
+    pts = propose_points(ev, subjects, aims, data, rules, tried) if "tickets" in allowed else []
+    if pts:
+        # every flagged ticket repriced in one change, proven together (the budget buys more), and
+        # those brought back to the deck's own line together; then each on its own, decided
+        # evidence first. Screening chooses among them.
+        missed = {s.subject for s in subjects if s.status == MISSED}
+        if len(pts) > 1:
+            groups.append(pts)
+        # ... those on decided evidence only, and those brought back to the deck's line
+        for part in ([c for c in pts if c.subject in missed], [c for c in pts if c.to_line]):
+            if 1 < len(part) < len(pts) and part not in groups:
+                groups.append(part)
+        singles = sorted(pts, key=lambda c: (c.subject not in missed, not c.to_line, c.subject))
     if "cards" in allowed:
         groups += [[c] for c in propose_cards(ev, subjects, aims, data, board, tried)]
     if "doubles" in allowed:
         groups += [[c] for c in propose_doubles(ev, subjects, aims, data, board, rules, t, tried)]
-    return groups
+    if "tickets" in allowed:
+        repricing = frozenset(c.subject for c in pts)
+        groups += [[c] for c in propose_replacements(ev, subjects, aims, data, board, rules, tried, seed, repricing)]
+    return groups + [[c] for c in singles]
