@@ -18,6 +18,8 @@ from pathlib import Path
 from mapkit.errors import MapkitError
 from mapkit.importers.gtfs import lines as L
 from mapkit.importers.gtfs.palette import build_palette
+from mapkit.importers.gtfs import fit
+from mapkit.importers.gtfs.planar import make_drawable, project
 from mapkit.importers.gtfs.read import Feed
 from mapkit.importers.gtfs.select import (count_trips, read_agencies, read_feed_info, read_lines,
                                           select_lines)
@@ -26,6 +28,7 @@ from mapkit.importers.gtfs.stations import (keep_stations, merge_stations, read_
                                             representative, station_pattern)
 
 MIN_STATIONS, MAX_STATIONS = 35, 60
+DEFAULT_TARGETS = (60, 50, 42, 35)   # tried without --stations (see import_feed)
 SPACES_PER_ROUTE = 4.0   # what a default station count aims at: routes of about 4 spaces on average
 
 
@@ -41,9 +44,25 @@ class ImportResult:
 
 
 def slug(text: str, limit: int = 28) -> str:
+    """A readable id: lowercase words joined by dashes, cut after the last whole word that fits
+    ("mother-of-good-counsel", not "mother-of-good-counsel-schoo"), with small words left
+    dangling at the cut taken off; one word longer than the limit is cut."""
     s = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower()
-    s = re.sub(r"[^a-z0-9]+", "-", s).strip("-")
-    return s[:limit].strip("-") or "station"
+    words = [w for w in re.split(r"[^a-z0-9]+", s) if w]
+    out = []
+    for w in words:
+        if len("-".join(out + [w])) > limit:
+            break
+        out.append(w)
+    if len(out) < len(words):
+        while len(out) > 1 and out[-1] in _DANGLING:
+            out.pop()
+    if not out:
+        return words[0][:limit] if words else "station"
+    return "-".join(out)
+
+
+_DANGLING = {"of", "the", "and", "at", "via", "de", "la", "le", "du", "des", "von", "der", "to", "on", "in", "st-of"}
 
 
 def default_target() -> int:
@@ -134,25 +153,67 @@ def _import(feed, modes, routes, agency, target, name, started) -> ImportResult:
         dropped.append((ln.label, "it does not touch the rest of the network (a board is one network)"))
         del patterns[r]
     chosen = [ln for ln in sel.lines if ln.route_id in patterns]
-    want = target or default_target()
-    kept, station_figs = keep_stations(patterns, st, want)
-    if station_figs["junctions_kept"] < station_figs["junctions"]:
-        notes.append(f"{station_figs['junctions_kept']} of {station_figs['junctions']} junctions (where lines meet or part) kept: all of them and the "
-                     f"{station_figs['terminals']} terminals would be more than {want} stations; raise --stations to keep them all, or select fewer lines")
     trips = {ln.route_id: ln.trips for ln in chosen}
-    segs = L.segments(patterns, kept, st, trips)
     palette, assign, pnotes = build_palette(chosen)
     notes += pnotes
     line_of = {ln.route_id: ln for ln in chosen}
+    target_spaces = math.ceil(L.PLAYERS * L.TRAINS * L.ROOM)
+    xy = project(st)
 
-    plans, crowded = L.plan_tracks(segs, assign)
-    for c in crowded:
+    def draft(want):
+        kept, figs = keep_stations(patterns, st, want)
+        pats, kept, segs, drawn = make_drawable(patterns, kept, st, trips, lambda k: st[k].name)
+        figs = dict(figs, kept=len(kept), target=want)
+        plans, crowded, single = L.plan_tracks(segs, assign, trips)
+        dist, tracks = [sg.distance_m for sg, _ in plans], [len(t) for _, t in plans]
+        ends = [(sg.a, sg.b) for sg, _ in plans]
+        lengths, scale, reached = L.scale_lengths(dist, tracks, target_spaces)
+        full = fit.span_mm(xy, ends, lengths)
+        shrunk = None
+        if not fit.fits(full) and not math.isinf(scale):
+            # the lengths ask for more board than FIT_BOARD: the largest scale that fits
+            lo, hi = 0.0, scale
+            for _ in range(24):
+                mid = (lo + hi) / 2
+                if fit.fits(fit.span_mm(xy, ends, L.lengths_at(dist, mid))):
+                    lo = mid
+                else:
+                    hi = mid
+            if lo > 0:
+                lengths, scale, reached = L.lengths_at(dist, lo), lo, False
+                shrunk = full
+        spaces = sum(n * t for n, t in zip(lengths, tracks))
+        span = fit.span_mm(xy, ends, lengths)
+        return dict(kept=kept, figs=figs, patterns=pats, drawn=drawn, plans=plans, crowded=crowded, single=single,
+                    lengths=lengths, scale=scale, reached=reached, spaces=spaces, shrunk=shrunk,
+                    span=span, fits=fit.fits(span))
+
+    if target:
+        d = draft(target)
+        tried = []
+    else:
+        # the most play that fits the board: the station count whose draft holds the most spaces
+        # on FIT_BOARD (five players' trains with room at most), more stations on a tie
+        tried = [draft(n) for n in DEFAULT_TARGETS]
+        d = max(tried, key=lambda x: (x["fits"], min(x["spaces"], target_spaces), x["figs"]["target"]))
+    kept, station_figs, patterns, drawn = d["kept"], d["figs"], d["patterns"], d["drawn"]
+    plans, crowded, single = d["plans"], d["crowded"], d["single"]
+    lengths, scale, reached, spaces = d["lengths"], d["scale"], d["reached"], d["spaces"]
+    want = station_figs["target"]
+    if tried:
+        notes.append("station target " + str(want) + " chosen as the draft that holds the most spaces on the largest board the layout draws ("
+                     + ", ".join(f"{x['figs']['target']}: {x['spaces']} spaces" + ("" if x["fits"] else " but too big")
+                                 for x in tried) + "); --stations N to choose")
+    if not d["fits"]:
+        notes.append(f"even with its shortest lengths the network would be drawn about {d['span'][0]:.0f} x {d['span'][1]:.0f} mm, "
+                     f"more than the largest board the layout draws: expect the layout to shrink it and fail; choose fewer stations (--stations) "
+                     f"or lines (--route, --modes)")
+    if station_figs["junctions_kept"] < station_figs["junctions"]:
+        notes.append(f"{station_figs['junctions_kept']} of {station_figs['junctions']} junctions (where lines meet or part) kept: all of them and the "
+                     f"{station_figs['terminals']} terminals would be more than {want} stations; raise --stations to keep them all, or select fewer lines")
+    for c in crowded + single:
         c["lines"] = [line_of[x].label for x in c["lines"]]
         c["drawn"] = [line_of[x].label for x in c["drawn"]]
-    target_spaces = math.ceil(L.PLAYERS * L.TRAINS * L.ROOM)
-    lengths, scale, reached = L.scale_lengths([sg.distance_m for sg, _ in plans], [len(t) for _, t in plans],
-                                              target_spaces)
-    spaces = sum(n * len(t) for n, (_, t) in zip(lengths, plans))
     longest = max(lengths)
     rules = {"preset": "standard"}
     if spaces < L.PLAYERS * L.MIN_TRAINS * L.ROOM:
@@ -163,9 +224,16 @@ def _import(feed, modes, routes, agency, target, name, started) -> ImportResult:
     if not reached:
         trains = L.trains_for(spaces)
         rules["overrides"] = {"trains": trains}
-        notes.append(f"the network holds only {spaces} spaces with lengths following distance and the longest "
-                     f"routes at {L.MAX_LENGTH}: trains per player set to {trains} (from 45) so that five players have "
-                     f"{L.ROOM} spaces per train")
+        if d["shrunk"]:
+            w, h = d["shrunk"]
+            notes.append(f"at lengths for {L.TRAINS} trains each the network would be drawn about {w:.0f} x {h:.0f} mm, "
+                         f"more than the largest board the layout draws ({fit.FIT_BOARD[0]:.0f} x {fit.FIT_BOARD[1]:.0f} mm): lengths scaled down "
+                         f"to {spaces} spaces and trains per player set to {trains} (from {L.TRAINS}) so that five players "
+                         f"have {L.ROOM} spaces per train")
+        else:
+            notes.append(f"the network holds only {spaces} spaces with lengths following distance and the longest "
+                         f"routes at {L.MAX_LENGTH}: trains per player set to {trains} (from 45) so that five players have "
+                         f"{L.ROOM} spaces per train")
 
     # station ids and names
     ids, station_json = {}, []
@@ -184,7 +252,7 @@ def _import(feed, modes, routes, agency, target, name, started) -> ImportResult:
         if used_names[shown] > 1:     # two places of one name (a long street's stops far apart)
             shown = f"{shown} {used_names[shown]}"
         station_json.append({"id": sid, "name": shown, "lat": round(s.lat, 6), "lon": round(s.lon, 6)})
-    for c in crowded:
+    for c in crowded + single:
         c["between"] = [ids[k] for k in c["between"]]
     kinds = {c.id: c.kind for c in palette}
     routes_json, doubles = [], 0
@@ -201,6 +269,8 @@ def _import(feed, modes, routes, agency, target, name, started) -> ImportResult:
             kind = kinds.get(color, "bus")
             if ln.kind != kind:
                 r["kind"] = ln.kind
+            if frozenset((sg.a, sg.b)) in drawn["overpass_pairs"]:
+                r["overpass"] = True
             r["line"] = ", ".join(line_of[x].label for x in sg.lines)[:80]
             routes_json.append(r)
     agency_names = sorted({a["agency_name"] for a in agencies
@@ -229,6 +299,8 @@ def _import(feed, modes, routes, agency, target, name, started) -> ImportResult:
         "dropped": [{"line": a, "why": b} for a, b in dropped],
         "stations": {"stops_used": len(used), "merged_stations": len(st), **station_figs},
         "routes": len(routes_json), "doubles": doubles, "crowded_segments": crowded,
+        "shared_single": single,
+        "drawable": _decisions(drawn, ids, st, line_of),
         "colors": [{"id": c.id, "name": c.name, "hex": c.hex.upper(), "kind": c.kind, "source": c.source,
                     "lines": [line_of[x].label for x in c.lines]} for c in palette],
         "gray_lines": [line_of[r].label for r, c in assign.items() if c == "gray"],
@@ -244,6 +316,27 @@ def _import(feed, modes, routes, agency, target, name, started) -> ImportResult:
         "seconds_import": round(time.perf_counter() - started, 2),
     }
     return ImportResult(data, summary, notes)
+
+
+def _decisions(drawn: dict, ids: dict, st: dict, line_of: dict) -> dict:
+    """make_drawable's decisions with board station ids and line labels, for the summary."""
+    def sid(k):
+        return ids.get(k) or f"({st[k].name}, thinned away)"
+
+    def labels(xs):
+        return [line_of[x].label for x in xs]
+
+    out = {"crossings_left": drawn["crossings_left"]}
+    out["kept_at_crossing"] = [{"station": sid(d["station"]), "routes": d["routes"]} for d in drawn["kept_at_crossing"]]
+    out["merged_at_crossing"] = [{"station": sid(d["station"]), "merged": st[d["merged"]].name, "metres": d["metres"],
+                                  "routes": d["routes"]} for d in drawn["merged_at_crossing"]]
+    out["kept_to_uncross"] = [{"station": sid(d["station"]), "routes": d["routes"]} for d in drawn["kept_to_uncross"]]
+    for key in ("dropped", "overpass"):
+        out[key] = [{"route": [sid(x) for x in d["route"]], "lines": labels(d["lines"]), "crosses": d["crosses"]}
+                    for d in drawn[key]]
+    out["merged_side_by_side"] = [{"route": [sid(x) for x in d["route"]], "through": sid(d["through"]),
+                                   "lines": labels(d["lines"])} for d in drawn["merged_side_by_side"]]
+    return out
 
 
 def credits_text(agency_names, agencies, info, feed, day) -> str:

@@ -1,0 +1,70 @@
+"""Does the draft fit a board? The size the layout would draw it at, estimated before laying out.
+
+`mapkit layout` draws each pair of stations about as far apart as the routes between them are
+long (stress majorization from the real map), then picks the smallest standard size that holds
+it (`--size auto`, mapkit.layout.fit.pick_size). A network whose lengths ask for more than the
+board the layout can draw (FIT_BOARD, its largest standard size) is drawn shrunk and fails the
+space checks; so the importer estimates that span first, chooses the station count and lengths
+that fit, and says so.
+"""
+
+from __future__ import annotations
+
+import networkx as nx
+import numpy as np
+
+from mapkit.layout.fit import EDGE_MM, STANDARD_SIZES, pick_size
+from mapkit.model import Physical
+
+FIT_BOARD = tuple(float(x) for x in max(STANDARD_SIZES, key=lambda s: s[0] * s[1]))  # 1682 x 1189 mm
+# room for what the estimate does not see (paths that are not straight, labels)
+GROWTH = 1.0
+PREFERRED_GAP_MM = 3.0        # mapkit.layout.network's gap between spaces a route is aimed at
+
+
+def route_mm(n: int, ph: Physical = Physical()) -> float:
+    """The length a route of n spaces is drawn at, station centre to centre."""
+    return n * ph.space_length_mm + (n + 1) * PREFERRED_GAP_MM + 2 * ph.station_radius_mm
+
+
+def span_mm(xy: dict, ends: list[tuple[str, str]], lengths: list[int]) -> tuple[float, float]:
+    """(width, height) in mm the layout will want: it draws each pair of stations about as far
+    apart as the routes between them are long (stress majorization), in the direction of the real
+    map; so the extent east-west is the largest (path length in mm × |east-west share of the
+    real direction|) over all pairs, and likewise north-south."""
+    g = nx.Graph()
+    for (a, b), n in zip(ends, lengths):
+        w = route_mm(n)
+        if not g.has_edge(a, b) or g[a][b]["weight"] > w:
+            g.add_edge(a, b, weight=w)
+    nodes = sorted(g)
+    if len(nodes) < 2:
+        return 0.0, 0.0
+    pts = np.array([xy[s] for s in nodes], dtype=float)
+    index = {s: i for i, s in enumerate(nodes)}
+    dist = np.zeros((len(nodes), len(nodes)))
+    for s, row in nx.all_pairs_dijkstra_path_length(g, weight="weight"):
+        i = index[s]
+        for t, d in row.items():
+            dist[i, index[t]] = d
+    delta = pts[None, :, :] - pts[:, None, :]
+    norm = np.hypot(delta[..., 0], delta[..., 1])
+    norm[norm == 0] = np.inf
+    return float((dist * np.abs(delta[..., 0]) / norm).max()) * GROWTH, \
+        float((dist * np.abs(delta[..., 1]) / norm).max()) * GROWTH
+
+
+def fits(span: tuple[float, float], ph: Physical = Physical()) -> bool:
+    """Whether a span fits FIT_BOARD (either way round) inside its margins."""
+    w, h = pick_size(span[0], span[1], ph.margin_mm)
+    return w * h <= FIT_BOARD[0] * FIT_BOARD[1] and max(w, h) <= max(FIT_BOARD) and min(w, h) <= min(FIT_BOARD) \
+        and _holds(w, h, span, ph)
+
+
+def _holds(w: float, h: float, span, ph) -> bool:
+    e = 2 * (ph.margin_mm + EDGE_MM)
+    return span[0] + e <= w and span[1] + e <= h
+
+
+def board_for(span: tuple[float, float], ph: Physical = Physical()) -> tuple[float, float]:
+    return pick_size(span[0], span[1], ph.margin_mm)
