@@ -11,8 +11,10 @@ import math
 from dataclasses import dataclass
 from functools import cached_property
 
+import numpy as np
+import shapely
 from shapely import STRtree
-from shapely.geometry import LineString, Point, Polygon, box
+from shapely.geometry import LineString, Polygon, box
 
 from mapkit.model import Board, Route
 
@@ -60,7 +62,13 @@ class RouteShape:
 
 
 class Layout:
-    """The geometry of a whole board, computed once and queried by checks and the renderer."""
+    """The geometry of a whole board, computed once and queried by checks and the renderer.
+
+    Shapes are built and compared with shapely 2's array functions (one call for all the spaces of
+    a board, one tree query for all pairs) rather than one object at a time: the layout's repair
+    step runs these checks hundreds of times. Each array call is the same GEOS operation the
+    one-at-a-time version made, in the same order, so the findings are identical
+    (tests/test_geometry_fast.py compares them with tests/geometry_plain.py)."""
 
     def __init__(self, board: Board):
         self.board = board
@@ -73,50 +81,64 @@ class Layout:
         }
         self.routes: dict[str, RouteShape] = {}
         offsets = _track_offsets(board, ph.space_width_mm / 2 + 1)
-        for r in board.routes:
-            if r.a in self.positions and r.b in self.positions and r.a != r.b:
-                self.routes[r.id] = self._shape(r, offsets.get(r.id, 0.0))
+        todo = [r for r in board.routes if r.a in self.positions and r.b in self.positions and r.a != r.b]
+        lines = np.array([LineString(_dedupe([self.positions[r.a], *(self.point(w) for w in r.waypoints),
+                                              self.positions[r.b]])) for r in todo], dtype=object)
+        # offset relative to the route's canonical direction, so that a track written b→a still
+        # lands on its own side
+        dist = np.array([(1 if r.a <= r.b else -1) * offsets.get(r.id, 0.0) for r in todo])
+        moved = np.flatnonzero(dist != 0.0)
+        if len(moved):
+            shifted = shapely.offset_curve(lines[moved], dist[moved], quad_segs=16, join_style="mitre", mitre_limit=3.0)
+            for i, s in zip(moved, shifted):
+                if isinstance(s, LineString) and not s.is_empty:
+                    lines[i] = s
+        self._lines = lines
+        totals = shapely.length(lines).tolist() if len(lines) else []
+        radius, length, gap, width = ph.station_radius_mm, ph.space_length_mm, ph.space_gap_mm, ph.space_width_mm
+        own, at = [], []   # per space: its route's index in todo, its centre's arc length
+        for k, (r, total) in enumerate(zip(todo, totals)):
+            usable = max(0.0, total - 2 * radius)
+            spread = (usable - r.length * length) / (r.length + 1)
+            for i in range(r.length):
+                own.append(k)
+                at.append(radius + spread * (i + 1) + length * (i + 0.5))
+        corners = _rectangles(lines[own] if own else lines[:0], np.array(at), np.array(totals)[own] if own else np.zeros(0),
+                              length, width)
+        self._space_corners = corners
+        self._space_owner_index = np.array(own, dtype=int)
+        flat = corners.tolist()
+        j = 0
+        for k, (r, line, total) in enumerate(zip(todo, lines, totals)):
+            n = r.length
+            spaces = tuple(tuple(tuple(c) for c in flat[j + i]) for i in range(n))
+            j += n
+            usable = max(0.0, total - 2 * radius)
+            self.routes[r.id] = RouteShape(r.id, tuple(line.coords), usable, n * length + (n + 1) * gap, spaces)
+        self._route_index = [r.id for r in todo]
 
     def point(self, p) -> XY:
         return (p.x, p.y) if p.is_board else self._project(p.lat, p.lon)
 
-    def _shape(self, r: Route, offset: float) -> RouteShape:
-        ph = self.board.physical
-        pts = [self.positions[r.a], *(self.point(w) for w in r.waypoints), self.positions[r.b]]
-        line = LineString(_dedupe(pts))
-        if offset:
-            # offset relative to the route's canonical direction, so that a track written b→a
-            # still lands on its own side
-            sign = 1 if r.a <= r.b else -1
-            shifted = line.offset_curve(sign * offset, join_style="mitre", mitre_limit=3.0)
-            if isinstance(shifted, LineString) and not shifted.is_empty:
-                line = shifted
-        total = line.length
-        radius = ph.station_radius_mm
-        usable = max(0.0, total - 2 * radius)
-        n, length, gap = r.length, ph.space_length_mm, ph.space_gap_mm
-        needed = n * length + (n + 1) * gap
-        spread = (usable - n * length) / (n + 1)
-        spaces = []
-        for i in range(n):
-            s = radius + spread * (i + 1) + length * (i + 0.5)
-            spaces.append(_rectangle(line, s, length, ph.space_width_mm))
-        return RouteShape(r.id, tuple(line.coords), usable, needed, tuple(spaces))
-
     # ------------------------------------------------------------ shapely views, built once
 
     @cached_property
-    def station_discs(self) -> dict[str, Polygon]:
+    def _discs(self):
+        """The station markers, in the order of self.positions, as an array of polygons."""
         r = self.board.physical.station_radius_mm
-        return {sid: Point(xy).buffer(r, quad_segs=16) for sid, xy in self.positions.items()}
+        ids = list(self.positions)
+        pts = shapely.points(np.array([self.positions[i] for i in ids], dtype=float).reshape(-1, 2))
+        return ids, shapely.buffer(pts, r, quad_segs=16)
+
+    @cached_property
+    def station_discs(self) -> dict[str, Polygon]:
+        ids, discs = self._discs
+        return dict(zip(ids, discs))
 
     @cached_property
     def _space_index(self):
-        polys, owners = [], []
-        for rid, shape in self.routes.items():
-            for corners in shape.spaces:
-                polys.append(Polygon(corners))
-                owners.append(rid)
+        polys = shapely.polygons(self._space_corners) if len(self._space_corners) else np.zeros(0, dtype=object)
+        owners = [self._route_index[k] for k in self._space_owner_index.tolist()]
         return polys, owners, STRtree(polys)
 
     def inner_area(self) -> Polygon:
@@ -130,78 +152,87 @@ class Layout:
         """Pairs of stations whose markers are closer than two radii plus 3 mm, with the distance."""
         r = self.board.physical.station_radius_mm
         ids = list(self.positions)
-        tree = STRtree([Point(self.positions[i]) for i in ids])
+        pts = shapely.points(np.array([self.positions[i] for i in ids], dtype=float).reshape(-1, 2))
+        tree = STRtree(pts)
         found = []
-        for i, sid in enumerate(ids):
-            for j in tree.query(Point(self.positions[sid]), predicate="dwithin", distance=2 * r + 3):
-                if j > i:
-                    found.append((sid, ids[j], math.dist(self.positions[sid], self.positions[ids[j]])))
+        for i, j in zip(*tree.query(pts, predicate="dwithin", distance=2 * r + 3).tolist()):
+            if j > i:
+                found.append((ids[i], ids[j], math.dist(self.positions[ids[i]], self.positions[ids[j]])))
         return found
 
     def stations_off_board(self) -> list[str]:
-        area = self.inner_area()
-        return [sid for sid, disc in self.station_discs.items() if not area.contains(disc)]
+        ids, discs = self._discs
+        inside = shapely.contains(self.inner_area(), discs)
+        return [sid for sid, ok in zip(ids, inside.tolist()) if not ok]
 
     def routes_off_board(self) -> list[str]:
-        area = self.inner_area()
         polys, owners, _ = self._space_index
-        return sorted({owners[i] for i, p in enumerate(polys) if not area.contains(p)})
+        inside = shapely.contains(self.inner_area(), polys)
+        return sorted({owners[i] for i, ok in enumerate(inside.tolist()) if not ok})
 
     def space_overlaps(self) -> list[tuple[str, str, float]]:
         """Pairs of routes whose spaces overlap, with the overlapping area in mm²."""
         polys, owners, tree = self._space_index
+        ii, jj = tree.query(polys, predicate="intersects")
+        own = self._space_owner_index
+        keep = (jj > ii) & (own[ii] != own[jj])
+        ii, jj = ii[keep], jj[keep]
+        areas = shapely.area(shapely.intersection(polys[ii], polys[jj])).tolist()
         area: dict[tuple[str, str], float] = {}
-        for i, poly in enumerate(polys):
-            for j in tree.query(poly, predicate="intersects"):
-                if j <= i or owners[i] == owners[j]:
-                    continue
-                a = poly.intersection(polys[j]).area
-                if a > MIN_AREA_MM2:
-                    key = tuple(sorted((owners[i], owners[j])))
-                    area[key] = area.get(key, 0.0) + a
+        for i, j, a in zip(ii.tolist(), jj.tolist(), areas):
+            if a > MIN_AREA_MM2:
+                key = tuple(sorted((owners[i], owners[j])))
+                area[key] = area.get(key, 0.0) + a
         return [(a, b, v) for (a, b), v in sorted(area.items())]
 
     def spaces_on_stations(self) -> list[tuple[str, str, float]]:
         """(route id, station id, area) where a space covers a station marker."""
         polys, owners, tree = self._space_index
+        ids, discs = self._discs
+        ii, jj = tree.query(discs, predicate="intersects")
+        areas = shapely.area(shapely.intersection(discs[ii], polys[jj])).tolist()
         found: dict[tuple[str, str], float] = {}
-        for sid, disc in self.station_discs.items():
-            for j in tree.query(disc, predicate="intersects"):
-                a = disc.intersection(polys[j]).area
-                if a > MIN_AREA_MM2:
-                    found[(owners[j], sid)] = found.get((owners[j], sid), 0.0) + a
+        for i, j, a in zip(ii.tolist(), jj.tolist(), areas):
+            if a > MIN_AREA_MM2:
+                found[(owners[j], ids[i])] = found.get((owners[j], ids[i]), 0.0) + a
         return [(rid, sid, v) for (rid, sid), v in sorted(found.items())]
 
     def crossings(self) -> list[tuple[str, str, XY]]:
         """Pairs of routes whose centrelines cross outside station markers (overpasses excepted)."""
         by_id = {r.id: r for r in self.board.routes}
-        lines, ids = [], []
-        for rid, shape in self.routes.items():
-            r = by_id[rid]
-            if r.overpass:
-                continue
-            clipped = LineString(shape.centerline).difference(self.station_discs[r.a]).difference(self.station_discs[r.b])
-            if not clipped.is_empty:
-                lines.append(clipped)
-                ids.append(rid)
+        disc = self.station_discs
+        which = [k for k, rid in enumerate(self._route_index) if not by_id[rid].overpass]
+        rts = [by_id[self._route_index[k]] for k in which]
+        clipped = shapely.difference(shapely.difference(self._lines[which], np.array([disc[r.a] for r in rts], dtype=object)),
+                                     np.array([disc[r.b] for r in rts], dtype=object)) if which else np.zeros(0, dtype=object)
+        nonempty = ~shapely.is_empty(clipped) if len(clipped) else np.zeros(0, dtype=bool)
+        lines = clipped[nonempty]
+        ids = [r.id for r, ok in zip(rts, nonempty.tolist()) if ok]
         tree = STRtree(lines)
         ph = self.board.physical
         near = ph.station_radius_mm + ph.space_gap_mm + ph.space_width_mm
+        pairs = []
+        for i, j in zip(*tree.query(lines, predicate="intersects").tolist()):
+            if j <= i:
+                continue
+            ri, rj = by_id[ids[i]], by_id[ids[j]]
+            if ri.double and ri.double == rj.double:
+                continue
+            pairs.append((i, j))
+        if not pairs:
+            return []
+        pi, pj = (np.array(x, dtype=int) for x in zip(*pairs))
+        at = shapely.point_on_surface(shapely.intersection(lines[pi], lines[pj]))
+        where = zip(shapely.get_x(at).tolist(), shapely.get_y(at).tolist())
         found = []
-        for i, line in enumerate(lines):
-            for j in tree.query(line, predicate="intersects"):
-                if j <= i:
-                    continue
-                ri, rj = by_id[ids[i]], by_id[ids[j]]
-                if ri.double and ri.double == rj.double:
-                    continue
-                where = line.intersection(lines[j]).representative_point()
-                # offset tracks of a double leave their station beside its centre and may touch a
-                # neighbour's line within the first space's reach; the space checks judge that
-                shared = ri.ends & rj.ends
-                if any(math.dist((where.x, where.y), self.positions[st]) <= near for st in shared):
-                    continue
-                found.append((ids[i], ids[j], (round(where.x, 1), round(where.y, 1))))
+        for (i, j), (x, y) in zip(pairs, where):
+            ri, rj = by_id[ids[i]], by_id[ids[j]]
+            # offset tracks of a double leave their station beside its centre and may touch a
+            # neighbour's line within the first space's reach; the space checks judge that
+            shared = ri.ends & rj.ends
+            if any(math.dist((x, y), self.positions[st]) <= near for st in shared):
+                continue
+            found.append((ids[i], ids[j], (round(x, 1), round(y, 1))))
         return found
 
 
@@ -228,18 +259,22 @@ def _dedupe(points: list[XY]) -> list[XY]:
     return out
 
 
-def _rectangle(line: LineString, s: float, length: float, width: float) -> tuple[XY, XY, XY, XY]:
-    """Corners of a space of the given size centred at arc length s, turned along the line."""
-    s = min(max(s, 0.0), line.length)
-    c = line.interpolate(s)
-    p0 = line.interpolate(max(0.0, s - 0.5))
-    p1 = line.interpolate(min(line.length, s + 0.5))
-    dx, dy = p1.x - p0.x, p1.y - p0.y
-    norm = math.hypot(dx, dy) or 1.0
+def _rectangles(lines, s, totals, length: float, width: float) -> np.ndarray:
+    """Corners (N, 4, 2) of spaces of the given size centred at arc lengths s along lines, turned
+    along them: _rectangle's arithmetic on arrays, operation for operation (the same numbers)."""
+    if not len(s):
+        return np.zeros((0, 4, 2))
+    s = np.minimum(np.maximum(s, 0.0), totals)
+    c = shapely.get_coordinates(shapely.line_interpolate_point(lines, s))
+    p0 = shapely.get_coordinates(shapely.line_interpolate_point(lines, np.maximum(0.0, s - 0.5)))
+    p1 = shapely.get_coordinates(shapely.line_interpolate_point(lines, np.minimum(totals, s + 0.5)))
+    dx, dy = p1[:, 0] - p0[:, 0], p1[:, 1] - p0[:, 1]
+    norm = np.array([math.hypot(a, b) or 1.0 for a, b in zip(dx.tolist(), dy.tolist())])
     ux, uy = dx / norm, dy / norm
     vx, vy = -uy, ux
     hl, hw = length / 2, width / 2
-    return tuple(
-        (c.x + ux * a * hl + vx * b * hw, c.y + uy * a * hl + vy * b * hw)
-        for a, b in ((-1, -1), (1, -1), (1, 1), (-1, 1))
-    )
+    out = np.empty((len(s), 4, 2))
+    for k, (a, b) in enumerate(((-1, -1), (1, -1), (1, 1), (-1, 1))):
+        out[:, k, 0] = c[:, 0] + ux * a * hl + vx * b * hw
+        out[:, k, 1] = c[:, 1] + uy * a * hl + vy * b * hw
+    return out
