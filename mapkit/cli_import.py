@@ -89,6 +89,34 @@ def import_gtfs(feed, out, modes, routes, agency, stations, name, style, seed, f
         raise SystemExit(1)
 
 
+def drawable_lines(d: dict) -> list[str]:
+    """What the importer changed so that the network can be drawn: the decisions a designer may
+    undo (see mapkit/importers/gtfs/planar.py)."""
+    out = []
+    for x in d.get("kept_at_crossing", []):
+        out.append(f"drawable: kept {x['station']} where {x['routes'][0]} crossed {x['routes'][1]} (a stop both lines serve)")
+    for x in d.get("merged_at_crossing", []):
+        out.append(f"drawable: merged stop {x['merged']} into {x['station']} ({x['metres']} m apart) where "
+                   f"{x['routes'][0]} crossed {x['routes'][1]}")
+    for x in d.get("kept_to_uncross", []):
+        out.append(f"drawable: kept {x['station']} so that {x['routes'][0]} and {x['routes'][1]} follow their streets "
+                   f"without crossing")
+    for x in d.get("dropped", []):
+        out.append(f"drawable: dropped route {x['route'][0]} - {x['route'][1]} ({', '.join(x['lines'])}): it crossed "
+                   f"{x['crosses']} away from any stop (the lines still run on their other routes)")
+    for x in d.get("overpass", []):
+        out.append(f"drawable: route {x['route'][0]} - {x['route'][1]} ({', '.join(x['lines'])}) flagged overpass: it "
+                   f"crosses {x['crosses']} away from any stop and the network needs it")
+    merged = d.get("merged_side_by_side", [])
+    if merged:
+        out.append(f"drawable: {len(merged)} route(s) that ran beside a shorter one merged into it: "
+                   + "; ".join(f"{x['route'][0]} - {x['route'][1]} through {x['through']} ({', '.join(x['lines'])})"
+                               for x in merged[:8]) + (" ..." if len(merged) > 8 else ""))
+    if d.get("crossings_left"):
+        out.append(f"drawable: {d['crossings_left']} crossing(s) left (flagged overpass)")
+    return out
+
+
 def format_summary(s: dict) -> str:
     st = s["stations"]
     out = [f"feed {s['feed']}: service day {s['service_day']}, modes {', '.join(s['modes'])}",
@@ -107,10 +135,20 @@ def format_summary(s: dict) -> str:
                + (f"{ln['spaces_per_km']} spaces per km^0.6" if ln["spaces_per_km"] else "lengths at their longest")
                + (f" ({ln['cut_to_longest']} cut to the longest)" if ln.get('cut_to_longest') else "")
                + f"; lengths {', '.join(f'{k}: {v}' for k, v in ln['histogram'].items())}; route points {s['route_points']}")
+    if ln.get("board_mm"):
+        out.append(f"  drawn about {ln['drawn_mm'][0]} x {ln['drawn_mm'][1]} mm (estimate): a {ln['board_mm'][0]:.0f} x "
+                   f"{ln['board_mm'][1]:.0f} mm board" + (f"; at full lengths it would be {ln['shrunk_from_mm'][0]} x "
+                                                           f"{ln['shrunk_from_mm'][1]} mm" if ln.get("shrunk_from_mm") else ""))
     if s["crowded_segments"]:
-        out.append(f"  {len(s['crowded_segments'])} segment(s) with more than two lines, the two most frequent drawn:")
+        out.append(f"  {len(s['crowded_segments'])} segment(s) with more than two lines, the one or two most frequent drawn:")
         for c in s["crowded_segments"][:5]:
-            out.append(f"    {c['between'][0]} - {c['between'][1]}: {', '.join(c['lines'])}")
+            out.append(f"    {c['between'][0]} - {c['between'][1]}: {', '.join(c['lines'])} (drawn: {', '.join(c['drawn'])})")
+    if s.get("shared_single"):
+        out.append(f"  {len(s['shared_single'])} segment(s) of two lines drawn single (a double only beside a frequent line, "
+                   f"on at most a fifth of the segments): " + ", ".join(f"{c['between'][0]} - {c['between'][1]}"
+                                                                        for c in s["shared_single"][:6])
+                   + (" ..." if len(s["shared_single"]) > 6 else ""))
+    out.extend(drawable_lines(s.get("drawable") or {}))
     out.append(f"colors: {len(s['colors'])}" + (f", gray for {', '.join(s['gray_lines'])}" if s["gray_lines"] else ""))
     for c in s["colors"]:
         out.append(f"  {c['id']:<14} {c['hex']} {c['name'][:40]:<40} {c['kind']:<13} {c['source']}")

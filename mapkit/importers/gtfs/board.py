@@ -258,7 +258,7 @@ def _import(feed, modes, routes, agency, target, name, started) -> ImportResult:
     routes_json, doubles = [], 0
     for n, (sg, tracks) in zip(lengths, plans):
         a, b = ids[sg.a], ids[sg.b]
-        group = f"{a}-{b}"[:60].strip("-") if len(tracks) == 2 else None
+        group = slug(f"{a} {b}", 60) if len(tracks) == 2 else None
         doubles += group is not None
         for ln_id in tracks:
             ln = line_of[ln_id]
@@ -309,7 +309,9 @@ def _import(feed, modes, routes, agency, target, name, started) -> ImportResult:
                     "cut_to_longest": sum(1 for n, (sg, _) in zip(lengths, plans)
                                           if n == L.MAX_LENGTH and not math.isinf(scale)
                                           and round((sg.distance_m / 1000) ** L.EXPONENT * scale) > L.MAX_LENGTH),
-                    "histogram": dict(sorted(Counter(lengths).items()))},
+                    "histogram": dict(sorted(Counter(lengths).items())),
+                    "drawn_mm": [round(v) for v in d["span"]], "board_mm": list(fit.board_for(d["span"])),
+                    "fits": d["fits"], "shrunk_from_mm": d["shrunk"] and [round(v) for v in d["shrunk"]]},
         "trains": rules.get("overrides", {}).get("trains", L.TRAINS),
         "route_points": data["route_points"],
         "notes": notes,

@@ -1,0 +1,173 @@
+"""`mapkit import gtfs`: what the importer does so that a draft can be drawn (planar.py, fit.py,
+the doubles rule, station ids). Small hand-made networks with known geometry, and the Cairns bus
+feed (when ../shared/data/gtfs is there) checked without running the layout."""
+
+from __future__ import annotations
+
+import math
+import re
+
+import pytest
+from shapely.geometry import LineString
+
+from mapkit.importers.gtfs import fit
+from mapkit.importers.gtfs import lines as L
+from mapkit.importers.gtfs.board import slug
+from mapkit.importers.gtfs.planar import make_drawable, merge_side_by_side, project
+from mapkit.importers.gtfs.stations import Station
+
+pytest.importorskip("partridge", reason="the GTFS extra (pip install -e '.[gtfs]' or '.[test]') is not installed")
+
+KM = 1 / 111.0   # about a kilometre in degrees of latitude (and of longitude at the equator)
+
+
+def _st(**where):
+    """Stations at (x km east, y km north) of (0, 0)."""
+    return {k: Station(k, k.upper(), y * KM, x * KM, [k]) for k, (x, y) in where.items()}
+
+
+def _crossing_count(segs, st):
+    xy = project(st)
+    lines = [(s, LineString([xy[s.a], xy[s.b]])) for s in segs]
+    n = 0
+    for i, (s, g) in enumerate(lines):
+        for t, h in lines[i + 1:]:
+            if not {s.a, s.b} & {t.a, t.b} and g.intersects(h):
+                n += 1
+    return n
+
+
+def test_crossing_keeps_the_stop_both_lines_serve():
+    # A runs west-east, B south-north; both stop at X in the middle, which thinning took away
+    st = _st(w=(-5, 0), e=(5, 0), s=(0, -5), n=(0, 5), x=(0.1, 0.1), a1=(-2.5, 0), b1=(0, 2.5))
+    patterns = {"A": ("w", "a1", "x", "e"), "B": ("s", "x", "b1", "n")}
+    kept = {"w", "e", "s", "n"}
+    assert _crossing_count(L.segments(patterns, kept, st, {"A": 10, "B": 5}), st) == 1
+    pats, kept2, segs, d = make_drawable(patterns, kept, st, {"A": 10, "B": 5}, lambda k: k)
+    assert "x" in kept2 and [e["station"] for e in d["kept_at_crossing"]] == ["x"]
+    assert _crossing_count(segs, st) == 0 and d["crossings_left"] == 0 and not d["dropped"]
+
+
+def test_crossing_merges_two_near_stops_into_one_station():
+    # the lines cross at an intersection where each has its own stop, 140 m apart
+    st = _st(w=(-5, 0), e=(5, 0), s=(0.3, -5), n=(0.3, 5), xa=(0.1, 0.0), xb=(0.25, 0.05))
+    patterns = {"A": ("w", "xa", "e"), "B": ("s", "xb", "n")}
+    pats, kept, segs, d = make_drawable(patterns, {"w", "e", "s", "n"}, st, {"A": 10, "B": 5}, lambda k: k)
+    assert len(d["merged_at_crossing"]) == 1
+    m = d["merged_at_crossing"][0]
+    assert {m["station"], m["merged"]} == {"xa", "xb"} and 100 <= m["metres"] <= 200
+    assert m["station"] in kept and m["merged"] not in kept
+    assert all(m["merged"] not in p for p in pats.values())
+    assert _crossing_count(segs, st) == 0
+
+
+def test_crossing_without_any_stop_drops_the_weaker_route_or_flags_overpass():
+    # a square w-e-n-s ring plus two diagonals that cross in the middle with no stop there: the
+    # ring keeps the network connected, so the less frequent diagonal is dropped
+    st = _st(w=(-5, 0), e=(5, 0), s=(0, -5), n=(0, 5))
+    patterns = {"RING": ("w", "n", "e", "s", "w"), "A": ("w", "e"), "B": ("s", "n")}
+    trips = {"RING": 20, "A": 10, "B": 3}
+    pats, kept, segs, d = make_drawable(patterns, set(st), st, trips, lambda k: k)
+    assert [x["lines"] for x in d["dropped"]] == [["B"]] and not d["overpass"]
+    assert {frozenset((s.a, s.b)) for s in segs} == {frozenset(p) for p in
+                                                     [("w", "n"), ("n", "e"), ("e", "s"), ("s", "w"), ("w", "e")]}
+    # without the ring, dropping either diagonal would cut the network: the weaker is an overpass
+    patterns = {"A": ("w", "e"), "B": ("s", "n"), "C": ("e", "n")}
+    pats, kept, segs, d = make_drawable(patterns, set(st), st, {"A": 10, "B": 3, "C": 4}, lambda k: k)
+    assert not d["dropped"] and [x["lines"] for x in d["overpass"]] == [["B"]]
+    assert d["overpass_pairs"] == {frozenset(("s", "n"))}
+
+
+def test_side_by_side_routes_merge_through_the_nearer_station():
+    # from a, line A goes to b (2 km) and line B to c (5 km) in nearly the same direction
+    st = _st(a=(0, 0), b=(2, 0.1), c=(5, 0.4))
+    segs = [L.Segment("a", "b", ["A"], 2000.0), L.Segment("a", "c", ["B"], 5000.0)]
+    out, merged = merge_side_by_side(segs, project(st), {"A": 10, "B": 4}, st)
+    pairs = {frozenset((s.a, s.b)): s for s in out}
+    assert set(pairs) == {frozenset("ab"), frozenset("bc")}
+    assert pairs[frozenset("ab")].lines == ["A", "B"] and pairs[frozenset("bc")].lines == ["B"]
+    assert merged == [{"route": ["a", "c"], "through": "b", "lines": ["B"]}]
+    # at a wide angle nothing is merged
+    st = _st(a=(0, 0), b=(2, 0), c=(3, 4))
+    out, merged = merge_side_by_side(segs, project(st), {"A": 10, "B": 4}, st)
+    assert not merged and len(out) == 2
+
+
+def test_doubles_only_beside_frequent_lines_and_capped():
+    color = {f"L{i}": f"c{i}" for i in range(6)}
+    trips = {"L0": 100, "L1": 90, "L2": 80, "L3": 70, "L4": 5, "L5": 4}
+    segs = [L.Segment(f"s{k}", f"s{k + 1}", ["L0", "L1"], 1000.0) for k in range(3)]
+    segs += [L.Segment(f"t{k}", f"t{k + 1}", ["L2", "L4"], 1000.0) for k in range(3)]   # L4 rare
+    segs += [L.Segment(f"u{k}", f"u{k + 1}", ["L3"], 1000.0) for k in range(9)]
+    plans, crowded, single = L.plan_tracks(segs, color, trips)
+    doubled = [sg for sg, t in plans if len(t) == 2]
+    assert len(doubled) == round(L.DOUBLE_SHARE * len(segs)) == 3
+    assert all(sg.lines == ["L0", "L1"] for sg in doubled)
+    assert len(single) == 3 and all(c["lines"] == ["L2", "L4"] and c["drawn"] == ["L2"] for c in single)
+
+
+def test_station_ids_cut_at_a_word_boundary():
+    assert slug("Mother of Good Counsel School") == "mother-of-good-counsel"
+    assert slug("Park of the Kings and Queens of Old Town") == "park-of-the-kings-and-queens"
+    assert slug("Café Zürich Hauptbahnhof") == "cafe-zurich-hauptbahnhof"
+    assert slug("Mulgrave Rd (F-side Creedy St)") == "mulgrave-rd-f-side-creedy-st"
+    assert len(slug("Supercalifragilisticexpialidocious Street")) == 28   # one word past the limit
+    assert slug("!!!") == "station"
+
+
+def test_span_estimate_follows_route_lengths():
+    # a straight line of 5 routes east-west: width ≈ the routes' drawn lengths, height 0
+    st = _st(**{f"s{i}": (3 * i, 0) for i in range(6)})
+    ends = [(f"s{i}", f"s{i + 1}") for i in range(5)]
+    w, h = fit.span_mm(project(st), ends, [3] * 5)
+    assert w == pytest.approx(5 * fit.route_mm(3) * fit.GROWTH) and h == pytest.approx(0, abs=1e-6)
+    assert fit.fits((w, h))
+    assert not fit.fits((fit.FIT_BOARD[0] + 1, 10))
+
+
+# ---------------------------------------------------------------- the Cairns bus feed, no layout
+
+@pytest.fixture(scope="module")
+def cairns():
+    from test_import_gtfs import _shared
+
+    from mapkit.importers.gtfs import import_feed
+    return import_feed(_shared("cairns_gtfs.zip"))
+
+
+def test_cairns_draft_has_no_crossings_and_few_doubles(cairns):
+    data, s = cairns.data, cairns.summary
+    pos = {st["id"]: (st["lon"] * math.cos(math.radians(st["lat"])), st["lat"]) for st in data["stations"]}
+    seg = {frozenset((r["from"], r["to"])) for r in data["routes"] if not r.get("overpass")}
+    lines = [(p, LineString([pos[x] for x in p])) for p in seg]
+    crossing = [(tuple(p), tuple(q)) for i, (p, g) in enumerate(lines) for q, h in lines[i + 1:]
+                if not p & q and g.intersects(h)]
+    assert crossing == [] and s["drawable"]["crossings_left"] == 0
+    doubles = {r["double"] for r in data["routes"] if "double" in r}
+    assert len(doubles) == s["doubles"] <= round(L.DOUBLE_SHARE * len(seg)) + 1
+    # every decision made for drawing is in the summary, with board ids
+    d = s["drawable"]
+    ids = {st["id"] for st in data["stations"]}
+    assert d["merged_side_by_side"] and all(x["through"] in ids for x in d["merged_side_by_side"])
+    assert all(set(x["route"]) <= ids for x in d["dropped"] + d["overpass"])
+
+
+def test_cairns_station_ids_are_whole_words_and_unique(cairns):
+    from mapkit.importers.gtfs.board import slug as full_slug
+
+    ids = [st["id"] for st in cairns.data["stations"]]
+    assert len(ids) == len(set(ids))
+    for st in cairns.data["stations"]:
+        whole = full_slug(re.sub(r" \d+$", "", st["name"]), 200)
+        base = re.sub(r"-\d+$", "", st["id"]) if not whole.startswith(st["id"]) else st["id"]
+        assert len(st["id"]) <= 30 and (whole + "-").startswith(base + "-"), (st["id"], st["name"])
+    assert "mother-of-good-counsel" in ids
+
+
+def test_cairns_board_estimate_fits_the_largest_board(cairns):
+    ln = cairns.summary["lengths"]
+    assert ln["fits"] and ln["board_mm"][0] * ln["board_mm"][1] <= fit.FIT_BOARD[0] * fit.FIT_BOARD[1]
+    trains = cairns.data.get("rules", {}).get("overrides", {}).get("trains", 45)
+    assert ln["spaces"] >= 1.4 * 5 * trains
+    if ln["shrunk_from_mm"]:
+        assert trains < 45 and any("scaled down" in n for n in cairns.summary["notes"])
