@@ -4,8 +4,6 @@ feed (when ../shared/data/gtfs is there) checked without running the layout."""
 
 from __future__ import annotations
 
-import math
-import re
 
 import pytest
 from shapely.geometry import LineString
@@ -123,51 +121,3 @@ def test_span_estimate_follows_route_lengths():
     assert w == pytest.approx(5 * fit.route_mm(3) * fit.GROWTH) and h == pytest.approx(0, abs=1e-6)
     assert fit.fits((w, h))
     assert not fit.fits((fit.FIT_BOARD[0] + 1, 10))
-
-
-# ---------------------------------------------------------------- the Cairns bus feed, no layout
-
-@pytest.fixture(scope="module")
-def cairns():
-    from test_import_gtfs import _shared
-
-    from mapkit.importers.gtfs import import_feed
-    return import_feed(_shared("cairns_gtfs.zip"))
-
-
-def test_cairns_draft_has_no_crossings_and_few_doubles(cairns):
-    data, s = cairns.data, cairns.summary
-    pos = {st["id"]: (st["lon"] * math.cos(math.radians(st["lat"])), st["lat"]) for st in data["stations"]}
-    seg = {frozenset((r["from"], r["to"])) for r in data["routes"] if not r.get("overpass")}
-    lines = [(p, LineString([pos[x] for x in p])) for p in seg]
-    crossing = [(tuple(p), tuple(q)) for i, (p, g) in enumerate(lines) for q, h in lines[i + 1:]
-                if not p & q and g.intersects(h)]
-    assert crossing == [] and s["drawable"]["crossings_left"] == 0
-    doubles = {r["double"] for r in data["routes"] if "double" in r}
-    assert len(doubles) == s["doubles"] <= round(L.DOUBLE_SHARE * len(seg)) + 1
-    # every decision made for drawing is in the summary, with board ids
-    d = s["drawable"]
-    ids = {st["id"] for st in data["stations"]}
-    assert d["merged_side_by_side"] and all(x["through"] in ids for x in d["merged_side_by_side"])
-    assert all(set(x["route"]) <= ids for x in d["dropped"] + d["overpass"])
-
-
-def test_cairns_station_ids_are_whole_words_and_unique(cairns):
-    from mapkit.importers.gtfs.board import slug as full_slug
-
-    ids = [st["id"] for st in cairns.data["stations"]]
-    assert len(ids) == len(set(ids))
-    for st in cairns.data["stations"]:
-        whole = full_slug(re.sub(r" \d+$", "", st["name"]), 200)
-        base = re.sub(r"-\d+$", "", st["id"]) if not whole.startswith(st["id"]) else st["id"]
-        assert len(st["id"]) <= 30 and (whole + "-").startswith(base + "-"), (st["id"], st["name"])
-    assert "mother-of-good-counsel" in ids
-
-
-def test_cairns_board_estimate_fits_the_largest_board(cairns):
-    ln = cairns.summary["lengths"]
-    assert ln["fits"] and ln["board_mm"][0] * ln["board_mm"][1] <= fit.FIT_BOARD[0] * fit.FIT_BOARD[1]
-    trains = cairns.data.get("rules", {}).get("overrides", {}).get("trains", 45)
-    assert ln["spaces"] >= 1.4 * 5 * trains
-    if ln["shrunk_from_mm"]:
-        assert trains < 45 and any("scaled down" in n for n in cairns.summary["notes"])

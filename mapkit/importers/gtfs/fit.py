@@ -10,8 +10,11 @@ that fit, and says so.
 
 from __future__ import annotations
 
-import networkx as nx
+import math
+
 import numpy as np
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import dijkstra
 
 from mapkit.layout.fit import EDGE_MM, STANDARD_SIZES, pick_size
 from mapkit.model import Physical
@@ -32,21 +35,19 @@ def span_mm(xy: dict, ends: list[tuple[str, str]], lengths: list[int]) -> tuple[
     apart as the routes between them are long (stress majorization), in the direction of the real
     map; so the extent east-west is the largest (path length in mm × |east-west share of the
     real direction|) over all pairs, and likewise north-south."""
-    g = nx.Graph()
-    for (a, b), n in zip(ends, lengths):
-        w = route_mm(n)
-        if not g.has_edge(a, b) or g[a][b]["weight"] > w:
-            g.add_edge(a, b, weight=w)
-    nodes = sorted(g)
+    nodes = sorted({s for e in ends for s in e})
     if len(nodes) < 2:
         return 0.0, 0.0
-    pts = np.array([xy[s] for s in nodes], dtype=float)
     index = {s: i for i, s in enumerate(nodes)}
-    dist = np.zeros((len(nodes), len(nodes)))
-    for s, row in nx.all_pairs_dijkstra_path_length(g, weight="weight"):
-        i = index[s]
-        for t, d in row.items():
-            dist[i, index[t]] = d
+    w = {}
+    for (a, b), n in zip(ends, lengths):
+        key = (min(index[a], index[b]), max(index[a], index[b]))
+        w[key] = min(w.get(key, math.inf), route_mm(n))
+    rows, cols = zip(*w) if w else ((), ())
+    graph = csr_matrix((list(w.values()), (rows, cols)), shape=(len(nodes), len(nodes)))
+    dist = dijkstra(graph, directed=False)
+    dist[np.isinf(dist)] = 0.0
+    pts = np.array([xy[s] for s in nodes], dtype=float)
     delta = pts[None, :, :] - pts[:, None, :]
     norm = np.hypot(delta[..., 0], delta[..., 1])
     norm[norm == 0] = np.inf
