@@ -31,7 +31,8 @@ def _ids(text: str | None) -> tuple[str, ...] | None:
 @click.option("--route", "routes", default=None, metavar="IDS", help="Only these routes (route_id or short name, comma-separated).")
 @click.option("--agency", default=None, help="Only this agency's routes (agency_id or name).")
 @click.option("--stations", type=click.IntRange(3, 500), default=None,
-              help="Target number of stations (default: what five players' trains need, 35-60).")
+              help="Target number of stations (default: of 60, 50, 42 and 35, the draft that holds the most "
+                   "spaces on the largest board the layout draws).")
 @click.option("--name", default=None, help="The board's title (default: the agency's name).")
 @click.option("--style", type=click.Choice(["geographic", "schematic"]), default="geographic", show_default=True,
               help="Layout style (see `mapkit layout`).")

@@ -121,3 +121,20 @@ def test_span_estimate_follows_route_lengths():
     assert w == pytest.approx(5 * fit.route_mm(3) * fit.GROWTH) and h == pytest.approx(0, abs=1e-6)
     assert fit.fits((w, h))
     assert not fit.fits((fit.FIT_BOARD[0] + 1, 10))
+
+
+def test_summary_names_every_drawing_decision():
+    from mapkit.cli_import import drawable_lines
+
+    d = {"kept_at_crossing": [{"station": "x", "routes": ["W – E", "S – N"]}],
+         "merged_at_crossing": [{"station": "xa", "merged": "Xb St", "metres": 140, "routes": ["W – E", "S – N"]}],
+         "kept_to_uncross": [{"station": "k", "routes": ["A – B", "C – D"]}],
+         "dropped": [{"route": ["s", "n"], "lines": ["B"], "crosses": "W – E"}],
+         "overpass": [{"route": ["e", "n"], "lines": ["C"], "crosses": "W – E"}],
+         "merged_side_by_side": [{"route": ["a", "c"], "through": "b", "lines": ["B"]}], "crossings_left": 1}
+    text = "\n".join(drawable_lines(d))
+    for part in ("kept x where W – E crossed S – N", "merged stop Xb St into xa (140 m apart)", "kept k so that",
+                 "dropped route s - n (B)", "route e - n (C) flagged overpass", "a - c through b (B)",
+                 "1 crossing(s) left"):
+        assert part in text, part
+    assert drawable_lines({}) == []

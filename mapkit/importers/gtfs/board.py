@@ -27,9 +27,7 @@ from mapkit.importers.gtfs.service import busiest_day
 from mapkit.importers.gtfs.stations import (keep_stations, merge_stations, read_stops, read_trip_stops,
                                             representative, station_pattern)
 
-MIN_STATIONS, MAX_STATIONS = 35, 60
 DEFAULT_TARGETS = (60, 50, 42, 35)   # tried without --stations (see import_feed)
-SPACES_PER_ROUTE = 4.0   # what a default station count aims at: routes of about 4 spaces on average
 
 
 class EmptySelection(MapkitError):
@@ -63,13 +61,6 @@ def slug(text: str, limit: int = 28) -> str:
 
 
 _DANGLING = {"of", "the", "and", "at", "via", "de", "la", "le", "du", "des", "von", "der", "to", "on", "in", "st-of"}
-
-
-def default_target() -> int:
-    """Stations for the trains five players need with room: routes ≈ stations on a transit map
-    (few loops), so spaces / SPACES_PER_ROUTE stations, within 35–60."""
-    spaces = L.PLAYERS * L.TRAINS * L.ROOM
-    return max(MIN_STATIONS, min(MAX_STATIONS, round(spaces / SPACES_PER_ROUTE)))
 
 
 def _largest_component(patterns: dict[str, tuple]) -> tuple[set, list[str]]:
