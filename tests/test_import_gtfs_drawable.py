@@ -93,6 +93,7 @@ def test_side_by_side_routes_merge_through_the_nearer_station():
 
 def test_doubles_only_beside_frequent_lines_and_capped():
     color = {f"L{i}": f"c{i}" for i in range(6)}
+    color["L4"] = "gray"      # (a card color of its own would get a track anyway: the next test)
     trips = {"L0": 100, "L1": 90, "L2": 80, "L3": 70, "L4": 5, "L5": 4}
     segs = [L.Segment(f"s{k}", f"s{k + 1}", ["L0", "L1"], 1000.0) for k in range(3)]
     segs += [L.Segment(f"t{k}", f"t{k + 1}", ["L2", "L4"], 1000.0) for k in range(3)]   # L4 rare
@@ -138,3 +139,15 @@ def test_summary_names_every_drawing_decision():
                  "1 crossing(s) left"):
         assert part in text, part
     assert drawable_lines({}) == []
+
+
+def test_a_color_that_only_runs_beside_others_still_gets_a_track():
+    color = {"A": "a", "B": "b", "C": "c"}
+    trips = {"A": 100, "B": 90, "C": 80}
+    segs = [L.Segment("s0", "s1", ["A", "B"], 1000.0), L.Segment("s1", "s2", ["A", "C"], 3000.0),
+            L.Segment("s2", "s3", ["A", "C"], 2000.0)] + [L.Segment(f"u{k}", f"u{k + 1}", ["A"], 500.0) for k in range(2)]
+    plans, _, _ = L.plan_tracks(segs, color, trips)
+    drawn = {color[x] for _, t in plans for x in t}
+    assert drawn == {"a", "b", "c"}
+    # C's track goes on its longest segment
+    assert [t for sg, t in plans if sg.a == "s1"] == [["A", "C"]]

@@ -3,9 +3,10 @@ segments as double routes, lengths scaled to the trains five players bring.
 
 - A route joins two consecutive kept stations of a line; its distance is measured along the
   line (through the stations thinned away), so a winding or looping line keeps its length.
-- Where lines share a segment it is one double route: the two most frequent lines' colors on its
-  two tracks (a second line of the same card color gives way to the next line of another color);
-  lines beyond two on a segment are reported, not drawn.
+- Where lines share a segment it is a double route only beside a frequent line and on at most
+  DOUBLE_SHARE of the segments (plan_tracks); the two most frequent lines' colors on its two
+  tracks (a second line of the same card color gives way to the next line of another color);
+  lines beyond those drawn are reported. A card color that would have no track gets one.
 - Lengths are distance ** EXPONENT (compressed) × one scale for the whole board, rounded, at least 1, the scale chosen as
   the smallest that gives the board ROOM × the trains of five players (the standard ruleset: 45
   each) in spaces, but no larger than puts the longest routes at MAX_LENGTH (the longest
@@ -111,6 +112,7 @@ def plan_tracks(segs: list[Segment], color_of: dict[str, str], trips: dict[str, 
                       key=lambda k: (-trips.get(second_of[k], 0), -segs[k].distance_m, k))
     cap = max(1, round(DOUBLE_SHARE * len(segs)))
     doubled = set(eligible[:cap])
+    _every_color_drawn(segs, color_of, second_of, doubled)
     plans, crowded, single = [], [], []
     for k, sg in enumerate(segs):
         first = sg.lines[0]
@@ -124,6 +126,28 @@ def plan_tracks(segs: list[Segment], color_of: dict[str, str], trips: dict[str, 
 
 def lengths_at(distances: list[float], scale: float) -> list[int]:
     return [min(MAX_LENGTH, max(1, round((d / 1000) ** EXPONENT * scale))) for d in distances]
+
+
+def _every_color_drawn(segs, color_of, second_of, doubled) -> None:
+    """A card color whose lines only ever run beside more frequent ones would have no track (a
+    card nobody can spend): give it a second track on its longest segment, over the cap (in place)."""
+    def drawn():
+        out = set()
+        for k, sg in enumerate(segs):
+            out.add(color_of[sg.lines[0]])
+            if k in doubled:
+                out.add(color_of[second_of[k]])
+        return out
+
+    for color in sorted(set(color_of.values()) - {"gray"} - drawn()):
+        spots = sorted(((-sg.distance_m, k, x) for k, sg in enumerate(segs) for x in sg.lines[1:]
+                        if color_of[x] == color and color_of[sg.lines[0]] != color), key=lambda t: (t[0], t[1]))
+        free = [t for t in spots if t[1] not in doubled]
+        if not (free or spots):
+            continue
+        _, k, x = (free or spots)[0]
+        second_of[k] = x
+        doubled.add(k)
 
 
 def scale_lengths(distances: list[float], tracks: list[int], target_spaces: int) -> tuple[list[int], float, bool]:
