@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from mapkit.cli import FORMAT, SEED, _echo_json, main, printable
-from mapkit.errors import UsageError
+from mapkit.errors import MapkitError, UsageError
 
 
 @main.group("import")
@@ -49,6 +49,7 @@ def import_gtfs(feed, out, modes, routes, agency, stations, name, style, seed, f
     written), 2 on bad usage (an unknown route or mode, an existing --out without --force, the
     GTFS extra not installed)."""
     from mapkit.importers.gtfs.board import finish_board, import_feed
+    from mapkit.importers.gtfs.fit import TOLERANCES
     from mapkit.importers.gtfs.select import parse_modes
     from mapkit.importers.gtfs.service import require_extra
     from mapkit.outputs import atomic_write_text, check_output, refuse_input_paths
@@ -63,14 +64,33 @@ def import_gtfs(feed, out, modes, routes, agency, stations, name, style, seed, f
     refuse_input_paths([out], inputs, given="file")
     if not out.parent.exists():
         raise UsageError(f"--out: the folder {out.parent} does not exist")
-    result = import_feed(feed, modes=mode_list, routes=_ids(routes), agency=agency, stations=stations, name=name)
-    done = finish_board(result.data, seed=seed, style=style, source=str(out))
-    summary = dict(result.summary)
+    # lengths for a little more board than the estimate says fits, then less while the layout
+    # leaves problems (see importers/gtfs/fit.py); a draft that comes out the same is not redone
+    attempts, laid = [], None
+    for tolerance in TOLERANCES:
+        try:
+            result = import_feed(feed, modes=mode_list, routes=_ids(routes), agency=agency, stations=stations,
+                                 name=name, fit_tolerance=tolerance)
+        except MapkitError:
+            if laid is None:
+                raise
+            break            # shorter lengths made it too small: the last draft laid out is reported
+        if laid is not None and result.data == laid.data:
+            continue
+        laid = result
+        done = finish_board(result.data, seed=seed, style=style, source=str(out))
+        report = done.report
+        ok = report.valid and (lenient or not report.warnings)
+        attempts.append({"fit_tolerance": tolerance, "stations": result.summary["stations"]["kept"],
+                         "trains": result.summary["trains"], "spaces": result.summary["lengths"]["spaces"],
+                         "errors": len(report.errors), "warnings": len(report.warnings), "valid": ok})
+        if ok:
+            break
+    summary = dict(laid.summary)
+    summary["attempts"] = attempts
     summary["layout"] = done.layout
     summary["deck"] = done.deck
     summary["tickets"] = done.tickets
-    report = done.report
-    ok = report.valid and (lenient or not report.warnings)
     summary["seconds"] = round(time.perf_counter() - started, 2)
     summary["out"] = str(out)
     summary["written"] = ok
@@ -155,6 +175,10 @@ def format_summary(s: dict) -> str:
         out.append(f"  {c['id']:<14} {c['hex']} {c['name'][:40]:<40} {c['kind']:<13} {c['source']}")
     for n in s["notes"]:
         out.append(f"note: {n}")
+    for a in s.get("attempts", [])[:-1]:
+        out.append(f"layout: the draft with lengths for {a['fit_tolerance']}x the board ({a['stations']} stations, "
+                   f"{a['trains']} trains each) left {a['errors']} error(s) and {a['warnings']} warning(s): "
+                   f"shorter lengths laid out again")
     lay = s.get("layout", {})
     for p in lay.get("problems", []):
         out.append(f"layout: {p}")

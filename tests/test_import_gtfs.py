@@ -556,3 +556,36 @@ def test_cli_cairns_lines_make_a_strictly_valid_board(cli, tmp_path):
     assert r.exit_code == 0, summary["problems"][:5]
     assert cli("validate", out, "--strict").exit_code == 0
     assert summary["stations"]["kept"] == 30 and len(summary["colors"]) == 5
+
+
+def test_cli_lays_out_again_with_shorter_lengths_while_the_board_fails(cli, small_feed, tmp_path, monkeypatch):
+    """The first draft asks for a little more board than the estimate says fits; when its layout
+    leaves problems the next, shorter one is laid out, and nothing is written until one is valid."""
+    import mapkit.importers.gtfs.board as B
+    from mapkit.errors import ERROR, Problem, Report
+    from mapkit.importers.gtfs.fit import TOLERANCES
+
+    real_import, seen = B.import_feed, []
+
+    def spy_import(*a, **k):
+        seen.append(k["fit_tolerance"])
+        return real_import(*a, **k)
+
+    def failing_layout(data, **k):
+        bad = Report("x", [Problem(ERROR, "space-overlap", "spaces overlap route 'a-b' (4 mm²)")])
+        return B.Finished(data, "{}", bad, {"figures": {}, "problems": ["spaces overlap"]}, {"total": 110, "wild": 14}, 30)
+
+    monkeypatch.setattr(B, "import_feed", spy_import)
+    monkeypatch.setattr(B, "finish_board", failing_layout)
+    out = tmp_path / "b.json"
+    r = cli("import", "gtfs", small_feed, "--out", out, "--format", "json")
+    summary, _ = json.JSONDecoder().raw_decode(r.output)      # then the "not written" message
+    assert r.exit_code == 1 and not out.exists() and not summary["written"] and "was not written" in r.output
+    assert seen == list(TOLERANCES)
+    # a draft that came out the same at a lower tolerance is not laid out again
+    assert 1 <= len(summary["attempts"]) <= len(TOLERANCES)
+    assert [a["fit_tolerance"] for a in summary["attempts"]] == sorted({a["fit_tolerance"] for a in summary["attempts"]},
+                                                                        reverse=True)
+    assert all(a["errors"] == 1 and not a["valid"] for a in summary["attempts"])
+    spaces = [a["spaces"] for a in summary["attempts"]]
+    assert spaces == sorted(spaces, reverse=True)

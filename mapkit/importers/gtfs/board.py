@@ -87,16 +87,19 @@ def _largest_component(patterns: dict[str, tuple]) -> tuple[set, list[str]]:
     return best, [ln for ln, p in patterns.items() if not set(p) & best]
 
 
-def import_feed(path: Path, *, modes=None, routes=None, agency=None, stations=None, name=None) -> ImportResult:
+def import_feed(path: Path, *, modes=None, routes=None, agency=None, stations=None, name=None,
+                fit_tolerance: float = 1.0) -> ImportResult:
+    """The draft board of a feed. fit_tolerance: how far the estimated drawing may exceed the
+    largest board before lengths are scaled down (fit.py; the layout squeezes a little)."""
     started = time.perf_counter()
     feed = Feed(path)
     try:
-        return _import(feed, modes, routes, agency, stations, name, started)
+        return _import(feed, modes, routes, agency, stations, name, started, fit_tolerance)
     finally:
         feed.close()
 
 
-def _import(feed, modes, routes, agency, target, name, started) -> ImportResult:
+def _import(feed, modes, routes, agency, target, name, started, tolerance=1.0) -> ImportResult:
     notes: list[str] = []
     agencies = read_agencies(feed)
     info = read_feed_info(feed)
@@ -161,12 +164,12 @@ def _import(feed, modes, routes, agency, target, name, started) -> ImportResult:
         lengths, scale, reached = L.scale_lengths(dist, tracks, target_spaces)
         full = fit.span_mm(xy, ends, lengths)
         shrunk = None
-        if not fit.fits(full) and not math.isinf(scale):
+        if not fit.fits(full, tolerance) and not math.isinf(scale):
             # the lengths ask for more board than FIT_BOARD: the largest scale that fits
             lo, hi = 0.0, scale
             for _ in range(24):
                 mid = (lo + hi) / 2
-                if fit.fits(fit.span_mm(xy, ends, L.lengths_at(dist, mid))):
+                if fit.fits(fit.span_mm(xy, ends, L.lengths_at(dist, mid)), tolerance):
                     lo = mid
                 else:
                     hi = mid
@@ -177,7 +180,7 @@ def _import(feed, modes, routes, agency, target, name, started) -> ImportResult:
         span = fit.span_mm(xy, ends, lengths)
         return dict(kept=kept, figs=figs, patterns=pats, drawn=drawn, plans=plans, crowded=crowded, single=single,
                     lengths=lengths, scale=scale, reached=reached, spaces=spaces, shrunk=shrunk,
-                    span=span, fits=fit.fits(span))
+                    span=span, fits=fit.fits(span, tolerance))
 
     if target:
         d = draft(target)
@@ -302,7 +305,8 @@ def _import(feed, modes, routes, agency, target, name, started) -> ImportResult:
                                           and round((sg.distance_m / 1000) ** L.EXPONENT * scale) > L.MAX_LENGTH),
                     "histogram": dict(sorted(Counter(lengths).items())),
                     "drawn_mm": [round(v) for v in d["span"]], "board_mm": list(fit.board_for(d["span"])),
-                    "fits": d["fits"], "shrunk_from_mm": d["shrunk"] and [round(v) for v in d["shrunk"]]},
+                    "fits": d["fits"], "shrunk_from_mm": d["shrunk"] and [round(v) for v in d["shrunk"]],
+                    "fit_tolerance": tolerance},
         "trains": rules.get("overrides", {}).get("trains", L.TRAINS),
         "route_points": data["route_points"],
         "notes": notes,
