@@ -134,7 +134,8 @@ def drawable_lines(d: dict) -> list[str]:
                    + "; ".join(f"{x['route'][0]} - {x['route'][1]} through {x['through']} ({', '.join(x['lines'])})"
                                for x in merged[:8]) + (" ..." if len(merged) > 8 else ""))
     if d.get("crossings_left"):
-        out.append(f"drawable: {d['crossings_left']} crossing(s) left (flagged overpass)")
+        out.append(f"drawable: {d['crossings_left']} crossing(s) left unresolved (the repair stopped at its bound of "
+                   f"fixes): expect the layout to fail there")
     return out
 
 

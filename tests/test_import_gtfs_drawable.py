@@ -136,7 +136,7 @@ def test_summary_names_every_drawing_decision():
     text = "\n".join(drawable_lines(d))
     for part in ("kept x where W – E crossed S – N", "merged stop Xb St into xa (140 m apart)", "kept k so that",
                  "dropped route s - n (B)", "route e - n (C) flagged overpass", "a - c through b (B)",
-                 "1 crossing(s) left"):
+                 "1 crossing(s) left unresolved"):
         assert part in text, part
     assert drawable_lines({}) == []
 
