@@ -8,6 +8,14 @@
 - empty_share: the share of the inner area farther than 30 mm from every station and space
 - direction_error_deg_mean / _max, within_45deg: each route's board direction against its real
   bearing (from the stations' lat/lon), and the share within 45°
+- routes_over_90deg: routes drawn more than 90° off their real bearing (a station on the wrong
+  side of its neighbour)
+- order_kept / order_stations: stations with 3+ neighbours whose routes leave in their real cyclic
+  order (mapkit.layout.order), out of how many
+- trunk_sides_swapped: along runs of doubles shared by the same two lines, how often a line changes
+  side from one double to the next, as drawn (mapkit.render.sides.keep_sides) — and as the checks'
+  geometry lays the tracks before that (trunk_sides_swapped_raw)
+- labels_with_room: station labels placed clear of everything, of labels_total
 - fill_w, fill_h: the stations' bounding box over the inner area, each way (aim: 0.8 or more)
 """
 
@@ -16,12 +24,14 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from shapely.geometry import Point, Polygon, box
+from shapely.geometry import LineString, Point, Polygon, box
 from shapely.ops import unary_union
 
 from mapkit.boardfile import build_board
 from mapkit.checks import check_geometry
 from mapkit.geometry import Layout
+from mapkit.layout.order import cyclic_order
+from mapkit.render.sides import chains, keep_sides
 
 EMPTY_REACH_MM = 30.0
 
@@ -62,6 +72,12 @@ def measure(data: dict, labels: bool = True) -> dict:
     out["direction_error_deg_mean"] = round(float(np.mean(errs)), 1) if errs else None
     out["direction_error_deg_max"] = round(float(np.max(errs)), 1) if errs else None
     out["within_45deg"] = round(float(np.mean(np.array(errs) <= 45)), 3) if errs else None
+    out["routes_over_90deg"] = int(np.sum(np.array(errs) > 90)) if errs else 0
+    order = cyclic_order(data)
+    out["order_kept"], out["order_stations"] = order["kept"], order["stations"]
+    out["trunk_sides_swapped_raw"] = trunk_swaps(board, layout.positions, layout.routes)
+    out["trunk_sides_swapped"] = trunk_swaps(board, layout.positions,
+                                             keep_sides(board, layout.positions, layout.routes))
     xy = np.array(list(layout.positions.values()))
     inner_w, inner_h = ph.width_mm - 2 * ph.margin_mm, ph.height_mm - 2 * ph.margin_mm
     span = xy.max(0) - xy.min(0)
@@ -84,4 +100,34 @@ def label_figures(board, layout) -> dict:
     sizes = [c.size for key, c in scene.placement.placed.items() if not key.startswith("bonus:")]
     unplaced = [k for k in scene.unplaced if not k.startswith("bonus:")]
     return {"label_pt_smallest": min(sizes) if sizes else None, "labels_unplaced": len(unplaced),
-            "labels_below_12pt": sum(s < 12 for s in sizes)}
+            "labels_below_12pt": sum(s < 12 for s in sizes), "labels_total": len(sizes),
+            "labels_with_room": len(sizes) - len(unplaced)}
+
+
+def trunk_swaps(board, positions, routes) -> int:
+    """Side changes of the first line of each shared run between a double and the one it follows.
+
+    The side is read against the other track, at the middle of the double, along the line's walking
+    direction there (so that a bend in the double does not read as a side)."""
+    swaps = 0
+    for run in chains(board):
+        side_at: dict[str, float] = {}   # the side of the run's first line on the double ending here
+        for (first, _second), frm, to in run:
+            if first.id not in routes:
+                continue
+            side = track_side(routes[first.id], routes[_second.id], positions[frm]) > 0
+            if frm in side_at and side_at[frm] != side:
+                swaps += 1
+            side_at[to] = side
+    return swaps
+
+
+def track_side(first, second, start) -> float:
+    """> 0 when `first` lies left of `second` walking from `start` (board axes, y down)."""
+    a, b = LineString(first.centerline), LineString(second.centerline)
+    if Point(first.centerline[-1]).distance(Point(start)) < Point(first.centerline[0]).distance(Point(start)):
+        a = LineString(first.centerline[::-1])
+    p, q = a.interpolate(0.5, normalized=True), a.interpolate(0.52, normalized=True)
+    o = b.interpolate(b.project(p))
+    dx, dy = q.x - p.x, q.y - p.y
+    return dx * (p.y - o.y) - dy * (p.x - o.x)

@@ -57,6 +57,7 @@ class Network:
     margin: float
     min_station_dist: float
     route_ids: list[str]
+    order_rows: np.ndarray | None = None   # mapkit.layout.order.order_pairs, computed once
 
     @property
     def n(self) -> int:

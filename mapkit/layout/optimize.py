@@ -29,6 +29,7 @@ from scipy.optimize import least_squares
 from scipy.sparse import coo_matrix
 from scipy.spatial import cKDTree
 
+from mapkit.layout import order as O
 from mapkit.layout import terms as T
 from mapkit.layout.network import Network
 
@@ -47,6 +48,7 @@ class Weights:
     bearing: float = 6.0      # route directions near their real bearings (per unit vector difference)
     octilinear: float = 0.0   # schematic style: directions at multiples of 45°
     fill: float = 1.0         # bounding box at least 80 % of the inner area each way
+    order: float = 4.0        # routes around a station in their real cyclic order (mapkit.layout.order)
 
 
 @dataclass
@@ -134,7 +136,13 @@ class Problem:
                 if s not in ends[self.sown[k]]:
                     si.append(s)
                     sk.append(k)
-        self.cs_s, self.cs_k = np.array(si, dtype=int), np.array(sk, dtype=int)
+        si, sk = np.array(si, dtype=int), np.array(sk, dtype=int)
+        # the k-d tree of midpoints over-reaches by half the longest segment: keep the pairs really
+        # within reach (a hinge farther off is zero and its row in the Jacobian too, but costs time)
+        if len(si):
+            near = T.point_segment(st[si], pos[self.sp[sk]], pos[self.sq[sk]])[0] < reach
+            si, sk = si[near], sk[near]
+        self.cs_s, self.cs_k = si, sk
         ki, kj = [], []
         seg_pairs = stree.query_pairs(reach + (seglen.max() if len(seglen) else 0.0), output_type="ndarray")
         for k1, k2 in seg_pairs:
@@ -149,7 +157,11 @@ class Problem:
                     continue  # both leave the same station: the angle term judges them
             ki.append(k1)
             kj.append(k2)
-        self.cc_1, self.cc_2 = np.array(ki, dtype=int), np.array(kj, dtype=int)
+        ki, kj = np.array(ki, dtype=int), np.array(kj, dtype=int)
+        if len(ki):  # as above: only the pairs of segments really within reach of each other
+            near = T.signed_segments(pos[self.sp[ki]], pos[self.sq[ki]], pos[self.sp[kj]], pos[self.sq[kj]])[0] < reach
+            ki, kj = ki[near], kj[near]
+        self.cc_1, self.cc_2 = ki, kj
         # --- cyclic order at each station (kept from the current drawing)
         ang_s, ang_e1, ang_e2, nb1, nb2 = [], [], [], [], []
         incident: dict[int, list[tuple[int, int, int]]] = {}
@@ -169,6 +181,10 @@ class Problem:
                 nb2.append(b[0])
         self.an_s, self.an_p1, self.an_p2 = (np.array(x, dtype=int) for x in (ang_s, ang_e1, ang_e2))
         self.an_b1, self.an_b2 = np.array(nb1, dtype=int), np.array(nb2, dtype=int)
+        if w.order:
+            if net.order_rows is None:
+                net.order_rows = O.order_pairs(net)
+            self.or_s, self.or_p1, self.or_p2 = O.next_points(dr.lines, net.order_rows)
         # --- variables
         self.var_of = -np.ones(len(pos), dtype=int)
         free_idx = np.flatnonzero(dr.free)
@@ -361,6 +377,9 @@ class Problem:
             Jw = w.bearing * J
             block(v, [(rr, self.bb, Jw[:, 0, :]), (rr, self.ba, -Jw[:, 0, :]),
                       (rr + 1, self.bb, Jw[:, 1, :]), (rr + 1, self.ba, -Jw[:, 1, :])])
+        if w.order and len(self.or_s):
+            v, e = O.order_terms(pos, self.or_s, self.or_p1, self.or_p2, w.order)
+            block(v, e, "order")
         if w.octilinear:
             phi, g = T.angle_of(pos[self.sq] - pos[self.sp])
             v = w.octilinear * np.sin(4 * phi)

@@ -17,13 +17,15 @@ from mapkit.layout.network import build_network
 from mapkit.layout.optimize import Drawing, Weights, run_rounds
 from mapkit.layout.project import initial_positions
 from mapkit.layout.stress import majorize
-from mapkit.layout.repair import repair
+from mapkit.layout.labels import label_repair
+from mapkit.layout.repair import Repair, repair
 from mapkit.layout.result import build_result
 
 
 REPAIRS = 4  # rounds of real checks and targeted repairs
 REPAIR_TRIES = 700  # local moves judged by the checks at most (mapkit.layout.repair)
 REPAIR_TRIES_PER_STATION = 25
+SHRINK_STEP = 0.95  # a network too big for its board is shrunk by about this factor at a time
 
 
 class LayoutError(UsageError):
@@ -59,7 +61,10 @@ def layout_board_impl(data: dict, *, style: str, size, seed: int, keep: frozense
     jitter[net.fixed] = 0.0
     n = net.n
     # lengths first (stress majorization from the real map), then the exact rules
-    pos0 = majorize(net, pos0 + jitter, anchor=0.0)
+    # a flight holds a few spaces between far stations and may cross anything: counted as a short
+    # link it pulls its ends together across the map (Seattle's Paine Field to SeaTac)
+    ground = replace(net, bundles=[b for b in net.bundles if not b.flight]) if any(b.flight for b in net.bundles) else net
+    pos0 = majorize(ground, pos0 + jitter, anchor=0.0)
     dr = Drawing(pos0, n, [[b.a, b.b] for b in net.bundles], ~net.fixed.copy(), anchor=pos0.copy())
     for k, line in enumerate(dr.lines):
         for wp in net.bundles[k].fixed_waypoints:
@@ -93,8 +98,11 @@ def layout_board_impl(data: dict, *, style: str, size, seed: int, keep: frozense
                          f" at its routes' lengths; on {W:g} x {H:g} mm it had to shrink to {s:.0%}")
         c = (st.min(0) + st.max(0)) / 2
         centre = np.array([(box[0] + box[2]) / 2, (box[1] + box[3]) / 2])
-        dr.pos = (dr.pos - c) * s + centre
         dr.anchor = (dr.anchor - (dr.anchor.min(0) + dr.anchor.max(0)) / 2) * s + centre
+        if s < 0.999:
+            shrink_gradually(net, dr, w, style, s, c, centre, box)
+        else:
+            dr.pos = (dr.pos - c) * s + centre
     dr.bounds = box
     inner_w, inner_h = W - 2 * ph.margin_mm, H - 2 * ph.margin_mm
     dr.fill_box = (fit.FILL * inner_w + 4, fit.FILL * inner_h + 4)
@@ -125,13 +133,36 @@ def layout_board_impl(data: dict, *, style: str, size, seed: int, keep: frozense
     # what the smooth terms cannot undo (a station on a neighbour's route): local moves, judged by the checks
     # (tries bounded by the board's size, so that a board too small to hold it gives up soon)
     found = repair(net, dr, size_out, geometry_problems, max_tries=min(REPAIR_TRIES, REPAIR_TRIES_PER_STATION * n))
+    lacking = None
+    if not found:  # labels as obstacles: stations left no room for their name move a little, where the checks allow
+        lacking = label_repair(Repair(net, dr, size_out, geometry_problems))
     new, changes = build_result(net, dr, size_out)
     problems = (notes if found else []) + fit_report(found)
     from mapkit.layout.figures import measure
 
     figures = {"size_chosen": size == "auto", "bends": sum(len(line) - 2 for line in dr.lines),
+               **({"labels_without_room": lacking} if lacking is not None else {}),
                **measure(new, labels=False)}
     return new, changes, figures, problems
+
+
+def shrink_gradually(net, dr, w, style, s, c, centre, box) -> None:
+    """A network too big for the board, taken down to its size in steps of about SHRINK_STEP with a
+    round of the optimization after each, inside a box that closes in on the board's: shrunk at
+    once, every route is too short together and the rules pull the map into knots (Seattle's north
+    on 600 x 900 mm); a step at a time, each round only has a few per cent to take up."""
+    steps = max(1, int(np.ceil(np.log(s) / np.log(SHRINK_STEP))))
+    half = np.array([(box[2] - box[0]) / 2, (box[3] - box[1]) / 2])
+    prev = 1.0
+    dr.pos = dr.pos - c + centre
+    for k in range(1, steps + 1):
+        sk = s ** (k / steps)
+        dr.pos = (dr.pos - centre) * (sk / prev) + centre
+        prev = sk
+        if k < steps:
+            h = half * (sk / s)
+            dr.bounds = (centre[0] - h[0], centre[1] - h[1], centre[0] + h[0], centre[1] + h[1])
+            run_rounds(net, dr, w, style, rounds=1, start=1)
 
 
 def fit_report(found) -> list[str]:

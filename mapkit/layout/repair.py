@@ -97,9 +97,16 @@ class Repair:
                 stations.update((net.bundles[k].a, net.bundles[k].b))
         return sorted(stations), bundles
 
+    def full_data(self) -> dict:
+        return build_result(self.net, self.dr, self.size_out)[0]
+
     def local(self, part) -> tuple[int, float]:
         """The checks' score of that part of the board, with the points where they are now."""
         self.tries += 1
+        return score(self.check(self.part_data(part)))
+
+    def part_data(self, part) -> dict:
+        """A board dict of only that part (its stations and bundles), for the checks or label room."""
         net, pos = self.net, self.dr.pos
         stations, bundles = part
         data = dict(net.data)
@@ -115,7 +122,7 @@ class Repair:
                 routes[ri] = r
         data["routes"] = [routes[ri] for ri in sorted(routes)]
         data["tickets"] = []
-        return score(self.check(data))
+        return data
 
     def _centres(self, points) -> np.ndarray:
         """The moved points and samples along every bundle through them (where their problems can change)."""

@@ -22,8 +22,10 @@ from mapkit.writer import dump_board_json
 HERE = Path(__file__).resolve().parent
 BOARDS = HERE.parent.parent / "boards"
 COLUMNS = ("board_mm", "errors", "warnings", "stretched_routes", "largest_gap_mm", "label_pt_smallest",
-           "labels_unplaced", "empty_share", "direction_error_deg_mean", "direction_error_deg_max", "within_45deg",
-           "fill_w", "fill_h", "seconds")
+           "labels_with_room", "empty_share", "direction_error_deg_mean", "direction_error_deg_max", "within_45deg",
+           "routes_over_90deg", "order_kept", "trunk_sides_swapped", "fill_w", "fill_h", "seconds")
+PAIRS = {"labels_with_room": "labels_total", "order_kept": "order_stations",
+         "trunk_sides_swapped": "trunk_sides_swapped_raw"}   # shown as "a/b" (swapped: as drawn/raw)
 
 
 def stripped(data: dict) -> dict:
@@ -33,6 +35,14 @@ def stripped(data: dict) -> dict:
     for r in out["routes"]:
         r.pop("waypoints", None)
     return out
+
+
+def cell(r: dict, c: str) -> str:
+    if c == "board_mm":
+        return f"{r[c][0]:g}x{r[c][1]:g}"
+    if r.get(c) is None:
+        return ""
+    return f"{r[c]}/{r[PAIRS[c]]}" if c in PAIRS else str(r[c])
 
 
 def main(names) -> None:
@@ -55,7 +65,7 @@ def main(names) -> None:
     lines = [head, "|" + "---|" * (len(COLUMNS) + 2)]
     for r in rows:
         lines.append(f"| {r['board']} | {r['layout']} | " + " | ".join(
-            (f"{r[c][0]:g}x{r[c][1]:g}" if c == "board_mm" else "" if r.get(c) is None else str(r[c])) for c in COLUMNS) + " |")
+            cell(r, c) for c in COLUMNS) + " |")
     atomic_write_text(HERE / "comparison.md", "\n".join(lines) + "\n")
     print("\n".join(lines))
 

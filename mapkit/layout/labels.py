@@ -1,0 +1,107 @@
+"""Station labels as obstacles of the layout: every station keeps room for its name.
+
+The print places labels last (mapkit.render.labels), so a layout that passes every geometry check
+can still leave a station no free spot for its name, and the renderer shrinks it to 7 pt or draws
+it over a route. Here a label is the renderer's own candidate boxes for that station (the same
+compass positions, line breaks, slides and far rings, measured with the same fonts) at sizes of at
+least LABEL_PT: a station has room when one of them stays inside the print's label bounds and
+clear of every station marker and space. Other labels are not counted (the print's placement
+sorts those out among themselves; the figures measure the result).
+
+`label_repair` runs after the geometry repair on a clean board: for each station without room, a
+few short moves of that station, each kept only when the checks still find nothing near it and the
+stations around it have room for more labels than before. Bounded tries, so a seed gives one result.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from shapely import STRtree
+from shapely.geometry import Point, Polygon, box
+
+from mapkit.boardfile import build_board
+from mapkit.geometry import Layout
+from mapkit.render import labels as render_labels
+from mapkit.render import shapes
+
+LABEL_PT = 10.0          # the size every station label should find room at (hubs one point more)
+LABEL_STEPS_MM = (3.0, 6.0, 10.0)
+LABEL_TRIES = 240        # candidate moves judged at most over one label repair
+LABEL_REACH_MM = 45.0    # stations this close to a moved one can gain or lose room
+
+
+def label_bounds(ph) -> Polygon:
+    """Where the print lets labels go (inside the scoring track), as mapkit.render.scene does."""
+    inset = shapes.track_band(ph.margin_mm).inner + 1.0
+    return box(inset, inset, ph.width_mm - inset, ph.height_mm - inset)
+
+
+def without_room(data: dict, only=None, size: float = LABEL_PT) -> list[str]:
+    """Ids of the stations (of `only`, or all) with no label candidate of `size` pt or more that is
+    clear of markers and spaces and inside the label bounds."""
+    board = build_board(data)
+    layout = Layout(board)
+    ph = board.physical
+    obstacles = [Point(xy).buffer(ph.station_radius_mm, quad_segs=8) for xy in layout.positions.values()]
+    obstacles += [Polygon(c) for shape in layout.routes.values() for c in shape.spaces]
+    tree = STRtree(obstacles)
+    bounds = label_bounds(ph)
+    out = []
+    for s in board.stations:
+        if only is not None and s.id not in only:
+            continue
+        need = size + (1.0 if s.hub else 0.0)
+        cands = [c for c in render_labels.station_candidates(s.name, layout.positions[s.id], ph.station_radius_mm,
+                                                             s.label, s.hub) if c.size >= need]
+        boxes = [box(*c.box) for c in cands]
+        inside = [b for b in boxes if bounds.contains(b)]
+        if not inside:
+            out.append(s.id)
+            continue
+        hit = tree.query(inside, predicate="dwithin", distance=render_labels.CLEARANCE_MM)
+        blocked = set(hit[0].tolist())
+        if len(blocked) == len(inside):
+            out.append(s.id)
+    return out
+
+
+def label_repair(rp, max_tries: int = LABEL_TRIES) -> list[str]:
+    """Move stations without label room a little where the checks allow (see the module); `rp` is
+    the geometry repair (mapkit.layout.repair.Repair) of a board it left clean. Returns the
+    stations still without room."""
+    net, dr = rp.net, rp.dr
+    data = rp.full_data()
+    lacking = without_room(data)
+    tries = 0
+    for sid in list(lacking):
+        s = rp.station_of[sid]
+        if not dr.free[s] or tries >= max_tries:
+            continue
+        moves = [dr.pos[s] + step * d for step in LABEL_STEPS_MM for d in _directions()]
+        centres = rp._centres([s])
+        part = rp.select(centres, 25.0 + max(LABEL_STEPS_MM))
+        near = _near(net, dr, s)
+        base = len(without_room(rp.part_data(part), only=near))
+        for xy in moves:
+            if tries >= max_tries:
+                break
+            if not rp._inside(xy):
+                continue
+            tries += 1
+            old = dr.pos[s].copy()
+            dr.pos[s] = xy
+            sub = rp.part_data(part)
+            ok = not rp.check(sub) and len(without_room(sub, only=near)) < base
+            if ok and not rp.check(rp.full_data()):
+                break                       # kept
+            dr.pos[s] = old
+    return without_room(rp.full_data())
+
+
+def _directions():
+    return [np.array([np.cos(a), np.sin(a)]) for a in np.arange(8) * np.pi / 4]
+
+
+def _near(net, dr, s) -> set[str]:
+    d = np.linalg.norm(dr.pos[: net.n] - dr.pos[s], axis=1)
+    return {net.ids[i] for i in np.nonzero(d < LABEL_REACH_MM)[0]}
