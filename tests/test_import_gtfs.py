@@ -589,3 +589,32 @@ def test_cli_lays_out_again_with_shorter_lengths_while_the_board_fails(cli, smal
     assert all(a["errors"] == 1 and not a["valid"] for a in summary["attempts"])
     spaces = [a["spaces"] for a in summary["attempts"]]
     assert spaces == sorted(spaces, reverse=True)
+
+
+@pytest.mark.slow
+def test_cli_cairns_whole_network_default_is_written_valid(cli, tmp_path):
+    """The whole Cairns bus network with the default options: written, `validate --strict` passes
+    (one to three layouts, 1-3 minutes on a shared 2-core machine)."""
+    out = tmp_path / "cairns.json"
+    r = cli("import", "gtfs", _shared("cairns_gtfs.zip"), "--out", out, "--format", "json")
+    summary = json.loads(r.output)
+    assert r.exit_code == 0, (summary["problems"][:5], summary["attempts"])
+    assert cli("validate", out, "--strict").exit_code == 0
+    data = json.loads(out.read_text())
+    assert len(summary["lines"]) == 22 and 35 <= len(data["stations"]) <= 65
+    assert summary["attempts"][-1]["valid"] and summary["drawable"]["crossings_left"] == 0
+    # every card color has a track, and the ids are readable
+    assert {c["id"] for c in data["palette"]} <= {r_["color"] for r_ in data["routes"]}
+    assert all(len(s["id"]) <= 30 for s in data["stations"])
+
+
+@pytest.mark.slow
+def test_cli_synthetic_metro_full_size_is_written_valid(cli, tmp_path):
+    """The synthetic metro at full size (60 stations on its lines): written valid, with the trains
+    per player lowered to what the largest board holds (the summary says so)."""
+    out = tmp_path / "metro.json"
+    r = cli("import", "gtfs", metro_feed(1.0).zip(tmp_path / "metro.zip"), "--out", out, "--format", "json")
+    summary = json.loads(r.output)
+    assert r.exit_code == 0, (summary["problems"][:5], summary["attempts"])
+    assert cli("validate", out, "--strict").exit_code == 0
+    assert summary["trains"] < 45 and any("scaled down" in n for n in summary["notes"])
