@@ -151,3 +151,12 @@ def test_a_color_that_only_runs_beside_others_still_gets_a_track():
     assert drawn == {"a", "b", "c"}
     # C's track goes on its longest segment
     assert [t for sg, t in plans if sg.a == "s1"] == [["A", "C"]]
+
+
+def test_long_station_names_cut_after_a_whole_word():
+    from mapkit.importers.gtfs.board import _cut_words
+
+    assert _cut_words("Cairns Central Shopping Centre Bus Interchange (McLeod Street side) Stop D", 56) == \
+        "Cairns Central Shopping Centre Bus Interchange"
+    assert _cut_words("Short name", 56) == "Short name"
+    assert len(_cut_words("x" * 70, 56)) == 56

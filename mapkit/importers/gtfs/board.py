@@ -60,6 +60,21 @@ def slug(text: str, limit: int = 28) -> str:
     return "-".join(out)
 
 
+def _cut_words(text: str, limit: int) -> str:
+    """text within limit characters, cut after a whole word (the schema's names are at most 60;
+    the importer keeps 4 for a "2" suffix)."""
+    text = text.strip()
+    if len(text) <= limit:
+        return text
+    head = text[:limit + 1]
+    if " " not in head:
+        return text[:limit]
+    cut = head.rsplit(" ", 1)[0].rstrip(" -,/(")
+    if cut.count("(") > cut.count(")"):          # no half parenthesis: "Interchange (McLeod"
+        cut = cut[:cut.rfind("(")].rstrip(" -,/")
+    return cut or text[:limit]
+
+
 _DANGLING = {"of", "the", "and", "at", "via", "de", "la", "le", "du", "des", "von", "der", "to", "on", "in", "st-of"}
 
 
@@ -241,7 +256,7 @@ def _import(feed, modes, routes, agency, target, name, started, tolerance=1.0) -
             n += 1
         used_ids.add(sid)
         ids[key] = sid
-        shown = s.name[:56] or sid
+        shown = _cut_words(s.name, 56) or sid
         used_names[shown] += 1
         if used_names[shown] > 1:     # two places of one name (a long street's stops far apart)
             shown = f"{shown} {used_names[shown]}"
