@@ -83,7 +83,8 @@ def import_gtfs(feed, out, modes, routes, agency, stations, name, style, seed, f
         ok = report.valid and (lenient or not report.warnings)
         attempts.append({"fit_tolerance": tolerance, "stations": result.summary["stations"]["kept"],
                          "trains": result.summary["trains"], "spaces": result.summary["lengths"]["spaces"],
-                         "errors": len(report.errors), "warnings": len(report.warnings), "valid": ok})
+                         "errors": len(report.errors), "warnings": len(report.warnings), "valid": ok,
+                         "first_problems": [p.format() for p in report.problems[:3]]})
         if ok:
             break
     summary = dict(laid.summary)
@@ -179,7 +180,10 @@ def format_summary(s: dict) -> str:
     for a in s.get("attempts", [])[:-1]:
         out.append(f"layout: the draft with lengths for {a['fit_tolerance']}x the board ({a['stations']} stations, "
                    f"{a['trains']} trains each) left {a['errors']} error(s) and {a['warnings']} warning(s): "
-                   f"shorter lengths laid out again")
+                   f"shorter lengths laid out again" + ("" if a["errors"] else " (--lenient writes a board with "
+                                                         "warnings)"))
+        for p in a.get("first_problems", []):
+            out.append(f"  {p}")
     lay = s.get("layout", {})
     for p in lay.get("problems", []):
         out.append(f"layout: {p}")
