@@ -8,7 +8,11 @@ from pathlib import Path
 import click
 
 from mapkit.cli import FORMAT, SEED, _echo_json, main, printable
-from mapkit.errors import MapkitError, UsageError
+from mapkit.errors import UsageError
+
+
+# layouts tried at most (each 5-30 s): the drafts with the most spaces first, see import_attempts
+MAX_LAYOUTS = 5
 
 
 @main.group("import")
@@ -48,8 +52,7 @@ def import_gtfs(feed, out, modes, routes, agency, stations, name, style, seed, f
     Exit 0 when written, 1 when the feed is broken or the board would not validate (nothing is
     written), 2 on bad usage (an unknown route or mode, an existing --out without --force, the
     GTFS extra not installed)."""
-    from mapkit.importers.gtfs.board import finish_board, import_feed
-    from mapkit.importers.gtfs.fit import TOLERANCES
+    from mapkit.importers.gtfs.board import finish_board, import_attempts
     from mapkit.importers.gtfs.select import parse_modes
     from mapkit.importers.gtfs.service import require_extra
     from mapkit.outputs import atomic_write_text, check_output, refuse_input_paths
@@ -66,22 +69,20 @@ def import_gtfs(feed, out, modes, routes, agency, stations, name, style, seed, f
         raise UsageError(f"--out: the folder {out.parent} does not exist")
     # lengths for a little more board than the estimate says fits, then less while the layout
     # leaves problems (see importers/gtfs/fit.py); a draft that comes out the same is not redone
-    attempts, laid = [], None
-    for tolerance in TOLERANCES:
-        try:
-            result = import_feed(feed, modes=mode_list, routes=_ids(routes), agency=agency, stations=stations,
-                                 name=name, fit_tolerance=tolerance)
-        except MapkitError:
-            if laid is None:
-                raise
-            break            # shorter lengths made it too small: the last draft laid out is reported
-        if laid is not None and result.data == laid.data:
-            continue
+    attempts, laid, done_data = [], None, []
+    drafts = import_attempts(feed, modes=mode_list, routes=_ids(routes), agency=agency, stations=stations, name=name)
+    for result in drafts:
+        if result.data in done_data:
+            continue         # the same board at another tolerance: not laid out again
+        if len(attempts) == MAX_LAYOUTS:
+            break
+        done_data.append(result.data)
         laid = result
         done = finish_board(result.data, seed=seed, style=style, source=str(out))
         report = done.report
         ok = report.valid and (lenient or not report.warnings)
-        attempts.append({"fit_tolerance": tolerance, "stations": result.summary["stations"]["kept"],
+        attempts.append({"fit_tolerance": result.summary["lengths"]["fit_tolerance"],
+                         "stations": result.summary["stations"]["kept"],
                          "trains": result.summary["trains"], "spaces": result.summary["lengths"]["spaces"],
                          "errors": len(report.errors), "warnings": len(report.warnings), "valid": ok,
                          "first_problems": [p.format() for p in report.problems[:3]]})
@@ -180,8 +181,8 @@ def format_summary(s: dict) -> str:
     for a in s.get("attempts", [])[:-1]:
         out.append(f"layout: the draft with lengths for {a['fit_tolerance']}x the board ({a['stations']} stations, "
                    f"{a['trains']} trains each) left {a['errors']} error(s) and {a['warnings']} warning(s): "
-                   f"shorter lengths laid out again" + ("" if a["errors"] else " (--lenient writes a board with "
-                                                         "warnings)"))
+                   f"the next draft (fewer spaces) laid out" + ("" if a["errors"] else " (--lenient writes a "
+                                                                          "board with warnings)"))
         for p in a.get("first_problems", []):
             out.append(f"  {p}")
     lay = s.get("layout", {})

@@ -559,36 +559,44 @@ def test_cli_cairns_lines_make_a_strictly_valid_board(cli, tmp_path):
 
 
 def test_cli_lays_out_again_with_shorter_lengths_while_the_board_fails(cli, small_feed, tmp_path, monkeypatch):
-    """The first draft asks for a little more board than the estimate says fits; when its layout
-    leaves problems the next, shorter one is laid out, and nothing is written until one is valid."""
+    """The drafts are laid out the most spaces first (lengths for more board than the estimate
+    says fits, then less; without --stations each station target too); while the layout leaves
+    problems the next one is laid out, at most MAX_LAYOUTS, and nothing is written until one is valid."""
     import mapkit.importers.gtfs.board as B
+    from mapkit.cli_import import MAX_LAYOUTS
     from mapkit.errors import ERROR, Problem, Report
-    from mapkit.importers.gtfs.fit import TOLERANCES
 
-    real_import, seen = B.import_feed, []
-
-    def spy_import(*a, **k):
-        seen.append(k["fit_tolerance"])
-        return real_import(*a, **k)
+    laid = []
 
     def failing_layout(data, **k):
+        laid.append(data)
         bad = Report("x", [Problem(ERROR, "space-overlap", "spaces overlap route 'a-b' (4 mm²)")])
         return B.Finished(data, "{}", bad, {"figures": {}, "problems": ["spaces overlap"]}, {"total": 110, "wild": 14}, 30)
 
-    monkeypatch.setattr(B, "import_feed", spy_import)
     monkeypatch.setattr(B, "finish_board", failing_layout)
     out = tmp_path / "b.json"
     r = cli("import", "gtfs", small_feed, "--out", out, "--format", "json")
     summary, _ = json.JSONDecoder().raw_decode(r.output)      # then the "not written" message
     assert r.exit_code == 1 and not out.exists() and not summary["written"] and "was not written" in r.output
-    assert seen == list(TOLERANCES)
-    # a draft that came out the same at a lower tolerance is not laid out again
-    assert 1 <= len(summary["attempts"]) <= len(TOLERANCES)
-    assert [a["fit_tolerance"] for a in summary["attempts"]] == sorted({a["fit_tolerance"] for a in summary["attempts"]},
-                                                                        reverse=True)
-    assert all(a["errors"] == 1 and not a["valid"] for a in summary["attempts"])
-    spaces = [a["spaces"] for a in summary["attempts"]]
+    attempts = summary["attempts"]
+    assert 2 <= len(attempts) == len(laid) <= MAX_LAYOUTS
+    assert all(a["errors"] == 1 and not a["valid"] and a["first_problems"] for a in attempts)
+    spaces = [a["spaces"] for a in attempts]
     assert spaces == sorted(spaces, reverse=True)
+    # no board is laid out twice
+    assert all(x != y for i, x in enumerate(laid) for y in laid[i + 1:])
+    # the first valid draft is the one written
+    calls = []
+
+    def second_is_valid(data, **k):
+        calls.append(data)
+        return failing_layout(data) if len(calls) == 1 else B.Finished(data, json.dumps(data), Report("x", []), {}, {"total": 110, "wild": 14}, 30)
+
+    monkeypatch.setattr(B, "finish_board", second_is_valid)
+    r = cli("import", "gtfs", small_feed, "--out", out, "--format", "json")
+    summary = json.loads(r.output)
+    assert r.exit_code == 0 and [a["valid"] for a in summary["attempts"]] == [False, True]
+    assert json.loads(out.read_text()) == calls[1]
 
 
 @pytest.mark.slow
