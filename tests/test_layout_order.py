@@ -98,3 +98,32 @@ def test_label_room_agrees_with_the_print():
     scene = build_scene(board, Layout(board), "0" * 8)
     for sid in lacking:
         assert sid in scene.unplaced or scene.placement.placed[sid].size < 12.0, sid
+
+
+def test_polish_turns_routes_towards_their_bearings_and_keeps_the_board_clean():
+    from mapkit.layout import layout_board
+    from mapkit.layout.fit import inner_box
+    from mapkit.layout.network import build_network
+    from mapkit.layout.optimize import Drawing
+    from mapkit.layout.pipeline import geometry_problems
+    from mapkit.layout.polish import _errors, polish
+    from mapkit.layout.repair import Repair
+    from mapkit.layout.result import station_positions
+
+    res = layout_board(layout_board_data(8, seed=1), seed=0)
+    assert not geometry_problems(res.data)
+    net = build_network(res.data)
+    dr = Drawing(station_positions(res.data), net.n, [[b.a, b.b] for b in net.bundles], np.ones(net.n, bool))
+    for k, b in enumerate(net.bundles):
+        for w in res.data["routes"][b.routes[0]].get("waypoints", []):
+            dr.add_waypoint(k, (w["x"], w["y"]))
+    ph = res.data["physical"]
+    dr.bounds = inner_box(ph["width_mm"], ph["height_mm"], net.margin)
+    straight = [k for k, line in enumerate(dr.lines) if len(line) == 2]
+    rp = Repair(net, dr, None, geometry_problems)
+    before = float(_errors(net, dr.pos, straight).sum())
+    kept = polish(rp)
+    after = float(_errors(net, dr.pos, straight).sum())
+    assert after <= before + 1e-9
+    assert (kept > 0) == (after < before - 1e-9)
+    assert not geometry_problems(rp.full_data())

@@ -419,7 +419,7 @@ class Problem:
         return coo_matrix((np.concatenate(data), (np.concatenate(rows), np.concatenate(cols))),
                           shape=(m, 2 * len(self.free_idx))).tocsr()
 
-    def solve(self, max_nfev: int = 60):
+    def solve(self, max_nfev: int = 30):
         x0 = self.dr.pos[self.free_idx].ravel()
         if not len(x0):
             return self.dr.pos
@@ -429,7 +429,13 @@ class Problem:
         return self.positions(res.x)
 
 
-def run_rounds(net: Network, dr: Drawing, w: Weights, style: str, rounds: int = 4, max_nfev: int = 60,
+# evaluations per round: each round's solution is only the next round's start (the penalty weights
+# grow between rounds), so a round need not converge; 30 instead of 60 halves the optimization's
+# time and leaves synthetic 20-60 station boards and Portland as clean (docs/layout-speed.md)
+ROUND_NFEV = 30
+
+
+def run_rounds(net: Network, dr: Drawing, w: Weights, style: str, rounds: int = 4, max_nfev: int = ROUND_NFEV,
                escalate: float = 2.5, start: int = 0) -> Drawing:
     """Optimize in rounds, refreshing the candidate pairs and cyclic orders between rounds; the
     checks' terms weigh more each round (a penalty continuation: first the map's shape, then

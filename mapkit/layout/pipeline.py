@@ -18,6 +18,7 @@ from mapkit.layout.optimize import Drawing, Weights, run_rounds
 from mapkit.layout.project import initial_positions
 from mapkit.layout.stress import majorize
 from mapkit.layout.labels import label_repair
+from mapkit.layout.polish import polish
 from mapkit.layout.repair import Repair, repair
 from mapkit.layout.result import build_result
 
@@ -25,6 +26,9 @@ from mapkit.layout.result import build_result
 REPAIRS = 4  # rounds of real checks and targeted repairs
 REPAIR_TRIES = 700  # local moves judged by the checks at most (mapkit.layout.repair)
 REPAIR_TRIES_PER_STATION = 25
+STRESS_WITHOUT_FLIGHTS = True
+POLISH = True  # nudge the stations of a clean board towards their routes' real bearings (polish.py)
+GEO_ANCHOR = 0.0  # the stress drawing's pull towards the real map (share of a station's stress weight)
 SHRINK_STEP = 0.95  # a network too big for its board is shrunk by about this factor at a time
 
 
@@ -63,8 +67,8 @@ def layout_board_impl(data: dict, *, style: str, size, seed: int, keep: frozense
     # lengths first (stress majorization from the real map), then the exact rules
     # a flight holds a few spaces between far stations and may cross anything: counted as a short
     # link it pulls its ends together across the map (Seattle's Paine Field to SeaTac)
-    ground = replace(net, bundles=[b for b in net.bundles if not b.flight]) if any(b.flight for b in net.bundles) else net
-    pos0 = majorize(ground, pos0 + jitter, anchor=0.0)
+    ground = replace(net, bundles=[b for b in net.bundles if not b.flight]) if STRESS_WITHOUT_FLIGHTS and any(b.flight for b in net.bundles) else net
+    pos0 = majorize(ground, pos0 + jitter, anchor=stress_anchor(ground, GEO_ANCHOR))
     dr = Drawing(pos0, n, [[b.a, b.b] for b in net.bundles], ~net.fixed.copy(), anchor=pos0.copy())
     for k, line in enumerate(dr.lines):
         for wp in net.bundles[k].fixed_waypoints:
@@ -135,13 +139,15 @@ def layout_board_impl(data: dict, *, style: str, size, seed: int, keep: frozense
     found = repair(net, dr, size_out, geometry_problems, max_tries=min(REPAIR_TRIES, REPAIR_TRIES_PER_STATION * n))
     lacking = None
     if not found:  # labels as obstacles: stations left no room for their name move a little, where the checks allow
-        lacking = label_repair(Repair(net, dr, size_out, geometry_problems))
+        rp = Repair(net, dr, size_out, geometry_problems)
+        nudged = polish(rp) if POLISH else 0
+        lacking = label_repair(rp)
     new, changes = build_result(net, dr, size_out)
     problems = (notes if found else []) + fit_report(found)
     from mapkit.layout.figures import measure
 
     figures = {"size_chosen": size == "auto", "bends": sum(len(line) - 2 for line in dr.lines),
-               **({"labels_without_room": lacking} if lacking is not None else {}),
+               **({"labels_without_room": lacking, "polished": nudged} if lacking is not None else {}),
                **measure(new, labels=False)}
     return new, changes, figures, problems
 
@@ -177,6 +183,19 @@ def fit_report(found) -> list[str]:
         elif p.severity == "warning":
             out.append(f"{p.subject}: {p.message} (warning)")
     return out
+
+
+def stress_anchor(net, share: float) -> float:
+    """The pull towards the real map in the stress drawing, as a share of a typical station's stress
+    weight (the weights are 1/d², so an absolute number would mean nothing across boards)."""
+    if share <= 0:
+        return 0.0
+    from mapkit.layout.stress import target_distances
+
+    d = target_distances(net)
+    with np.errstate(divide="ignore"):
+        w = np.where(d > 0, 1.0 / d ** 2, 0.0)
+    return float(share * np.median(w.sum(1)))
 
 
 def shared_overlaps(net, found) -> list[tuple[int, int]]:
