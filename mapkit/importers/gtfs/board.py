@@ -220,9 +220,11 @@ def _import(feed, modes, routes, agency, target, name, started, tolerances) -> l
         lengths, scale, reached, spaces = d["lengths"], d["scale"], d["reached"], d["spaces"]
         want = station_figs["target"]
         if tried:
-            notes.append("station target " + str(want) + " chosen as the draft that holds the most spaces on the largest board the layout draws ("
-                         + ", ".join(f"{x['figs']['target']}: {x['spaces']} spaces" + ("" if x["fits"] else " but too big")
-                                     for x in tried) + "); --stations N to choose")
+            notes.append(f"station target {want}; the drafts for the default targets at lengths for {tolerance}x the board "
+                         "hold " + ", ".join(f"{x['figs']['target']}: {x['spaces']} spaces" + ("" if x["fits"] else " (too big)")
+                                             for x in tried)
+                         + " (laid out the most spaces first, the next while one does not validate: see the layout "
+                           "lines); --stations N to choose")
         if not d["fits"]:
             notes.append(f"even with its shortest lengths the network would be drawn about {d['span'][0]:.0f} x {d['span'][1]:.0f} mm, "
                          f"more than the largest board the layout draws: expect the layout to shrink it and fail; choose fewer stations (--stations) "
