@@ -5,6 +5,7 @@ many problems, and on synthetic networks at their projected positions."""
 
 import json
 import random
+from pathlib import Path
 
 import pytest
 
@@ -30,7 +31,15 @@ def shaken(data, seed, mm):
     return out
 
 
-CASES = ([(n, lambda n=n: bundled(n)) for n in bundled_boards()]
+def one_spot():
+    """Every station of the tiny board at one point: zero-length routes, everything on everything."""
+    data = json.loads((Path(__file__).parent / "fixtures" / "tiny.json").read_text())
+    for s in data["stations"]:
+        s["board"] = {"x": 100, "y": 100}
+    return data
+
+
+CASES = ([("tiny-one-spot", one_spot)] + [(n, lambda n=n: bundled(n)) for n in bundled_boards()]
          + [(f"{n}-shaken-{mm}", lambda n=n, mm=mm: shaken(bundled(n), 7, mm)) for n in bundled_boards() for mm in (15, 40)]
          + [(f"synthetic-{k}", lambda k=k: layout_board_data(k, seed=k)) for k in (20, 60)])
 
@@ -58,5 +67,5 @@ def test_fast_geometry_finds_exactly_what_the_plain_one_does(name, make, monkeyp
     problems = list(check_geometry(board))
     monkeypatch.setattr(fast, "Layout", plain.Layout)  # check_geometry imports it at call time
     assert problems == list(check_geometry(board))
-    if "shaken" in name or "synthetic" in name:
+    if "shaken" in name or "synthetic" in name or "spot" in name:
         assert len(problems) > 5  # the comparison had something to compare

@@ -106,7 +106,7 @@ def test_polish_turns_routes_towards_their_bearings_and_keeps_the_board_clean():
     from mapkit.layout.network import build_network
     from mapkit.layout.optimize import Drawing
     from mapkit.layout.pipeline import geometry_problems
-    from mapkit.layout.polish import _errors, polish
+    from mapkit.layout.polish import _cost, polish
     from mapkit.layout.repair import Repair
     from mapkit.layout.result import station_positions
 
@@ -119,11 +119,12 @@ def test_polish_turns_routes_towards_their_bearings_and_keeps_the_board_clean():
             dr.add_waypoint(k, (w["x"], w["y"]))
     ph = res.data["physical"]
     dr.bounds = inner_box(ph["width_mm"], ph["height_mm"], net.margin)
-    straight = [k for k, line in enumerate(dr.lines) if len(line) == 2]
+    every = range(len(net.bundles))
+    bent = {k for k, line in enumerate(dr.lines) if len(line) > 2}
     rp = Repair(net, dr, None, geometry_problems)
-    before = float(_errors(net, dr.pos, straight).sum())
+    before = _cost(net, dr.pos, every, bent)
     kept = polish(rp)
-    after = float(_errors(net, dr.pos, straight).sum())
+    after = _cost(net, dr.pos, every, bent)
     assert after <= before + 1e-9
     assert (kept > 0) == (after < before - 1e-9)
     assert not geometry_problems(rp.full_data())

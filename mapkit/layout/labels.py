@@ -82,6 +82,7 @@ def label_repair(rp, max_tries: int = LABEL_TRIES) -> list[str]:
         part = rp.select(centres, 25.0 + max(LABEL_STEPS_MM))
         near = _near(net, dr, s)
         base = len(without_room(rp.part_data(part), only=near))
+        span = station_span(dr)
         for xy in moves:
             if tries >= max_tries:
                 break
@@ -91,11 +92,26 @@ def label_repair(rp, max_tries: int = LABEL_TRIES) -> list[str]:
             old = dr.pos[s].copy()
             dr.pos[s] = xy
             sub = rp.part_data(part)
-            ok = not rp.check(sub) and len(without_room(sub, only=near)) < base
+            ok = fill_kept(dr, span) and not rp.check(sub) and len(without_room(sub, only=near)) < base
             if ok and not rp.check(rp.full_data()):
                 break                       # kept
             dr.pos[s] = old
     return without_room(rp.full_data())
+
+
+def fill_kept(dr, span_before) -> bool:
+    """The stations' bounding box still spans what the board asks (dr.fill_box), or no less than it
+    did: a local move must not undo the fill the optimization reached."""
+    if dr.fill_box is None:
+        return True
+    st = dr.pos[: dr.n_stations]
+    span = st.max(0) - st.min(0)
+    return bool((span >= np.minimum(span_before, np.asarray(dr.fill_box, dtype=float)) - 1e-9).all())
+
+
+def station_span(dr) -> np.ndarray:
+    st = dr.pos[: dr.n_stations]
+    return st.max(0) - st.min(0)
 
 
 def _directions():

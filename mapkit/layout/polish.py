@@ -3,21 +3,24 @@
 The optimization weighs bearings against everything else and stops where its hinges hold with a
 margin; a clean board usually has room left to turn a few routes nearer their real direction. Here
 stations are taken worst first (the summed squared direction error of their routes, against the
-bearings from lat/lon, the figure `direction_error_deg_*` measures) and tried at a few short steps;
+bearings from lat/lon, the figure `direction_error_deg_*` measures, plus a cost for gaps between
+spaces wider than 6 mm, the figure `largest_gap_mm`) and tried at a few short steps;
 a step is kept only when the routes it turns are nearer their bearings on the whole, the geometry
-checks still find nothing on the part of the board it changes (then on the whole board), and the
-stations around it keep room for their labels. Bounded tries, so a seed gives one result.
+checks still find nothing on the part of the board it changes (then on the whole board), the
+stations around it keep room for their labels and the stations still fill the board as asked. Bounded tries, so a seed gives one result.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from mapkit.layout.labels import LABEL_REACH_MM, without_room
+from mapkit.layout.labels import LABEL_REACH_MM, fill_kept, station_span, without_room
 
-POLISH_STEPS_MM = (2.5, 5.0, 9.0)
-POLISH_TRIES = 300
-POLISH_ROUNDS = 2
+POLISH_STEPS_MM = (1.5, 3.0, 6.0, 10.0)
+POLISH_TRIES = 900
+POLISH_ROUNDS = 4
+GAP_MM = 6.0          # wider gaps between spaces cost too (see _cost)
+GAP_WEIGHT = 0.004    # rad² per mm² beyond GAP_MM: a 16 mm gap weighs as a route 36° off
 
 
 def _errors(net, pos, bundles) -> np.ndarray:
@@ -30,32 +33,44 @@ def _errors(net, pos, bundles) -> np.ndarray:
     return ang ** 2
 
 
+def _cost(net, pos, bundles, bent=frozenset()) -> float:
+    """Direction errors, and gaps between spaces wider than GAP_MM (a route that no longer reads
+    as one line), GAP_WEIGHT rad² per mm² beyond it."""
+    ks = list(bundles)
+    L = np.array([np.linalg.norm(pos[net.bundles[k].b] - pos[net.bundles[k].a]) for k in ks])
+    n = np.array([net.bundles[k].length for k in ks], dtype=float)
+    fl = np.array([net.bundles[k].flight or k in bent for k in ks])   # a bent route's length is not its chord
+    gap = (L - 2 * net.radius - n * net.space_len) / (n + 1)
+    over = np.where(fl, 0.0, np.maximum(gap - GAP_MM, 0.0))
+    return float(_errors(net, pos, ks).sum() + GAP_WEIGHT * (over ** 2).sum())
+
+
 def polish(rp, max_tries: int = POLISH_TRIES) -> int:
     """Nudge stations of a clean board (rp: mapkit.layout.repair.Repair); returns the moves kept."""
     net, dr = rp.net, rp.dr
+    bent = {k for k, line in enumerate(dr.lines) if len(line) > 2}
     touching: dict[int, list[int]] = {}
-    for k, b in enumerate(net.bundles):
-        if len(dr.lines[k]) == 2:   # a bent route's direction is its waypoints' business
-            touching.setdefault(b.a, []).append(k)
-            touching.setdefault(b.b, []).append(k)
+    for k, b in enumerate(net.bundles):   # a bent route too: its direction is read station to station
+        touching.setdefault(b.a, []).append(k)
+        touching.setdefault(b.b, []).append(k)
     dirs = [np.array([np.cos(t), np.sin(t)]) for t in np.arange(8) * np.pi / 4]
     tries = kept = 0
     for _ in range(POLISH_ROUNDS):
         worst = sorted((s for s in touching if dr.free[s]),
-                       key=lambda s: -float(_errors(net, dr.pos, touching[s]).sum()))
+                       key=lambda s: -_cost(net, dr.pos, touching[s], bent))
         for s in worst:
             if tries >= max_tries:
                 return kept
             ks = touching[s]
-            before = float(_errors(net, dr.pos, ks).sum())
-            if before < np.radians(10) ** 2:
+            before = _cost(net, dr.pos, ks, bent)
+            if before < np.radians(5) ** 2:
                 continue
             old = dr.pos[s].copy()
             moves = []
             for step in POLISH_STEPS_MM:
                 for d in dirs:
                     dr.pos[s] = old + step * d
-                    gain = before - float(_errors(net, dr.pos, ks).sum())
+                    gain = before - _cost(net, dr.pos, ks, bent)
                     if gain > 1e-4 and rp._inside(dr.pos[s]):
                         moves.append((-gain, step, tuple(d)))
             dr.pos[s] = old
@@ -65,13 +80,15 @@ def polish(rp, max_tries: int = POLISH_TRIES) -> int:
             part = rp.select(centres, 25.0 + max(POLISH_STEPS_MM))
             near = {net.ids[i] for i in np.nonzero(np.linalg.norm(dr.pos[: net.n] - old, axis=1) < LABEL_REACH_MM)[0]}
             room = len(without_room(rp.part_data(part), only=near))
+            span = station_span(dr)
             for _, step, d in sorted(moves)[:4]:
                 if tries >= max_tries:
                     break
                 tries += 1
                 dr.pos[s] = old + step * np.array(d)
                 sub = rp.part_data(part)
-                if not rp.check(sub) and len(without_room(sub, only=near)) <= room and not rp.check(rp.full_data()):
+                if fill_kept(dr, span) and not rp.check(sub) and len(without_room(sub, only=near)) <= room \
+                        and not rp.check(rp.full_data()):
                     kept += 1
                     break
                 dr.pos[s] = old

@@ -5,6 +5,8 @@ hand layout's board size and with --size auto, and measure both with mapkit.layo
 reports/layout/<board>.json (hand size) and <board>-auto.json, and comparison.md / comparison.json.
 
     python reports/layout/compare.py            (from the repository root)
+    python reports/layout/compare.py seattle     (one board; its rows go to seattle.rows.json)
+    python reports/layout/compare.py --table     (the table from the boards' rows files)
 """
 
 from __future__ import annotations
@@ -45,30 +47,46 @@ def cell(r: dict, c: str) -> str:
     return f"{r[c]}/{r[PAIRS[c]]}" if c in PAIRS else str(r[c])
 
 
-def main(names) -> None:
-    rows = []
-    for name in names:
-        hand = json.loads((BOARDS / f"{name}.json").read_text(encoding="utf-8"))
-        ph = hand.get("physical", {})
-        size = (ph.get("width_mm", 800), ph.get("height_mm", 530))
-        rows.append({"board": name, "layout": "hand", **measure(hand), "seconds": None})
-        for label, sz, suffix in (("computed, hand size", size, ""), ("computed, size auto", "auto", "-auto")):
-            t0 = time.process_time()
-            res = layout_board(stripped(hand), size=sz)
-            secs = round(time.process_time() - t0, 1)
-            atomic_write_text(HERE / f"{name}{suffix}.json", dump_board_json(res.data))
-            rows.append({"board": name, "layout": label, **measure(res.data), "seconds": secs,
-                         "problems": res.problems})
-            print(name, label, secs, "s", flush=True)
+def run(name: str, sizes: tuple[str, ...]) -> list[dict]:
+    """Hand and computed rows of one board; also written to <board>.rows.json (boards can run in
+    parallel processes, then `--table` gathers them)."""
+    hand = json.loads((BOARDS / f"{name}.json").read_text(encoding="utf-8"))
+    ph = hand.get("physical", {})
+    size = (ph.get("width_mm", 800), ph.get("height_mm", 530))
+    rows = [{"board": name, "layout": "hand", **measure(hand), "seconds": None}]
+    runs = {"hand": ("computed, hand size", size, ""), "auto": ("computed, size auto", "auto", "-auto")}
+    for label, sz, suffix in (runs[k] for k in sizes):
+        t0 = time.process_time()
+        res = layout_board(stripped(hand), size=sz)
+        secs = round(time.process_time() - t0, 1)
+        atomic_write_text(HERE / f"{name}{suffix}.json", dump_board_json(res.data))
+        rows.append({"board": name, "layout": label, **measure(res.data), "seconds": secs,
+                     "problems": res.problems})
+        print(name, label, secs, "s", flush=True)
+    atomic_write_text(HERE / f"{name}.rows.json", json.dumps(rows, indent=2) + "\n")
+    return rows
+
+
+def table(names) -> None:
+    rows = [r for name in names for r in json.loads((HERE / f"{name}.rows.json").read_text(encoding="utf-8"))]
     atomic_write_text(HERE / "comparison.json", json.dumps(rows, indent=2) + "\n")
     head = "| board | layout | " + " | ".join(COLUMNS) + " |"
     lines = [head, "|" + "---|" * (len(COLUMNS) + 2)]
     for r in rows:
-        lines.append(f"| {r['board']} | {r['layout']} | " + " | ".join(
-            cell(r, c) for c in COLUMNS) + " |")
+        lines.append(f"| {r['board']} | {r['layout']} | " + " | ".join(cell(r, c) for c in COLUMNS) + " |")
     atomic_write_text(HERE / "comparison.md", "\n".join(lines) + "\n")
     print("\n".join(lines))
 
 
+def main(argv) -> None:
+    args = [a for a in argv if not a.startswith("--")]
+    names = args or ["portland", "seattle", "north-america"]
+    if "--table" not in argv:
+        sizes = ("hand",) if "--hand-size-only" in argv else ("hand", "auto")
+        for name in names:
+            run(name, sizes)
+    table(names)
+
+
 if __name__ == "__main__":
-    main(sys.argv[1:] or ["portland", "seattle", "north-america"])
+    main(sys.argv[1:])
