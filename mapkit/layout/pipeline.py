@@ -140,7 +140,7 @@ def layout_board_impl(data: dict, *, style: str, size, seed: int, keep: frozense
     lacking = None
     if not found:  # labels as obstacles: stations left no room for their name move a little, where the checks allow
         rp = Repair(net, dr, size_out, geometry_problems)
-        nudged = polish(rp) if POLISH else 0
+        nudged = polish(rp) if POLISH and style == "geographic" else 0  # schematic: its own directions
         lacking = label_repair(rp)
     new, changes = build_result(net, dr, size_out)
     problems = (notes if found else []) + fit_report(found)

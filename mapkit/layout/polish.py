@@ -1,4 +1,5 @@
-"""The last step of a clean layout: stations nudged towards their routes' real bearings.
+"""The last step of a clean layout in the geographic style: stations nudged towards their routes'
+real bearings (the schematic style keeps its octilinear directions).
 
 The optimization weighs bearings against everything else and stops where its hinges hold with a
 margin; a clean board usually has room left to turn a few routes nearer their real direction. Here
