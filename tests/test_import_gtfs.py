@@ -1,10 +1,11 @@
 """`mapkit import gtfs`: synthetic feeds built here (a metro with a shared trunk, express and local
-patterns, a loop line, parent stations, a ferry, junk routes, broken rows) and the real feeds in
-../shared/data/gtfs/ when they are there.
+patterns, a loop line, parent stations, a ferry, junk routes, broken rows); the real feeds of
+../shared/data/gtfs/ are in test_import_gtfs_real.py, the drawing decisions in
+test_import_gtfs_drawable.py.
 
 The fast tests run the importer without the layout (import_feed) or stop before it (bad input);
 the whole command, with the layout and the decks, runs on a small feed (and, marked slow, on the
-full synthetic metro and the Cairns feed).
+full synthetic metro).
 """
 
 from __future__ import annotations
@@ -180,8 +181,10 @@ def test_metro_lines_kept_and_junk_left_out(metro_result):
     assert red["patterns"] == 2 and red["trips"] == 32 and red["pattern_trips"] == 24 and red["other_pattern_trips"] == 8
 
 
-def test_metro_parent_station_merges_platforms(metro_result):
-    names = [st["name"] for st in metro_result.data["stations"]]
+def test_metro_parent_station_merges_platforms(metro_result, tmp_path):
+    st = metro_result.summary["stations"]
+    assert st["merged_stations"] == st["stops_used"] - 1      # Central's two platforms: one station
+    names = [s["name"] for s in import_feed(metro_feed(0.5).folder(tmp_path / "f"), stations=31).data["stations"]]
     assert names.count("Central") == 1
     assert not any("Platform" in n for n in names)
 
@@ -421,38 +424,6 @@ def test_cli_without_the_extra(cli, small_feed, tmp_path, monkeypatch):
     assert r.exit_code == 2 and "pip install 'mapkit[gtfs]'" in r.output
 
 
-# ---------------------------------------------------------------- the real feeds
-
-def _shared(name):
-    path = SHARED / name
-    if not path.exists():
-        pytest.skip(f"{path} is not there (CI has ../shared beside the clone; see shared/data/gtfs/README.md)")
-    return path
-
-
-def test_sample_feed_is_too_small_and_says_so():
-    from mapkit.errors import MapkitError
-
-    with pytest.raises(MapkitError, match=r"9 stations and 8 routes of \d+ spaces in all: too small for a board"):
-        import_feed(_shared("sample_gtfs.zip"))
-
-
-def test_cairns_feed_imports():
-    r = import_feed(_shared("cairns_gtfs.zip"))
-    s = r.summary
-    assert s["modes"] == ["bus"] and len(s["lines"]) == 22
-    assert s["stations"]["kept"] == 60 and s["stations"]["stops_used"] == 416
-    assert len(s["colors"]) <= 12 and s["gray_lines"]
-    assert any("agency's color" in n for n in s["notes"])
-    assert s["lengths"]["spaces"] >= 315
-    # the downtown trunk carries many lines: each crowded segment draws two of them, most frequent first
-    trips = {ln["name"].split()[0]: ln["trips"] for ln in s["lines"]}
-    assert s["crowded_segments"]
-    for c in s["crowded_segments"]:
-        assert len(c["lines"]) > 2 and c["drawn"][0] == c["lines"][0] and c["drawn"][1] in c["lines"]
-        assert trips[c["lines"][0]] == max(trips[x] for x in c["lines"])
-
-
 def test_route_types_basic_and_extended():
     from mapkit.importers.gtfs.select import mode_of
 
@@ -493,13 +464,54 @@ def test_broken_trips_and_calendar_rows_and_no_service(tmp_path):
         import_feed(f.folder(tmp_path / "c"))
 
 
-@pytest.mark.slow
-def test_cli_cairns_lines_make_a_strictly_valid_board(cli, tmp_path):
-    """Five Cairns bus lines, laid out and with their decks (about 15 s)."""
-    out = tmp_path / "cairns.json"
-    r = cli("import", "gtfs", _shared("cairns_gtfs.zip"), "--out", out, "--route", "110,123,133,140,150",
-            "--stations", "30", "--format", "json")
+def test_cli_lays_out_again_with_shorter_lengths_while_the_board_fails(cli, small_feed, tmp_path, monkeypatch):
+    """The drafts are laid out the most spaces first (lengths for more board than the estimate
+    says fits, then less; without --stations each station target too); while the layout leaves
+    problems the next one is laid out, at most MAX_LAYOUTS, and nothing is written until one is valid."""
+    import mapkit.importers.gtfs.board as B
+    from mapkit.cli_import import MAX_LAYOUTS
+    from mapkit.errors import ERROR, Problem, Report
+
+    laid = []
+
+    def failing_layout(data, **k):
+        laid.append(data)
+        bad = Report("x", [Problem(ERROR, "space-overlap", "spaces overlap route 'a-b' (4 mm²)")])
+        return B.Finished(data, "{}", bad, {"figures": {}, "problems": ["spaces overlap"]}, {"total": 110, "wild": 14}, 30)
+
+    monkeypatch.setattr(B, "finish_board", failing_layout)
+    out = tmp_path / "b.json"
+    r = cli("import", "gtfs", small_feed, "--out", out, "--format", "json")
+    summary, _ = json.JSONDecoder().raw_decode(r.output)      # then the "not written" message
+    assert r.exit_code == 1 and not out.exists() and not summary["written"] and "was not written" in r.output
+    attempts = summary["attempts"]
+    assert 2 <= len(attempts) == len(laid) <= MAX_LAYOUTS
+    assert all(a["errors"] == 1 and not a["valid"] and a["first_problems"] for a in attempts)
+    spaces = [a["spaces"] for a in attempts]
+    assert spaces == sorted(spaces, reverse=True)
+    # no board is laid out twice
+    assert all(x != y for i, x in enumerate(laid) for y in laid[i + 1:])
+    # the first valid draft is the one written
+    calls = []
+
+    def second_is_valid(data, **k):
+        calls.append(data)
+        return failing_layout(data) if len(calls) == 1 else B.Finished(data, json.dumps(data), Report("x", []), {}, {"total": 110, "wild": 14}, 30)
+
+    monkeypatch.setattr(B, "finish_board", second_is_valid)
+    r = cli("import", "gtfs", small_feed, "--out", out, "--format", "json")
     summary = json.loads(r.output)
-    assert r.exit_code == 0, summary["problems"][:5]
+    assert r.exit_code == 0 and [a["valid"] for a in summary["attempts"]] == [False, True]
+    assert json.loads(out.read_text()) == calls[1]
+
+
+@pytest.mark.slow
+def test_cli_synthetic_metro_full_size_is_written_valid(cli, tmp_path):
+    """The synthetic metro at full size (60 stations on its lines): written valid, with the trains
+    per player lowered to what the largest board holds (the summary says so)."""
+    out = tmp_path / "metro.json"
+    r = cli("import", "gtfs", metro_feed(1.0).zip(tmp_path / "metro.zip"), "--out", out, "--format", "json")
+    summary = json.loads(r.output)
+    assert r.exit_code == 0, (summary["problems"][:5], summary["attempts"])
     assert cli("validate", out, "--strict").exit_code == 0
-    assert summary["stations"]["kept"] == 30 and len(summary["colors"]) == 5
+    assert summary["trains"] < 45 and any("scaled down" in n for n in summary["notes"])

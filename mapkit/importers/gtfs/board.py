@@ -18,6 +18,8 @@ from pathlib import Path
 from mapkit.errors import MapkitError
 from mapkit.importers.gtfs import lines as L
 from mapkit.importers.gtfs.palette import build_palette
+from mapkit.importers.gtfs import fit
+from mapkit.importers.gtfs.planar import make_drawable, project
 from mapkit.importers.gtfs.read import Feed
 from mapkit.importers.gtfs.select import (count_trips, read_agencies, read_feed_info, read_lines,
                                           select_lines)
@@ -25,8 +27,7 @@ from mapkit.importers.gtfs.service import busiest_day
 from mapkit.importers.gtfs.stations import (keep_stations, merge_stations, read_stops, read_trip_stops,
                                             representative, station_pattern)
 
-MIN_STATIONS, MAX_STATIONS = 35, 60
-SPACES_PER_ROUTE = 4.0   # what a default station count aims at: routes of about 4 spaces on average
+DEFAULT_TARGETS = (60, 50, 42, 35)   # tried without --stations (see import_feed)
 
 
 class EmptySelection(MapkitError):
@@ -41,16 +42,40 @@ class ImportResult:
 
 
 def slug(text: str, limit: int = 28) -> str:
+    """A readable id: lowercase words joined by dashes, cut after the last whole word that fits
+    ("mother-of-good-counsel", not "mother-of-good-counsel-schoo"), with small words left
+    dangling at the cut taken off; one word longer than the limit is cut."""
     s = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower()
-    s = re.sub(r"[^a-z0-9]+", "-", s).strip("-")
-    return s[:limit].strip("-") or "station"
+    words = [w for w in re.split(r"[^a-z0-9]+", s) if w]
+    out = []
+    for w in words:
+        if len("-".join(out + [w])) > limit:
+            break
+        out.append(w)
+    if len(out) < len(words):
+        while len(out) > 1 and out[-1] in _DANGLING:
+            out.pop()
+    if not out:
+        return words[0][:limit] if words else "station"
+    return "-".join(out)
 
 
-def default_target() -> int:
-    """Stations for the trains five players need with room: routes ≈ stations on a transit map
-    (few loops), so spaces / SPACES_PER_ROUTE stations, within 35–60."""
-    spaces = L.PLAYERS * L.TRAINS * L.ROOM
-    return max(MIN_STATIONS, min(MAX_STATIONS, round(spaces / SPACES_PER_ROUTE)))
+def _cut_words(text: str, limit: int) -> str:
+    """text within limit characters, cut after a whole word (the schema's names are at most 60;
+    the importer keeps 4 for a "2" suffix)."""
+    text = text.strip()
+    if len(text) <= limit:
+        return text
+    head = text[:limit + 1]
+    if " " not in head:
+        return text[:limit]
+    cut = head.rsplit(" ", 1)[0].rstrip(" -,/(")
+    if cut.count("(") > cut.count(")"):          # no half parenthesis: "Interchange (McLeod"
+        cut = cut[:cut.rfind("(")].rstrip(" -,/")
+    return cut or text[:limit]
+
+
+_DANGLING = {"of", "the", "and", "at", "via", "de", "la", "le", "du", "des", "von", "der", "to", "on", "in", "st-of"}
 
 
 def _largest_component(patterns: dict[str, tuple]) -> tuple[set, list[str]]:
@@ -77,16 +102,27 @@ def _largest_component(patterns: dict[str, tuple]) -> tuple[set, list[str]]:
     return best, [ln for ln, p in patterns.items() if not set(p) & best]
 
 
-def import_feed(path: Path, *, modes=None, routes=None, agency=None, stations=None, name=None) -> ImportResult:
+def import_feed(path: Path, *, modes=None, routes=None, agency=None, stations=None, name=None,
+                fit_tolerance: float = 1.0) -> ImportResult:
+    """The draft board of a feed. fit_tolerance: how far the estimated drawing may exceed the
+    largest board before lengths are scaled down (fit.py; the layout squeezes a little)."""
+    return import_attempts(path, modes=modes, routes=routes, agency=agency, stations=stations, name=name,
+                           tolerances=(fit_tolerance,))[0]
+
+
+def import_attempts(path: Path, *, modes=None, routes=None, agency=None, stations=None, name=None,
+                    tolerances=fit.TOLERANCES) -> list[ImportResult]:
+    """Drafts to lay out in turn until one validates, the most spaces first: for each tolerance
+    (fit.TOLERANCES) and, without --stations, each of DEFAULT_TARGETS (the feed is read once)."""
     started = time.perf_counter()
     feed = Feed(path)
     try:
-        return _import(feed, modes, routes, agency, stations, name, started)
+        return _import(feed, modes, routes, agency, stations, name, started, tuple(tolerances))
     finally:
         feed.close()
 
 
-def _import(feed, modes, routes, agency, target, name, started) -> ImportResult:
+def _import(feed, modes, routes, agency, target, name, started, tolerances) -> list[ImportResult]:
     notes: list[str] = []
     agencies = read_agencies(feed)
     info = read_feed_info(feed)
@@ -134,116 +170,213 @@ def _import(feed, modes, routes, agency, target, name, started) -> ImportResult:
         dropped.append((ln.label, "it does not touch the rest of the network (a board is one network)"))
         del patterns[r]
     chosen = [ln for ln in sel.lines if ln.route_id in patterns]
-    want = target or default_target()
-    kept, station_figs = keep_stations(patterns, st, want)
-    if station_figs["junctions_kept"] < station_figs["junctions"]:
-        notes.append(f"{station_figs['junctions_kept']} of {station_figs['junctions']} junctions (where lines meet or part) kept: all of them and the "
-                     f"{station_figs['terminals']} terminals would be more than {want} stations; raise --stations to keep them all, or select fewer lines")
     trips = {ln.route_id: ln.trips for ln in chosen}
-    segs = L.segments(patterns, kept, st, trips)
     palette, assign, pnotes = build_palette(chosen)
     notes += pnotes
     line_of = {ln.route_id: ln for ln in chosen}
-
-    plans, crowded = L.plan_tracks(segs, assign)
-    for c in crowded:
-        c["lines"] = [line_of[x].label for x in c["lines"]]
-        c["drawn"] = [line_of[x].label for x in c["drawn"]]
     target_spaces = math.ceil(L.PLAYERS * L.TRAINS * L.ROOM)
-    lengths, scale, reached = L.scale_lengths([sg.distance_m for sg, _ in plans], [len(t) for _, t in plans],
-                                              target_spaces)
-    spaces = sum(n * len(t) for n, (_, t) in zip(lengths, plans))
-    longest = max(lengths)
-    rules = {"preset": "standard"}
-    if spaces < L.PLAYERS * L.MIN_TRAINS * L.ROOM:
-        raise EmptySelection(f"the selection makes {len(kept)} stations and {len(plans)} routes of {spaces} spaces in "
-                             f"all: too small for a board, where five players need at least "
-                             f"{math.ceil(L.PLAYERS * L.MIN_TRAINS * L.ROOM)} spaces ({L.MIN_TRAINS} trains each "
-                             f"with room); select more lines (--modes, --route) or a bigger feed")
-    if not reached:
-        trains = L.trains_for(spaces)
-        rules["overrides"] = {"trains": trains}
-        notes.append(f"the network holds only {spaces} spaces with lengths following distance and the longest "
-                     f"routes at {L.MAX_LENGTH}: trains per player set to {trains} (from 45) so that five players have "
-                     f"{L.ROOM} spaces per train")
+    xy = project(st)
 
-    # station ids and names
-    ids, station_json = {}, []
-    used_ids, used_names = set(), Counter()
-    for key in sorted(kept, key=lambda k: (-st[k].lat, st[k].lon, k)):
-        s = st[key]
-        base = slug(s.name)
-        sid, n = base, 2
-        while sid in used_ids:
-            sid = f"{base}-{n}"
-            n += 1
-        used_ids.add(sid)
-        ids[key] = sid
-        shown = s.name[:56] or sid
-        used_names[shown] += 1
-        if used_names[shown] > 1:     # two places of one name (a long street's stops far apart)
-            shown = f"{shown} {used_names[shown]}"
-        station_json.append({"id": sid, "name": shown, "lat": round(s.lat, 6), "lon": round(s.lon, 6)})
-    for c in crowded:
-        c["between"] = [ids[k] for k in c["between"]]
-    kinds = {c.id: c.kind for c in palette}
-    routes_json, doubles = [], 0
-    for n, (sg, tracks) in zip(lengths, plans):
-        a, b = ids[sg.a], ids[sg.b]
-        group = f"{a}-{b}"[:60].strip("-") if len(tracks) == 2 else None
-        doubles += group is not None
-        for ln_id in tracks:
-            ln = line_of[ln_id]
-            color = assign[ln_id]
-            r = {"from": a, "to": b, "color": color, "length": n}
-            if group:
-                r["double"] = group
-            kind = kinds.get(color, "bus")
-            if ln.kind != kind:
-                r["kind"] = ln.kind
-            r["line"] = ", ".join(line_of[x].label for x in sg.lines)[:80]
-            routes_json.append(r)
-    agency_names = sorted({a["agency_name"] for a in agencies
-                           if not agency or a.get("agency_id") == agency or a["agency_name"].lower() == agency.lower()
-                           or len(agencies) == 1})
-    title = name or f"{' / '.join(agency_names)[:100]}: draft"
-    data = {
-        "schema_version": 1,
-        "id": slug(name or " ".join(agency_names), 60),
-        "name": title[:120],
-        "version": "draft",
-        "credits": credits_text(agency_names, agencies, info, feed, day)[:2000],
-        "rules": rules,
-        "route_points": L.route_points(longest),
-        "palette": [c.as_json() for c in palette],
-        "wild": {"name": "Transit Pass"},
-        "gray": {"name": "Bus (any one color)", "kind": "bus"},
-        "stations": station_json,
-        "routes": routes_json,
-    }
-    summary = {
-        "feed": str(feed.path), "service_day": day.isoformat(), "services": len(services),
-        "modes": list(sel.modes),
-        "lines": [{"route_id": ln.route_id, "name": ln.name, "mode": (ln.modes or ("?",))[0], "kind": ln.kind,
-                   "trips": ln.trips, "color": assign[ln.route_id], **pattern_figures[ln.route_id]} for ln in chosen],
-        "dropped": [{"line": a, "why": b} for a, b in dropped],
-        "stations": {"stops_used": len(used), "merged_stations": len(st), **station_figs},
-        "routes": len(routes_json), "doubles": doubles, "crowded_segments": crowded,
-        "colors": [{"id": c.id, "name": c.name, "hex": c.hex.upper(), "kind": c.kind, "source": c.source,
-                    "lines": [line_of[x].label for x in c.lines]} for c in palette],
-        "gray_lines": [line_of[r].label for r, c in assign.items() if c == "gray"],
-        "lengths": {"spaces_per_km": None if math.isinf(scale) else round(scale, 3), "spaces": spaces,
-                    "target_spaces": target_spaces, "longest": longest,
-                    "cut_to_longest": sum(1 for n, (sg, _) in zip(lengths, plans)
-                                          if n == L.MAX_LENGTH and not math.isinf(scale)
-                                          and round((sg.distance_m / 1000) ** L.EXPONENT * scale) > L.MAX_LENGTH),
-                    "histogram": dict(sorted(Counter(lengths).items()))},
-        "trains": rules.get("overrides", {}).get("trains", L.TRAINS),
-        "route_points": data["route_points"],
-        "notes": notes,
-        "seconds_import": round(time.perf_counter() - started, 2),
-    }
-    return ImportResult(data, summary, notes)
+    shapes = {}     # target → the drawable network: lengths alone depend on the tolerance
+
+    def draft(want, tolerance):
+        if want not in shapes:
+            kept, figs = keep_stations(patterns, st, want)
+            pats, kept, segs, drawn = make_drawable(patterns, kept, st, trips, lambda k: st[k].name)
+            figs = dict(figs, kept=len(kept), target=want)
+            shapes[want] = (kept, figs, pats, drawn) + L.plan_tracks(segs, assign, trips)
+        kept, figs, pats, drawn, plans, crowded, single = shapes[want]
+        dist, tracks = [sg.distance_m for sg, _ in plans], [len(t) for _, t in plans]
+        ends = [(sg.a, sg.b) for sg, _ in plans]
+        lengths, scale, reached = L.scale_lengths(dist, tracks, target_spaces)
+        full = fit.span_mm(xy, ends, lengths)
+        shrunk = None
+        if not fit.fits(full, tolerance) and not math.isinf(scale):
+            # the lengths ask for more board than FIT_BOARD: the largest scale that fits
+            lo, hi = 0.0, scale
+            for _ in range(24):
+                mid = (lo + hi) / 2
+                if fit.fits(fit.span_mm(xy, ends, L.lengths_at(dist, mid)), tolerance):
+                    lo = mid
+                else:
+                    hi = mid
+            if lo > 0:
+                lengths, scale, reached = L.lengths_at(dist, lo), lo, False
+                shrunk = full
+        spaces = sum(n * t for n, t in zip(lengths, tracks))
+        span = fit.span_mm(xy, ends, lengths)
+        return dict(kept=kept, figs=figs, patterns=pats, drawn=drawn, plans=plans,
+                    crowded=[dict(c) for c in crowded], single=[dict(c) for c in single],
+                    lengths=lengths, scale=scale, reached=reached, spaces=spaces, shrunk=shrunk,
+                    span=span, fits=fit.fits(span, tolerance), tolerance=tolerance)
+
+    base_notes = notes
+
+    def build(d, tried):
+        notes = list(base_notes)
+        tolerance = d["tolerance"]
+        kept, station_figs, drawn = d["kept"], d["figs"], d["drawn"]
+        plans, crowded, single = d["plans"], d["crowded"], d["single"]
+        lengths, scale, reached, spaces = d["lengths"], d["scale"], d["reached"], d["spaces"]
+        want = station_figs["target"]
+        if tried:
+            notes.append(f"station target {want}; the drafts for the default targets at lengths for {tolerance}x the board "
+                         "hold " + ", ".join(f"{x['figs']['target']}: {x['spaces']} spaces" + ("" if x["fits"] else " (too big)")
+                                             for x in tried)
+                         + " (laid out the most spaces first, the next while one does not validate: see the layout "
+                           "lines); --stations N to choose")
+        if not d["fits"]:
+            notes.append(f"even with its shortest lengths the network would be drawn about {d['span'][0]:.0f} x {d['span'][1]:.0f} mm, "
+                         f"more than the largest board the layout draws: expect the layout to shrink it and fail; choose fewer stations (--stations) "
+                         f"or lines (--route, --modes)")
+        if station_figs["junctions_kept"] < station_figs["junctions"]:
+            notes.append(f"{station_figs['junctions_kept']} of {station_figs['junctions']} junctions (where lines meet or part) kept: all of them and the "
+                         f"{station_figs['terminals']} terminals would be more than {want} stations; raise --stations to keep them all, or select fewer lines")
+        for c in crowded + single:
+            c["lines"] = [line_of[x].label for x in c["lines"]]
+            c["drawn"] = [line_of[x].label for x in c["drawn"]]
+        longest = max(lengths)
+        rules = {"preset": "standard"}
+        if spaces < L.PLAYERS * L.MIN_TRAINS * L.ROOM:
+            raise EmptySelection(f"the selection makes {len(kept)} stations and {len(plans)} routes of {spaces} spaces in "
+                                 f"all: too small for a board, where five players need at least "
+                                 f"{math.ceil(L.PLAYERS * L.MIN_TRAINS * L.ROOM)} spaces ({L.MIN_TRAINS} trains each "
+                                 f"with room); select more lines (--modes, --route) or a bigger feed")
+        if not reached:
+            trains = L.trains_for(spaces)
+            rules["overrides"] = {"trains": trains}
+            if d["shrunk"]:
+                w, h = d["shrunk"]
+                notes.append(f"at lengths for {L.TRAINS} trains each the network would be drawn about {w:.0f} x {h:.0f} mm, "
+                             f"more than the largest board the layout draws ({fit.FIT_BOARD[0]:.0f} x {fit.FIT_BOARD[1]:.0f} mm): lengths scaled down "
+                             f"to {spaces} spaces and trains per player set to {trains} (from {L.TRAINS}) so that five players "
+                             f"have {L.ROOM} spaces per train")
+            else:
+                notes.append(f"the network holds only {spaces} spaces with lengths following distance and the longest "
+                             f"routes at {L.MAX_LENGTH}: trains per player set to {trains} (from 45) so that five players have "
+                             f"{L.ROOM} spaces per train")
+
+        # station ids and names
+        ids, station_json = {}, []
+        used_ids, used_names = set(), Counter()
+        for key in sorted(kept, key=lambda k: (-st[k].lat, st[k].lon, k)):
+            s = st[key]
+            base = slug(s.name)
+            sid, n = base, 2
+            while sid in used_ids:
+                sid = f"{base}-{n}"
+                n += 1
+            used_ids.add(sid)
+            ids[key] = sid
+            shown = _cut_words(s.name, 56) or sid
+            used_names[shown] += 1
+            if used_names[shown] > 1:     # two places of one name (a long street's stops far apart)
+                shown = f"{shown} {used_names[shown]}"
+            station_json.append({"id": sid, "name": shown, "lat": round(s.lat, 6), "lon": round(s.lon, 6)})
+        for c in crowded + single:
+            c["between"] = [ids[k] for k in c["between"]]
+        kinds = {c.id: c.kind for c in palette}
+        routes_json, doubles = [], 0
+        for n, (sg, tracks) in zip(lengths, plans):
+            a, b = ids[sg.a], ids[sg.b]
+            group = slug(f"{a} {b}", 60) if len(tracks) == 2 else None
+            doubles += group is not None
+            for ln_id in tracks:
+                ln = line_of[ln_id]
+                color = assign[ln_id]
+                r = {"from": a, "to": b, "color": color, "length": n}
+                if group:
+                    r["double"] = group
+                kind = kinds.get(color, "bus")
+                if ln.kind != kind:
+                    r["kind"] = ln.kind
+                if frozenset((sg.a, sg.b)) in drawn["overpass_pairs"]:
+                    r["overpass"] = True
+                r["line"] = ", ".join(line_of[x].label for x in sg.lines)[:80]
+                routes_json.append(r)
+        agency_names = sorted({a["agency_name"] for a in agencies
+                               if not agency or a.get("agency_id") == agency or a["agency_name"].lower() == agency.lower()
+                               or len(agencies) == 1})
+        title = name or f"{' / '.join(agency_names)[:100]}: draft"
+        data = {
+            "schema_version": 1,
+            "id": slug(name or " ".join(agency_names), 60),
+            "name": title[:120],
+            "version": "draft",
+            "credits": credits_text(agency_names, agencies, info, feed, day)[:2000],
+            "rules": rules,
+            "route_points": L.route_points(longest),
+            "palette": [c.as_json() for c in palette],
+            "wild": {"name": "Transit Pass"},
+            "gray": {"name": "Bus (any one color)", "kind": "bus"},
+            "stations": station_json,
+            "routes": routes_json,
+        }
+        summary = {
+            "feed": str(feed.path), "service_day": day.isoformat(), "services": len(services),
+            "modes": list(sel.modes),
+            "lines": [{"route_id": ln.route_id, "name": ln.name, "mode": (ln.modes or ("?",))[0], "kind": ln.kind,
+                       "trips": ln.trips, "color": assign[ln.route_id], **pattern_figures[ln.route_id]} for ln in chosen],
+            "dropped": [{"line": a, "why": b} for a, b in dropped],
+            "stations": {"stops_used": len(used), "merged_stations": len(st), **station_figs},
+            "routes": len(routes_json), "doubles": doubles, "crowded_segments": crowded,
+            "shared_single": single,
+            "drawable": _decisions(drawn, ids, st, line_of),
+            "colors": [{"id": c.id, "name": c.name, "hex": c.hex.upper(), "kind": c.kind, "source": c.source,
+                        "lines": [line_of[x].label for x in c.lines]} for c in palette],
+            "gray_lines": [line_of[r].label for r, c in assign.items() if c == "gray"],
+            "lengths": {"spaces_per_km": None if math.isinf(scale) else round(scale, 3), "spaces": spaces,
+                        "target_spaces": target_spaces, "longest": longest,
+                        "cut_to_longest": sum(1 for n, (sg, _) in zip(lengths, plans)
+                                              if n == L.MAX_LENGTH and not math.isinf(scale)
+                                              and round((sg.distance_m / 1000) ** L.EXPONENT * scale) > L.MAX_LENGTH),
+                        "histogram": dict(sorted(Counter(lengths).items())),
+                        "drawn_mm": [round(v) for v in d["span"]], "board_mm": list(fit.board_for(d["span"])),
+                        "fits": d["fits"], "shrunk_from_mm": d["shrunk"] and [round(v) for v in d["shrunk"]],
+                        "fit_tolerance": tolerance},
+            "trains": rules.get("overrides", {}).get("trains", L.TRAINS),
+            "route_points": data["route_points"],
+            "notes": notes,
+            "seconds_import": round(time.perf_counter() - started, 2),
+        }
+        return ImportResult(data, summary, notes)
+
+    # the most play that fits the board first: the drafts holding the most spaces on FIT_BOARD
+    # (five players' trains with room at most), then the higher tolerance, then more stations
+    tried_at = {t: [draft(target, t)] if target else [draft(n, t) for n in DEFAULT_TARGETS] for t in tolerances}
+    ranked = sorted((d for t in tolerances for d in tried_at[t]),
+                    key=lambda x: (not x["fits"], -min(x["spaces"], target_spaces), -x["tolerance"], -x["figs"]["target"]))
+    results, refused = [], None
+    for d in ranked:
+        try:
+            results.append(build(d, [] if target else tried_at[d["tolerance"]]))
+        except EmptySelection as e:      # too small at these lengths: the others may do
+            refused = refused or e
+    if not results:
+        raise refused
+    return results
+
+
+
+def _decisions(drawn: dict, ids: dict, st: dict, line_of: dict) -> dict:
+    """make_drawable's decisions with board station ids and line labels, for the summary."""
+    def sid(k):
+        return ids.get(k) or f"({st[k].name}, thinned away)"
+
+    def labels(xs):
+        return [line_of[x].label for x in xs]
+
+    out = {"crossings_left": drawn["crossings_left"]}
+    out["kept_at_crossing"] = [{"station": sid(d["station"]), "routes": d["routes"]} for d in drawn["kept_at_crossing"]]
+    out["merged_at_crossing"] = [{"station": sid(d["station"]), "merged": st[d["merged"]].name, "metres": d["metres"],
+                                  "routes": d["routes"]} for d in drawn["merged_at_crossing"]]
+    out["kept_to_uncross"] = [{"station": sid(d["station"]), "routes": d["routes"]} for d in drawn["kept_to_uncross"]]
+    for key in ("dropped", "overpass"):
+        out[key] = [{"route": [sid(x) for x in d["route"]], "lines": labels(d["lines"]), "crosses": d["crosses"]}
+                    for d in drawn[key]]
+    out["merged_side_by_side"] = [{"route": [sid(x) for x in d["route"]], "through": sid(d["through"]),
+                                   "lines": labels(d["lines"])} for d in drawn["merged_side_by_side"]]
+    return out
 
 
 def credits_text(agency_names, agencies, info, feed, day) -> str:

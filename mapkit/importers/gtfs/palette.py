@@ -14,6 +14,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import re
 from dataclasses import dataclass
 
@@ -36,6 +38,13 @@ PREFERRED_DELTA_E = 30.0
 _LEVELS = (0x11, 0x33, 0x55, 0x77, 0x99, 0xBB, 0xDD, 0xFF)
 
 
+@functools.lru_cache(maxsize=None)
+def _distance(a: str, b: str) -> float:
+    # distinct_color compares the same few hundred colors again for each color it adds
+    return color_distance(a, b)
+
+
+@functools.lru_cache(maxsize=1)
 def _grid() -> list[str]:
     grid = [f"#{r:02x}{g:02x}{b:02x}" for r in _LEVELS for g in _LEVELS for b in _LEVELS]
     return [c for c in grid if rgb_to_lab(hex_to_rgb(c))[0] <= 85]   # lighter ones vanish on a pale board
@@ -45,7 +54,7 @@ def distinct_color(taken: list[str]) -> tuple[str, float]:
     """(color, its smallest CIEDE2000 distance to `taken`): the first preferred candidate clearly
     apart from all of them, else the grid color farthest from them."""
     def apart(c):
-        return min(color_distance(c, t) for t in taken)
+        return min(_distance(c, t) for t in taken)
 
     for c in CANDIDATES:
         d = apart(c)
