@@ -16,7 +16,7 @@ import shapely
 from shapely import STRtree
 from shapely.geometry import LineString, Polygon, box
 
-from mapkit.model import Board, Route
+from mapkit.model import Board
 
 XY = tuple[float, float]
 MIN_AREA_MM2 = 0.5  # overlaps smaller than this are rounding, not a printing problem

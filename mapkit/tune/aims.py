@@ -154,6 +154,16 @@ def _parse_margin(name: str, raw, where: str) -> float:
     return v
 
 
+def _option(item: str, flag: str, example: str) -> tuple[str, str, str]:
+    """An `--aim`/`--margin` NAME=VALUE option: the aim's canonical name, the raw value, and where
+    it was written (for messages)."""
+    if "=" not in item:
+        raise UsageError(f"{flag} {item!r}: write NAME=VALUE, e.g. {example}")
+    raw, v = item.split("=", 1)
+    where = f"{flag} {item}"
+    return _name(raw, where), v, where
+
+
 def read_aims(data: dict, cli_aims: tuple = (), route_ids=(), double_groups=(), source: str = "board",
               cli_margins: tuple = ()) -> Aims:
     """The aims for a board file's raw data (its `tune` section) and `--aim NAME=VALUE` options,
@@ -166,11 +176,8 @@ def read_aims(data: dict, cli_aims: tuple = (), route_ids=(), double_groups=(), 
         name = _name(raw, f"{source}: $.tune.margins.{raw}")
         margins[name] = _parse_margin(name, v, f"{source}: $.tune.margins.{raw}")
     for item in cli_margins:
-        if "=" not in item:
-            raise UsageError(f"--margin {item!r}: write NAME=VALUE, e.g. --margin ticket-worth=0.05")
-        raw, v = item.split("=", 1)
-        name = _name(raw, f"--margin {item}")
-        margins[name] = _parse_margin(name, v, f"--margin {item}")
+        name, v, where = _option(item, "--margin", "--margin ticket-worth=0.05")
+        margins[name] = _parse_margin(name, v, where)
     for raw, v in (section.get("aims") or {}).items():
         name = _name(raw, f"{source}: $.tune.aims.{raw}")
         values[name] = _parse_value(name, v, f"{source}: $.tune.aims.{raw}")
@@ -183,11 +190,8 @@ def read_aims(data: dict, cli_aims: tuple = (), route_ids=(), double_groups=(), 
                               f"double's group")
         unwanted.add(r)
     for item in cli_aims:
-        if "=" not in item:
-            raise UsageError(f"--aim {item!r}: write NAME=VALUE, e.g. --aim completion=0.4:0.9 or --aim seat-edge=off")
-        raw, v = item.split("=", 1)
-        name = _name(raw, f"--aim {item}")
-        values[name] = _parse_value(name, v, f"--aim {item}")
+        name, v, where = _option(item, "--aim", "--aim completion=0.4:0.9 or --aim seat-edge=off")
+        values[name] = _parse_value(name, v, where)
     return Aims(values=values, unwanted_ok=frozenset(unwanted), margins=margins)
 
 

@@ -50,7 +50,7 @@ from mapkit.tune.evidence import ALPHA
 
 CONFIRM = 2        # changes confirmed per round at most (best screened first)
 MAX_SCREENED = 8   # changes screened per round at most (proposals beyond it wait a round)
-HARM_ALPHA = 0.05  # non-inferiority: every aim at once, one-sided, per kept change
+HARM_ALPHA = ALPHA  # non-inferiority: every aim at once, one-sided, per kept change (the report's level)
 SCREEN_Z = 1.645   # screening drops a change whose harm is clear at one-sided 5 %
 
 
