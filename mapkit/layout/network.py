@@ -68,6 +68,12 @@ def needed_mm(n: int, ph) -> float:
     return n * ph.space_length_mm + (n + 1) * ph.space_gap_mm
 
 
+def preferred_mm(n: int, ph) -> float:
+    """The length, station centre to centre, a route of n spaces is aimed at (before the soft
+    and hard limits): its spaces at the preferred gap, plus the two stations' radii."""
+    return n * ph.space_length_mm + (n + 1) * PREFERRED_GAP_MM + 2 * ph.station_radius_mm
+
+
 def build_network(data: dict, keep: frozenset = frozenset()) -> Network:
     board = build_board(data)
     ph = board.physical
@@ -102,7 +108,7 @@ def build_network(data: dict, keep: frozenset = frozenset()) -> Network:
         lmin = need + 2 * r + SAFETY_MM + (0.6 if double else 0.0)
         lmax = math.inf if flight else max(lmin + 1.0, need * ph.max_stretch + 2 * r - 2.5)
         lsoft = min(lmax, max(lmin + 1.0, n * ph.space_length_mm + (n + 1) * MAX_GAP_MM + 2 * r))
-        lpref = min(lsoft, n * ph.space_length_mm + (n + 1) * PREFERRED_GAP_MM + 2 * r)
+        lpref = min(lsoft, preferred_mm(n, ph))
         a, b = index[first.a], index[first.b]
         fixed_wp = []
         if fixed[a] and fixed[b] and first.waypoints:

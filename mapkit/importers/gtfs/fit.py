@@ -17,6 +17,7 @@ from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import dijkstra
 
 from mapkit.layout.fit import EDGE_MM, STANDARD_SIZES, pick_size
+from mapkit.layout.network import preferred_mm
 from mapkit.model import Physical
 
 FIT_BOARD = tuple(float(x) for x in max(STANDARD_SIZES, key=lambda s: s[0] * s[1]))  # 1682 x 1189 mm
@@ -28,12 +29,11 @@ GROWTH = 1.0
 # at 1.2, five Cairns lines with 22 instead of 17, the whole Cairns network at 36 stations with
 # 41; at 61 stations it leaves one crossing warning at 1.45 and one space on a station at 1.2)
 TOLERANCES = (1.45, 1.2, 1.0, 0.85)
-PREFERRED_GAP_MM = 3.0        # mapkit.layout.network's gap between spaces a route is aimed at
 
 
 def route_mm(n: int, ph: Physical = Physical()) -> float:
-    """The length a route of n spaces is drawn at, station centre to centre."""
-    return n * ph.space_length_mm + (n + 1) * PREFERRED_GAP_MM + 2 * ph.station_radius_mm
+    """The length a route of n spaces is drawn at, station centre to centre (the layout's aim)."""
+    return preferred_mm(n, ph)
 
 
 def span_mm(xy: dict, ends: list[tuple[str, str]], lengths: list[int]) -> tuple[float, float]:
