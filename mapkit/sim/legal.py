@@ -178,13 +178,16 @@ def _fewest_wilds(acts: list[tuple]) -> list[tuple]:
     return out
 
 
-def _claims_of(s: State, p: int, routes, protect, cheapest: bool = False) -> list[tuple]:
+def _claims_of(s: State, p: int, routes, protect, cheapest: bool = False, longest: bool = False) -> list[tuple]:
     """`claim_actions` for a few routes (a planner asking for the routes it wants): the same actions
     in the same order, without building the per-color rows.
 
     Each route is checked first (open, payable with this hand and these trains), and only the
     payable ones are put in the listing's order (`Tables.claim_rank`: color by color, gray last,
-    shortest first): most turns a planner can pay for none of the routes it asks about."""
+    shortest first): most turns a planner can pay for none of the routes it asks about.
+
+    `longest`: only the payable routes of the greatest length (each payable route has at least
+    one payment, so these are the listing's claims of that length, in its order)."""
     t = s.t
     owner, shared = s.owner, s.shared
     hand = s.hands[p]
@@ -217,6 +220,9 @@ def _claims_of(s: State, p: int, routes, protect, cheapest: bool = False) -> lis
     if not payable:
         return []
     if len(payable) > 1:
+        if longest:
+            top = max([lens[r] for r in payable])
+            payable = [r for r in payable if lens[r] == top]
         payable.sort(key=t.claim_rank.__getitem__)
     acts = []
     append = acts.append
@@ -519,6 +525,24 @@ class Legal:
             acts = claim_actions(s, s.current, routes, cheapest=True)
         else:
             acts = _claims_of(s, s.current, routes, False, True)  # what claim_actions would call
+        if acts:
+            self._given.append(tuple(acts))  # a copy: an agent changing its list cannot add to it
+        return acts
+
+    def longest_cheapest_claims(self, routes) -> list[tuple]:
+        """The claims of `cheapest_claims(routes)` of the greatest route length among them, in the
+        same order: all an agent that rates a claim by its length first needs to look at."""
+        s = self._s
+        if s.phase != TURN:
+            return []
+        if s.rules.double_either_color or s.rules.friendly_protection_turns:
+            acts = claim_actions(s, s.current, routes, cheapest=True)
+            if acts:
+                lens = s.t.route_len
+                top = max([lens[a[1]] for a in acts])
+                acts = [a for a in acts if lens[a[1]] == top]
+        else:
+            acts = _claims_of(s, s.current, routes, False, True, True)
         if acts:
             self._given.append(tuple(acts))  # a copy: an agent changing its list cannot add to it
         return acts

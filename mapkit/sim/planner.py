@@ -58,6 +58,7 @@ class PlannerAgent(PlannerMoves, Agent):
         self._plan_key = None
         self._plan = ([], 0)
         self._plan_claimed = -1  # view.claimed when the plan was last checked
+        self._plan_seen = None    # claims per seat when it was last checked: _plan_after_claims
         self._own = None          # this seat's route costs, kept up to date claim by claim: _own_costs
         # searches of the untouched board come from the tables (paths.untouched_path), as long as
         # a playstyle keeps this class's costs and search
@@ -269,17 +270,51 @@ class PlannerAgent(PlannerMoves, Agent):
         if self._plan_key == view.ticket_count:
             if claimed == self._plan_claimed:
                 return self._plan  # no route was claimed since it was checked: it stands as it was
-            routes = self.still_open(view, self._plan[0])
+            routes = self._plan_after_claims(view)
             if routes is not None:
-                lens = self.t.route_len
-                self._plan = (routes, sum([lens[r] for r in routes]))
+                if routes is not self._plan[0]:
+                    lens = self.t.route_len
+                    self._plan = (routes, sum([lens[r] for r in routes]))
                 self._plan_claimed = claimed
                 return self._plan
         routes, cost, _ = self.plan_for(view, view.tickets)
         self._plan = (routes, cost)
         self._plan_key = view.ticket_count
         self._plan_claimed = claimed
+        self._plan_seen = [len(view.claims_of(q)) for q in range(view.players)]
         return self._plan
+
+    def _plan_after_claims(self, view) -> list[int] | None:
+        """`still_open(view, planned)` of the current plan, from the claims made since it was last
+        checked rather than from every planned route: the plan was open then, and a claim changes
+        only its own route and its double's other track. The same list object when none of them
+        touched the plan (at 4 players others claim between most turns, rarely on the plan)."""
+        planned = self._plan[0]
+        seen = self._plan_seen
+        seat, partner = self.seat, self.t.route_partner
+        shared = view.shared_doubles
+        mine = None  # own claims of planned routes
+        for q in range(view.players):
+            claims = view.claims_of(q)
+            n = len(claims)
+            if n == seen[q]:
+                continue
+            for r in claims[seen[q]:]:
+                if r in planned:
+                    if q != seat:
+                        return None  # taken by another seat
+                    if mine is None:
+                        mine = set()
+                    mine.add(r)
+                x = partner[r]
+                # the other track of a planned route, claimed: closed to this seat when it is its
+                # own claim (one seat never holds both) or when only one track may be claimed
+                if x >= 0 and x in planned and (q == seat or not shared[x]):
+                    return None
+            seen[q] = n
+        if mine is None:
+            return planned
+        return [r for r in planned if r not in mine]
 
     # ------------------------------------------------------------ the clock
 

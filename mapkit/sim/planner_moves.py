@@ -33,13 +33,19 @@ class PlannerMoves:
         best, key = None, None
         planned = routes or ()
         # for one route and card color, fewer wilds always rate higher (see _claim_key): only the
-        # cheapest payments need rating, unless a playstyle rates payments its own way; and a
-        # route shorter than the best so far rates lower whatever it is paid with
+        # cheapest payments need rating, unless a playstyle rates payments its own way; and the
+        # rating's first place is the length: only the longest payable routes can rate best
         if self._cheap_keys:
+            if routes is not None:
+                for a in legal.longest_cheapest_claims(routes):
+                    k = self._claim_key(a, keep, hand, planned)
+                    if key is None or k > key:
+                        best, key = a, k
+                return best
             lens = self.t.route_len
-            for a in legal.cheapest_claims(routes):
+            for a in legal.cheapest_claims():
                 if key is not None and lens[a[1]] < key[0]:
-                    continue
+                    continue  # a route shorter than the best so far rates lower whatever it is paid with
                 k = self._claim_key(a, keep, hand, planned)
                 if key is None or k > key:
                     best, key = a, k
