@@ -500,6 +500,15 @@ class Legal:
             self._given.append(self._draws)
         return list(self._draws)
 
+    def draw_tuple(self) -> tuple:
+        """`draws()` as the tuple it is kept in, not a new list (agents that only read it)."""
+        if self._draws is None:
+            if self._s.phase != TURN and self._s.phase != DRAW2:
+                return ()
+            self._draws = tuple(draw_actions(self._s))
+            self._given.append(self._draws)
+        return self._draws
+
     def claims(self, routes=None) -> list[tuple]:
         if self._s.phase != TURN:
             return []

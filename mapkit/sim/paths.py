@@ -140,6 +140,60 @@ def _search_whole(adj, work: list, a: int, b: int, ends) -> tuple[float, list[in
     return best, routes
 
 
+def cheapest_path_traced(adj, costs: list, a: int, b: int, free, ends) -> tuple[float, list[int], int]:
+    """`cheapest_path(..., whole=True, ends=ends)` and a bit mask of the stations it expanded.
+
+    The search reads a route's cost only when it expands one of the route's two stations (and
+    reads the path's routes back, all of them at expanded stations): a later search on costs
+    that differ only at routes with neither end in the mask runs step for step the same and
+    gives the same result (`PlannerAgent.choose_keep` uses this after free routes were added)."""
+    work = costs
+    if free:
+        work = list(costs)
+        for r in free:
+            work[r] = 0
+    if a == b:
+        return 0, [], 0
+    n = len(adj)
+    bits = n.bit_length()
+    low = (1 << bits) - 1
+    dist = [BIG] * n
+    dist[a] = 0
+    via = [-1] * n
+    heap = [a]
+    pop, push = heapq.heappop, heapq.heappush
+    best = BIG
+    seen = 0
+    while heap:
+        k = pop(heap)
+        d = k >> bits
+        if d >= best:
+            break
+        x = k & low
+        if d > dist[x]:
+            continue
+        seen |= 1 << x
+        for m, r in adj[x]:
+            nd = d + work[r]
+            if nd < dist[m] and nd < best:
+                dist[m] = nd
+                via[m] = r
+                if m == b:
+                    best = nd
+                else:
+                    push(heap, nd << bits | m)
+    if best == BIG:
+        return INF, [], seen
+    routes = []
+    x = b
+    while x != a:
+        r = via[x]
+        if work[r]:
+            routes.append(r)
+        x = ends[r] ^ x
+    return best, routes, seen
+
+
 def _route(work, a, b, best, via, prev) -> tuple[float, list[int]]:
     """The routes of the path found to b that still cost something, from b back to a."""
     if best == INF:

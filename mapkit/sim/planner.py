@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from mapkit.sim.basic_agents import Agent
 from mapkit.sim.engine import CLAIM, DRAW2, KEEP, KEEP_PHASE, SETUP
-from mapkit.sim.paths import INF, adjacency, cheapest_path, route_ends, untouched_path
+from mapkit.sim.paths import INF, adjacency, cheapest_path, cheapest_path_traced, route_ends, untouched_path
 from mapkit.sim.planner_moves import PlannerMoves
 
 
@@ -58,7 +58,6 @@ class PlannerAgent(PlannerMoves, Agent):
         self._plan_key = None
         self._plan = ([], 0)
         self._plan_claimed = -1  # view.claimed when the plan was last checked
-        self._plan_seen = None    # claims per seat when it was last checked: _plan_after_claims
         self._own = None          # this seat's route costs, kept up to date claim by claim: _own_costs
         # searches of the untouched board come from the tables (paths.untouched_path), as long as
         # a playstyle keeps this class's costs and search
@@ -270,9 +269,9 @@ class PlannerAgent(PlannerMoves, Agent):
         if self._plan_key == view.ticket_count:
             if claimed == self._plan_claimed:
                 return self._plan  # no route was claimed since it was checked: it stands as it was
-            routes = self._plan_after_claims(view)
+            routes = self.still_open(view, self._plan[0])
             if routes is not None:
-                if routes is not self._plan[0]:
+                if len(routes) != len(self._plan[0]):  # own claims shortened it (else it is the same)
                     lens = self.t.route_len
                     self._plan = (routes, sum([lens[r] for r in routes]))
                 self._plan_claimed = claimed
@@ -281,40 +280,7 @@ class PlannerAgent(PlannerMoves, Agent):
         self._plan = (routes, cost)
         self._plan_key = view.ticket_count
         self._plan_claimed = claimed
-        self._plan_seen = [len(view.claims_of(q)) for q in range(view.players)]
         return self._plan
-
-    def _plan_after_claims(self, view) -> list[int] | None:
-        """`still_open(view, planned)` of the current plan, from the claims made since it was last
-        checked rather than from every planned route: the plan was open then, and a claim changes
-        only its own route and its double's other track. The same list object when none of them
-        touched the plan (at 4 players others claim between most turns, rarely on the plan)."""
-        planned = self._plan[0]
-        seen = self._plan_seen
-        seat, partner = self.seat, self.t.route_partner
-        shared = view.shared_doubles
-        mine = None  # own claims of planned routes
-        for q in range(view.players):
-            claims = view.claims_of(q)
-            n = len(claims)
-            if n == seen[q]:
-                continue
-            for r in claims[seen[q]:]:
-                if r in planned:
-                    if q != seat:
-                        return None  # taken by another seat
-                    if mine is None:
-                        mine = set()
-                    mine.add(r)
-                x = partner[r]
-                # the other track of a planned route, claimed: closed to this seat when it is its
-                # own claim (one seat never holds both) or when only one track may be claimed
-                if x >= 0 and x in planned and (q == seat or not shared[x]):
-                    return None
-            seen[q] = n
-        if mine is None:
-            return planned
-        return [r for r in planned if r not in mine]
 
     # ------------------------------------------------------------ the clock
 
@@ -379,26 +345,39 @@ class PlannerAgent(PlannerMoves, Agent):
                 p *= (turns / need_turns) ** 2
             return p * pts * (1 + fail) - fail * pts - self.keep_train_cost * extra - 2
 
-        alone, paths = [], []
+        # the int search, traced: which stations each ticket's search expanded (see below)
+        traced = not memory and self._plain and not self._read_table(view)[0]
+        alone, paths, expanded = [], [], []
         for i in range(n):
             a, b = offer[i][0], offer[i][1]
-            c, rs = (0, []) if connected[i] else self._own_path(view, memory, costs, a, b, free)
+            seen = None
+            if connected[i]:
+                c, rs = 0, []
+            elif traced:
+                c, rs, seen = cheapest_path_traced(self.adj, costs, a, b, free, self._ends)
+            else:
+                c, rs = self._own_path(view, memory, costs, a, b, free)
             paths.append((c, rs))
+            expanded.append(seen)
             alone.append((value(i, rs, c), i))
         alone.sort(reverse=True)
         mask, kept = 0, 0
-        grown = False  # has a kept ticket added routes to `free` since the paths above?
+        grown = 0  # the stations of the routes kept tickets added to `free` since the paths above
+        ends_a, ends_b = self.t.route_a, self.t.route_b
         for _, i in alone:
             a, b = offer[i][0], offer[i][1]
-            if grown:
+            if grown and (expanded[i] is None or expanded[i] & grown):
                 c, rs = (0, []) if connected[i] else self._own_path(view, memory, costs, a, b, free)
             else:
-                c, rs = paths[i]  # the same search on the same costs: the same path
+                # the same search on the same costs, or on costs changed only at routes its search
+                # never read (neither end expanded: cheapest_path_traced): the same path
+                c, rs = paths[i]
             if kept < view.min_keep or value(i, rs, c) > self.keep_threshold:
                 mask |= 1 << i
                 kept += 1
                 if c != INF:
-                    grown = grown or bool(rs)
+                    for r in rs:
+                        grown |= 1 << ends_a[r] | 1 << ends_b[r]
                     free.update(rs)
                     cost += c
         return (KEEP, mask)
@@ -420,7 +399,7 @@ class PlannerAgent(PlannerMoves, Agent):
         claim = self.scoring_claim(view, legal)
         if claim is not None:
             return claim
-        if legal.draws():
+        if legal.draw_tuple():
             return self.draw(view, legal, self.wanted_colors(view, routes))
         return legal[0]
 
@@ -434,7 +413,7 @@ class PlannerAgent(PlannerMoves, Agent):
                 self.t.route_len[claim[1]] >= 3 or trains <= 6 or sum(view.hand) >= 8 or self._danger(view)):
             return claim
         longest = self._longest_open(self._costs(view), trains, 4)
-        return self.draw(view, legal, self.wanted_colors(view, longest)) if legal.draws() else (claim or legal[0])
+        return self.draw(view, legal, self.wanted_colors(view, longest)) if legal.draw_tuple() else (claim or legal[0])
 
     def _longest_open(self, costs, trains: int, n: int) -> list[int]:
         """The n longest routes that cost something and not too much (at most `trains`), longest
@@ -459,7 +438,7 @@ class PlannerAgent(PlannerMoves, Agent):
         claim = self.spend(view, legal, routes, cost) or self.block_claim(view, legal, routes, cost)
         if claim is not None:
             return claim
-        if legal.draws():
+        if legal.draw_tuple():
             return self.draw(view, legal, self.wanted_colors(view, routes))
         return self.scoring_claim(view, legal) or legal[0]
 

@@ -334,18 +334,21 @@ class PlannerMoves:
         """The card to draw for `need` (color -> cards missing): the face-up card of the most
         needed color, else blind. `target`, a color the caller wants first (the expert's next
         route), beats any other face-up color."""
-        draws = legal.draws()
+        draws = legal.draw_tuple()  # the turn's draws as listed (not a copy)
         if not need and target is None and draws and draws[-1][0] == BLIND:
             return draws[-1]  # no face-up card scores above 0 below: the blind draw, as there
         wild = self.t.wild
         fu = view.face_up
         best, key = None, None
+        wild_score = None
         for a in draws:
             if a[0] == FACE_UP:
                 c = fu[a[1]]
                 if c == wild:
                     # a face-up wild ends the draw: worth it only for a large need
-                    score = 2.5 if view.phase != DRAW2 and sum(need.values()) >= 4 else -1
+                    if wild_score is None:
+                        wild_score = 2.5 if view.phase != DRAW2 and sum(need.values()) >= 4 else -1
+                    score = wild_score
                 elif c == target:
                     score = 8
                 else:
