@@ -46,7 +46,8 @@ def route_ends(t) -> tuple:
 def cheapest_path(adj, costs: list, a: int, b: int, free, whole: bool = False, ends=None) -> tuple[float, list[int]]:
     """Dijkstra from a to b: (cost, the routes on the path that still cost something), with the
     routes in `free` costing nothing. INF and no routes when b cannot be reached. `whole`: every
-    cost is a whole number or INF (a planner's own costs), which allows the faster search.
+    cost is a whole number or INF (a planner's own costs), which allows the faster search; there
+    BIG may stand for INF (the same search, on ints only).
 
     The planners' hottest code, so it works on lists indexed by station (not dicts) and on one
     cost list with the free routes zeroed (not a set lookup per edge); the search, its ties and
@@ -120,7 +121,7 @@ def _search_whole(adj, work: list, a: int, b: int, ends) -> tuple[float, list[in
         if d > dist[x]:
             continue
         for m, r in adj[x]:
-            nd = d + work[r]  # INF (a float) for a closed route: never below dist[m], never queued
+            nd = d + work[r]  # INF or BIG for a closed route: never below dist[m], never queued
             if nd < dist[m] and nd < best:
                 dist[m] = nd
                 via[m] = r

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from mapkit.sim.basic_agents import Agent
 from mapkit.sim.engine import CLAIM, DRAW2, KEEP, KEEP_PHASE, SETUP
-from mapkit.sim.paths import INF, adjacency, cheapest_path, cheapest_path_traced, route_ends, untouched_path
+from mapkit.sim.paths import BIG, INF, adjacency, cheapest_path, cheapest_path_traced, route_ends, untouched_path
 from mapkit.sim.planner_moves import PlannerMoves
 
 
@@ -59,6 +59,7 @@ class PlannerAgent(PlannerMoves, Agent):
         self._plan = ([], 0)
         self._plan_claimed = -1  # view.claimed when the plan was last checked
         self._own = None          # this seat's route costs, kept up to date claim by claim: _own_costs
+        self._own_big = None      # the same with BIG for INF, what its own int searches read
         # searches of the untouched board come from the tables (paths.untouched_path), as long as
         # a playstyle keeps this class's costs and search
         cls = type(self)
@@ -103,9 +104,11 @@ class PlannerAgent(PlannerMoves, Agent):
         if own is None:
             costs = self._seat_costs(view, self.seat, self._mates(view))
             self._own = (costs, [len(view.claims_of(q)) for q in range(view.players)], claimed)
+            self._own_big = [BIG if c == INF else c for c in costs]
             return list(costs)
         costs, seen, at = own
         if claimed != at:
+            big = self._own_big
             owner, seat, mates = view.owner, self.seat, self._mates(view)
             t = self.t
             shared, partner, lens = view.shared_doubles, t.route_partner, t.route_len
@@ -125,6 +128,7 @@ class PlannerAgent(PlannerMoves, Agent):
                             y = partner[x]
                             c = INF if y >= 0 and owner[y] != -1 and (owner[y] == seat or not shared[x]) else lens[x]
                         costs[x] = c
+                        big[x] = BIG if c == INF else c
                 seen[q] = len(claims)
             self._own = (costs, seen, claimed)
         return list(costs)
@@ -224,8 +228,9 @@ class PlannerAgent(PlannerMoves, Agent):
         if memory:
             return untouched_path(self.t, self.adj, a, b, free)
         if self._plain and not self._read_table(view)[0]:
-            # this class's own costs, nothing added from others' tickets: lengths, 0 and INF only
-            return cheapest_path(self.adj, costs, a, b, free, whole=True, ends=self._ends)
+            # this class's own costs, nothing added from others' tickets: lengths, 0 and INF only,
+            # searched as the same costs with BIG for INF (`_own_big`: int sums, int comparisons)
+            return cheapest_path(self.adj, self._own_big, a, b, free, whole=True, ends=self._ends)
         return self._path(costs, a, b, free)
 
     def plan_for(self, view, tickets) -> tuple[list[int], float, int]:
@@ -289,15 +294,16 @@ class PlannerAgent(PlannerMoves, Agent):
         1.3 a turn (measured: 45 trains last 35-40 turns), then everyone has one more turn."""
         if view.final_round:
             return 1
-        return 1 + max(0, min(view.trains) - view.rules.end_trigger) / 1.3
+        return 1 + max(0, view.fewest_trains - view.rules.end_trigger) / 1.3
 
     def _danger(self, view) -> bool:
         """Could another seat start the final round with its next claim (it holds the cards to
         bring its trains to the trigger)? Then cards drawn now can be spent only once more."""
-        trig, trains = view.rules.end_trigger, view.trains
+        trig = view.rules.end_trigger
         cap = self.maxlen
-        if min(trains) - trig > cap:
+        if view.fewest_trains - trig > cap:
             return False  # no seat is within a claim of the trigger
+        trains = view.trains
         for q in range(view.players):
             # trains[q] - trig <= min(cap, its hand size), the hand counted only when it matters
             room = trains[q] - trig
@@ -319,9 +325,9 @@ class PlannerAgent(PlannerMoves, Agent):
         costs = self._costs(view)
         memory = self._memory(view)
         free = set(routes)
-        trains = view.trains[self.seat]
+        trains = view.own_trains
         turns = self._turns_left(view)
-        hand = sum(view.hand)
+        hand = view.hand_count
         fail = -view.rules.failed_ticket_factor
         # crowding: each route of a path may be taken by one of the others before this seat gets it
         survive = 1 - 0.012 * (view.players - 1)
@@ -354,7 +360,7 @@ class PlannerAgent(PlannerMoves, Agent):
             if connected[i]:
                 c, rs = 0, []
             elif traced:
-                c, rs, seen = cheapest_path_traced(self.adj, costs, a, b, free, self._ends)
+                c, rs, seen = cheapest_path_traced(self.adj, self._own_big, a, b, free, self._ends)
             else:
                 c, rs = self._own_path(view, memory, costs, a, b, free)
             paths.append((c, rs))
@@ -387,7 +393,7 @@ class PlannerAgent(PlannerMoves, Agent):
         for a new ticket, turns remain and nobody is about to end the game."""
         if view.final_round or not legal.tickets():
             return False
-        trains = view.trains[self.seat]
+        trains = view.own_trains
         return (cost <= self.ticket_plan_share * trains and trains - cost >= self.ticket_spare
                 and self._turns_left(view) >= self.ticket_turns and not self._danger(view))
 
@@ -407,10 +413,10 @@ class PlannerAgent(PlannerMoves, Agent):
         """Nothing planned: take tickets while there is time, else score points."""
         if self.wants_tickets(view, legal, 0):
             return legal.tickets()[0]
-        trains = view.trains[self.seat]
+        trains = view.own_trains
         claim = self.scoring_claim(view, legal)
         if claim is not None and claim[0] == CLAIM and (
-                self.t.route_len[claim[1]] >= 3 or trains <= 6 or sum(view.hand) >= 8 or self._danger(view)):
+                self.t.route_len[claim[1]] >= 3 or trains <= 6 or view.hand_count >= 8 or self._danger(view)):
             return claim
         longest = self._longest_open(self._costs(view), trains, 4)
         return self.draw(view, legal, self.wanted_colors(view, longest)) if legal.draw_tuple() else (claim or legal[0])

@@ -116,7 +116,7 @@ class PlannerMoves:
         `legal._claims_of`, route by route, for the shortest route of each color)?"""
         wild = self.t.wild
         hw = hand[wild]
-        trains = view.trains[self.seat]
+        trains = view.own_trains
         for c, L in reach:
             if L <= trains and L <= (max(hand[:wild]) if c == GRAY else hand[c]) + hw:
                 return True
@@ -170,7 +170,7 @@ class PlannerMoves:
 
     def _spare(self, view, routes) -> list:
         """The hand left after setting aside the cards the planned routes need."""
-        hand = list(view.hand)
+        hand = view.hand_list()
         t = self.t
         wild = t.wild
         for r in routes:
@@ -188,7 +188,7 @@ class PlannerMoves:
         t = self.t
         wild = t.wild
         spare = self._spare(view, routes)
-        room = view.trains[self.seat] - cost
+        room = view.own_trains - cost
         planned = set(routes)
         if not view.rules.double_either_color:
             return self._spare_claim_by_route(view, legal, spare, room, planned, min_points)
@@ -256,12 +256,12 @@ class PlannerMoves:
         - the plan cannot be finished: more trains than are left, or someone may end the game
           before its missing cards can be drawn and played — take the best scoring claim now;
         - the hand holds 6+ cards more than the plan needs — spend the spare ones off the plan."""
-        trains = view.trains[self.seat]
+        trains = view.own_trains
         if cost > trains:
             return self.scoring_claim(view, legal)
         if self._danger(view) and sum(self.wanted_colors(view, routes).values()) > self.give_up_missing:
             return self.scoring_claim(view, legal)
-        if trains <= self.hoard_trains and sum(view.hand) - cost >= self.hoard:
+        if trains <= self.hoard_trains and view.hand_count - cost >= self.hoard:
             # long routes only while trains are plenty: a short claim spends trains for few points
             return self.spare_claim(view, legal, routes, cost, 7 if trains - cost > 12 else 4)
         return None
@@ -270,7 +270,7 @@ class PlannerMoves:
         """Open tickets: a cheap claim (1-2 trains, spare cards, spare trains) that cuts an
         opponent's visible ticket off or forces a detour of 4+ trains on it."""
         needs = self._read_table(view)[1]
-        if not needs or view.trains[self.seat] - cost < 8:
+        if not needs or view.own_trains - cost < 8:
             return None
         t = self.t
         wild = t.wild
@@ -314,7 +314,7 @@ class PlannerMoves:
 
     def wanted_colors(self, view, routes) -> dict:
         """Cards still missing per color for the planned routes (gray: the most-held color)."""
-        hand = list(view.hand)
+        hand = view.hand_list()
         need = {}
         t = self.t
         colors, lens, wild = t.route_color, t.route_len, t.wild
@@ -371,7 +371,7 @@ class PlannerMoves:
         if not options:
             return None
         t = self.t
-        hand = sum(view.hand)
+        hand = view.hand_count
         ends = {}
         for a, b, pts, transit_pts in view.tickets:
             if not view.connected(a, b):

@@ -40,6 +40,25 @@ class SeatView:
         return tuple(map(self._s.ticket_pool.__getitem__, self._s.tickets[self.seat]))
 
     @property
+    def own_trains(self) -> int:
+        """trains[seat], without copying every seat's count (planners read it several times a turn)."""
+        return self._s.trains[self.seat]
+
+    @property
+    def hand_count(self) -> int:
+        """sum(hand), without copying the hand."""
+        return sum(self._s.hands[self.seat])
+
+    def hand_list(self) -> list[int]:
+        """The hand as a new list (a copy the caller may change)."""
+        return list(self._s.hands[self.seat])
+
+    @property
+    def fewest_trains(self) -> int:
+        """min(trains), without copying every seat's count."""
+        return min(self._s.trains)
+
+    @property
     def ticket_count(self) -> int:
         """len(tickets), without building them (planners check it every turn)."""
         return len(self._s.tickets[self.seat])
