@@ -13,7 +13,7 @@ from mapkit.resources import boards_dir
 from mapkit.sim import engine
 from mapkit.sim.agents import make_agent
 from mapkit.sim.legal import Legal
-from mapkit.sim.paths import INF, adjacency, cheapest_path, route_ends, untouched_path
+from mapkit.sim.paths import BIG, INF, adjacency, cheapest_path, cheapest_path_traced, route_ends, untouched_path
 from mapkit.sim.rules import rules_for_board
 from mapkit.sim.runner import game_seeds
 from mapkit.sim.tables import build_tables
@@ -333,3 +333,87 @@ def test_the_planners_quick_answers_are_the_plain_computations(board_id, preset,
     else:
         assert found["payable"] > 10
     assert all(found.values()), found  # each shortcut met positions where it answers something
+
+
+# ------------------------------------------------------------------ third round (docs/sim-speed.md)
+
+@pytest.mark.parametrize("board_id, preset, variants, players", CLAIM_SETUPS)
+def test_the_longest_cheapest_claims_are_the_cheapest_claims_of_the_greatest_length(board_id, preset, variants,
+                                                                                    players):
+    t, rules = setup(board_id, preset, variants)
+    rng = random.Random(17)
+    shorter = 0
+    for s, legal in positions(t, rules, players, 3):
+        routes = set(rng.sample(range(t.n_routes), rng.randrange(1, 16)))
+        every = Legal(s).cheapest_claims(routes)
+        top = max((t.route_len[a[1]] for a in every), default=0)
+        longest = legal.longest_cheapest_claims(routes)
+        assert longest == [a for a in every if t.route_len[a[1]] == top]
+        assert all(a in legal for a in longest)  # handed out: the referee knows them
+        shorter += len(longest) < len(every)
+    assert shorter > 5
+
+
+def test_a_search_changes_nothing_where_it_expanded_no_station():
+    """cheapest_path_traced's mask: costs changed only at routes with neither end expanded leave
+    the search's result as it was (what choose_keep relies on), costs changed at an expanded
+    station may change it; and BIG for INF is the same search."""
+    t, _ = setup("north-america")
+    adj, ends = adjacency(t), route_ends(t)
+    rng = random.Random(19)
+    n = t.n_stations
+    outside = inside_changed = 0
+    for trial in range(300):
+        costs = [rng.choice((0, INF)) if rng.random() < 0.3 else t.route_len[r] for r in range(t.n_routes)]
+        free = set(rng.sample(range(t.n_routes), rng.randrange(0, 6)))
+        a, b = rng.randrange(n), rng.randrange(n)
+        want = textbook_path(adj, costs, a, b, free)
+        big = [BIG if c == INF else c for c in costs]
+        assert cheapest_path(adj, big, a, b, free, whole=True, ends=ends) == want
+        c, routes, seen = cheapest_path_traced(adj, big, a, b, free, ends)
+        assert (c, routes) == want
+        away = [r for r in range(t.n_routes) if not (seen >> t.route_a[r] & 1 or seen >> t.route_b[r] & 1)]
+        near = [r for r in range(t.n_routes) if r not in away]
+        for pool in (away, near):
+            if not pool:
+                continue
+            changed = list(costs)
+            for r in rng.sample(pool, min(len(pool), 6)):
+                changed[r] = rng.choice((0, 1, INF))
+            got = textbook_path(adj, changed, a, b, free)
+            if pool is away:
+                assert got == want
+                outside += 1
+            else:
+                inside_changed += got != want
+    assert outside > 100 and inside_changed > 10  # the mask is what matters, not luck
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_choose_keep_reusing_searches_keeps_what_searching_again_keeps(players):
+    t, rules = setup("north-america")
+    keeps = reused = 0
+    for game_seed in game_seeds([3, players], 6):
+        s = engine.new_game(t, rules, players, game_seed)
+        agents = [make_agent("route-focus") for _ in range(players)]
+        for p, agent in enumerate(agents):
+            agent.reset(p, t, players, random.Random(p))
+        views = [SeatView(s, p) for p in range(players)]
+        while s.phase != engine.OVER:
+            p = s.current
+            agent, view = agents[p], views[p]
+            if s.phase == engine.KEEP_PHASE:
+                calls = []
+                search = agent._own_path
+                agent._own_path = lambda *args: calls.append(1) or search(*args)
+                fast = agent.choose_keep(view, Legal(s))
+                searched = len(calls)
+                agent._plain = False  # every search done again, the plain way (tuple queue)
+                assert agent.choose_keep(view, Legal(s)) == fast
+                agent._plain = True
+                del agent._own_path
+                keeps += 1
+                alone = sum(not view.connected(x[0], x[1]) for x in view.offer)  # searched first either way
+                reused += len(calls) - alone - searched  # searched again only the plain way
+            engine.apply(s, agent.act(view, Legal(s)))
+    assert keeps > 5 * players and reused > 0

@@ -68,25 +68,28 @@ def longest_trail(edges: list[tuple[int, int, int]], budget: int = DEFAULT_BUDGE
             best_bound = max(best_bound, bound)
             continue
         # a quick search settles the networks players build; dense ones get the T-join bounds
-        found, done = _search(adj, sorted(odd), bound, QUICK_BUDGET)
+        found, done = _search(adj, sorted(odd), bound, QUICK_BUDGET, len(edges))
         best = max(best, found)
         if not done:
             upper, lower = _tjoin_bounds(edges, comp_edges, odd, total)
             bound = min(bound, upper)
             best = max(best, lower)
             if best < bound:
-                found, done = _search(adj, sorted(odd), bound, budget)
+                found, done = _search(adj, sorted(odd), bound, budget, len(edges))
                 best = max(best, found)
                 exact = exact and done
         best_bound = max(best_bound, bound)
     return LongestPath(best, max(best_bound, best), exact or best == best_bound)
 
 
-def _search(adj, starts, bound, budget) -> tuple[int, bool]:
-    """DFS from each start; returns (best length, finished within budget or reached the bound)."""
+def _search(adj, starts, bound, budget, n_edges=None) -> tuple[int, bool]:
+    """DFS from each start; returns (best length, finished within budget or reached the bound).
+    `n_edges`: how many edges the network has (edges are numbered from 0), when the caller knows."""
     best = 0
     steps = 0
-    used = [False] * (1 + max(i for links in adj.values() for i, _, _ in links))  # by edge: on the trail
+    if n_edges is None:
+        n_edges = 1 + max(i for links in adj.values() for i, _, _ in links)
+    used = [False] * n_edges  # by edge: on the trail
 
     def dfs(node: int, length: int) -> bool:
         nonlocal best, steps
