@@ -7,7 +7,9 @@ seat's route costs are kept up to date claim by claim, the plan is not rechecked
 claimed, the untouched board's searches come from the tables, and its own searches use the int
 queue (`cheapest_path(..., whole=True)`). Second round (docs/sim-speed.md): the claims it rates
 are each route's fewest-wild payment where that is all the rating can tell apart, and a plan's
-claim is not listed when no wanted route fits the hand.
+claim is not listed when no wanted route fits the hand. Third round: the plan object is kept while
+it stays whole, its own searches read int costs (BIG for INF), and choosing tickets reuses a
+ticket's search when the routes kept since touch no station that search expanded.
 """
 
 from __future__ import annotations
