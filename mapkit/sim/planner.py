@@ -18,9 +18,10 @@ from mapkit.sim.basic_agents import Agent
 from mapkit.sim.engine import CLAIM, DRAW2, KEEP, KEEP_PHASE, SETUP
 from mapkit.sim.paths import BIG, INF, adjacency, cheapest_path, cheapest_path_traced, route_ends, untouched_path
 from mapkit.sim.planner_moves import PlannerMoves
+from mapkit.sim.planner_turn import FusedTurn, fused_ok
 
 
-class PlannerAgent(PlannerMoves, Agent):
+class PlannerAgent(FusedTurn, PlannerMoves, Agent):
     """Shared machinery: plan ticket connections, pay for routes, draw for colors.
 
     Habits every planner shares (issue 8, "players a designer would recognize"):
@@ -74,6 +75,10 @@ class PlannerAgent(PlannerMoves, Agent):
         self._station_list = None
         self._by_length = None   # routes, longest first (ties in route order): _longest_open
         self._want = (None, None, None, None)  # plan_claim's routes, the colors they keep, their reach, per plan
+        # the turn in one pass (planner_turn.py) for a class that keeps every step it writes out;
+        # `PlannerAgent.act` stays the step-by-step turn (and the reference it is tested against)
+        if fused_ok(cls, PlannerAgent):
+            self.act = self._fused_act
 
     # ------------------------------------------------------------ planning
 

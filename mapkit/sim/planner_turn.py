@@ -1,0 +1,179 @@
+"""The plain planner's turn in one pass (issue 9 item 18, fourth round, docs/sim-speed.md).
+
+`PlannerAgent.act` is a dozen overridable steps (plan, plan_claim, spend, block_claim, draw,
+wanted_colors, ...), each reading the view again; at 4 players their Python calls were most of a
+turn. `FusedTurn._fused_act` makes the same decision reading the state once: the plan's fast case,
+the plan's claim, spending and drawing written out in one function. A seat uses it only when its
+class overrides none of the steps it writes out (`fused_ok`, checked once at reset), so a
+playstyle that changes a step keeps the step-by-step turn. Anything off the common turn (choosing
+tickets, the final turn, no plan, a replan, open tickets, transit) calls the steps themselves.
+tests/test_sim_speed.py plays games comparing it with `PlannerAgent.act` turn by turn.
+"""
+
+from __future__ import annotations
+
+from mapkit.sim.engine import BLIND, DRAW2, FACE_UP, KEEP_PHASE, SETUP
+from mapkit.sim.tables import GRAY
+
+# the steps `_fused_act` writes out: a class overriding any of them plays the step-by-step turn
+FUSED_STEPS = ("act", "plan", "plan_claim", "best_claim", "_claim_key", "_keep_colors", "_reach",
+               "_may_pay", "_read_table", "transit_move", "wants_tickets", "spend_or_draw", "spend",
+               "block_claim", "draw", "wanted_colors", "_danger")
+
+
+def fused_ok(cls, base) -> bool:
+    """Does `cls` keep every step of `base` the fused turn writes out?"""
+    return all(getattr(cls, m) is getattr(base, m) for m in FUSED_STEPS)
+
+
+class FusedTurn:
+    """A mixin of `planner.PlannerAgent`: its turn in one pass (see the module docstring)."""
+
+    def _fused_act(self, view, legal):
+        s = view._s
+        phase = s.phase
+        if phase == SETUP or phase == KEEP_PHASE:
+            return self.choose_keep(view, legal)
+        seat = self.seat
+        # plan(): its first case written out (no ticket taken, no route claimed since the check)
+        if self._plan_key == len(s.tickets[seat]) and s.claimed == self._plan_claimed:
+            routes, cost = self._plan
+        else:
+            routes, cost = self.plan(view)
+        rules = s.rules
+        if phase != DRAW2:
+            if s.final_turns_left is not None:
+                return self.last_turn(view, legal, routes)
+            if not routes:
+                return self.transit_move(view, legal) or self.fallback(view, legal)
+            if rules.open_tickets or rules.team_open_hands or rules.transit or rules.double_either_color:
+                return self.act_steps(view, legal, routes, cost)
+            # plan_claim (no visible needs: open tickets are handled above)
+            t = self.t
+            hand = s.hands[seat]
+            trains = s.trains[seat]
+            held = self._want
+            if held[0] == routes:
+                want, keep, reach = held[1], held[2], held[3]
+            else:
+                want = set(routes)
+                partner = t.route_partner
+                for r in routes:
+                    q = partner[r]
+                    if q >= 0:
+                        want.add(q)
+                keep = self._keep_colors(routes)
+                reach = self._reach(view, want)
+                self._want = (routes, want, keep, reach)
+            # _may_pay (reach is not None: double_either_color is handled above)
+            wild = t.wild
+            hw = hand[wild]
+            most = None
+            for c, L in reach:
+                if L <= trains:
+                    if c == GRAY:
+                        if most is None:
+                            most = max(hand[:wild])
+                        h = most
+                    else:
+                        h = hand[c]
+                    if L <= h + hw:
+                        claim = self.best_claim(legal, want, keep, hand)
+                        if claim is not None:
+                            return claim
+                        break
+            if self.hunger and self.wants_tickets(view, legal, cost):
+                return legal.tickets()[0]
+            # spend (block_claim needs open tickets: none here)
+            need = None
+            if cost > trains:
+                claim = self.scoring_claim(view, legal)
+                if claim is not None:
+                    return claim
+            else:
+                spend = None
+                # _danger
+                trig = rules.end_trigger
+                cap = self.maxlen
+                strains = s.trains
+                danger = False
+                if min(strains) - trig <= cap:
+                    hands = s.hands
+                    for q in range(s.players):
+                        room = strains[q] - trig
+                        if q != seat and room <= cap and room <= sum(hands[q]):
+                            danger = True
+                            break
+                if danger:
+                    need = self._need(hand, routes)
+                    if sum(need.values()) > self.give_up_missing:
+                        spend = self.scoring_claim(view, legal)
+                        if spend is not None:
+                            return spend
+                        spend = False
+                if spend is None and trains <= self.hoard_trains and sum(hand) - cost >= self.hoard:
+                    claim = self.spare_claim(view, legal, routes, cost, 7 if trains - cost > 12 else 4)
+                    if claim is not None:
+                        return claim
+            draws = legal.draw_tuple()
+            if draws:
+                return self._draw_for(s, draws, self._need(hand, routes) if need is None else need, phase)
+            return self.scoring_claim(view, legal) or legal[0]
+        draws = legal.draw_tuple()
+        return self._draw_for(s, draws, self._need(s.hands[seat], routes), phase) if draws else self.draw(view, legal, {})
+
+    def act_steps(self, view, legal, routes, cost):
+        """The rest of `PlannerAgent.act`'s turn with a plan, step by step (open tickets, transit)."""
+        claim = self.plan_claim(view, legal, routes)
+        if claim is not None:
+            return claim
+        station = self.transit_move(view, legal)
+        if station is not None:
+            return station
+        if self.hunger and self.wants_tickets(view, legal, cost):
+            return legal.tickets()[0]
+        return self.spend_or_draw(view, legal, routes, cost)
+
+    def _need(self, hand, routes) -> dict:
+        """`wanted_colors` on the seat's hand (a list, not changed)."""
+        hand = list(hand)
+        need = {}
+        t = self.t
+        colors, lens, wild = t.route_color, t.route_len, t.wild
+        for r in routes:
+            c = colors[r]
+            if c == GRAY:
+                c = hand.index(max(hand[:wild]))
+            h, L = hand[c], lens[r]
+            if L > h:
+                need[c] = need.get(c, 0) + L - h
+                hand[c] = 0
+            else:
+                hand[c] = h - L
+        return need
+
+    def _draw_for(self, s, draws, need, phase):
+        """`draw(view, legal, need)` on the turn's non-empty draws."""
+        if not need and draws[-1][0] == BLIND:
+            return draws[-1]
+        wild = self.t.wild
+        fu = s.face_up
+        best, key = None, None
+        wild_score = None
+        for a in draws:
+            if a[0] == FACE_UP:
+                c = fu[a[1]]
+                if c == wild:
+                    if wild_score is None:
+                        wild_score = 2.5 if phase != DRAW2 and sum(need.values()) >= 4 else -1
+                    score = wild_score
+                else:
+                    n = need.get(c, 0)
+                    score = n and 3 + (n if n < 3 else 3)
+                if key is None or score > key:
+                    best, key = a, score
+        if best is not None and key > 0:
+            return best
+        if draws[-1][0] == BLIND:
+            return draws[-1]
+        return best
