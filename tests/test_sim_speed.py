@@ -417,3 +417,56 @@ def test_choose_keep_reusing_searches_keeps_what_searching_again_keeps(players):
                 reused += len(calls) - alone - searched  # searched again only the plain way
             engine.apply(s, agent.act(view, Legal(s)))
     assert keeps > 5 * players and reused > 0
+
+
+FUSED_SETUPS = [("north-america", None, (), 2), ("north-america", None, (), 3), ("north-america", None, (), 4),
+                ("north-america", None, ("open-tickets",), 4), ("portland", None, ("friendly-protection",), 4),
+                ("seattle", "transit", (), 2)]
+
+
+@pytest.mark.parametrize("board_id, preset, variants, players", FUSED_SETUPS)
+def test_the_planners_turn_in_one_pass_decides_as_its_steps_do(board_id, preset, variants, players):
+    """planner_turn.py's one-pass turn against `PlannerAgent.act`, the step-by-step turn it
+    writes out: two copies of each seat, seeded alike, see every position of the same games (of
+    route-focus and ticket-hungry seats) and must answer with the same action, turn by turn."""
+    from mapkit.sim.planner import PlannerAgent
+    t, rules = setup(board_id, preset, variants)
+    names = ["route-focus", "ticket-hungry"] * 2
+    turns = {"fused": 0, "draw2": 0, "claims": 0}
+    for g, game_seed in enumerate(game_seeds([21, players], 5)):
+        s = engine.new_game(t, rules, players, game_seed)
+        pairs = []
+        for p in range(players):
+            one, two = make_agent(names[(p + g) % 2]), make_agent(names[(p + g) % 2])
+            one.reset(p, t, players, random.Random(p))
+            two.reset(p, t, players, random.Random(p))
+            assert one.act.__func__ is PlannerAgent._fused_act  # these classes take the one pass
+            pairs.append((one, two))
+        views = [SeatView(s, p) for p in range(players)]
+        while s.phase != engine.OVER:
+            p = s.current
+            one, two = pairs[p]
+            a = one.act(views[p], Legal(s))
+            assert PlannerAgent.act(two, views[p], Legal(s)) == a, (game_seed, s.turn)
+            if s.phase in (engine.TURN, engine.DRAW2):
+                turns["fused"] += 1
+                turns["draw2"] += s.phase == engine.DRAW2
+                turns["claims"] += a[0] == engine.CLAIM
+            engine.apply(s, a)
+    assert turns["draw2"] > 50 and turns["claims"] > 50, turns
+
+
+def test_a_playstyle_changing_a_step_keeps_the_step_by_step_turn():
+    """A class overriding any step the one pass writes out plays `act` step by step."""
+    from mapkit.sim.planner import PlannerAgent
+    from mapkit.sim.planner_turn import FUSED_STEPS
+    t, rules = setup("north-america")
+    for step in FUSED_STEPS:
+        cls = type("Changed", (PlannerAgent,), {step: lambda self, *args, **kwargs: None})
+        agent = cls()
+        agent.reset(0, t, 2, random.Random(0))
+        assert "act" not in agent.__dict__, step
+    for name in ("long-route", "one-step", "expert"):
+        agent = make_agent(name)
+        agent.reset(0, t, 2, random.Random(0))
+        assert "act" not in agent.__dict__, name
