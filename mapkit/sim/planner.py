@@ -9,7 +9,8 @@ queue (`cheapest_path(..., whole=True)`). Second round (docs/sim-speed.md): the 
 are each route's fewest-wild payment where that is all the rating can tell apart, and a plan's
 claim is not listed when no wanted route fits the hand. Third round: the plan object is kept while
 it stays whole, its own searches read int costs (BIG for INF), and choosing tickets reuses a
-ticket's search when the routes kept since touch no station that search expanded.
+ticket's search when the routes kept since touch no station that search expanded. Fourth round:
+a class that keeps the steps of `act` plays the turn in one pass (planner_turn.py).
 """
 
 from __future__ import annotations
