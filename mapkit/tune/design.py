@@ -156,3 +156,10 @@ def decide(m_before: dict, m_after: dict, changes: list, aims: Aims, rows: int, 
     if not low > 0:
         return False, "no improvement beyond the interval", rows_out, target
     return True, "improved", rows_out, target
+
+
+def undecided(per_aim: dict, target: dict) -> bool:
+    """A change not kept whose interval straddles: its target improved on the data (the bound is
+    what fell short) and no aim grew by its margin or more on the data (only its bound did). More
+    paired games may decide it either way; anything else is a decided no."""
+    return target["change"] > 0 and all(v["change"] > -v["margin"] for v in per_aim.values())
