@@ -277,10 +277,12 @@ def tune(data: dict, source: str, aims: Aims, counts: list, panel: list, *, allo
             cands = []
             for g in groups:
                 nd = apply_edits(data, [e for c in g for e in c.edits])
-                nb, problem = board_of(nd, source)
+                found = [c.problem for c in g if c.problem]
+                nb, problem = (None, found[0]) if found else board_of(nd, source)
                 if nb is None:
                     tried.add(gkey(g))
-                    steps.append(Step(g, 0, False, f"the changed board would not validate: {problem}", {}, {},
+                    steps.append(Step(g, 0, False, problem if found else
+                                      f"the changed board would not validate: {problem}", {}, {},
                                       round=rnd, stage="invalid"))
                 else:
                     cands.append((g, nd, version(nd, nb)))
