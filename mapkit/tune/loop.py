@@ -3,6 +3,10 @@ only what is proven to help and shown to harm no aim beyond its margin.
 
     the board's evidence (the panel's games: the screening block and a first confirmation block)
     repeat (a round):
+        if a change is undecided (pending): a sequential look instead: the board and the change
+            play the next confirmation block (the same tables' next games), the change is tested
+            on every block so far at the share of alpha of this look's games; kept, decided no,
+            or still undecided (extended again while the budget has room)
         propose changes from the current board's latest evidence (propose.py): every kind allowed,
             single tickets and every flagged ticket repriced together, replacements, card moves,
             doubles
@@ -11,9 +15,15 @@ only what is proven to help and shown to harm no aim beyond its margin.
         confirm: play the board and the best CONFIRM changes on a fresh confirmation block (the
             next games of every table, common random numbers between them), best first; keep the
             first whose target's miss shrinks and whose every aim's miss grows by less than its
-            margin, at this confirmation's share of alpha (design.decide, design.Spending)
-    until every subject of every aim is in its band, nothing untried is left, or the budget of
-    games is spent (a round that would pass it is cut to what fits, or not started).
+            margin, at this confirmation's share of alpha (design.decide, design.Spending); the
+            first undecided one (design.undecided) ends the round and is extended next. A change
+            of several tickets is not judged at screening (its sign there is noise): the largest
+            untried one is confirmed first
+        every board version plays with the coupled train-card shuffle (mapkit/sim/shuffle.py),
+            so a card change's games stay paired
+    until every subject of every aim is in its band, nothing untried is left (and no change is
+    undecided), or the budget of games is spent (a round that would pass it is cut to what fits,
+    or not started).
 
 Fresh confirmation games every round: the proposals read the data of earlier rounds, the test
 reads new games, so the test is not biased by the choice (a ticket picked because it looked
