@@ -65,12 +65,13 @@ def test_a_changed_deck_is_dealt_the_same_cards_but_where_it_changed():
 
 
 def test_paired_games_correlate_more_with_the_coupled_shuffle():
-    """The first seat's score, game by game, before and after a card change (two route-focus
-    seats, 100 games): the correlation rises with the coupled shuffle (measured: wes 0.72 -> 0.83,
-    blue 0.34 -> 0.77, red +1 0.56 -> 0.86)."""
+    """The first seat's score, game by game, before and after a card more (two route-focus
+    seats, 100 games): the correlation rises with the coupled shuffle (measured: 0.56 -> 0.86;
+    and for the moves, not played here to save time: wes from frequent 0.72 -> 0.83, blue from
+    fx 0.34 -> 0.77)."""
     before = _board({})
     seeds = game_seeds([5, 2], 100)
-    for name in ("blue +1 from fx", "red +1"):
+    for name in ("red +1",):
         after = _board(CHANGES[name])
         corr = {}
         for mode, wrap in (("default", lambda r: r), ("coupled", coupled)):
