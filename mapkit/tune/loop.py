@@ -278,6 +278,15 @@ def tune(data: dict, source: str, aims: Aims, counts: list, panel: list, *, allo
                 stop = "nothing more to try"
                 break
             rnd += 1
+            # a proposal known not to fit (a second track over another route) is logged, not
+            # screened: it takes no slot of the round
+            for g in [g for g in groups if any(c.problem for c in g)]:
+                tried.add(gkey(g))
+                steps.append(Step(g, 0, False, next(c.problem for c in g if c.problem), {}, {}, round=rnd,
+                                  stage="invalid"))
+            groups = [g for g in groups if not any(c.problem for c in g)]
+            if not groups:
+                continue
             # what this round can afford: its screening and at least the board and one change confirmed
             room = limit - total() - 2 * m_cost
             groups = groups[:max(0, min(MAX_SCREENED, room // s_cost))]
@@ -287,12 +296,10 @@ def tune(data: dict, source: str, aims: Aims, counts: list, panel: list, *, allo
             cands = []
             for g in groups:
                 nd = apply_edits(data, [e for c in g for e in c.edits])
-                found = [c.problem for c in g if c.problem]
-                nb, problem = (None, found[0]) if found else board_of(nd, source)
+                nb, problem = board_of(nd, source)
                 if nb is None:
                     tried.add(gkey(g))
-                    steps.append(Step(g, 0, False, problem if found else
-                                      f"the changed board would not validate: {problem}", {}, {},
+                    steps.append(Step(g, 0, False, f"the changed board would not validate: {problem}", {}, {},
                                       round=rnd, stage="invalid"))
                 else:
                     cands.append((g, nd, version(nd, nb)))
