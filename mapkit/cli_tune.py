@@ -81,9 +81,11 @@ def tune(board, out_file, write, aim_opts, change, budget, step_games, screen_ga
     """Tune a board's tickets, train cards and doubles toward stated aims, proving every change.
 
     Each round proposes changes from the agent panel's evidence, screens them on a few seeded
-    games, confirms the best on fresh ones (the same seeds before and after) and keeps a change
-    only when its aim improves and no aim grows beyond its non-inferiority margin (--margin), with
-    alpha spent in proportion to games so the whole run's error stays at 5 %. Repeats until every
+    games, confirms the best on fresh ones (the same seeds before and after, the train cards
+    shuffled so that a card change keeps the games paired) and keeps a change only when its aim
+    improves and no aim grows beyond its non-inferiority margin (--margin); an undecided change
+    is extended on the next games of the same seeds. Alpha is spent in proportion to games, so
+    the whole run's error stays at 5 %. Repeats until every
     aim is met, nothing more helps or --budget games (the tuned board's report included) are
     spent. Prints the change log; --out writes the tuned board to a new file, --write changes the
     board file in place (only the changed fields). The same seed gives the same result whatever

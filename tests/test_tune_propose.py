@@ -10,15 +10,16 @@ from mapkit.sim.tables import build_tables
 from mapkit.tune.aims import read_aims
 from mapkit.tune.evidence import analyse, gather, weights
 from mapkit.tune.loop import board_of
-from mapkit.tune.propose import apply_edits, propose
+from mapkit.tune.propose import apply_edits, geometry_findings, propose
 from mapkit.tune.writeback import Patches
 
 PORTLAND = Path(__file__).parent.parent / "boards" / "portland.json"
+SEATTLE = PORTLAND.with_name("seattle.json")
 
 
-def _proposals(aim_opts, allowed, counts):
-    data = json.loads(PORTLAND.read_text())
-    board, problem = board_of(data, "portland")
+def _proposals(aim_opts, allowed, counts, path=PORTLAND):
+    data = json.loads(path.read_text())
+    board, problem = board_of(data, path.stem)
     assert board is not None, problem
     rules = rules_for_board(board)
     t = build_tables(board)
@@ -65,3 +66,18 @@ def test_double_changes_add_or_remove_a_second_track_only():
         else:
             assert new_routes[:len(old_routes)] == old_routes and len(new_routes) == len(old_routes) + 1
             assert new["routes"][-1]["color"] == "gray"
+
+
+def test_a_second_track_that_would_overlap_is_dropped_with_the_finding():
+    """Seattle at 4 players, the first seat's edge aimed at 0: the most claimed single route's
+    second track (bellevue-south-kirkland, measured) would lay spaces over bellevue-kirkland, so it
+    is proposed only as a logged refusal naming the overlap, and the next most claimed route whose
+    track fits is proposed instead; the one proposed adds no geometry finding the board had not."""
+    data, changes = _proposals(("seat-edge=0",), ("doubles",), [4], SEATTLE)
+    adds = [c for c in changes if c.kind == "double-add"]
+    assert adds and not adds[-1].problem and all(c.problem for c in adds[:-1])
+    assert len(adds) >= 2, "this board's most claimed single route cannot take a second track"
+    assert "overlap" in adds[0].problem and adds[0].subject in adds[0].problem
+    before = geometry_findings(board_of(data, "seattle")[0])
+    new, _ = board_of(apply_edits(data, adds[-1].edits), "seattle")
+    assert new is not None and geometry_findings(new) <= before

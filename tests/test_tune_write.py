@@ -9,7 +9,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from test_tune_loop import small_board, spoiled  # noqa: E402
+from test_tune_loop import small_board  # noqa: E402
 
 from mapkit.errors import MapkitError, UsageError  # noqa: E402
 from mapkit.tune.aims import band, read_aims  # noqa: E402
@@ -17,6 +17,16 @@ from mapkit.tune.propose import apply_edits  # noqa: E402
 from mapkit.tune.writeback import DELETE, Patches  # noqa: E402
 
 TINY = Path(__file__).parent / "fixtures" / "tiny.json"
+
+
+def one_spoiled() -> dict:
+    """The small board with one ticket's points halved: a single repricing fixes it (measured:
+    undecided on the first 102 paired games, kept on its second look; the four-ticket spoiling
+    of test_tune_loop needs three looks of 198, more games than a write-back test should play)."""
+    d = small_board()
+    t = d["ticket_decks"]["standard"][9]
+    t["points"] = max(1, t["points"] // 2)
+    return d
 
 
 # ---------------------------------------------------------------------------- aims
@@ -91,13 +101,13 @@ def test_patches_move_only_the_changed_fields_and_follow_removed_routes(tmp_path
 
 def test_tune_out_writes_a_new_file_and_leaves_the_input(tmp_path, cli):
     board = tmp_path / "grid.json"
-    text = json.dumps(spoiled(small_board()), indent=2) + "\n"
+    text = json.dumps(one_spoiled(), indent=2) + "\n"
     text = text.replace("\n", "\r\n")  # the designer's CRLF file
     board.write_bytes(text.encode())
     board.chmod(0o640)
     out = tmp_path / "tuned.json"
     r = cli("tune", board, "--players", "2", "--agents", "route-focus,ticket-hungry", "--change", "tickets",
-            "--budget", "700", "--step-games", "200", "--no-report", "--out", out, "--format", "json")
+            "--budget", "560", "--step-games", "100", "--no-report", "--out", out, "--format", "json")
     assert r.exit_code == 0, r.output
     assert board.read_bytes() == text.encode()          # never changed without --write
     log = json.loads(r.output)
@@ -121,7 +131,7 @@ def test_tune_out_writes_a_new_file_and_leaves_the_input(tmp_path, cli):
 
 def test_tune_write_changes_the_file_in_place_and_refuses_out_as_input(tmp_path, cli):
     board = tmp_path / "grid.json"
-    board.write_text(json.dumps(spoiled(small_board()), indent=1))
+    board.write_text(json.dumps(one_spoiled(), indent=1))
     before = board.read_text()
     r = cli("tune", board, "--out", board, "--no-report", "--budget", "100")
     assert r.exit_code == 2 and "would overwrite the input" in r.output
@@ -129,7 +139,7 @@ def test_tune_write_changes_the_file_in_place_and_refuses_out_as_input(tmp_path,
     r = cli("tune", board, "--out", tmp_path / "x.json", "--write")
     assert r.exit_code == 2 and "not both" in r.output
     r = cli("tune", board, "--players", "2", "--agents", "route-focus,ticket-hungry", "--change", "tickets",
-            "--budget", "700", "--step-games", "200", "--no-report", "--write")
+            "--budget", "560", "--step-games", "100", "--no-report", "--write")
     assert r.exit_code == 0, r.output
     after = board.read_text()
     assert after != before and json.loads(after)["stations"] == json.loads(before)["stations"]

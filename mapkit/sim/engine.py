@@ -101,7 +101,11 @@ def new_game(t: Tables, rules: RuleSet, players: int, seed: int) -> State:
     s.t, s.rules, s.players = t, rules, players
     s.rng = random.Random(seed)
     s.deck = list(t.deck)
-    s.rng.shuffle(s.deck)
+    coupled = getattr(rules, "card_shuffle", None)   # mapkit/sim/shuffle.py: tune's paired games only
+    if coupled is None:
+        s.rng.shuffle(s.deck)
+    else:
+        coupled(s, seed)
     s.discard = []
     ncards = t.wild + 1
     s.hands = [[0] * ncards for _ in range(players)]
@@ -183,7 +187,11 @@ def _draw(s: State):
             return None
         s.deck = s.discard
         s.discard = []
-        s.rng.shuffle(s.deck)
+        coupled = getattr(s.rules, "card_shuffle", None)
+        if coupled is None:
+            s.rng.shuffle(s.deck)
+        else:
+            coupled(s, None)
     return s.deck.pop()
 
 

@@ -87,7 +87,8 @@ def format_text(result, aims: Aims, board_id: str, files: dict | None = None) ->
         lines += _step_lines(k, st)
     rejected = [st for st in result.steps if not st.kept]
     confirmed = [st for st in rejected if st.stage == "confirmed"]
-    lines += ["", f"confirmed but not kept: {len(confirmed)}; dropped at screening: "
+    lines += ["", f"confirmed but not kept: {len(confirmed)} (looks of sequential extensions: "
+              f"{sum(1 for st in result.steps if st.stage == 'extended')}); dropped at screening: "
               f"{sum(1 for st in rejected if st.stage == 'screened')}; invalid: "
               f"{sum(1 for st in rejected if st.stage == 'invalid')}"]
     for st in rejected:
@@ -108,8 +109,10 @@ def _step_lines(k: int, st) -> list:
         out.append(f"   - {c.kind}: {c.subject} {c.before} -> {c.after} (aim {c.aim})")
         out.append(f"     why: {c.why}")
     t = st.target
+    look = f", at look {st.look} of its sequential extension" if st.look > 1 else ""
+    sz = f"; screening z {st.screen_z:+.2f}" if st.screen_z is not None and abs(st.screen_z) < 1e9 else ""
     out.append(f"     its subjects' miss shrank by {t['change']:.3f} (one-sided bound {t['low']:+.3f} at level "
-               f"{t['level']:.2g}, z {t['z']:.2f}) over {st.games} paired games; screening z {st.screen_z:+.2f}"
+               f"{t['level']:.2g}, z {t['z']:.2f}) on {st.paired_games} games per board{look}{sz}"
                f" (games by stage in the log's totals)")
     before = {(f["aim"], f["subject"], f["players"]): f for f in st.figures if f["when"] == "before"}
     after = {(f["aim"], f["subject"], f["players"]): f for f in st.figures if f["when"] == "after"}

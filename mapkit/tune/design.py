@@ -31,11 +31,21 @@ target and the aims within a confirmation.
 Alpha spending across the run: confirmation k, playing g_k games, is given alpha_k =
 alpha * g_k / B, B the games the run may spend on confirmations (--budget less the baseline and
 the tuned board's report). The confirmations together play at most B games, so the alphas sum to
-at most alpha, and by the union bound the chance that any kept change is a false improvement, or
-hides a harm beyond a margin, is at most alpha over the whole run. (Caveat, stated in docs/tune.md:
-the confirmation block is the same games every round, so a later round's choice depends on the
-earlier decisions' data; the bound is the union bound over the tests made, not an exact
-guarantee for adaptive re-use.)
+at most alpha, and by the union bound the chance that any kept change is a false improvement is
+at most alpha over the whole run. (The harm bounds are at one-sided HARM_ALPHA over the aims per
+kept change, not spent over the run.)
+
+Sequential looks: a change whose interval straddles (`undecided`: its target improved on the data
+and no aim grew by its margin on the data; only the bounds fell short) is extended: the board and
+the change play the next confirmation block (the same tables' next games: the same seeds
+continue) and the change is tested again on all its blocks. Look j is one more test in the sum
+above, at alpha * g_j / B with g_j the games the look newly played: a Bonferroni split over the
+looks (a linear alpha-spending function). P(some look keeps a false improvement) <= sum over the
+looks of P(its statistic passes its bound) <= sum of alpha_j <= alpha: the looks share data, but
+the union bound needs no independence, and deciding to look again changes whether a look is made,
+not what its statistic is. Every look's games are inside B, so any number of extensions keeps
+the run at alpha. A round's first look reads a block no proposal was read from; a later look
+re-reads only its own earlier blocks.
 """
 
 from __future__ import annotations
@@ -156,3 +166,10 @@ def decide(m_before: dict, m_after: dict, changes: list, aims: Aims, rows: int, 
     if not low > 0:
         return False, "no improvement beyond the interval", rows_out, target
     return True, "improved", rows_out, target
+
+
+def undecided(per_aim: dict, target: dict) -> bool:
+    """A change not kept whose interval straddles: its target improved on the data (the bound is
+    what fell short) and no aim grew by its margin or more on the data (only its bound did). More
+    paired games may decide it either way; anything else is a decided no."""
+    return target["change"] > 0 and all(v["change"] > -v["margin"] for v in per_aim.values())

@@ -15,7 +15,7 @@ the wild cards spent on them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -185,6 +185,19 @@ def gather_many(versions: list, counts: list, panel: list, games: int, seed: int
                             counts=list(counts), panel=list(panel),
                             games_by_count={n: int((players == n).sum()) for n in counts}, **cat))
     return out
+
+
+GAME_ARRAYS = ("players", "s0", "held", "done", "hwin", "offered", "kept", "claimed", "claims", "wilds")
+
+
+def concat(evs: list) -> Evidence:
+    """Several blocks of one board version's games as one evidence, blocks in the order given (a
+    sequential look reads every block so far; the two boards' blocks line up game for game)."""
+    if len(evs) == 1:
+        return evs[0]
+    first = evs[0]
+    return replace(first, **{k: np.concatenate([getattr(e, k) for e in evs]) for k in GAME_ARRAYS},
+                   games_by_count={n: sum(e.games_by_count.get(n, 0) for e in evs) for n in first.counts})
 
 
 # ---------------------------------------------------------------------------- the figures

@@ -34,6 +34,7 @@ from mapkit.tune.evidence import MET, MISSED, Evidence, Subject
 
 KINDS = ("tickets", "cards", "doubles")
 RARELY_KEPT = 0.20
+DOUBLE_TRIES = 5     # single routes looked at for a second track, most claimed first
 
 
 @dataclass
@@ -48,6 +49,7 @@ class Change:
     targets: frozenset = frozenset()             # (aim, subject) keys whose miss must shrink, before
     targets_after: frozenset = frozenset()       # ... and their names on the changed board
     to_line: bool = False                        # a ticket brought to the deck's points line
+    problem: str = ""                            # why it cannot be tried (logged, never played)
 
     @property
     def key(self) -> tuple:
@@ -343,8 +345,12 @@ def propose_doubles(ev: Evidence, subjects: list[Subject], aims: Aims, data: dic
         mask = ev.players == n
         share = ev.claimed[mask].mean(axis=0)
         singles = [r for r in range(t.n_routes) if t.route_partner[r] < 0 and "bonus" not in routes[r]]
-        if singles:
-            r = max(singles, key=lambda x: (share[x], -x))
+        es = [s for s in edge if s.players == n]
+        targets = frozenset(("seat-edge", ("first seat", s.players)) for s in edge)
+        base_problems = None
+        # the most claimed single route whose second track fits the drawing: one that would
+        # overlap or cross something is logged as dropped and the next most claimed is looked at
+        for r in sorted(singles, key=lambda x: (-share[x], x))[:DOUBLE_TRIES]:
             raw = routes[r]
             group = _group_name(raw, {x.get("double") for x in routes})
             new = {"from": raw["from"], "to": raw["to"], "color": "gray", "length": raw["length"], "double": group}
@@ -352,15 +358,57 @@ def propose_doubles(ev: Evidence, subjects: list[Subject], aims: Aims, data: dic
                 if k in raw:
                     new[k] = copy.deepcopy(raw[k])
             edits = [(("routes", r, "double"), group), (("routes", len(routes)), new)]
-            es = [s for s in edge if s.players == n]
             ch = Change("double-add", t.route_ids[r], "seat-edge", "one track", "a gray second track",
                         f"the first seat wins {es[0].estimate:.0%} at {n}p (band up to {es[0].band[1]:.0%}); "
-                        f"{t.route_ids[r]} is claimed in {share[r]:.0%} of those games, the most of any single route",
-                        edits, frozenset(("seat-edge", ("first seat", s.players)) for s in edge),
-                        frozenset(("seat-edge", ("first seat", s.players)) for s in edge))
-            if ch.key not in tried:
-                out.append(ch)
+                        f"{t.route_ids[r]} is claimed in {share[r]:.0%} of those games, the most of any single "
+                        f"route whose second track fits", edits, targets, targets)
+            if ch.key in tried:
+                continue
+            if base_problems is None:
+                base_problems = geometry_findings(board)
+            ch.problem = new_geometry_problem(base_problems, apply_edits(data, edits))
+            out.append(ch)
+            if not ch.problem:
+                break
     return out
+
+
+def _finding_key(p) -> tuple:
+    """A geometry finding in terms that survive the change: route ids without their track
+    number (a route that becomes a double is `a-b#1`), and the other route it names."""
+    import re
+
+    named = re.findall(r"'([^']+)'", p.message)
+    strip = lambda x: re.sub(r"#\d+$", "", x.replace("route ", ""))  # noqa: E731
+    return (p.code, strip(p.subject), tuple(strip(x) for x in named))
+
+
+def geometry_findings(board) -> set:
+    """The board's geometry findings (mapkit/checks.py: overlapping spaces, spaces on stations,
+    crossings, off the board, too short), as keys to compare with a changed board's."""
+    from mapkit.checks import check_geometry
+
+    return {_finding_key(p) for p in check_geometry(board)}
+
+
+def new_geometry_problem(before: set, data: dict) -> str:
+    """What a changed board's geometry has that the board's had not ('' when nothing): the
+    second track of a double must not overlap or cross other routes, or cover a station."""
+    from mapkit.boardfile import build_board, whole_numbers
+    from mapkit.checks import check_geometry
+
+    from mapkit.errors import MapkitError
+
+    try:
+        board = build_board(whole_numbers(copy.deepcopy(data)), "tune")
+    except MapkitError as exc:
+        return f"the changed board does not build: {exc}"
+    fresh = [p for p in check_geometry(board) if _finding_key(p) not in before]
+    if not fresh:
+        return ""
+    p = fresh[0]
+    more = f" (and {len(fresh) - 1} more)" if len(fresh) > 1 else ""
+    return f"the second track would not fit the drawing: {p.subject}: {p.message}{more}"
 
 
 def _group_name(raw: dict, taken: set) -> str:
