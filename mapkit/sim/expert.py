@@ -55,6 +55,11 @@ class ExpertAgent(ScarceColorMixin, BlockMixin, PlannerAgent):
     p_offset_per_seat = 2.75
     slack_value = 0.0                # points a spare train is worth when choosing tickets
     more_tickets_trains, more_tickets_turns = 12, 8   # draw tickets when the plan is done and these remain
+    # ... at two players only with this many trains: the expert is the seat that ends a two-player
+    # game (0.6 trains left at the end against route-focus's 6.7), so a done plan is better spent
+    # ending it on long routes than on tickets drawn with few trains (measured, docs/expert.md:
+    # +2 points of win share against route-focus; at four players it costs 11 winner points)
+    more_tickets_trains_two = 25
     race = True                      # claim planned routes next to an opponent first
     cash_out_turns = 1.5             # turns left below which the hand is spent on the best claims
 
@@ -417,7 +422,8 @@ class ExpertAgent(ScarceColorMixin, BlockMixin, PlannerAgent):
         if station is not None:
             return station
         # plan done: more tickets while there is time
-        if trains >= self.more_tickets_trains and turns >= self.more_tickets_turns and legal.tickets():
+        least = self.more_tickets_trains_two if view.players == 2 else self.more_tickets_trains
+        if trains >= least and turns >= self.more_tickets_turns and legal.tickets():
             return legal.tickets()[0]
         return self._spend(view, legal, trains, turns)
 
