@@ -256,3 +256,36 @@ def test_expert_keeps_the_wilds_a_scarce_color_needs(seattle):
     assert agent.wilds_needed(view, [r, other]) == (3, {t.color_ids.index("flight")})
     assert agent.keep_wilds(view, [r, other], claims) == claims[1:]
     assert agent.keep_wilds(view, [other], claims) == claims  # nothing scarce planned: any payment
+
+
+def _plan_done_position(t, rules, players: int, trains: int):
+    """North-america after setup, seat 0 to play with every ticket given up (nothing planned),
+    `trains` trains left, the others all 45, and 20 turns a seat played (so turns remain)."""
+    from mapkit.sim import engine
+
+    s = engine.new_game(t, rules, players, 3)
+    while s.phase == engine.SETUP:
+        engine.apply(s, (engine.KEEP, (1 << s.min_keep) - 1))
+    s.current = 0
+    s.tickets[0] = []
+    s.trains[0] = trains
+    s.turn = 20 * players
+    return s
+
+
+@pytest.mark.parametrize("players, trains, draws_tickets", [(2, 20, False), (2, 30, True), (4, 20, True)])
+def test_expert_draws_tickets_after_its_plan_by_the_table(na, players, trains, draws_tickets):
+    """Its plan done, the expert draws tickets while trains and turns remain: at four players from
+    12 trains, at two from 25 (it is the seat that ends a two-player game: with fewer trains it
+    spends them on routes and ends it)."""
+    from mapkit.sim.engine import TICKETS
+    from mapkit.sim.legal import Legal
+    from mapkit.sim.view import SeatView
+
+    t, rules = na
+    s = _plan_done_position(t, rules, players, trains)
+    agent = make_agent("expert")
+    agent.reset(0, t, players, __import__("random").Random(7))
+    view = SeatView(s, 0)
+    assert agent.plan(view)[0] == [] and agent.turns_left(view) >= agent.more_tickets_turns
+    assert (agent.act(view, Legal(s))[0] == TICKETS) == draws_tickets
