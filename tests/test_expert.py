@@ -290,3 +290,28 @@ def test_expert_draws_tickets_after_its_plan_by_the_table(na, players, trains, d
     view = SeatView(s, 0)
     assert agent.plan(view)[0] == [] and agent.turns_left(view) >= agent.more_tickets_turns
     assert (agent.act(view, Legal(s))[0] == TICKETS) == draws_tickets
+
+
+def test_expert_plans_the_cheaper_of_two_ticket_orders(na):
+    """Shortest connections one ticket after another depend on the order: calgary-charleston (17)
+    planned first and calgary-saint-louis (12) after it take 25 trains on the open board, the
+    other way round 17 (the first connection reused by the second). The plan is the cheaper."""
+    from mapkit.sim import engine
+    from mapkit.sim.view import SeatView
+
+    t, rules = na
+    s = engine.new_game(t, rules, 2, 3)
+    while s.phase == engine.SETUP:
+        engine.apply(s, (engine.KEEP, (1 << s.min_keep) - 1))
+    st = t.station_ids.index
+    big = next(x for x in s.ticket_pool if {x[0], x[1]} == {st("calgary"), st("charleston")})
+    small = next(x for x in s.ticket_pool if {x[0], x[1]} == {st("calgary"), st("saint-louis")})
+    agent = make_agent("expert")
+    agent.reset(0, t, 2, __import__("random").Random(7))
+    view = SeatView(s, 0)
+    costs = agent._costs(view)
+    assert big[2] > small[2]
+    assert agent._plan_for(view, [big, small], costs)[1] == 25
+    assert agent._plan_for(view, [small, big], costs)[1] == 17
+    routes, need, given_up = agent.plan_for(view, [big, small])
+    assert need == 17 and given_up == [] and sum(t.route_len[r] for r in routes) == 17

@@ -5,7 +5,8 @@ targeted estimate instead.
 
 It sees only its SeatView. What it does, and why:
 
-- plans its tickets as one network (cheapest connections, shared routes free), a route weighing
+- plans its tickets as one network (cheapest connections, shared routes free; the cheaper of two
+  ticket orders), a route weighing
   its trains plus a claim turn less a quarter of its points, so fewer, longer routes win (more
   points per train, fewer turns);
   when the plan is stuck while the hand grows, it plans again by the hand (routes it can pay);
@@ -120,8 +121,26 @@ class ExpertAgent(ScarceColorMixin, BlockMixin, PlannerAgent):
         return cheapest_path(self.adj, costs, a, b, free)
 
     def plan_for(self, view, tickets, costs=None, budget=INF):
-        """(routes to claim, their trains, tickets given up). Tickets are planned most points
-        first; one that cannot be connected, or whose connection would take the plan past `budget`
+        """(routes to claim, their trains, tickets given up): the better of two plans, tickets
+        planned most points first and least points first (fewer tickets given up, then fewer
+        trains). A plan of shortest connections one ticket after another depends on the order (a
+        ticket planned later reuses the routes planned before it); trying the reverse order too is
+        a cheap step towards the cheapest network over all the tickets' ends (a Steiner tree).
+        Measured (docs/expert.md): +3 winner points in 4-player self-play, 0.1 tickets more,
+        and +1 point of win share against route-focus; about 15 % of the agent's speed."""
+        order = sorted(tickets, key=lambda x: -x[2])
+        if costs is None:
+            costs = self._costs(view)
+        best = self._plan_for(view, order, costs, budget)
+        if len(order) > 1:
+            other = self._plan_for(view, order[::-1], costs, budget)
+            if (len(other[2]), other[1]) < (len(best[2]), best[1]):
+                return other
+        return best
+
+    def _plan_for(self, view, tickets, costs=None, budget=INF):
+        """(routes to claim, their trains, tickets given up), tickets planned in the order given;
+        one that cannot be connected, or whose connection would take the plan past `budget`
         trains, is given up (it will fail, so no trains are spent on it)."""
         free: set = set()
         given_up = []
@@ -130,7 +149,7 @@ class ExpertAgent(ScarceColorMixin, BlockMixin, PlannerAgent):
         costs = list(self._costs(view) if costs is None else costs)
         lens = self.t.route_len
         need = 0
-        for ticket in sorted(tickets, key=lambda x: -x[2]):
+        for ticket in tickets:
             a, b = ticket[0], ticket[1]
             if view.connected(a, b):
                 continue
