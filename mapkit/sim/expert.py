@@ -128,7 +128,9 @@ class ExpertAgent(ScarceColorMixin, BlockMixin, PlannerAgent):
         a cheap step towards the cheapest network over all the tickets' ends (a Steiner tree).
         Measured (docs/expert.md): +3 winner points in 4-player self-play, 0.1 tickets more,
         and +1 point of win share against route-focus; about 15 % of the agent's speed."""
-        order = sorted(tickets, key=lambda x: -x[2])
+        # complete tickets are skipped by the plan: with fewer than two open ones both orders
+        # give the same plan
+        order = sorted((x for x in tickets if not view.connected(x[0], x[1])), key=lambda x: -x[2])
         if costs is None:
             costs = self._costs(view)
         best = self._plan_for(view, order, costs, budget)
