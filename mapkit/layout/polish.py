@@ -80,16 +80,21 @@ def polish(rp, max_tries: int = POLISH_TRIES) -> int:
             centres = rp._centres([s])
             part = rp.select(centres, 25.0 + max(POLISH_STEPS_MM))
             near = {net.ids[i] for i in np.nonzero(np.linalg.norm(dr.pos[: net.n] - old, axis=1) < LABEL_REACH_MM)[0]}
-            room = len(without_room(rp.part_data(part), only=near))
+            room = None   # the label room before the move, measured once a move gets that far
             span = station_span(dr)
             for _, step, d in sorted(moves)[:4]:
                 if tries >= max_tries:
                     break
                 tries += 1
                 dr.pos[s] = old + step * np.array(d)
-                sub = rp.part_data(part)
-                if fill_kept(dr, span) and not rp.check(sub) and len(without_room(sub, only=near)) <= room \
-                        and not rp.check(rp.full_data()):
+                if not fill_kept(dr, span) or rp.check(sub := rp.part_data(part)):
+                    dr.pos[s] = old
+                    continue
+                if room is None:
+                    dr.pos[s] = old
+                    room = len(without_room(rp.part_data(part), only=near))
+                    dr.pos[s] = old + step * np.array(d)
+                if len(without_room(sub, only=near)) <= room and not rp.check(rp.full_data()):
                     kept += 1
                     break
                 dr.pos[s] = old
