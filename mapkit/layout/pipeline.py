@@ -13,6 +13,7 @@ from mapkit.layout import fit
 from dataclasses import replace
 
 from mapkit.layout.bends import bend_point, needs_bend
+from mapkit.layout.flights import route_flights
 from mapkit.layout.network import build_network
 from mapkit.layout.optimize import Drawing, Weights, run_rounds
 from mapkit.layout.project import initial_positions
@@ -111,6 +112,7 @@ def layout_board_impl(data: dict, *, style: str, size, seed: int, keep: frozense
     inner_w, inner_h = W - 2 * ph.margin_mm, H - 2 * ph.margin_mm
     dr.fill_box = (fit.FILL * inner_w + 4, fit.FILL * inner_h + 4)
     run_rounds(net, dr, w, style, rounds=4)
+    route_flights(net, dr, size_out)
     # the real checks, and the repairs they point at: a bend where a route is still too short
     for attempt in range(REPAIRS):
         new, changes = build_result(net, dr, size_out)
@@ -122,21 +124,23 @@ def layout_board_impl(data: dict, *, style: str, size, seed: int, keep: frozense
         if attempt:  # still covering a station after more room was asked: go round it
             short |= {p.subject[len("route "):] for p in found if p.code == "space-on-station"}
         bend = [k for k, b in enumerate(net.bundles)
-                if any(net.route_ids[r] in short for r in b.routes) and len(dr.lines[k]) == 2]
+                if any(net.route_ids[r] in short for r in b.routes) and len(dr.lines[k]) == 2 and not b.flight]
         for k in bend:
             b = net.bundles[k]
             dr.add_waypoint(k, bend_point(dr.pos, b.a, b.b, b.lpref, n))
         if attempt >= 1:  # neighbours at a station still touching after more room was asked: bend one away
             for k, j in shared_overlaps(net, found):
-                if len(dr.lines[k]) == 2 and k not in bend:
+                if len(dr.lines[k]) == 2 and k not in bend and not net.bundles[k].flight:
                     b, o = net.bundles[k], net.bundles[j]
                     far = o.b if o.a in (b.a, b.b) else o.a
                     dr.add_waypoint(k, bend_point(dr.pos, b.a, b.b, min(b.lsoft, b.lpref * 1.1), n, away=dr.pos[far]))
         run_rounds(net, dr, replace(w, geo=w.geo / 3, bearing=w.bearing / 3), style, rounds=2, escalate=3.0,
                    start=2)
+        route_flights(net, dr, size_out)
     # what the smooth terms cannot undo (a station on a neighbour's route): local moves, judged by the checks
     # (tries bounded by the board's size, so that a board too small to hold it gives up soon)
     found = repair(net, dr, size_out, geometry_problems, max_tries=min(REPAIR_TRIES, REPAIR_TRIES_PER_STATION * n))
+    found = unbend_stretched(net, dr, w, style, size_out, found)
     lacking = None
     if not found:  # labels as obstacles: stations left no room for their name move a little, where the checks allow
         rp = Repair(net, dr, size_out, geometry_problems)
@@ -150,6 +154,33 @@ def layout_board_impl(data: dict, *, style: str, size, seed: int, keep: frozense
                **({"labels_without_room": lacking, "polished": nudged} if lacking is not None else {}),
                **measure(new, labels=False)}
     return new, changes, figures, problems
+
+
+def unbend_stretched(net, dr, w, style, size_out, found):
+    """Routes the repairs left stretched by a bend (the bend went round a station in the way): the
+    bends taken out and the optimization run again, whose terms push the station off the straight
+    line, then the repair; kept only if the checks find less."""
+    from mapkit.layout.repair import score
+
+    bundle_of = {net.route_ids[r]: k for k, b in enumerate(net.bundles) for r in b.routes}
+    ks = {bundle_of[p.subject[len("route "):]] for p in found
+          if p.code == "route-stretched" and p.subject[len("route "):] in bundle_of}
+    ks = [k for k in sorted(ks) if len(dr.lines[k]) > 2 and not net.bundles[k].flight
+          and not net.bundles[k].fixed_waypoints and all(dr.free[q] for q in dr.lines[k][1:-1])]
+    if not ks:
+        return found
+    snapshot = (dr.pos.copy(), dr.free.copy(), [list(line) for line in dr.lines], dict(dr.extra))
+    for k in ks:
+        for q in dr.lines[k][1:-1]:
+            dr.free[q] = False   # left in pos, on no line
+        dr.lines[k] = [dr.lines[k][0], dr.lines[k][-1]]
+    run_rounds(net, dr, replace(w, geo=w.geo / 3, bearing=w.bearing / 3), style, rounds=2, escalate=3.0, start=2)
+    route_flights(net, dr, size_out)
+    again = repair(net, dr, size_out, geometry_problems, max_tries=min(REPAIR_TRIES, REPAIR_TRIES_PER_STATION * net.n) // 2)
+    if score(again) < score(found):
+        return again
+    dr.pos, dr.free, dr.lines, dr.extra = snapshot
+    return found
 
 
 def shrink_gradually(net, dr, w, style, s, c, centre, box) -> None:

@@ -75,6 +75,7 @@ class Repair:
         self.station_of = {sid: i for i, sid in enumerate(net.ids)}
         self.tries = 0
         self.max_tries = MAX_TRIES
+        self.no_bend: set[int] = set()   # bundles being straightened (straighten)
 
     # -- evaluation -------------------------------------------------------------------------
     def full(self):
@@ -198,8 +199,31 @@ class Repair:
             out.extend((end, pos[end] + d * (nums[0] - nums[1] + e)) for e in (2.0, 5.0))
         return out
 
+    def _shortenings(self, p) -> list[tuple[int, np.ndarray]]:
+        """A route stretched: a waypoint drawn in towards the straight line between its neighbours
+        (a bend wider than it needs), or one of its stations moved towards the other by the excess."""
+        k = self.bundle_of.get(_route_names(p)[0]) if p.code == "route-stretched" and _route_names(p) else None
+        m = re.search(r"need (\d+) mm but the route is drawn (\d+) mm", p.message)
+        if k is None or m is None:
+            return []
+        need, drawn = float(m.group(1)), float(m.group(2))
+        excess = drawn - need * self.net.board.physical.max_stretch
+        line, pos, out = self.dr.lines[k], self.dr.pos, []
+        for j in range(1, len(line) - 1):
+            w = line[j]
+            if self.dr.free[w]:
+                mid = (pos[line[j - 1]] + pos[line[j + 1]]) / 2
+                out.extend((w, pos[w] + (mid - pos[w]) * f) for f in (0.25, 0.5, 0.75))
+        for end, nxt in ((line[0], line[1]), (line[-1], line[-2])):
+            if not self.dr.free[end]:
+                continue
+            d = pos[nxt] - pos[end]
+            d = d / max(np.linalg.norm(d), 1e-9)
+            out.extend((end, pos[end] + d * (excess + e)) for e in (2.0, 5.0))
+        return out
+
     def candidates(self, p) -> list[tuple[int, np.ndarray]]:
-        out = self._reflections(p) + self._lengthenings(p)
+        out = self._reflections(p) + self._lengthenings(p) + self._shortenings(p)
         for i in self._points(p):
             for step in STEPS_MM:
                 for d in DIRECTIONS:
@@ -216,6 +240,7 @@ class Repair:
         for rid in _route_names(p):
             k = self.bundle_of.get(rid)
             if k is not None and len(self.dr.lines[k]) == 2 and not self.net.bundles[k].fixed_waypoints \
+                    and k not in self.no_bend \
                     and self.dr.free[self.dr.lines[k][0]] | self.dr.free[self.dr.lines[k][1]]:
                 out.append(k)
         return out
@@ -322,9 +347,51 @@ class Repair:
         return found
 
 
+    def straighten(self, found):
+        """A route left stretched by its bend (it went round a station that was in the way): the
+        bend taken out, then the usual moves for what that uncovers (the station in the way moved
+        off the straight line); kept only if the whole is better. One move at a time cannot get
+        there: the straight route covers the station, an error, before the station moves."""
+        current = score(found)
+        for p in [q for q in found if q.code == "route-stretched"]:
+            k = self.bundle_of.get(_route_names(p)[0]) if _route_names(p) else None
+            if k is None or len(self.dr.lines[k]) == 2 or not all(self.dr.free[w] for w in self.dr.lines[k][1:-1]):
+                continue
+            snapshot = (self.dr.pos.copy(), self.dr.free.copy(), [list(line) for line in self.dr.lines])
+            line = self.dr.lines[k]
+            for w in line[1:-1]:
+                self.dr.free[w] = False   # left in pos, on no line
+            self.dr.lines[k] = [line[0], line[-1]]
+            self.no_bend = {k}
+            new = self.full()
+            for _ in range(STRAIGHTEN_PASSES):
+                if score(new) < current or self.tries >= self.max_tries:
+                    break
+                for q in sorted(new, key=lambda q: (q.severity != "error", q.code, q.subject, q.message)):
+                    if q.code in ("space-on-station", "space-overlap", "route-too-short"):
+                        self.try_problem(q)
+                new = self.full()
+            self.no_bend = set()
+            if score(new) < current:
+                found, current = new, score(new)
+            else:
+                self.dr.pos, self.dr.free, self.dr.lines = snapshot
+        return found
+
+
+STRAIGHTEN_PASSES = 3
+
+
 def repair(net, dr, size_out, check, max_tries: int | None = None) -> list:
     """Local moves until the checks find nothing or nothing helps; returns what is left."""
     rp = Repair(net, dr, size_out, check)
     if max_tries is not None:
         rp.max_tries = max_tries
-    return rp.run()
+    found = rp.run()
+    if any(p.code == "route-stretched" for p in found):
+        rp.max_tries += STRAIGHTEN_TRIES
+        found = rp.straighten(found)
+    return found
+
+
+STRAIGHTEN_TRIES = 200  # on top of the repair's own: a stretched route is the last thing a repair leaves
