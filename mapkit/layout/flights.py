@@ -177,13 +177,12 @@ def _best_path(net, dr, k, layout):
         coords = [tuple(P[i]) for i in path]
         for tol in SIMPLIFY_MM[::-1]:
             line = LineString(coords).simplify(tol, preserve_topology=False)
-            score = _judge(line, b, ph, obstacles, disc_all, inner, lines_other)
-            if score is None:
-                continue
-            cost = total[v] - 20.0 * score + 5.0 * len(line.coords)
-            if best_pick is None or cost < best_pick[0]:
-                best_pick = (cost, [tuple(c) for c in line.coords][1:-1])
-            break
+            bad, room = _judge(line, b, ph, obstacles, disc_all, inner, lines_other)
+            key = (bad, total[v] - 20.0 * room + 5.0 * len(line.coords))
+            if best_pick is None or key < best_pick[0]:
+                best_pick = (key, [tuple(c) for c in line.coords][1:-1])
+            if not bad:
+                break
     return None if best_pick is None else best_pick[1]
 
 
@@ -195,17 +194,20 @@ def _walk(pred_row, v) -> list[int]:
 
 
 def _judge(line, b, ph, obstacles, discs, inner, lines_other):
-    """The room to spare (mm, capped) around the flight's spaces on this line, or None when a space
-    touches another space or a station, leaves the playing area, sits across a bend, or (no
-    overpass) the line crosses another route."""
+    """(badness, room): badness 0 when the flight's spaces on this line are clear of other spaces
+    and stations, inside the playing area and off sharp bends (and, no overpass, the line crosses
+    nothing), else how many of those each space breaks (weighted: off the board worst); room is the
+    distance to spare (mm, capped) around its spaces. The least bad line is the fallback when none
+    is clean (the repair then moves stations)."""
     n = b.length
     total = line.length
     r, length = ph.station_radius_mm, ph.space_length_mm
     usable = total - 2 * r
     spread = (usable - n * length) / (n + 1)
     if spread < ph.space_gap_mm + 0.5:
-        return None
+        return 1e9, 0.0
     at = np.array([r + spread * (i + 1) + length * (i + 0.5) for i in range(n)])
+    bad = 0.0
     # a space across a real bend would leave the line: keep bends sharper than a few degrees in the gaps
     c = np.array(line.coords)
     if len(c) > 2:
@@ -213,23 +215,20 @@ def _judge(line, b, ph, obstacles, discs, inner, lines_other):
         ang = np.arctan2(seg[:, 1], seg[:, 0])
         turn = np.abs((np.diff(ang) + np.pi) % (2 * np.pi) - np.pi)
         bends = np.cumsum(np.hypot(seg[:, 0], seg[:, 1]))[:-1][turn > math.radians(BEND_IN_SPACE_DEG)]
-        if len(bends) and np.min(np.abs(at[:, None] - bends[None, :])) < length / 2 + 3.0:
-            return None
+        if len(bends):
+            bad += 5.0 * float(np.sum(np.min(np.abs(at[:, None] - bends[None, :]), axis=1) < length / 2 + 3.0))
     corners = _rectangles(np.array([line] * n, dtype=object), at, np.full(n, total), length, ph.space_width_mm)
     spaces = shapely.polygons(corners)
-    if not shapely.contains(inner, spaces).all():
-        return None
-    if len(discs) and shapely.intersects(spaces[:, None], discs[None, :]).any():
-        return None
+    bad += 100.0 * float(np.sum(~shapely.contains(inner, spaces)))
+    if len(discs):
+        bad += 30.0 * float(np.sum(shapely.intersects(spaces[:, None], discs[None, :])))
     room = 8.0
     if obstacles is not None:
         _, d = obstacles.query_nearest(spaces, return_distance=True, all_matches=False)
         if len(d):
-            if float(np.min(d)) < CLEAR_MM:
-                return None
+            bad += 20.0 * float(np.sum(d < CLEAR_MM))
             room = min(room, float(np.min(d)))
     if lines_other:
         inner_line = line.difference(shapely.union_all(discs)) if len(discs) else line
-        if any(inner_line.crosses(o) for o in lines_other):
-            return None
-    return room
+        bad += 30.0 * sum(inner_line.crosses(o) for o in lines_other)
+    return bad, max(room, 0.0)

@@ -20,7 +20,7 @@ from mapkit.layout.project import initial_positions
 from mapkit.layout.stress import majorize
 from mapkit.layout.labels import label_repair
 from mapkit.layout.polish import polish
-from mapkit.layout.repair import Repair, repair
+from mapkit.layout.repair import Repair, repair, score
 from mapkit.layout.result import build_result
 
 
@@ -140,12 +140,20 @@ def layout_board_impl(data: dict, *, style: str, size, seed: int, keep: frozense
     # what the smooth terms cannot undo (a station on a neighbour's route): local moves, judged by the checks
     # (tries bounded by the board's size, so that a board too small to hold it gives up soon)
     found = repair(net, dr, size_out, geometry_problems, max_tries=min(REPAIR_TRIES, REPAIR_TRIES_PER_STATION * n))
-    found = unbend_stretched(net, dr, w, style, size_out, found)
+    if any(net.bundles[k].flight for k in problem_bundles(net, found)):
+        # the repair moved stations under a flight: a new path, and the repair once more
+        route_flights(net, dr, size_out)
+        found = repair(net, dr, size_out, geometry_problems, max_tries=min(REPAIR_TRIES, REPAIR_TRIES_PER_STATION * n) // 2)
     lacking = None
-    if not found:  # labels as obstacles: stations left no room for their name move a little, where the checks allow
+    if not any(p.severity == "error" for p in found):
+        # labels as obstacles: stations left no room for their name move a little, where the checks
+        # allow (no more than the repair left: nothing, or a warning it could not remove)
         rp = Repair(net, dr, size_out, geometry_problems)
+        rp.baseline = score(found)
         nudged = polish(rp) if POLISH and style == "geographic" else 0  # schematic: its own directions
         lacking = label_repair(rp)
+        if found:
+            found = rp.full()   # the same count, maybe other words (a warning's figures moved)
     new, changes = build_result(net, dr, size_out)
     problems = (notes if found else []) + fit_report(found)
     from mapkit.layout.figures import measure
@@ -154,33 +162,6 @@ def layout_board_impl(data: dict, *, style: str, size, seed: int, keep: frozense
                **({"labels_without_room": lacking, "polished": nudged} if lacking is not None else {}),
                **measure(new, labels=False)}
     return new, changes, figures, problems
-
-
-def unbend_stretched(net, dr, w, style, size_out, found):
-    """Routes the repairs left stretched by a bend (the bend went round a station in the way): the
-    bends taken out and the optimization run again, whose terms push the station off the straight
-    line, then the repair; kept only if the checks find less."""
-    from mapkit.layout.repair import score
-
-    bundle_of = {net.route_ids[r]: k for k, b in enumerate(net.bundles) for r in b.routes}
-    ks = {bundle_of[p.subject[len("route "):]] for p in found
-          if p.code == "route-stretched" and p.subject[len("route "):] in bundle_of}
-    ks = [k for k in sorted(ks) if len(dr.lines[k]) > 2 and not net.bundles[k].flight
-          and not net.bundles[k].fixed_waypoints and all(dr.free[q] for q in dr.lines[k][1:-1])]
-    if not ks:
-        return found
-    snapshot = (dr.pos.copy(), dr.free.copy(), [list(line) for line in dr.lines], dict(dr.extra))
-    for k in ks:
-        for q in dr.lines[k][1:-1]:
-            dr.free[q] = False   # left in pos, on no line
-        dr.lines[k] = [dr.lines[k][0], dr.lines[k][-1]]
-    run_rounds(net, dr, replace(w, geo=w.geo / 3, bearing=w.bearing / 3), style, rounds=2, escalate=3.0, start=2)
-    route_flights(net, dr, size_out)
-    again = repair(net, dr, size_out, geometry_problems, max_tries=min(REPAIR_TRIES, REPAIR_TRIES_PER_STATION * net.n) // 2)
-    if score(again) < score(found):
-        return again
-    dr.pos, dr.free, dr.lines, dr.extra = snapshot
-    return found
 
 
 def shrink_gradually(net, dr, w, style, s, c, centre, box) -> None:
@@ -227,6 +208,17 @@ def stress_anchor(net, share: float) -> float:
     with np.errstate(divide="ignore"):
         w = np.where(d > 0, 1.0 / d ** 2, 0.0)
     return float(share * np.median(w.sum(1)))
+
+
+def problem_bundles(net, found) -> set[int]:
+    """The bundles the problems name (as subject or in their message)."""
+    bundle_of = {net.route_ids[r]: k for k, b in enumerate(net.bundles) for r in b.routes}
+    out = set()
+    for p in found:
+        for rid in [p.subject.split(" ", 1)[-1]] + re.findall(r"route '([^']+)'", p.message):
+            if rid in bundle_of:
+                out.add(bundle_of[rid])
+    return out
 
 
 def shared_overlaps(net, found) -> list[tuple[int, int]]:

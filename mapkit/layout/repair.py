@@ -75,7 +75,14 @@ class Repair:
         self.station_of = {sid: i for i, sid in enumerate(net.ids)}
         self.tries = 0
         self.max_tries = MAX_TRIES
-        self.no_bend: set[int] = set()   # bundles being straightened (straighten)
+        self.baseline = None    # the score the label and polish steps must keep (no_worse)
+
+    def no_worse(self) -> bool:
+        """The whole board's checks no worse than when the repair was made (self.baseline; clean
+        unless the repair left a warning), for the label and polish steps after it."""
+        if self.baseline is None:
+            self.baseline = score(self.full())
+        return score(self.full()) <= self.baseline
 
     # -- evaluation -------------------------------------------------------------------------
     def full(self):
@@ -240,7 +247,6 @@ class Repair:
         for rid in _route_names(p):
             k = self.bundle_of.get(rid)
             if k is not None and len(self.dr.lines[k]) == 2 and not self.net.bundles[k].fixed_waypoints \
-                    and k not in self.no_bend \
                     and self.dr.free[self.dr.lines[k][0]] | self.dr.free[self.dr.lines[k][1]]:
                 out.append(k)
         return out
@@ -347,51 +353,9 @@ class Repair:
         return found
 
 
-    def straighten(self, found):
-        """A route left stretched by its bend (it went round a station that was in the way): the
-        bend taken out, then the usual moves for what that uncovers (the station in the way moved
-        off the straight line); kept only if the whole is better. One move at a time cannot get
-        there: the straight route covers the station, an error, before the station moves."""
-        current = score(found)
-        for p in [q for q in found if q.code == "route-stretched"]:
-            k = self.bundle_of.get(_route_names(p)[0]) if _route_names(p) else None
-            if k is None or len(self.dr.lines[k]) == 2 or not all(self.dr.free[w] for w in self.dr.lines[k][1:-1]):
-                continue
-            snapshot = (self.dr.pos.copy(), self.dr.free.copy(), [list(line) for line in self.dr.lines])
-            line = self.dr.lines[k]
-            for w in line[1:-1]:
-                self.dr.free[w] = False   # left in pos, on no line
-            self.dr.lines[k] = [line[0], line[-1]]
-            self.no_bend = {k}
-            new = self.full()
-            for _ in range(STRAIGHTEN_PASSES):
-                if score(new) < current or self.tries >= self.max_tries:
-                    break
-                for q in sorted(new, key=lambda q: (q.severity != "error", q.code, q.subject, q.message)):
-                    if q.code in ("space-on-station", "space-overlap", "route-too-short"):
-                        self.try_problem(q)
-                new = self.full()
-            self.no_bend = set()
-            if score(new) < current:
-                found, current = new, score(new)
-            else:
-                self.dr.pos, self.dr.free, self.dr.lines = snapshot
-        return found
-
-
-STRAIGHTEN_PASSES = 3
-
-
 def repair(net, dr, size_out, check, max_tries: int | None = None) -> list:
     """Local moves until the checks find nothing or nothing helps; returns what is left."""
     rp = Repair(net, dr, size_out, check)
     if max_tries is not None:
         rp.max_tries = max_tries
-    found = rp.run()
-    if any(p.code == "route-stretched" for p in found):
-        rp.max_tries += STRAIGHTEN_TRIES
-        found = rp.straighten(found)
-    return found
-
-
-STRAIGHTEN_TRIES = 200  # on top of the repair's own: a stretched route is the last thing a repair leaves
+    return rp.run()
