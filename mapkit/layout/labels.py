@@ -8,8 +8,8 @@ least LABEL_PT: a station has room when one of them stays inside the print's lab
 clear of every station marker and space. Other labels are not counted (the print's placement
 sorts those out among themselves; the figures measure the result).
 
-`label_repair` runs after the geometry repair on a clean board: for each station without room, a
-few short moves of that station, each kept only when the checks still find nothing near it and the
+`label_repair` runs after the geometry repair on a board with no errors: for each station without room, a
+few short moves of that station, each kept only when the checks find nothing more near it and the
 stations around it have room for more labels than before. Bounded tries, so a seed gives one result.
 """
 
@@ -80,6 +80,8 @@ def without_room(data: dict, only=None, size: float = LABEL_PT) -> list[str]:
 
 
 def label_repair(rp, max_tries: int = LABEL_TRIES) -> list[str]:
+    from mapkit.layout.repair import score
+
     """Move stations without label room a little where the checks allow (see the module); `rp` is
     the geometry repair (mapkit.layout.repair.Repair) of a board it left clean. Returns the
     stations still without room."""
@@ -96,6 +98,7 @@ def label_repair(rp, max_tries: int = LABEL_TRIES) -> list[str]:
         part = rp.select(centres, 25.0 + max(LABEL_STEPS_MM))
         near = _near(net, dr, s)
         base = len(without_room(rp.part_data(part), only=near))
+        checks = score(rp.check(rp.part_data(part)))
         span = station_span(dr)
         for xy in moves:
             if tries >= max_tries:
@@ -106,8 +109,8 @@ def label_repair(rp, max_tries: int = LABEL_TRIES) -> list[str]:
             old = dr.pos[s].copy()
             dr.pos[s] = xy
             sub = rp.part_data(part)
-            ok = fill_kept(dr, span) and not rp.check(sub) and len(without_room(sub, only=near)) < base
-            if ok and not rp.check(rp.full_data()):
+            ok = fill_kept(dr, span) and score(rp.check(sub)) <= checks and len(without_room(sub, only=near)) < base
+            if ok and rp.no_worse():
                 break                       # kept
             dr.pos[s] = old
     return without_room(rp.full_data())

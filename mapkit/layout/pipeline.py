@@ -13,13 +13,14 @@ from mapkit.layout import fit
 from dataclasses import replace
 
 from mapkit.layout.bends import bend_point, needs_bend
+from mapkit.layout.flights import route_flights
 from mapkit.layout.network import build_network
 from mapkit.layout.optimize import Drawing, Weights, run_rounds
 from mapkit.layout.project import initial_positions
 from mapkit.layout.stress import majorize
 from mapkit.layout.labels import label_repair
 from mapkit.layout.polish import polish
-from mapkit.layout.repair import Repair, repair
+from mapkit.layout.repair import Repair, repair, score
 from mapkit.layout.result import build_result
 
 
@@ -111,6 +112,7 @@ def layout_board_impl(data: dict, *, style: str, size, seed: int, keep: frozense
     inner_w, inner_h = W - 2 * ph.margin_mm, H - 2 * ph.margin_mm
     dr.fill_box = (fit.FILL * inner_w + 4, fit.FILL * inner_h + 4)
     run_rounds(net, dr, w, style, rounds=4)
+    route_flights(net, dr, size_out)
     # the real checks, and the repairs they point at: a bend where a route is still too short
     for attempt in range(REPAIRS):
         new, changes = build_result(net, dr, size_out)
@@ -122,26 +124,36 @@ def layout_board_impl(data: dict, *, style: str, size, seed: int, keep: frozense
         if attempt:  # still covering a station after more room was asked: go round it
             short |= {p.subject[len("route "):] for p in found if p.code == "space-on-station"}
         bend = [k for k, b in enumerate(net.bundles)
-                if any(net.route_ids[r] in short for r in b.routes) and len(dr.lines[k]) == 2]
+                if any(net.route_ids[r] in short for r in b.routes) and len(dr.lines[k]) == 2 and not b.flight]
         for k in bend:
             b = net.bundles[k]
             dr.add_waypoint(k, bend_point(dr.pos, b.a, b.b, b.lpref, n))
         if attempt >= 1:  # neighbours at a station still touching after more room was asked: bend one away
             for k, j in shared_overlaps(net, found):
-                if len(dr.lines[k]) == 2 and k not in bend:
+                if len(dr.lines[k]) == 2 and k not in bend and not net.bundles[k].flight:
                     b, o = net.bundles[k], net.bundles[j]
                     far = o.b if o.a in (b.a, b.b) else o.a
                     dr.add_waypoint(k, bend_point(dr.pos, b.a, b.b, min(b.lsoft, b.lpref * 1.1), n, away=dr.pos[far]))
         run_rounds(net, dr, replace(w, geo=w.geo / 3, bearing=w.bearing / 3), style, rounds=2, escalate=3.0,
                    start=2)
+        route_flights(net, dr, size_out)
     # what the smooth terms cannot undo (a station on a neighbour's route): local moves, judged by the checks
     # (tries bounded by the board's size, so that a board too small to hold it gives up soon)
     found = repair(net, dr, size_out, geometry_problems, max_tries=min(REPAIR_TRIES, REPAIR_TRIES_PER_STATION * n))
+    if any(net.bundles[k].flight for k in problem_bundles(net, found)):
+        # the repair moved stations under a flight: a new path, and the repair once more
+        route_flights(net, dr, size_out)
+        found = repair(net, dr, size_out, geometry_problems, max_tries=min(REPAIR_TRIES, REPAIR_TRIES_PER_STATION * n) // 2)
     lacking = None
-    if not found:  # labels as obstacles: stations left no room for their name move a little, where the checks allow
+    if not any(p.severity == "error" for p in found):
+        # labels as obstacles: stations left no room for their name move a little, where the checks
+        # allow (no more than the repair left: nothing, or a warning it could not remove)
         rp = Repair(net, dr, size_out, geometry_problems)
+        rp.baseline = score(found)
         nudged = polish(rp) if POLISH and style == "geographic" else 0  # schematic: its own directions
         lacking = label_repair(rp)
+        if found:
+            found = rp.full()   # the same count, maybe other words (a warning's figures moved)
     new, changes = build_result(net, dr, size_out)
     problems = (notes if found else []) + fit_report(found)
     from mapkit.layout.figures import measure
@@ -196,6 +208,17 @@ def stress_anchor(net, share: float) -> float:
     with np.errstate(divide="ignore"):
         w = np.where(d > 0, 1.0 / d ** 2, 0.0)
     return float(share * np.median(w.sum(1)))
+
+
+def problem_bundles(net, found) -> set[int]:
+    """The bundles the problems name (as subject or in their message)."""
+    bundle_of = {net.route_ids[r]: k for k, b in enumerate(net.bundles) for r in b.routes}
+    out = set()
+    for p in found:
+        for rid in [p.subject.split(" ", 1)[-1]] + re.findall(r"route '([^']+)'", p.message):
+            if rid in bundle_of:
+                out.add(bundle_of[rid])
+    return out
 
 
 def shared_overlaps(net, found) -> list[tuple[int, int]]:

@@ -7,7 +7,8 @@ stations are taken worst first (the summed squared direction error of their rout
 bearings from lat/lon, the figure `direction_error_deg_*` measures, plus a cost for gaps between
 spaces wider than 6 mm, the figure `largest_gap_mm`) and tried at a few short steps;
 a step is kept only when the routes it turns are nearer their bearings on the whole, the geometry
-checks still find nothing on the part of the board it changes (then on the whole board), the
+checks find nothing more on the part of the board it changes (then on the whole board: a board
+left with a warning is polished too, and keeps no more than that warning), the
 stations around it keep room for their labels and the stations still fill the board as asked. Bounded tries, so a seed gives one result.
 """
 
@@ -16,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from mapkit.layout.labels import LABEL_REACH_MM, fill_kept, station_span, without_room
+from mapkit.layout.repair import score
 
 POLISH_STEPS_MM = (1.5, 3.0, 6.0, 10.0)
 POLISH_TRIES = 900
@@ -47,7 +49,7 @@ def _cost(net, pos, bundles, bent=frozenset()) -> float:
 
 
 def polish(rp, max_tries: int = POLISH_TRIES) -> int:
-    """Nudge stations of a clean board (rp: mapkit.layout.repair.Repair); returns the moves kept."""
+    """Nudge stations of a board with no errors (rp: mapkit.layout.repair.Repair); returns the moves kept."""
     net, dr = rp.net, rp.dr
     bent = {k for k, line in enumerate(dr.lines) if len(line) > 2}
     touching: dict[int, list[int]] = {}
@@ -81,20 +83,22 @@ def polish(rp, max_tries: int = POLISH_TRIES) -> int:
             part = rp.select(centres, 25.0 + max(POLISH_STEPS_MM))
             near = {net.ids[i] for i in np.nonzero(np.linalg.norm(dr.pos[: net.n] - old, axis=1) < LABEL_REACH_MM)[0]}
             room = None   # the label room before the move, measured once a move gets that far
+            base = score(rp.check(rp.part_data(part)))
             span = station_span(dr)
             for _, step, d in sorted(moves)[:4]:
                 if tries >= max_tries:
                     break
                 tries += 1
                 dr.pos[s] = old + step * np.array(d)
-                if not fill_kept(dr, span) or rp.check(sub := rp.part_data(part)):
+                sub = rp.part_data(part)
+                if not fill_kept(dr, span) or score(rp.check(sub)) > base:
                     dr.pos[s] = old
                     continue
                 if room is None:
                     dr.pos[s] = old
                     room = len(without_room(rp.part_data(part), only=near))
                     dr.pos[s] = old + step * np.array(d)
-                if len(without_room(sub, only=near)) <= room and not rp.check(rp.full_data()):
+                if len(without_room(sub, only=near)) <= room and rp.no_worse():
                     kept += 1
                     break
                 dr.pos[s] = old
