@@ -16,6 +16,7 @@ stations around it have room for more labels than before. Bounded tries, so a se
 from __future__ import annotations
 
 import numpy as np
+import shapely
 from shapely import STRtree
 from shapely.geometry import Point, Polygon, box
 
@@ -42,26 +43,39 @@ def without_room(data: dict, only=None, size: float = LABEL_PT) -> list[str]:
     board = build_board(data)
     layout = Layout(board)
     ph = board.physical
-    obstacles = [Point(xy).buffer(ph.station_radius_mm, quad_segs=8) for xy in layout.positions.values()]
-    obstacles += [Polygon(c) for shape in layout.routes.values() for c in shape.spaces]
-    tree = STRtree(obstacles)
+    markers = shapely.buffer(shapely.points(np.asarray(list(layout.positions.values()), dtype=float).reshape(-1, 2)),
+                             ph.station_radius_mm, quad_segs=8)
+    spaces = [Polygon(c) for shape in layout.routes.values() for c in shape.spaces]
+    tree = STRtree(list(markers) + spaces)
     bounds = label_bounds(ph)
-    out = []
+    # every candidate box of every station asked about, made and tested in one array call each
+    # (one shapely object at a time, this was most of a layout's polish step)
+    ids, owner, coords = [], [], []
     for s in board.stations:
         if only is not None and s.id not in only:
             continue
         need = size + (1.0 if s.hub else 0.0)
-        cands = [c for c in render_labels.station_candidates(s.name, layout.positions[s.id], ph.station_radius_mm,
-                                                             s.label, s.hub) if c.size >= need]
-        boxes = [box(*c.box) for c in cands]
-        inside = [b for b in boxes if bounds.contains(b)]
-        if not inside:
-            out.append(s.id)
-            continue
-        hit = tree.query(inside, predicate="dwithin", distance=render_labels.CLEARANCE_MM)
-        blocked = set(hit[0].tolist())
-        if len(blocked) == len(inside):
-            out.append(s.id)
+        cands = render_labels.station_candidates(s.name, layout.positions[s.id], ph.station_radius_mm, s.label, s.hub)
+        k = len(ids)
+        ids.append(s.id)
+        for c in cands:
+            if c.size >= need:
+                owner.append(k)
+                coords.append(c.box)
+    if not ids:
+        return []
+    has_room = np.zeros(len(ids), dtype=bool)
+    if coords:
+        xy = np.asarray(coords, dtype=float)
+        owner_a = np.asarray(owner, dtype=int)
+        boxes = shapely.box(xy[:, 0], xy[:, 1], xy[:, 2], xy[:, 3])
+        inside = shapely.contains(bounds, boxes)
+        boxes, owner_a = boxes[inside], owner_a[inside]
+        hit = tree.query(boxes, predicate="dwithin", distance=render_labels.CLEARANCE_MM)
+        free = np.ones(len(boxes), dtype=bool)
+        free[hit[0]] = False
+        has_room[owner_a[free]] = True
+    out = [sid for sid, ok in zip(ids, has_room) if not ok]
     return out
 
 

@@ -22,12 +22,14 @@ from mapkit.layout.labels import label_repair
 from mapkit.layout.polish import polish
 from mapkit.layout.repair import Repair, repair, score
 from mapkit.layout.result import build_result
+from mapkit.layout.untangle import untangle
 
 
 REPAIRS = 4  # rounds of real checks and targeted repairs
 REPAIR_TRIES = 700  # local moves judged by the checks at most (mapkit.layout.repair)
 REPAIR_TRIES_PER_STATION = 25
 STRESS_WITHOUT_FLIGHTS = True
+UNTANGLE = True  # kicks with a local re-optimization where the repair leaves a knot (untangle.py)
 POLISH = True  # nudge the stations of a clean board towards their routes' real bearings (polish.py)
 GEO_ANCHOR = 0.0  # the stress drawing's pull towards the real map (share of a station's stress weight)
 SHRINK_STEP = 0.95  # a network too big for its board is shrunk by about this factor at a time
@@ -144,6 +146,11 @@ def layout_board_impl(data: dict, *, style: str, size, seed: int, keep: frozense
         # the repair moved stations under a flight: a new path, and the repair once more
         route_flights(net, dr, size_out)
         found = repair(net, dr, size_out, geometry_problems, max_tries=min(REPAIR_TRIES, REPAIR_TRIES_PER_STATION * n) // 2)
+    if found and UNTANGLE:
+        # a knot no single move undoes: kicks with a local re-optimization, then the repair once more
+        found = untangle(net, dr, size_out, geometry_problems, found, w, style)
+        if found:
+            found = repair(net, dr, size_out, geometry_problems, max_tries=min(REPAIR_TRIES, REPAIR_TRIES_PER_STATION * n))
     lacking = None
     if not any(p.severity == "error" for p in found):
         # labels as obstacles: stations left no room for their name move a little, where the checks
@@ -155,7 +162,7 @@ def layout_board_impl(data: dict, *, style: str, size, seed: int, keep: frozense
         if found:
             found = rp.full()   # the same count, maybe other words (a warning's figures moved)
     new, changes = build_result(net, dr, size_out)
-    problems = (notes if found else []) + fit_report(found)
+    problems = (notes if found else []) + fit_report(found, net, size_out or (W, H))
     from mapkit.layout.figures import measure
 
     figures = {"size_chosen": size == "auto", "bends": sum(len(line) - 2 for line in dr.lines),
@@ -183,18 +190,47 @@ def shrink_gradually(net, dr, w, style, s, c, centre, box) -> None:
             run_rounds(net, dr, w, style, rounds=1, start=1)
 
 
-def fit_report(found) -> list[str]:
-    """What does not fit, in the designer's words, with by how much where the check measured it."""
+def fit_report(found, net=None, board_mm=None) -> list[str]:
+    """What does not fit, in the designer's words, with by how much where the check measured it,
+    which station is crowded where two routes leave it too close together, and (problems left)
+    what would give the stations more room."""
     out = []
+    routes_at: dict[str, list] = {}
+    if net is not None:
+        for b in net.bundles:
+            for i in (b.a, b.b):
+                routes_at.setdefault(net.ids[i], []).append(b)
     for p in found:
         if p.code == "route-too-short":
             need, drawn = (float(x) for x in re.findall(r"(\d+) mm", p.message)[:2])
-            out.append(f"{p.subject}: its spaces need {need:.0f} mm, drawn {drawn:.0f} mm (short by {need - drawn:.0f} mm)")
+            short = f"short by {need - drawn:.0f} mm" if need - drawn >= 1 else "short by less than 1 mm"
+            out.append(f"{p.subject}: its spaces need {need:.0f} mm, drawn {drawn:.0f} mm ({short})")
         elif p.code in ("space-overlap", "space-on-station", "station-overlap", "off-board"):
-            out.append(f"{p.subject}: {p.message}")
+            out.append(f"{p.subject}: {p.message}{crowded(p, routes_at)}")
         elif p.severity == "warning":
             out.append(f"{p.subject}: {p.message} (warning)")
+    if found and board_mm is not None:
+        bigger = fit.next_size(*board_mm)
+        more = f"; a larger board (--size {bigger[0]:g}x{bigger[1]:g}) gives the stations more room" if bigger else ""
+        out.append(f"{len(found)} problem{'s' if len(found) > 1 else ''} left that the repair's moves could not undo"
+                   f" on {board_mm[0]:g} x {board_mm[1]:g} mm{more}")
     return out
+
+
+def crowded(p, routes_at) -> str:
+    """For two routes' spaces overlapping at the station they share: that station and how many
+    routes (and doubles) leave it, the reason their first spaces cannot clear each other."""
+    if p.code != "space-overlap" or not routes_at:
+        return ""
+    ends = [set(re.sub(r"#\d+$", "", rid).split("-")) for rid in
+            [p.subject.split(" ", 1)[-1]] + re.findall(r"route '([^']+)'", p.message)[:1]]
+    shared = sorted(ends[0] & ends[1]) if len(ends) == 2 else []
+    if len(shared) != 1 or shared[0] not in routes_at:
+        return ""
+    at = routes_at[shared[0]]
+    doubles = sum(1 for b in at if len(b.routes) == 2)
+    return (f", where both leave station '{shared[0]}' ({len(at)} routes leave it{f', {doubles} of them doubles' if doubles else ''};"
+            " their first spaces need a wider angle between them than the drawing gives)")
 
 
 def stress_anchor(net, share: float) -> float:

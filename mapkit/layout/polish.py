@@ -57,6 +57,18 @@ def polish(rp, max_tries: int = POLISH_TRIES) -> int:
         touching.setdefault(b.a, []).append(k)
         touching.setdefault(b.b, []).append(k)
     dirs = [np.array([np.cos(t), np.sin(t)]) for t in np.arange(8) * np.pi / 4]
+    start = dr.pos.copy()
+    kept = _polish(rp, net, dr, bent, touching, dirs, max_tries)
+    # a move is judged on the part of the board around it (everything a 10 mm step of one station
+    # can touch), the whole board once at the end: on 200 stations a whole check per move was
+    # most of the layout's time. Should the whole board be worse after all, no move is kept.
+    if kept and not rp.no_worse():
+        dr.pos = start
+        return 0
+    return kept
+
+
+def _polish(rp, net, dr, bent, touching, dirs, max_tries) -> int:
     tries = kept = 0
     for _ in range(POLISH_ROUNDS):
         worst = sorted((s for s in touching if dr.free[s]),
@@ -82,7 +94,7 @@ def polish(rp, max_tries: int = POLISH_TRIES) -> int:
             centres = rp._centres([s])
             part = rp.select(centres, 25.0 + max(POLISH_STEPS_MM))
             near = {net.ids[i] for i in np.nonzero(np.linalg.norm(dr.pos[: net.n] - old, axis=1) < LABEL_REACH_MM)[0]}
-            room = len(without_room(rp.part_data(part), only=near))
+            room = None   # the label room before the move, measured once a move gets that far
             base = score(rp.check(rp.part_data(part)))
             span = station_span(dr)
             for _, step, d in sorted(moves)[:4]:
@@ -91,8 +103,14 @@ def polish(rp, max_tries: int = POLISH_TRIES) -> int:
                 tries += 1
                 dr.pos[s] = old + step * np.array(d)
                 sub = rp.part_data(part)
-                if fill_kept(dr, span) and score(rp.check(sub)) <= base and len(without_room(sub, only=near)) <= room \
-                        and rp.no_worse():
+                if not fill_kept(dr, span) or score(rp.check(sub)) > base:
+                    dr.pos[s] = old
+                    continue
+                if room is None:
+                    dr.pos[s] = old
+                    room = len(without_room(rp.part_data(part), only=near))
+                    dr.pos[s] = old + step * np.array(d)
+                if len(without_room(sub, only=near)) <= room:
                     kept += 1
                     break
                 dr.pos[s] = old

@@ -94,16 +94,31 @@ class Repair:
         net, pos = self.net, self.dr.pos
         near = np.min(np.linalg.norm(pos[: net.n, None, :] - centres[None], axis=2), axis=1) < reach
         stations = set(np.nonzero(near)[0].tolist())
-        bundles = []
-        for k, line in enumerate(self.dr.lines):
-            a, b = pos[line[:-1]], pos[line[1:]]                       # (segments, 2)
-            d = b - a
-            t = np.einsum("csk,sk->cs", centres[:, None, :] - a[None], d) / np.maximum((d * d).sum(1), 1e-9)[None]
-            foot = a[None] + np.clip(t, 0.0, 1.0)[..., None] * d[None]
-            if np.min(np.linalg.norm(centres[:, None, :] - foot, axis=2)) < reach:
-                bundles.append(k)
-                stations.update((net.bundles[k].a, net.bundles[k].b))
+        # every segment of every bundle at once: the distance from each centre to its nearest point
+        p_, q_, own = self._segments()
+        a, d = pos[p_], pos[q_] - pos[p_]                                    # (segments, 2)
+        t = np.einsum("csk,sk->cs", centres[:, None, :] - a[None], d) / np.maximum((d * d).sum(1), 1e-9)[None]
+        foot = a[None] + np.clip(t, 0.0, 1.0)[..., None] * d[None]
+        close = np.min(np.linalg.norm(centres[:, None, :] - foot, axis=2), axis=0) < reach
+        hit = np.zeros(len(self.dr.lines), dtype=bool)
+        hit[own[close]] = True
+        bundles = np.flatnonzero(hit).tolist()
+        for k in bundles:
+            stations.update((net.bundles[k].a, net.bundles[k].b))
         return sorted(stations), bundles
+
+    def _segments(self):
+        """(start points, end points, owning bundle) of every segment, as the lines are now."""
+        key = tuple(tuple(line) for line in self.dr.lines)
+        if getattr(self, "_seg_key", None) != key:
+            p, q, own = [], [], []
+            for k, line in enumerate(self.dr.lines):
+                p.extend(line[:-1])
+                q.extend(line[1:])
+                own.extend([k] * (len(line) - 1))
+            self._seg = (np.array(p, dtype=int), np.array(q, dtype=int), np.array(own, dtype=int))
+            self._seg_key = key
+        return self._seg
 
     def full_data(self) -> dict:
         return build_result(self.net, self.dr, self.size_out)[0]
