@@ -58,7 +58,7 @@ def check_keep(data: dict, keep: frozenset) -> None:
                               " \"board\" position to keep; give it one or leave it free")
 
 
-def layout_board_impl(data: dict, *, style: str, size, seed: int, keep: frozenset):
+def layout_board_impl(data: dict, *, style: str, size, seed: int, keep: frozenset, geo_anchor: float | None = None):
     check_keep(data, keep)
     rng = np.random.default_rng(seed)
     net = build_network(data, keep)
@@ -71,7 +71,7 @@ def layout_board_impl(data: dict, *, style: str, size, seed: int, keep: frozense
     # a flight holds a few spaces between far stations and may cross anything: counted as a short
     # link it pulls its ends together across the map (Seattle's Paine Field to SeaTac)
     ground = replace(net, bundles=[b for b in net.bundles if not b.flight]) if STRESS_WITHOUT_FLIGHTS and any(b.flight for b in net.bundles) else net
-    pos0 = majorize(ground, pos0 + jitter, anchor=stress_anchor(ground, GEO_ANCHOR))
+    pos0 = majorize(ground, pos0 + jitter, anchor=stress_anchor(ground, GEO_ANCHOR if geo_anchor is None else geo_anchor))
     dr = Drawing(pos0, n, [[b.a, b.b] for b in net.bundles], ~net.fixed.copy(), anchor=pos0.copy())
     for k, line in enumerate(dr.lines):
         for wp in net.bundles[k].fixed_waypoints:
