@@ -24,11 +24,19 @@ class LayoutResult:
 
 
 def layout_board(data: dict, *, style: str = "geographic", size="auto", seed: int = 0,
-                 keep: frozenset = frozenset()) -> LayoutResult:
-    """Lay out a schema-valid board dict (stations with lat/lon). See the module docstring."""
+                 keep: frozenset = frozenset(), geo_anchor: float | None = None) -> LayoutResult:
+    """Lay out a schema-valid board dict (stations with lat/lon). See the module docstring.
+
+    geo_anchor: how strongly the first (stress) drawing is held to the real map, as a share of a
+    typical station's pull towards its route lengths (None: the default, 0, only the lengths). 1
+    keeps Portland and North America nearer their geography and clean; Seattle, whose real map
+    does not fit its routes' lengths on 600 x 900 mm, is not clean with it (reports/layout)."""
     if style not in STYLES:
         raise LayoutError(f"unknown style '{style}': use geographic or schematic")
-    new, changes, figures, problems = layout_board_impl(data, style=style, size=size, seed=seed, keep=frozenset(keep))
+    if geo_anchor is not None and not 0 <= geo_anchor <= 10:
+        raise LayoutError(f"geo_anchor {geo_anchor}: use a share from 0 to 10")
+    new, changes, figures, problems = layout_board_impl(data, style=style, size=size, seed=seed, keep=frozenset(keep),
+                                                        geo_anchor=geo_anchor)
     return LayoutResult(new, changes, figures, problems)
 
 

@@ -35,6 +35,15 @@ def pick_size(span_w: float, span_h: float, margin: float) -> tuple[float, float
     return options[0][2], options[0][3]
 
 
+def next_size(width: float, height: float) -> tuple[float, float] | None:
+    """The next standard size up by area, in the same orientation (None past the largest)."""
+    for w, h in sorted(STANDARD_SIZES, key=lambda s: s[0] * s[1]):
+        W, H = (w, h) if width >= height else (h, w)
+        if w * h > width * height and W >= width and H >= height:
+            return W, H
+    return None
+
+
 def parse_size(text: str) -> tuple[float, float] | str:
     """'auto' or 'WxH' in mm (e.g. 800x530); anything else raises ValueError with the fix."""
     t = text.strip().lower()

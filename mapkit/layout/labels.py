@@ -8,14 +8,15 @@ least LABEL_PT: a station has room when one of them stays inside the print's lab
 clear of every station marker and space. Other labels are not counted (the print's placement
 sorts those out among themselves; the figures measure the result).
 
-`label_repair` runs after the geometry repair on a clean board: for each station without room, a
-few short moves of that station, each kept only when the checks still find nothing near it and the
+`label_repair` runs after the geometry repair on a board with no errors: for each station without room, a
+few short moves of that station, each kept only when the checks find nothing more near it and the
 stations around it have room for more labels than before. Bounded tries, so a seed gives one result.
 """
 
 from __future__ import annotations
 
 import numpy as np
+import shapely
 from shapely import STRtree
 from shapely.geometry import Point, Polygon, box
 
@@ -42,30 +43,45 @@ def without_room(data: dict, only=None, size: float = LABEL_PT) -> list[str]:
     board = build_board(data)
     layout = Layout(board)
     ph = board.physical
-    obstacles = [Point(xy).buffer(ph.station_radius_mm, quad_segs=8) for xy in layout.positions.values()]
-    obstacles += [Polygon(c) for shape in layout.routes.values() for c in shape.spaces]
-    tree = STRtree(obstacles)
+    markers = shapely.buffer(shapely.points(np.asarray(list(layout.positions.values()), dtype=float).reshape(-1, 2)),
+                             ph.station_radius_mm, quad_segs=8)
+    spaces = [Polygon(c) for shape in layout.routes.values() for c in shape.spaces]
+    tree = STRtree(list(markers) + spaces)
     bounds = label_bounds(ph)
-    out = []
+    # every candidate box of every station asked about, made and tested in one array call each
+    # (one shapely object at a time, this was most of a layout's polish step)
+    ids, owner, coords = [], [], []
     for s in board.stations:
         if only is not None and s.id not in only:
             continue
         need = size + (1.0 if s.hub else 0.0)
-        cands = [c for c in render_labels.station_candidates(s.name, layout.positions[s.id], ph.station_radius_mm,
-                                                             s.label, s.hub) if c.size >= need]
-        boxes = [box(*c.box) for c in cands]
-        inside = [b for b in boxes if bounds.contains(b)]
-        if not inside:
-            out.append(s.id)
-            continue
-        hit = tree.query(inside, predicate="dwithin", distance=render_labels.CLEARANCE_MM)
-        blocked = set(hit[0].tolist())
-        if len(blocked) == len(inside):
-            out.append(s.id)
+        cands = render_labels.station_candidates(s.name, layout.positions[s.id], ph.station_radius_mm, s.label, s.hub)
+        k = len(ids)
+        ids.append(s.id)
+        for c in cands:
+            if c.size >= need:
+                owner.append(k)
+                coords.append(c.box)
+    if not ids:
+        return []
+    has_room = np.zeros(len(ids), dtype=bool)
+    if coords:
+        xy = np.asarray(coords, dtype=float)
+        owner_a = np.asarray(owner, dtype=int)
+        boxes = shapely.box(xy[:, 0], xy[:, 1], xy[:, 2], xy[:, 3])
+        inside = shapely.contains(bounds, boxes)
+        boxes, owner_a = boxes[inside], owner_a[inside]
+        hit = tree.query(boxes, predicate="dwithin", distance=render_labels.CLEARANCE_MM)
+        free = np.ones(len(boxes), dtype=bool)
+        free[hit[0]] = False
+        has_room[owner_a[free]] = True
+    out = [sid for sid, ok in zip(ids, has_room) if not ok]
     return out
 
 
 def label_repair(rp, max_tries: int = LABEL_TRIES) -> list[str]:
+    from mapkit.layout.repair import score
+
     """Move stations without label room a little where the checks allow (see the module); `rp` is
     the geometry repair (mapkit.layout.repair.Repair) of a board it left clean. Returns the
     stations still without room."""
@@ -82,6 +98,7 @@ def label_repair(rp, max_tries: int = LABEL_TRIES) -> list[str]:
         part = rp.select(centres, 25.0 + max(LABEL_STEPS_MM))
         near = _near(net, dr, s)
         base = len(without_room(rp.part_data(part), only=near))
+        checks = score(rp.check(rp.part_data(part)))
         span = station_span(dr)
         for xy in moves:
             if tries >= max_tries:
@@ -92,8 +109,8 @@ def label_repair(rp, max_tries: int = LABEL_TRIES) -> list[str]:
             old = dr.pos[s].copy()
             dr.pos[s] = xy
             sub = rp.part_data(part)
-            ok = fill_kept(dr, span) and not rp.check(sub) and len(without_room(sub, only=near)) < base
-            if ok and not rp.check(rp.full_data()):
+            ok = fill_kept(dr, span) and score(rp.check(sub)) <= checks and len(without_room(sub, only=near)) < base
+            if ok and rp.no_worse():
                 break                       # kept
             dr.pos[s] = old
     return without_room(rp.full_data())

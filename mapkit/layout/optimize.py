@@ -111,7 +111,13 @@ class Problem:
         B = net.bundles
         n = dr.n_stations
         self.sp, self.sq, self.sown, self.sfirst, self.slast = dr.segments()
-        self.lmin = np.array([b.lmin for b in B])
+        flight = np.array([b.flight for b in B], dtype=bool)
+        if flight.any():
+            # flights get their own path round the board (mapkit.layout.flights), not these terms
+            keep = ~flight[self.sown]
+            self.sp, self.sq, self.sown, self.sfirst, self.slast = (a[keep] for a in
+                                                                    (self.sp, self.sq, self.sown, self.sfirst, self.slast))
+        self.lmin = np.array([0.0 if b.flight else b.lmin for b in B])
         self.lmax = np.array([b.lmax if np.isfinite(b.lmax) else 1e9 for b in B])
         self.lpref = np.array([b.lpref for b in B])
         self.lsoft = np.array([b.lsoft if np.isfinite(b.lsoft) else 1e9 for b in B])
@@ -166,6 +172,8 @@ class Problem:
         ang_s, ang_e1, ang_e2, nb1, nb2 = [], [], [], [], []
         incident: dict[int, list[tuple[int, int, int]]] = {}
         for k, line in enumerate(dr.lines):
+            if flight[k]:
+                continue
             incident.setdefault(line[0], []).append((k, line[0], line[1]))
             incident.setdefault(line[-1], []).append((k, line[-1], line[-2]))
         for s, items in incident.items():
@@ -184,7 +192,10 @@ class Problem:
         if w.order:
             if net.order_rows is None:
                 net.order_rows = O.order_pairs(net)
-            self.or_s, self.or_p1, self.or_p2 = O.next_points(dr.lines, net.order_rows)
+            rows_ = net.order_rows
+            if flight.any() and len(rows_):
+                rows_ = rows_[~(flight[rows_[:, 1]] | flight[rows_[:, 2]])]
+            self.or_s, self.or_p1, self.or_p2 = O.next_points(dr.lines, rows_)
         # --- variables
         self.var_of = -np.ones(len(pos), dtype=int)
         free_idx = np.flatnonzero(dr.free)
@@ -215,7 +226,8 @@ class Problem:
         self.an_rep2 = np.concatenate([np.full(len(by_bundle[b]), i) for i, b in enumerate(self.an_b2)] or [np.zeros(0, int)]).astype(int)
         self.an_seg2 = np.concatenate([by_bundle[b] for b in self.an_b2] or [np.zeros(0, int)]).astype(int)
         # waypoints: the turn at each, kept gentle so that spaces follow the line
-        self.turns = [(line[j - 1], line[j], line[j + 1]) for line in dr.lines for j in range(1, len(line) - 1)]
+        self.turns = [(line[j - 1], line[j], line[j + 1]) for k, line in enumerate(dr.lines) if not flight[k]
+                      for j in range(1, len(line) - 1)]
         self.tp = np.array([t[0] for t in self.turns], dtype=int)
         self.tw = np.array([t[1] for t in self.turns], dtype=int)
         self.tq = np.array([t[2] for t in self.turns], dtype=int)

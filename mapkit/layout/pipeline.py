@@ -13,20 +13,23 @@ from mapkit.layout import fit
 from dataclasses import replace
 
 from mapkit.layout.bends import bend_point, needs_bend
+from mapkit.layout.flights import route_flights
 from mapkit.layout.network import build_network
 from mapkit.layout.optimize import Drawing, Weights, run_rounds
 from mapkit.layout.project import initial_positions
 from mapkit.layout.stress import majorize
 from mapkit.layout.labels import label_repair
 from mapkit.layout.polish import polish
-from mapkit.layout.repair import Repair, repair
+from mapkit.layout.repair import Repair, repair, score
 from mapkit.layout.result import build_result
+from mapkit.layout.untangle import untangle
 
 
 REPAIRS = 4  # rounds of real checks and targeted repairs
 REPAIR_TRIES = 700  # local moves judged by the checks at most (mapkit.layout.repair)
 REPAIR_TRIES_PER_STATION = 25
 STRESS_WITHOUT_FLIGHTS = True
+UNTANGLE = True  # kicks with a local re-optimization where the repair leaves a knot (untangle.py)
 POLISH = True  # nudge the stations of a clean board towards their routes' real bearings (polish.py)
 GEO_ANCHOR = 0.0  # the stress drawing's pull towards the real map (share of a station's stress weight)
 SHRINK_STEP = 0.95  # a network too big for its board is shrunk by about this factor at a time
@@ -55,7 +58,7 @@ def check_keep(data: dict, keep: frozenset) -> None:
                               " \"board\" position to keep; give it one or leave it free")
 
 
-def layout_board_impl(data: dict, *, style: str, size, seed: int, keep: frozenset):
+def layout_board_impl(data: dict, *, style: str, size, seed: int, keep: frozenset, geo_anchor: float | None = None):
     check_keep(data, keep)
     rng = np.random.default_rng(seed)
     net = build_network(data, keep)
@@ -68,7 +71,7 @@ def layout_board_impl(data: dict, *, style: str, size, seed: int, keep: frozense
     # a flight holds a few spaces between far stations and may cross anything: counted as a short
     # link it pulls its ends together across the map (Seattle's Paine Field to SeaTac)
     ground = replace(net, bundles=[b for b in net.bundles if not b.flight]) if STRESS_WITHOUT_FLIGHTS and any(b.flight for b in net.bundles) else net
-    pos0 = majorize(ground, pos0 + jitter, anchor=stress_anchor(ground, GEO_ANCHOR))
+    pos0 = majorize(ground, pos0 + jitter, anchor=stress_anchor(ground, GEO_ANCHOR if geo_anchor is None else geo_anchor))
     dr = Drawing(pos0, n, [[b.a, b.b] for b in net.bundles], ~net.fixed.copy(), anchor=pos0.copy())
     for k, line in enumerate(dr.lines):
         for wp in net.bundles[k].fixed_waypoints:
@@ -111,6 +114,7 @@ def layout_board_impl(data: dict, *, style: str, size, seed: int, keep: frozense
     inner_w, inner_h = W - 2 * ph.margin_mm, H - 2 * ph.margin_mm
     dr.fill_box = (fit.FILL * inner_w + 4, fit.FILL * inner_h + 4)
     run_rounds(net, dr, w, style, rounds=4)
+    route_flights(net, dr, size_out)
     # the real checks, and the repairs they point at: a bend where a route is still too short
     for attempt in range(REPAIRS):
         new, changes = build_result(net, dr, size_out)
@@ -122,28 +126,43 @@ def layout_board_impl(data: dict, *, style: str, size, seed: int, keep: frozense
         if attempt:  # still covering a station after more room was asked: go round it
             short |= {p.subject[len("route "):] for p in found if p.code == "space-on-station"}
         bend = [k for k, b in enumerate(net.bundles)
-                if any(net.route_ids[r] in short for r in b.routes) and len(dr.lines[k]) == 2]
+                if any(net.route_ids[r] in short for r in b.routes) and len(dr.lines[k]) == 2 and not b.flight]
         for k in bend:
             b = net.bundles[k]
             dr.add_waypoint(k, bend_point(dr.pos, b.a, b.b, b.lpref, n))
         if attempt >= 1:  # neighbours at a station still touching after more room was asked: bend one away
             for k, j in shared_overlaps(net, found):
-                if len(dr.lines[k]) == 2 and k not in bend:
+                if len(dr.lines[k]) == 2 and k not in bend and not net.bundles[k].flight:
                     b, o = net.bundles[k], net.bundles[j]
                     far = o.b if o.a in (b.a, b.b) else o.a
                     dr.add_waypoint(k, bend_point(dr.pos, b.a, b.b, min(b.lsoft, b.lpref * 1.1), n, away=dr.pos[far]))
         run_rounds(net, dr, replace(w, geo=w.geo / 3, bearing=w.bearing / 3), style, rounds=2, escalate=3.0,
                    start=2)
+        route_flights(net, dr, size_out)
     # what the smooth terms cannot undo (a station on a neighbour's route): local moves, judged by the checks
     # (tries bounded by the board's size, so that a board too small to hold it gives up soon)
     found = repair(net, dr, size_out, geometry_problems, max_tries=min(REPAIR_TRIES, REPAIR_TRIES_PER_STATION * n))
+    if any(net.bundles[k].flight for k in problem_bundles(net, found)):
+        # the repair moved stations under a flight: a new path, and the repair once more
+        route_flights(net, dr, size_out)
+        found = repair(net, dr, size_out, geometry_problems, max_tries=min(REPAIR_TRIES, REPAIR_TRIES_PER_STATION * n) // 2)
+    if found and UNTANGLE:
+        # a knot no single move undoes: kicks with a local re-optimization, then the repair once more
+        found = untangle(net, dr, size_out, geometry_problems, found, w, style)
+        if found:
+            found = repair(net, dr, size_out, geometry_problems, max_tries=min(REPAIR_TRIES, REPAIR_TRIES_PER_STATION * n))
     lacking = None
-    if not found:  # labels as obstacles: stations left no room for their name move a little, where the checks allow
+    if not any(p.severity == "error" for p in found):
+        # labels as obstacles: stations left no room for their name move a little, where the checks
+        # allow (no more than the repair left: nothing, or a warning it could not remove)
         rp = Repair(net, dr, size_out, geometry_problems)
+        rp.baseline = score(found)
         nudged = polish(rp) if POLISH and style == "geographic" else 0  # schematic: its own directions
         lacking = label_repair(rp)
+        if found:
+            found = rp.full()   # the same count, maybe other words (a warning's figures moved)
     new, changes = build_result(net, dr, size_out)
-    problems = (notes if found else []) + fit_report(found)
+    problems = (notes if found else []) + fit_report(found, net, size_out or (W, H))
     from mapkit.layout.figures import measure
 
     figures = {"size_chosen": size == "auto", "bends": sum(len(line) - 2 for line in dr.lines),
@@ -171,18 +190,47 @@ def shrink_gradually(net, dr, w, style, s, c, centre, box) -> None:
             run_rounds(net, dr, w, style, rounds=1, start=1)
 
 
-def fit_report(found) -> list[str]:
-    """What does not fit, in the designer's words, with by how much where the check measured it."""
+def fit_report(found, net=None, board_mm=None) -> list[str]:
+    """What does not fit, in the designer's words, with by how much where the check measured it,
+    which station is crowded where two routes leave it too close together, and (problems left)
+    what would give the stations more room."""
     out = []
+    routes_at: dict[str, list] = {}
+    if net is not None:
+        for b in net.bundles:
+            for i in (b.a, b.b):
+                routes_at.setdefault(net.ids[i], []).append(b)
     for p in found:
         if p.code == "route-too-short":
             need, drawn = (float(x) for x in re.findall(r"(\d+) mm", p.message)[:2])
-            out.append(f"{p.subject}: its spaces need {need:.0f} mm, drawn {drawn:.0f} mm (short by {need - drawn:.0f} mm)")
+            short = f"short by {need - drawn:.0f} mm" if need - drawn >= 1 else "short by less than 1 mm"
+            out.append(f"{p.subject}: its spaces need {need:.0f} mm, drawn {drawn:.0f} mm ({short})")
         elif p.code in ("space-overlap", "space-on-station", "station-overlap", "off-board"):
-            out.append(f"{p.subject}: {p.message}")
+            out.append(f"{p.subject}: {p.message}{crowded(p, routes_at)}")
         elif p.severity == "warning":
             out.append(f"{p.subject}: {p.message} (warning)")
+    if found and board_mm is not None:
+        bigger = fit.next_size(*board_mm)
+        more = f"; a larger board (--size {bigger[0]:g}x{bigger[1]:g}) gives the stations more room" if bigger else ""
+        out.append(f"{len(found)} problem{'s' if len(found) > 1 else ''} left that the repair's moves could not undo"
+                   f" on {board_mm[0]:g} x {board_mm[1]:g} mm{more}")
     return out
+
+
+def crowded(p, routes_at) -> str:
+    """For two routes' spaces overlapping at the station they share: that station and how many
+    routes (and doubles) leave it, the reason their first spaces cannot clear each other."""
+    if p.code != "space-overlap" or not routes_at:
+        return ""
+    ends = [set(re.sub(r"#\d+$", "", rid).split("-")) for rid in
+            [p.subject.split(" ", 1)[-1]] + re.findall(r"route '([^']+)'", p.message)[:1]]
+    shared = sorted(ends[0] & ends[1]) if len(ends) == 2 else []
+    if len(shared) != 1 or shared[0] not in routes_at:
+        return ""
+    at = routes_at[shared[0]]
+    doubles = sum(1 for b in at if len(b.routes) == 2)
+    return (f", where both leave station '{shared[0]}' ({len(at)} routes leave it{f', {doubles} of them doubles' if doubles else ''};"
+            " their first spaces need a wider angle between them than the drawing gives)")
 
 
 def stress_anchor(net, share: float) -> float:
@@ -196,6 +244,17 @@ def stress_anchor(net, share: float) -> float:
     with np.errstate(divide="ignore"):
         w = np.where(d > 0, 1.0 / d ** 2, 0.0)
     return float(share * np.median(w.sum(1)))
+
+
+def problem_bundles(net, found) -> set[int]:
+    """The bundles the problems name (as subject or in their message)."""
+    bundle_of = {net.route_ids[r]: k for k, b in enumerate(net.bundles) for r in b.routes}
+    out = set()
+    for p in found:
+        for rid in [p.subject.split(" ", 1)[-1]] + re.findall(r"route '([^']+)'", p.message):
+            if rid in bundle_of:
+                out.add(bundle_of[rid])
+    return out
 
 
 def shared_overlaps(net, found) -> list[tuple[int, int]]:

@@ -7,7 +7,8 @@ stations are taken worst first (the summed squared direction error of their rout
 bearings from lat/lon, the figure `direction_error_deg_*` measures, plus a cost for gaps between
 spaces wider than 6 mm, the figure `largest_gap_mm`) and tried at a few short steps;
 a step is kept only when the routes it turns are nearer their bearings on the whole, the geometry
-checks still find nothing on the part of the board it changes (then on the whole board), the
+checks find nothing more on the part of the board it changes (then on the whole board: a board
+left with a warning is polished too, and keeps no more than that warning), the
 stations around it keep room for their labels and the stations still fill the board as asked. Bounded tries, so a seed gives one result.
 """
 
@@ -16,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from mapkit.layout.labels import LABEL_REACH_MM, fill_kept, station_span, without_room
+from mapkit.layout.repair import score
 
 POLISH_STEPS_MM = (1.5, 3.0, 6.0, 10.0)
 POLISH_TRIES = 900
@@ -47,7 +49,7 @@ def _cost(net, pos, bundles, bent=frozenset()) -> float:
 
 
 def polish(rp, max_tries: int = POLISH_TRIES) -> int:
-    """Nudge stations of a clean board (rp: mapkit.layout.repair.Repair); returns the moves kept."""
+    """Nudge stations of a board with no errors (rp: mapkit.layout.repair.Repair); returns the moves kept."""
     net, dr = rp.net, rp.dr
     bent = {k for k, line in enumerate(dr.lines) if len(line) > 2}
     touching: dict[int, list[int]] = {}
@@ -55,6 +57,18 @@ def polish(rp, max_tries: int = POLISH_TRIES) -> int:
         touching.setdefault(b.a, []).append(k)
         touching.setdefault(b.b, []).append(k)
     dirs = [np.array([np.cos(t), np.sin(t)]) for t in np.arange(8) * np.pi / 4]
+    start = dr.pos.copy()
+    kept = _polish(rp, net, dr, bent, touching, dirs, max_tries)
+    # a move is judged on the part of the board around it (everything a 10 mm step of one station
+    # can touch), the whole board once at the end: on 200 stations a whole check per move was
+    # most of the layout's time. Should the whole board be worse after all, no move is kept.
+    if kept and not rp.no_worse():
+        dr.pos = start
+        return 0
+    return kept
+
+
+def _polish(rp, net, dr, bent, touching, dirs, max_tries) -> int:
     tries = kept = 0
     for _ in range(POLISH_ROUNDS):
         worst = sorted((s for s in touching if dr.free[s]),
@@ -80,7 +94,8 @@ def polish(rp, max_tries: int = POLISH_TRIES) -> int:
             centres = rp._centres([s])
             part = rp.select(centres, 25.0 + max(POLISH_STEPS_MM))
             near = {net.ids[i] for i in np.nonzero(np.linalg.norm(dr.pos[: net.n] - old, axis=1) < LABEL_REACH_MM)[0]}
-            room = len(without_room(rp.part_data(part), only=near))
+            room = None   # the label room before the move, measured once a move gets that far
+            base = score(rp.check(rp.part_data(part)))
             span = station_span(dr)
             for _, step, d in sorted(moves)[:4]:
                 if tries >= max_tries:
@@ -88,8 +103,14 @@ def polish(rp, max_tries: int = POLISH_TRIES) -> int:
                 tries += 1
                 dr.pos[s] = old + step * np.array(d)
                 sub = rp.part_data(part)
-                if fill_kept(dr, span) and not rp.check(sub) and len(without_room(sub, only=near)) <= room \
-                        and not rp.check(rp.full_data()):
+                if not fill_kept(dr, span) or score(rp.check(sub)) > base:
+                    dr.pos[s] = old
+                    continue
+                if room is None:
+                    dr.pos[s] = old
+                    room = len(without_room(rp.part_data(part), only=near))
+                    dr.pos[s] = old + step * np.array(d)
+                if len(without_room(sub, only=near)) <= room:
                     kept += 1
                     break
                 dr.pos[s] = old

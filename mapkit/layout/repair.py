@@ -75,6 +75,14 @@ class Repair:
         self.station_of = {sid: i for i, sid in enumerate(net.ids)}
         self.tries = 0
         self.max_tries = MAX_TRIES
+        self.baseline = None    # the score the label and polish steps must keep (no_worse)
+
+    def no_worse(self) -> bool:
+        """The whole board's checks no worse than when the repair was made (self.baseline; clean
+        unless the repair left a warning), for the label and polish steps after it."""
+        if self.baseline is None:
+            self.baseline = score(self.full())
+        return score(self.full()) <= self.baseline
 
     # -- evaluation -------------------------------------------------------------------------
     def full(self):
@@ -86,16 +94,31 @@ class Repair:
         net, pos = self.net, self.dr.pos
         near = np.min(np.linalg.norm(pos[: net.n, None, :] - centres[None], axis=2), axis=1) < reach
         stations = set(np.nonzero(near)[0].tolist())
-        bundles = []
-        for k, line in enumerate(self.dr.lines):
-            a, b = pos[line[:-1]], pos[line[1:]]                       # (segments, 2)
-            d = b - a
-            t = np.einsum("csk,sk->cs", centres[:, None, :] - a[None], d) / np.maximum((d * d).sum(1), 1e-9)[None]
-            foot = a[None] + np.clip(t, 0.0, 1.0)[..., None] * d[None]
-            if np.min(np.linalg.norm(centres[:, None, :] - foot, axis=2)) < reach:
-                bundles.append(k)
-                stations.update((net.bundles[k].a, net.bundles[k].b))
+        # every segment of every bundle at once: the distance from each centre to its nearest point
+        p_, q_, own = self._segments()
+        a, d = pos[p_], pos[q_] - pos[p_]                                    # (segments, 2)
+        t = np.einsum("csk,sk->cs", centres[:, None, :] - a[None], d) / np.maximum((d * d).sum(1), 1e-9)[None]
+        foot = a[None] + np.clip(t, 0.0, 1.0)[..., None] * d[None]
+        close = np.min(np.linalg.norm(centres[:, None, :] - foot, axis=2), axis=0) < reach
+        hit = np.zeros(len(self.dr.lines), dtype=bool)
+        hit[own[close]] = True
+        bundles = np.flatnonzero(hit).tolist()
+        for k in bundles:
+            stations.update((net.bundles[k].a, net.bundles[k].b))
         return sorted(stations), bundles
+
+    def _segments(self):
+        """(start points, end points, owning bundle) of every segment, as the lines are now."""
+        key = tuple(tuple(line) for line in self.dr.lines)
+        if getattr(self, "_seg_key", None) != key:
+            p, q, own = [], [], []
+            for k, line in enumerate(self.dr.lines):
+                p.extend(line[:-1])
+                q.extend(line[1:])
+                own.extend([k] * (len(line) - 1))
+            self._seg = (np.array(p, dtype=int), np.array(q, dtype=int), np.array(own, dtype=int))
+            self._seg_key = key
+        return self._seg
 
     def full_data(self) -> dict:
         return build_result(self.net, self.dr, self.size_out)[0]
@@ -198,8 +221,31 @@ class Repair:
             out.extend((end, pos[end] + d * (nums[0] - nums[1] + e)) for e in (2.0, 5.0))
         return out
 
+    def _shortenings(self, p) -> list[tuple[int, np.ndarray]]:
+        """A route stretched: a waypoint drawn in towards the straight line between its neighbours
+        (a bend wider than it needs), or one of its stations moved towards the other by the excess."""
+        k = self.bundle_of.get(_route_names(p)[0]) if p.code == "route-stretched" and _route_names(p) else None
+        m = re.search(r"need (\d+) mm but the route is drawn (\d+) mm", p.message)
+        if k is None or m is None:
+            return []
+        need, drawn = float(m.group(1)), float(m.group(2))
+        excess = drawn - need * self.net.board.physical.max_stretch
+        line, pos, out = self.dr.lines[k], self.dr.pos, []
+        for j in range(1, len(line) - 1):
+            w = line[j]
+            if self.dr.free[w]:
+                mid = (pos[line[j - 1]] + pos[line[j + 1]]) / 2
+                out.extend((w, pos[w] + (mid - pos[w]) * f) for f in (0.25, 0.5, 0.75))
+        for end, nxt in ((line[0], line[1]), (line[-1], line[-2])):
+            if not self.dr.free[end]:
+                continue
+            d = pos[nxt] - pos[end]
+            d = d / max(np.linalg.norm(d), 1e-9)
+            out.extend((end, pos[end] + d * (excess + e)) for e in (2.0, 5.0))
+        return out
+
     def candidates(self, p) -> list[tuple[int, np.ndarray]]:
-        out = self._reflections(p) + self._lengthenings(p)
+        out = self._reflections(p) + self._lengthenings(p) + self._shortenings(p)
         for i in self._points(p):
             for step in STEPS_MM:
                 for d in DIRECTIONS:

@@ -1,8 +1,10 @@
 """Hand layouts of the bundled boards against `mapkit layout` from lat/lon alone.
 
 For each bundled board: strip every station "board" position and every waypoint, lay it out on the
-hand layout's board size and with --size auto, and measure both with mapkit.layout.figures. Writes
-reports/layout/<board>.json (hand size) and <board>-auto.json, and comparison.md / comparison.json.
+hand layout's board size, with --size auto, and on the hand size with the first drawing held to
+the real map (geo_anchor NEAR), and measure them with mapkit.layout.figures. Writes
+reports/layout/<board>.json (hand size), <board>-auto.json, <board>-near.json, and
+comparison.md / comparison.json.
 
     python reports/layout/compare.py            (from the repository root)
     python reports/layout/compare.py seattle     (one board; its rows go to seattle.rows.json)
@@ -26,6 +28,7 @@ BOARDS = HERE.parent.parent / "boards"
 COLUMNS = ("board_mm", "errors", "warnings", "stretched_routes", "largest_gap_mm", "label_pt_smallest",
            "labels_with_room", "empty_share", "direction_error_deg_mean", "direction_error_deg_max", "within_45deg",
            "routes_over_90deg", "order_kept", "trunk_sides_swapped", "fill_w", "fill_h", "seconds")
+NEAR = 1.0   # the third layout: the stress drawing held to the real map (layout_board's geo_anchor)
 PAIRS = {"labels_with_room": "labels_total", "order_kept": "order_stations",
          "trunk_sides_swapped": "trunk_sides_swapped_raw"}   # shown as "a/b" (swapped: as drawn/raw)
 
@@ -54,10 +57,11 @@ def run(name: str, sizes: tuple[str, ...]) -> list[dict]:
     ph = hand.get("physical", {})
     size = (ph.get("width_mm", 800), ph.get("height_mm", 530))
     rows = [{"board": name, "layout": "hand", **measure(hand), "seconds": None}]
-    runs = {"hand": ("computed, hand size", size, ""), "auto": ("computed, size auto", "auto", "-auto")}
-    for label, sz, suffix in (runs[k] for k in sizes):
+    runs = {"hand": ("computed, hand size", size, "", None), "auto": ("computed, size auto", "auto", "-auto", None),
+            "near": (f"computed, hand size, geo_anchor {NEAR}", size, "-near", NEAR)}
+    for label, sz, suffix, anchor in (runs[k] for k in sizes):
         t0 = time.process_time()
-        res = layout_board(stripped(hand), size=sz)
+        res = layout_board(stripped(hand), size=sz, geo_anchor=anchor)
         secs = round(time.process_time() - t0, 1)
         atomic_write_text(HERE / f"{name}{suffix}.json", dump_board_json(res.data))
         rows.append({"board": name, "layout": label, **measure(res.data), "seconds": secs,
@@ -82,7 +86,7 @@ def main(argv) -> None:
     args = [a for a in argv if not a.startswith("--")]
     names = args or ["portland", "seattle", "north-america"]
     if "--table" not in argv:
-        sizes = ("hand",) if "--hand-size-only" in argv else ("hand", "auto")
+        sizes = ("hand",) if "--hand-size-only" in argv else ("hand", "auto", "near")
         for name in names:
             run(name, sizes)
     table(names)

@@ -1,5 +1,5 @@
 """A quick look at a candidate layout that `mapkit render` refuses (it renders only valid boards):
-spaces in their colors, station markers and names. python reports/layout/preview.py BOARD.json OUT.png"""
+spaces in their colors (a flight's path dotted), station markers and names. python reports/layout/preview.py BOARD.json OUT.png"""
 import json, sys
 
 import matplotlib; matplotlib.use('Agg')
@@ -13,6 +13,9 @@ ax.add_patch(plt.Rectangle((ph.margin_mm, ph.margin_mm), ph.width_mm-2*ph.margin
 cols = {c.id: c.hex for c in b.palette}
 for rid, sh in L.routes.items():
     r = next(x for x in b.routes if x.id == rid)
+    if r.kind == 'flight':  # its path round the board, which its few spaces alone do not show
+        xs, ys = zip(*sh.centerline)
+        ax.plot(xs, ys, ls=':', lw=0.6, c='k')
     for c in sh.spaces:
         ax.add_patch(plt.Polygon(c, closed=True, fc=cols.get(r.color, '#aaaaaa'), ec='k', lw=0.3))
 for s in b.stations:

@@ -1,0 +1,85 @@
+"""The layout on the bundled real boards: Seattle's flight (Paine Field to SeaTac, 6 spaces across
+the whole map) gets a path of its own round the network (mapkit/layout/flights.py)."""
+import copy
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mapkit.layout.flights import flight_bundles, route_flights
+from mapkit.layout.network import build_network
+from mapkit.layout.optimize import Drawing
+from mapkit.layout.pipeline import geometry_problems
+from mapkit.layout.result import build_result
+
+BOARDS = Path(__file__).resolve().parent.parent / "boards"
+FLIGHT = "paine-field-seatac"
+
+
+def _seattle_without_flight_waypoints() -> dict:
+    data = json.loads((BOARDS / "seattle.json").read_text(encoding="utf-8"))
+    for r in data["routes"]:
+        if r["color"] == "flight":
+            r.pop("waypoints")
+    return data
+
+
+def _drawing(net, data) -> Drawing:
+    """The hand layout as a drawing: the stations where the designer put them, the other routes'
+    waypoints as they are."""
+    pos = np.array([[s["board"]["x"], s["board"]["y"]] for s in data["stations"]], dtype=float)
+    dr = Drawing(pos, net.n, [[b.a, b.b] for b in net.bundles], np.ones(net.n, dtype=bool))
+    for k, b in enumerate(net.bundles):
+        for w in data["routes"][b.routes[0]].get("waypoints", []):
+            dr.add_waypoint(k, (w["x"], w["y"]), free=False)
+    return dr
+
+
+def _flight_problems(data: dict) -> list:
+    return [p for p in geometry_problems(data) if FLIGHT in p.subject or f"'{FLIGHT}'" in p.message]
+
+
+def test_seattle_flight_straight_is_broken_and_routed_is_clean():
+    data = _seattle_without_flight_waypoints()
+    assert _flight_problems(data), "a straight flight across Seattle should break the checks"
+    net = build_network(data)
+    assert len(flight_bundles(net)) == 1
+    dr = _drawing(net, data)
+    route_flights(net, dr, None)
+    new, _ = build_result(net, dr, None)
+    flight = next(r for r in new["routes"] if r["color"] == "flight")
+    assert len(flight["waypoints"]) >= 2          # it goes round, not through
+    assert _flight_problems(new) == []
+    # nothing but the flight's waypoints changed
+    before = copy.deepcopy(data)
+    for a, b in zip(before["routes"], new["routes"]):
+        if a["color"] != "flight":
+            assert a.get("waypoints") == b.get("waypoints")
+
+
+def test_flight_routing_is_deterministic():
+    data = _seattle_without_flight_waypoints()
+    out = []
+    for _ in range(2):
+        net = build_network(data)
+        dr = _drawing(net, data)
+        route_flights(net, dr, None)
+        out.append(build_result(net, dr, None)[0]["routes"])
+    assert out[0] == out[1]
+
+
+@pytest.mark.slow
+def test_seattle_computed_layout_has_no_errors():
+    from mapkit.layout import layout_board
+
+    data = json.loads((BOARDS / "seattle.json").read_text(encoding="utf-8"))
+    for s in data["stations"]:
+        s.pop("board")
+    for r in data["routes"]:
+        r.pop("waypoints", None)
+    res = layout_board(data, size=(600, 900))
+    found = geometry_problems(res.data)
+    assert [p for p in found if p.severity == "error"] == []
+    # left: one route drawn stretched round a station (docs/board-format.md, the layout section)
+    assert len(found) <= 1
