@@ -59,8 +59,12 @@ def _path_text(path: tuple) -> str:
               help="auto: the smallest standard board size that fits (and says so); or WIDTHxHEIGHT in mm.")
 @click.option("--keep", default="", metavar="ID,...", help="Stations that stay where the file has them (as \"pinned\": true does).")
 @click.option("--seed", type=SEED, default=0, show_default=True)
+@click.option("--geo-anchor", "geo_anchor", type=click.FloatRange(0, 10), default=None, metavar="SHARE",
+              help="How strongly the first drawing is held to the real map (0 to 10; default: the layout's "
+                   "own, 0). 1.0 keeps Portland and north-america nearer their geography; the Seattle "
+                   "network comes out with problems at 1.0.")
 @FORMAT
-def layout(board, out, write, style, size, keep, seed, fmt):
+def layout(board, out, write, style, size, keep, seed, geo_anchor, fmt):
     """Compute station board positions (and route waypoints) from lat/lon and route lengths, so that
     the board passes the geometry checks.
 
@@ -82,7 +86,7 @@ def layout(board, out, write, style, size, keep, seed, fmt):
         check_output(out)
     keep_ids = frozenset(k.strip() for k in keep.split(",") if k.strip())
     data = _load(board)
-    res = layout_board(data, style=style, size=size, seed=seed, keep=keep_ids)
+    res = layout_board(data, style=style, size=size, seed=seed, keep=keep_ids, geo_anchor=geo_anchor)
     figures = {**res.figures, **measure(res.data)}  # with the label figures (the renderer's placement)
     from mapkit.layout.pipeline import geometry_problems
     left = geometry_problems(res.data)

@@ -64,3 +64,23 @@ def test_write_changes_only_positions_and_keeps_line_endings(tiny, tmp_path):
     assert r.exit_code == 0, r.output
     assert tiny.read_bytes() == after and json.loads(again.read_text())["stations"][0]["board"]
     assert "geometry passes mapkit validate --strict" in r.output
+
+
+def test_geo_anchor_out_of_range_is_refused(tiny):
+    res = run("layout", tiny, "--geo-anchor", "11")
+    assert res.exit_code == 2 and "--geo-anchor" in res.output
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name, size", [("portland", "900x600"), ("north-america", "800x530")])
+def test_the_shipped_layouts_are_what_layout_computes(tmp_path, name, size):
+    """boards/portland.json and north-america.json carry computed layouts (reports/layout/comparison.md
+    says why they were shipped): `mapkit layout --geo-anchor 1.0 --write` on the board gives the file back
+    byte for byte, so a designer can reproduce and re-run it."""
+    from pathlib import Path
+    src = Path(__file__).resolve().parent.parent / "boards" / f"{name}.json"
+    copy = tmp_path / f"{name}.json"
+    copy.write_bytes(src.read_bytes())
+    res = run("layout", copy, "--size", size, "--geo-anchor", "1.0", "--write")
+    assert res.exit_code == 0, res.output
+    assert copy.read_bytes() == src.read_bytes()

@@ -53,6 +53,9 @@ def test_double_changes_add_or_remove_a_second_track_only():
     assert kinds <= {"double-remove", "double-add"} and kinds
     for c in changes:
         new = apply_edits(data, c.edits)
+        if c.problem:   # a second track that does not fit the drawing is only logged, never tried
+            assert c.kind == "double-add" and "would not fit the drawing" in c.problem, c.as_dict()
+            continue
         assert board_of(new, "portland")[0] is not None, c.as_dict()
         assert {"double-remove", "double-add"} == kinds
         # and the file's own text patched the same way parses to exactly that board
