@@ -22,6 +22,7 @@ from shapely.geometry import Point, Polygon, box
 
 from mapkit.boardfile import build_board
 from mapkit.geometry import Layout
+from mapkit.layout.repair import score
 from mapkit.render import labels as render_labels
 from mapkit.render import shapes
 
@@ -80,8 +81,6 @@ def without_room(data: dict, only=None, size: float = LABEL_PT) -> list[str]:
 
 
 def label_repair(rp, max_tries: int = LABEL_TRIES) -> list[str]:
-    from mapkit.layout.repair import score
-
     """Move stations without label room a little where the checks allow (see the module); `rp` is
     the geometry repair (mapkit.layout.repair.Repair) of a board it left clean. Returns the
     stations still without room."""
