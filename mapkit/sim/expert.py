@@ -64,6 +64,26 @@ class ExpertAgent(ScarceColorMixin, BlockMixin, PlannerAgent):
     more_tickets_trains_two = 25
     race = True                      # claim planned routes next to an opponent first
     cash_out_turns = 1.5             # turns left below which the hand is spent on the best claims
+    # choosing tickets: the plan's route points above `keep_route_base` a train, times this
+    keep_route_credit = 0.0
+    keep_route_base = 1.6
+    # spare trains the seat will not spend on new tickets (fewer than `more_tickets_trains` beyond
+    # the plan): planned as long routes of at least this length (0: not planned, spent at the end)
+    extra_min_len = 0
+    extra_margin = 0                 # trains kept out of the extras
+ # planning by the hand: a route's weight grows by `hand_missing` a card its hand lacks, plus
+    # `hand_missing_sq` × (cards lacking beyond two)²: one color's many cards take long to draw
+    hand_missing = 0.5
+    hand_missing_sq = 0.0
+    # a face-up wild when the hand holds this many cards and the route nearest to a claim lacks
+    # at most `stuck_wild_missing` cards (0: never; the wild finishes a route the blind draw may not)
+    stuck_wild_hand = 0
+    stuck_wild_missing = 1
+    # no wilds on an uncontested planned route this short while a planned route of 4+ trains still
+    # lacks cards (the wilds finish long routes, which need many cards of one color); 0: off
+    save_wilds_len = 0
+    keep_by_hand = False             # tickets kept on the plan by the hand (as play replans it)
+    gray_bonus = 0.0                 # planning weight off a gray route (any color pays it), a train
 
     def reset(self, seat, tables, players, rng):
         super().reset(seat, tables, players, rng)
@@ -73,12 +93,14 @@ class ExpertAgent(ScarceColorMixin, BlockMixin, PlannerAgent):
             adj[t.route_a[r]].append((t.route_b[r], r))
             adj[t.route_b[r]].append((t.route_a[r], r))
         self.adj = tuple(tuple(x) for x in adj)
-        self.weight = tuple(max(0.5, L + CLAIM_TURN - POINTS_WEIGHT * p) for L, p in zip(t.route_len, t.route_points))
+        self.weight = tuple(max(0.5, L + CLAIM_TURN - POINTS_WEIGHT * p - (self.gray_bonus * L if c == GRAY else 0))
+                            for L, p, c in zip(t.route_len, t.route_points, t.route_color))
         self._plan_key = None
         self._plan = ([], 0)
         self._plan_hand = 0
         self._start_trains = None
         self._target = None
+        self._extras = []
         self._reset_scarce(tables, players)
 
     # ------------------------------------------------------------ the table
@@ -114,7 +136,13 @@ class ExpertAgent(ScarceColorMixin, BlockMixin, PlannerAgent):
                         cq = colors[q]
                         have = max(have, gray if cq == GRAY else hand[cq] + hw)
                     missing = lens[r] - have
-                    costs.append(w[r] + 0.5 * missing if missing > 0 else w[r])
+                    if missing > 0:
+                        extra = self.hand_missing * missing
+                        if missing > 2 and self.hand_missing_sq:
+                            extra += self.hand_missing_sq * (missing - 2) ** 2
+                        costs.append(w[r] + extra)
+                    else:
+                        costs.append(w[r])
         return costs
 
     def _path(self, costs, a, b, free):
@@ -227,7 +255,7 @@ class ExpertAgent(ScarceColorMixin, BlockMixin, PlannerAgent):
         held = view.tickets
         trains = view.trains[self.seat]
         turns = self.turns_left(view) - (0 if view.phase == SETUP else 1)
-        costs = self._costs(view)
+        costs = self._costs(view, view.hand if self.keep_by_hand else None)
         budget = self._budget(view, turns)
         factor = -view.rules.failed_ticket_factor  # 1 standard, 0 family
         best, best_value = None, -INF
@@ -248,6 +276,9 @@ class ExpertAgent(ScarceColorMixin, BlockMixin, PlannerAgent):
             # route points of the plan's trains are points the seat would score anyway; a long
             # plan leaves fewer trains for freely chosen long routes: a small premium on slack
             value += self.slack_value * (trains - need)
+            if self.keep_route_credit:
+                pts = self.t.route_points
+                value += self.keep_route_credit * (sum(pts[r] for r in routes) - self.keep_route_base * need)
             if value > best_value:
                 best, best_value = a, value
         return best if best is not None else legal[0]
@@ -290,6 +321,7 @@ class ExpertAgent(ScarceColorMixin, BlockMixin, PlannerAgent):
                 need[c] = need.get(c, 0) + missing
                 if self._target is None:
                     self._target = c
+                    self._target_missing = missing
         self._wild_short = self.wilds_short(view, routes)
         return need
 
@@ -313,6 +345,11 @@ class ExpertAgent(ScarceColorMixin, BlockMixin, PlannerAgent):
                     # wilds are the scarcest cards, and the row may not show one again soon
                     if self._wild_short and 9 > key:
                         best, key = a, 9
+                    elif (self.stuck_wild_hand and target is not None and view.phase != DRAW2
+                          and self._target_missing <= self.stuck_wild_missing
+                          and sum(view.hand) >= self.stuck_wild_hand and 7.5 > key):
+                        # below a face-up card of the target color: that one and a second card
+                        best, key = a, 7.5
                     continue
                 n = need.get(c, 0)
                 score = 8 if c == target else n and 3 + min(n, 3)
@@ -391,6 +428,8 @@ class ExpertAgent(ScarceColorMixin, BlockMixin, PlannerAgent):
         seat = self.seat
         trains = view.trains[seat]
         routes, need = self.plan(view)
+        if self.extra_min_len:
+            routes, need = self._with_extras(view, routes, need)
         tickets = view.tickets
         if phase == DRAW2:
             return self.draw(view, legal, self.wanted_colors(view, routes) or self._spare_need(view))
@@ -415,6 +454,8 @@ class ExpertAgent(ScarceColorMixin, BlockMixin, PlannerAgent):
                 routes, need = self.plan(view, replan=True)
                 claims = self.keep_wilds(view, routes, self._planned_claims(legal, routes))
         if routes:
+            if claims and self.save_wilds_len:
+                claims = self._save_wilds(view, routes, claims)
             if claims:
                 by_route = {}
                 for a in claims:
@@ -448,6 +489,74 @@ class ExpertAgent(ScarceColorMixin, BlockMixin, PlannerAgent):
         if trains >= least and turns >= self.more_tickets_turns and legal.tickets():
             return legal.tickets()[0]
         return self._spend(view, legal, trains, turns)
+
+    def _with_extras(self, view, routes, need):
+        """The plan with long routes for the trains it leaves over, when those trains will not go
+        to new tickets: the cards for them are drawn while the plan is played instead of after it,
+        when the game may end first. Kept from turn to turn while they stay open and fit."""
+        t = self.t
+        trains = view.trains[self.seat]
+        least = self.more_tickets_trains_two if view.players == 2 else self.more_tickets_trains
+        spare = trains - need - self.extra_margin
+        if trains - need >= least or spare < self.extra_min_len:
+            self._extras = []
+            return routes, need
+        costs = self._costs(view)
+        planned = set(routes)
+        partner = t.route_partner
+        for r in routes:
+            if partner[r] >= 0:
+                planned.add(partner[r])
+        lens, pts = t.route_len, t.route_points
+        kept = []
+        for r in self._extras:
+            if costs[r] not in (0, INF) and r not in planned and lens[r] <= spare:
+                kept.append(r)
+                spare -= lens[r]
+                planned.add(r)
+                if partner[r] >= 0:
+                    planned.add(partner[r])
+        hand = view.hand
+        wild = t.wild
+        while True:
+            best, key = None, None
+            for r in range(t.n_routes):
+                L = lens[r]
+                if L < self.extra_min_len or L > spare or r in planned or costs[r] in (0, INF):
+                    continue
+                c = t.route_color[r]
+                have = max(hand[:wild]) if c == GRAY else hand[c]
+                k = (pts[r], have, -r)
+                if key is None or k > key:
+                    best, key = r, k
+            if best is None:
+                break
+            kept.append(best)
+            spare -= lens[best]
+            planned.add(best)
+            if partner[best] >= 0:
+                planned.add(partner[best])
+        self._extras = kept
+        if not kept:
+            return routes, need
+        return list(routes) + kept, need + sum(lens[r] for r in kept)
+
+    def _save_wilds(self, view, routes, claims):
+        t = self.t
+        lens = t.route_len
+        hand = view.hand
+        wild = t.wild
+        long_short = False
+        for r in routes:
+            if lens[r] >= 4:
+                c = t.route_color[r]
+                have = max(hand[:wild]) if c == GRAY else hand[c]
+                if have < lens[r]:
+                    long_short = True
+                    break
+        if not long_short:
+            return claims
+        return [a for a in claims if a[3] == 0 or lens[a[1]] > self.save_wilds_len or self._contested(view, a[1]) > 0]
 
     def _planned_claims(self, legal, routes):
         """Legal claims of planned routes, or of the other track of a planned double."""
