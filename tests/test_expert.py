@@ -133,34 +133,46 @@ def test_simulate_help_and_bench_name_the_expert(cli):
 
 def test_expert_leaves_face_up_wilds_for_two_blind_cards(na):
     """A face-up wild takes the whole turn for one card, and nearly every card the expert draws is
-    laid as a train: while a blind draw is legal it never takes one (the agent before this rule
-    took 1.6 a seat a game on north-america). It still draws face-up cards of the colors it needs."""
+    laid as a train: while a blind draw is legal it takes one only when stuck (6+ cards in hand,
+    the route nearest to a claim one card short: `_stuck`), never with a smaller hand, and never
+    with `stuck_wild_hand = None` (the agent before that rule took 1.6 a seat a game on
+    north-america). It still draws face-up cards of the colors it needs."""
     from mapkit.sim import agents
     from mapkit.sim.engine import BLIND, FACE_UP, TURN
     from mapkit.sim.expert import ExpertAgent
 
-    seen = {"wild": 0, "face_up": 0, "wild_offered": 0}
+    def watch(stuck_wild_hand):
+        seen = {"wild": 0, "face_up": 0, "wild_offered": 0, "small_hand_wild": 0}
 
-    class Watched(ExpertAgent):
-        def act(self, view, legal):
-            a = super().act(view, legal)
-            draws = legal.draws()
-            if view.phase == TURN and draws and draws[-1][0] == BLIND:
-                wilds = [d for d in draws if d[0] == FACE_UP and view.face_up[d[1]] == self.t.wild]
-                seen["wild_offered"] += bool(wilds)
-                seen["wild"] += a in wilds
-                seen["face_up"] += a[0] == FACE_UP and a not in wilds
-            return a
+        class Watched(ExpertAgent):
+            def act(self, view, legal):
+                a = super().act(view, legal)
+                draws = legal.draws()
+                if view.phase == TURN and draws and draws[-1][0] == BLIND:
+                    wilds = [d for d in draws if d[0] == FACE_UP and view.face_up[d[1]] == self.t.wild]
+                    seen["wild_offered"] += bool(wilds)
+                    seen["wild"] += a in wilds
+                    seen["small_hand_wild"] += a in wilds and sum(view.hand) < 6
+                    seen["face_up"] += a[0] == FACE_UP and a not in wilds
+                return a
+
+        Watched.stuck_wild_hand = stuck_wild_hand
+        agents.AGENTS["watched-expert"] = Watched
+        try:
+            run_games(t, rules, ["watched-expert"] * 4, 3, seed=25)
+        finally:
+            del agents.AGENTS["watched-expert"]
+        return seen
 
     t, rules = na
-    agents.AGENTS["watched-expert"] = Watched
-    try:
-        run_games(t, rules, ["watched-expert"] * 4, 3, seed=25)
-    finally:
-        del agents.AGENTS["watched-expert"]
-    assert seen["wild_offered"] > 10  # the situation did arise
-    assert seen["wild"] == 0
-    assert seen["face_up"] > 20
+    never = watch(None)
+    assert never["wild_offered"] > 10  # the situation did arise
+    assert never["wild"] == 0
+    assert never["face_up"] > 20
+    stuck = watch(6)
+    assert stuck["small_hand_wild"] == 0
+    # taken now and then, far from every time one is offered
+    assert 0 < stuck["wild"] < stuck["wild_offered"] / 2
 
 
 @pytest.fixture(scope="module")

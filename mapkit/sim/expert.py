@@ -16,9 +16,11 @@ It sees only its SeatView. What it does, and why:
   players; a ticket already complete counts in full, one that no longer fits is given up;
 - draws more tickets once its plan is done while trains and turns remain (not before: measured;
   at two players only with 25+ trains: it is the seat that ends a two-player game);
+- keeps tickets whose plan runs along long routes (the plan's route points count in the keep);
 - draws for the route nearest to a claim first, never a face-up wild (a turn for one card, when
   two blind cards are worth two trains to a seat that lays nearly every card it draws) unless its
-  plan cannot be paid otherwise (a scarce color: expert_wilds.py), and
+  plan cannot be paid otherwise (a scarce color: expert_wilds.py) or, holding 6+ cards, the wild
+  makes the route nearest to a claim payable, and
   claims planned routes next to an opponent's
   network first (racing); at two players blocks a short route on the cheapest join of two pieces
   of the opponent's network when the detour costs them at least 4 trains;
@@ -64,26 +66,18 @@ class ExpertAgent(ScarceColorMixin, BlockMixin, PlannerAgent):
     more_tickets_trains_two = 25
     race = True                      # claim planned routes next to an opponent first
     cash_out_turns = 1.5             # turns left below which the hand is spent on the best claims
-    # choosing tickets: the plan's route points above `keep_route_base` a train, times this
-    keep_route_credit = 0.0
-    keep_route_base = 1.6
-    # spare trains the seat will not spend on new tickets (fewer than `more_tickets_trains` beyond
-    # the plan): planned as long routes of at least this length (0: not planned, spent at the end)
-    extra_min_len = 0
-    extra_margin = 0                 # trains kept out of the extras
- # planning by the hand: a route's weight grows by `hand_missing` a card its hand lacks, plus
-    # `hand_missing_sq` × (cards lacking beyond two)²: one color's many cards take long to draw
-    hand_missing = 0.5
-    hand_missing_sq = 0.0
-    # a face-up wild when the hand holds this many cards and the route nearest to a claim lacks
-    # at most `stuck_wild_missing` cards (0: never; the wild finishes a route the blind draw may not)
-    stuck_wild_hand = 0
+    # choosing tickets, the plan's route points count: + credit × (its points − base × its
+    # trains). A plan along long routes scores on the way (2–2.5 points a train, a 1-train hop 1);
+    # trains below `base` a train cost a little, as they are not spent on long routes elsewhere.
+    # Measured (docs/expert.md, fourth round): 0.5 and 2.0 best of 0.25–1 and 1.6–2.5;
+    # 0 gives the play before
+    keep_route_credit = 0.5
+    keep_route_base = 2.0
+    # a face-up wild when the hand holds this many cards and the route nearest to a claim lacks at
+    # most `stuck_wild_missing` cards (after the wilds held): it makes that route claimable next
+    # turn, where two blind cards are each that color (or wild) about one time in four. None: never
+    stuck_wild_hand = 6
     stuck_wild_missing = 1
-    # no wilds on an uncontested planned route this short while a planned route of 4+ trains still
-    # lacks cards (the wilds finish long routes, which need many cards of one color); 0: off
-    save_wilds_len = 0
-    keep_by_hand = False             # tickets kept on the plan by the hand (as play replans it)
-    gray_bonus = 0.0                 # planning weight off a gray route (any color pays it), a train
 
     def reset(self, seat, tables, players, rng):
         super().reset(seat, tables, players, rng)
@@ -93,14 +87,13 @@ class ExpertAgent(ScarceColorMixin, BlockMixin, PlannerAgent):
             adj[t.route_a[r]].append((t.route_b[r], r))
             adj[t.route_b[r]].append((t.route_a[r], r))
         self.adj = tuple(tuple(x) for x in adj)
-        self.weight = tuple(max(0.5, L + CLAIM_TURN - POINTS_WEIGHT * p - (self.gray_bonus * L if c == GRAY else 0))
-                            for L, p, c in zip(t.route_len, t.route_points, t.route_color))
+        self.weight = tuple(max(0.5, L + CLAIM_TURN - POINTS_WEIGHT * p) for L, p in zip(t.route_len, t.route_points))
         self._plan_key = None
         self._plan = ([], 0)
         self._plan_hand = 0
         self._start_trains = None
         self._target = None
-        self._extras = []
+        self._target_missing = 0
         self._reset_scarce(tables, players)
 
     # ------------------------------------------------------------ the table
@@ -136,13 +129,7 @@ class ExpertAgent(ScarceColorMixin, BlockMixin, PlannerAgent):
                         cq = colors[q]
                         have = max(have, gray if cq == GRAY else hand[cq] + hw)
                     missing = lens[r] - have
-                    if missing > 0:
-                        extra = self.hand_missing * missing
-                        if missing > 2 and self.hand_missing_sq:
-                            extra += self.hand_missing_sq * (missing - 2) ** 2
-                        costs.append(w[r] + extra)
-                    else:
-                        costs.append(w[r])
+                    costs.append(w[r] + 0.5 * missing if missing > 0 else w[r])
         return costs
 
     def _path(self, costs, a, b, free):
@@ -255,7 +242,7 @@ class ExpertAgent(ScarceColorMixin, BlockMixin, PlannerAgent):
         held = view.tickets
         trains = view.trains[self.seat]
         turns = self.turns_left(view) - (0 if view.phase == SETUP else 1)
-        costs = self._costs(view, view.hand if self.keep_by_hand else None)
+        costs = self._costs(view)
         budget = self._budget(view, turns)
         factor = -view.rules.failed_ticket_factor  # 1 standard, 0 family
         best, best_value = None, -INF
@@ -327,11 +314,13 @@ class ExpertAgent(ScarceColorMixin, BlockMixin, PlannerAgent):
 
     def draw(self, view, legal, need: dict):
         """The card to draw for `need` (color -> cards missing): the face-up card of the color of
-        the route closest to a claim, else of the most needed color, else blind. Never a face-up
-        wild: it takes the whole turn for one card, and this agent ends with few cards in hand, so
-        nearly every card drawn is laid as a train: two blind cards are worth about two trains,
-        the wild one (measured: leaving face-up wilds won 58 % of two-player games against
-        route-focus instead of 50 %, and shortened 4-player self-play by a turn a seat)."""
+        the route closest to a claim, else of the most needed color, else blind. A face-up wild
+        only when the plan cannot be paid otherwise (a scarce color) or the seat is stuck one card
+        from a claim with a big hand (`_stuck`): it takes the whole turn for one card, and this
+        agent ends with few cards in hand, so nearly every card drawn is laid as a train: two blind
+        cards are worth about two trains, the wild one (measured: leaving face-up wilds won 58 % of
+        two-player games against route-focus instead of 50 %, and shortened 4-player self-play by
+        a turn a seat)."""
         target = self._target if self._target in need else None
         wild = self.t.wild
         fu = view.face_up
@@ -345,9 +334,7 @@ class ExpertAgent(ScarceColorMixin, BlockMixin, PlannerAgent):
                     # wilds are the scarcest cards, and the row may not show one again soon
                     if self._wild_short and 9 > key:
                         best, key = a, 9
-                    elif (self.stuck_wild_hand and target is not None and view.phase != DRAW2
-                          and self._target_missing <= self.stuck_wild_missing
-                          and sum(view.hand) >= self.stuck_wild_hand and 7.5 > key):
+                    elif 7.5 > key and self._stuck(view, target):
                         # below a face-up card of the target color: that one and a second card
                         best, key = a, 7.5
                     continue
@@ -361,6 +348,14 @@ class ExpertAgent(ScarceColorMixin, BlockMixin, PlannerAgent):
             return draws[-1]
         # no blind draw (the deck is out): a face-up card, a wild only if nothing else is there
         return next((a for a in draws if fu[a[1]] != wild), draws[0] if draws else (legal[0] if len(legal) else None))
+
+    def _stuck(self, view, target) -> bool:
+        """Is a face-up wild worth its turn (a first draw)? The hand is big (the seat is waiting for
+        a color, not short of cards) and the route nearest to a claim lacks at most
+        `stuck_wild_missing` cards. Measured (docs/expert.md, fourth round): +2 winner points and
+        +2 seat points in 4-player self-play, games 0.7 turns a seat longer."""
+        return (self.stuck_wild_hand is not None and target is not None and view.phase != DRAW2
+                and self._target_missing <= self.stuck_wild_missing and sum(view.hand) >= self.stuck_wild_hand)
 
     def _pay(self, view, claims, keep: dict):
         """The payment of one route that spends the fewest wilds, then the fewest cards of colors
@@ -428,8 +423,6 @@ class ExpertAgent(ScarceColorMixin, BlockMixin, PlannerAgent):
         seat = self.seat
         trains = view.trains[seat]
         routes, need = self.plan(view)
-        if self.extra_min_len:
-            routes, need = self._with_extras(view, routes, need)
         tickets = view.tickets
         if phase == DRAW2:
             return self.draw(view, legal, self.wanted_colors(view, routes) or self._spare_need(view))
@@ -454,8 +447,6 @@ class ExpertAgent(ScarceColorMixin, BlockMixin, PlannerAgent):
                 routes, need = self.plan(view, replan=True)
                 claims = self.keep_wilds(view, routes, self._planned_claims(legal, routes))
         if routes:
-            if claims and self.save_wilds_len:
-                claims = self._save_wilds(view, routes, claims)
             if claims:
                 by_route = {}
                 for a in claims:
@@ -489,74 +480,6 @@ class ExpertAgent(ScarceColorMixin, BlockMixin, PlannerAgent):
         if trains >= least and turns >= self.more_tickets_turns and legal.tickets():
             return legal.tickets()[0]
         return self._spend(view, legal, trains, turns)
-
-    def _with_extras(self, view, routes, need):
-        """The plan with long routes for the trains it leaves over, when those trains will not go
-        to new tickets: the cards for them are drawn while the plan is played instead of after it,
-        when the game may end first. Kept from turn to turn while they stay open and fit."""
-        t = self.t
-        trains = view.trains[self.seat]
-        least = self.more_tickets_trains_two if view.players == 2 else self.more_tickets_trains
-        spare = trains - need - self.extra_margin
-        if trains - need >= least or spare < self.extra_min_len:
-            self._extras = []
-            return routes, need
-        costs = self._costs(view)
-        planned = set(routes)
-        partner = t.route_partner
-        for r in routes:
-            if partner[r] >= 0:
-                planned.add(partner[r])
-        lens, pts = t.route_len, t.route_points
-        kept = []
-        for r in self._extras:
-            if costs[r] not in (0, INF) and r not in planned and lens[r] <= spare:
-                kept.append(r)
-                spare -= lens[r]
-                planned.add(r)
-                if partner[r] >= 0:
-                    planned.add(partner[r])
-        hand = view.hand
-        wild = t.wild
-        while True:
-            best, key = None, None
-            for r in range(t.n_routes):
-                L = lens[r]
-                if L < self.extra_min_len or L > spare or r in planned or costs[r] in (0, INF):
-                    continue
-                c = t.route_color[r]
-                have = max(hand[:wild]) if c == GRAY else hand[c]
-                k = (pts[r], have, -r)
-                if key is None or k > key:
-                    best, key = r, k
-            if best is None:
-                break
-            kept.append(best)
-            spare -= lens[best]
-            planned.add(best)
-            if partner[best] >= 0:
-                planned.add(partner[best])
-        self._extras = kept
-        if not kept:
-            return routes, need
-        return list(routes) + kept, need + sum(lens[r] for r in kept)
-
-    def _save_wilds(self, view, routes, claims):
-        t = self.t
-        lens = t.route_len
-        hand = view.hand
-        wild = t.wild
-        long_short = False
-        for r in routes:
-            if lens[r] >= 4:
-                c = t.route_color[r]
-                have = max(hand[:wild]) if c == GRAY else hand[c]
-                if have < lens[r]:
-                    long_short = True
-                    break
-        if not long_short:
-            return claims
-        return [a for a in claims if a[3] == 0 or lens[a[1]] > self.save_wilds_len or self._contested(view, a[1]) > 0]
 
     def _planned_claims(self, legal, routes):
         """Legal claims of planned routes, or of the other track of a planned double."""
