@@ -327,3 +327,77 @@ def test_expert_plans_the_cheaper_of_two_ticket_orders(na):
     assert agent._plan_for(view, [small, big], costs)[1] == 17
     routes, need, given_up = agent.plan_for(view, [big, small])
     assert need == 17 and given_up == [] and sum(t.route_len[r] for r in routes) == 17
+
+
+def _na_turn(t, rules):
+    """North-america, 4 players, setup done: seat 0 to play, holding no ticket and no card."""
+    from mapkit.sim import engine
+
+    s = engine.new_game(t, rules, 4, 3)
+    while s.phase == engine.SETUP:
+        engine.apply(s, (engine.KEEP, (1 << s.min_keep) - 1))
+    assert s.phase == engine.TURN and s.current == 0
+    s.tickets[0] = []
+    s.hands[0] = [0] * (t.wild + 1)
+    return s
+
+
+def _ticket(s, t, a: str, b: str, points: int) -> int:
+    s.ticket_pool = tuple(s.ticket_pool) + ((t.station_ids.index(a), t.station_ids.index(b), points, 0),)
+    return len(s.ticket_pool) - 1
+
+
+@pytest.mark.parametrize("cards, stuck_wild_hand, takes_wild", [(6, 6, True), (5, 6, False), (9, None, False)])
+def test_expert_takes_a_face_up_wild_one_card_from_a_claim_with_a_big_hand(na, cards, stuck_wild_hand, takes_wild):
+    """Waiting for one color with a big hand: its only planned route, helena-denver (4 green),
+    lacks one green card. A face-up wild makes it payable next turn, where each blind card is red
+    or wild about one time in four (against two cards): with 6+ cards the expert takes the wild; with 5, or with the
+    rule off (`stuck_wild_hand = None`), it draws blind."""
+    from mapkit.sim.engine import BLIND, FACE_UP
+    from mapkit.sim.legal import Legal
+    from mapkit.sim.view import SeatView
+
+    t, rules = na
+    s = _na_turn(t, rules)
+    r = t.route_ids.index("helena-denver")
+    green, yellow, black = t.color_ids.index("green"), t.color_ids.index("yellow"), t.color_ids.index("black")
+    assert t.route_color[r] == green and t.route_len[r] == 4
+    s.tickets[0] = [_ticket(s, t, "helena", "denver", 4)]
+    s.hands[0][green] = 3
+    s.hands[0][black] = cards - 3  # a color the plan does not use
+    s.face_up = [t.wild] + [yellow] * (len(s.face_up) - 1)
+    agent = make_agent("expert")
+    agent.stuck_wild_hand = stuck_wild_hand
+    agent.reset(0, t, 4, __import__("random").Random(7))
+    view = SeatView(s, 0)
+    assert agent.plan(view)[0] == [r]
+    act = agent.act(view, Legal(s))
+    assert act == ((FACE_UP, 0) if takes_wild else (BLIND,))
+
+
+@pytest.mark.parametrize("credit, kept", [(0.5, "seattle-helena"), (0.0, "dallas-chicago")])
+def test_expert_keeps_the_ticket_whose_plan_runs_along_long_routes(na, credit, kept):
+    """Two tickets of 6 trains each, only one fitting the 16 trains left (30 turns a seat played): seattle-helena (7 points)
+    along one 6-train route (15 route points) and dallas-chicago (9 points) over three 2-train
+    hops (6 route points). Counting the plan's route points (`keep_route_credit`) the expert keeps
+    seattle-helena; on the ticket points alone, dallas-chicago."""
+    from mapkit.sim import engine
+    from mapkit.sim.legal import Legal
+    from mapkit.sim.view import SeatView
+
+    t, rules = na
+    s = _na_turn(t, rules)
+    s.trains[0] = 16
+    s.turn = 120
+    engine.apply(s, (engine.TICKETS,))
+    assert s.phase == engine.KEEP_PHASE and s.min_keep == 1
+    x = _ticket(s, t, "seattle", "helena", 7)
+    y = _ticket(s, t, "dallas", "chicago", 9)
+    s.offer = [x, y]
+    agent = make_agent("expert")
+    agent.keep_route_credit = credit
+    agent.reset(0, t, 4, __import__("random").Random(7))
+    act = agent.act(SeatView(s, 0), Legal(s))
+    assert act[0] == engine.KEEP
+    names = {"seattle-helena": 1, "dallas-chicago": 2}  # offer slot 0 and 1 as mask bits
+    assert act[1] == names[kept]
