@@ -329,11 +329,11 @@ def test_expert_plans_the_cheaper_of_two_ticket_orders(na):
     assert need == 17 and given_up == [] and sum(t.route_len[r] for r in routes) == 17
 
 
-def _na_turn(t, rules):
-    """North-america, 4 players, setup done: seat 0 to play, holding no ticket and no card."""
+def _na_turn(t, rules, players=4):
+    """North-america, setup done: seat 0 to play, holding no ticket and no card."""
     from mapkit.sim import engine
 
-    s = engine.new_game(t, rules, 4, 3)
+    s = engine.new_game(t, rules, players, 3)
     while s.phase == engine.SETUP:
         engine.apply(s, (engine.KEEP, (1 << s.min_keep) - 1))
     assert s.phase == engine.TURN and s.current == 0
@@ -347,18 +347,20 @@ def _ticket(s, t, a: str, b: str, points: int) -> int:
     return len(s.ticket_pool) - 1
 
 
-@pytest.mark.parametrize("cards, stuck_wild_hand, takes_wild", [(6, 6, True), (5, 6, False), (9, None, False)])
-def test_expert_takes_a_face_up_wild_one_card_from_a_claim_with_a_big_hand(na, cards, stuck_wild_hand, takes_wild):
+@pytest.mark.parametrize("players, cards, stuck_wild_hand, takes_wild",
+                         [(4, 6, 6, True), (4, 5, 6, False), (4, 9, None, False), (2, 9, 6, False)])
+def test_expert_takes_a_face_up_wild_one_card_from_a_claim_with_a_big_hand(na, players, cards, stuck_wild_hand, takes_wild):
     """Waiting for one color with a big hand: its only planned route, helena-denver (4 green),
     lacks one green card. A face-up wild makes it payable next turn, where each blind card is red
     or wild about one time in four (against two cards): with 6+ cards the expert takes the wild; with 5, or with the
-    rule off (`stuck_wild_hand = None`), it draws blind."""
+    rule off (`stuck_wild_hand = None`), or at two players (a card matters more than a turn to
+    the seat that ends the game), it draws blind."""
     from mapkit.sim.engine import BLIND, FACE_UP
     from mapkit.sim.legal import Legal
     from mapkit.sim.view import SeatView
 
     t, rules = na
-    s = _na_turn(t, rules)
+    s = _na_turn(t, rules, players)
     r = t.route_ids.index("helena-denver")
     green, yellow, black = t.color_ids.index("green"), t.color_ids.index("yellow"), t.color_ids.index("black")
     assert t.route_color[r] == green and t.route_len[r] == 4
@@ -368,7 +370,7 @@ def test_expert_takes_a_face_up_wild_one_card_from_a_claim_with_a_big_hand(na, c
     s.face_up = [t.wild] + [yellow] * (len(s.face_up) - 1)
     agent = make_agent("expert")
     agent.stuck_wild_hand = stuck_wild_hand
-    agent.reset(0, t, 4, __import__("random").Random(7))
+    agent.reset(0, t, players, __import__("random").Random(7))
     view = SeatView(s, 0)
     assert agent.plan(view)[0] == [r]
     act = agent.act(view, Legal(s))
