@@ -73,14 +73,6 @@ class ExpertAgent(ScarceColorMixin, BlockMixin, PlannerAgent):
     # 0 gives the play before
     keep_route_credit = 0.5
     keep_route_base = 2.0
-    # a face-up wild when the hand holds this many cards and the route nearest to a claim lacks at
-    # most `stuck_wild_missing` cards (after the wilds held): it makes that route claimable next
-    # turn, where two blind cards are each that color (or wild) about one time in four. None: never.
-    # Not at two players, where the expert is the seat that ends the game and a card matters more
-    # than a turn: measured, it won 2–4 points of win share less against route-focus there
-    stuck_wild_hand = 6
-    stuck_wild_missing = 1
-    stuck_wild_players = 3
 
     def reset(self, seat, tables, players, rng):
         super().reset(seat, tables, players, rng)
@@ -351,14 +343,6 @@ class ExpertAgent(ScarceColorMixin, BlockMixin, PlannerAgent):
             return draws[-1]
         # no blind draw (the deck is out): a face-up card, a wild only if nothing else is there
         return next((a for a in draws if fu[a[1]] != wild), draws[0] if draws else (legal[0] if len(legal) else None))
-
-    def _stuck(self, view, target) -> bool:
-        """Is a face-up wild worth its turn (a first draw)? The hand is big (the seat is waiting for
-        a color, not short of cards) and the route nearest to a claim lacks at most
-        `stuck_wild_missing` cards. Measured (docs/expert.md, fourth round): +2 winner points and
-        +2 seat points in 4-player self-play, games 0.7 turns a seat longer."""
-        return (self.stuck_wild_hand is not None and target is not None and view.phase != DRAW2
-                and view.players >= self.stuck_wild_players and self._target_missing <= self.stuck_wild_missing and sum(view.hand) >= self.stuck_wild_hand)
 
     def _pay(self, view, claims, keep: dict):
         """The payment of one route that spends the fewest wilds, then the fewest cards of colors
