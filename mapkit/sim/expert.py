@@ -36,6 +36,7 @@ import math
 
 from mapkit.sim.agents import INF, PlannerAgent, cheapest_path
 from mapkit.sim.expert_block import BlockMixin
+from mapkit.sim.expert_tickets import TicketSynergyMixin
 from mapkit.sim.expert_wilds import ScarceColorMixin
 from mapkit.sim.engine import BLIND, DRAW2, FACE_UP, KEEP_PHASE, SETUP
 from mapkit.sim.tables import GRAY
@@ -50,7 +51,7 @@ CLAIM_TURN = 3.0
 POINTS_WEIGHT = 0.25
 
 
-class ExpertAgent(ScarceColorMixin, BlockMixin, PlannerAgent):
+class ExpertAgent(TicketSynergyMixin, ScarceColorMixin, BlockMixin, PlannerAgent):
     name = "expert"
     # tuned on north-america self-play and against route-focus (see the module docstring)
     p_offset, p_scale = -2.0, 5.0    # completion chance: logistic in the slack (turns and trains)
@@ -64,6 +65,10 @@ class ExpertAgent(ScarceColorMixin, BlockMixin, PlannerAgent):
     more_tickets_trains_two = 25
     race = True                      # claim planned routes next to an opponent first
     cash_out_turns = 1.5             # turns left below which the hand is spent on the best claims
+    # the clock also asks how soon each seat could end the game with the cards it holds (a seat
+    # that hoarded 20 cards lays them in a burst of claims): see `turns_left`. 0 turns it off
+    hand_clock_claim = 0.0
+    draw_ev_trains = 6               # with draw_ev_min (expert_tickets.py): no draw below this many trains
 
     def reset(self, seat, tables, players, rng):
         super().reset(seat, tables, players, rng)
@@ -208,6 +213,34 @@ class ExpertAgent(ScarceColorMixin, BlockMixin, PlannerAgent):
         # 0.85: another seat may overtake it (a long claim); the estimate ran ~15 % long without
         return 0.85 * max(0.0, (m - view.rules.end_trigger) / max(0.6, rate)) + 1
 
+    def end_turns(self, view, turns) -> float:
+        """The turns left for the end-game decisions (cash out, give the plan up, spend): `turns`
+        (the pace clock), or less when a seat could end the game sooner with the cards it holds."""
+        cl = self.hand_clock_claim
+        if cl and not view.final_round:
+            return min(turns, self._hand_clock(view, view.trains, cl))
+        return turns
+
+    def _hand_clock(self, view, trains, claim) -> float:
+        """Turns left by the seat that could end the game soonest with what it holds: the trains it
+        must still lay past the end trigger, a claim turn for each `claim` of them and a turn for
+        each card it still lacks (seats draw for colors, not just cards). The pace clock above reads
+        only the fewest trains, and near the end it ran 2-4 turns long (4-player self-play, seed 23:
+        +2.4 turns with 3-5 turns really left, +4.1 with 6-8): the seat that ends the game is
+        usually one that hoarded cards and lays them in a burst. This one is within half a turn
+        over the last 20 turns; early it runs long, so the smaller of the two is the clock."""
+        trig = view.rules.end_trigger
+        sizes = view.hand_sizes
+        best = INF
+        for q in range(len(trains)):
+            room = trains[q] - trig
+            if room <= 0:
+                return 1.0
+            x = room / claim + max(0, room - sizes[q])
+            if x < best:
+                best = x
+        return best + 1
+
     # ------------------------------------------------------------ tickets
 
     def _completion(self, need, trains, turns) -> float:
@@ -230,6 +263,12 @@ class ExpertAgent(ScarceColorMixin, BlockMixin, PlannerAgent):
         costs = self._costs(view)
         budget = self._budget(view, turns)
         factor = -view.rules.failed_ticket_factor  # 1 standard, 0 family
+        synergy = self.synergy_weight
+        if synergy:
+            # the network's worth for tickets still to come (expert_tickets.py), on train costs
+            unseen = self._unseen(view)
+            lens = self.t.route_len
+            tcosts = [c if c == 0 or c == INF else lens[r] for r, c in enumerate(costs)]
         best, best_value = None, -INF
         for a in legal:
             mask = a[1]
@@ -248,6 +287,8 @@ class ExpertAgent(ScarceColorMixin, BlockMixin, PlannerAgent):
             # route points of the plan's trains are points the seat would score anyway; a long
             # plan leaves fewer trains for freely chosen long routes: a small premium on slack
             value += self.slack_value * (trains - need)
+            if synergy:
+                value += synergy * self._synergy(view, routes, tcosts, unseen)
             if value > best_value:
                 best, best_value = a, value
         return best if best is not None else legal[0]
@@ -397,9 +438,10 @@ class ExpertAgent(ScarceColorMixin, BlockMixin, PlannerAgent):
         turns = self.turns_left(view)
         hand = view.hand
         cards = sum(hand)
+        end = self.end_turns(view, turns)
 
         # last turns: score what the hand can, never end drawing with a full hand
-        if turns <= self.cash_out_turns:
+        if end <= self.cash_out_turns:
             claim = self._best_scoring_claim(view, legal, tickets)
             if claim is not None:
                 return claim
@@ -428,7 +470,7 @@ class ExpertAgent(ScarceColorMixin, BlockMixin, PlannerAgent):
                 return station
             # no tickets while the plan is open: measured, drawing when it needed ≤ 3 trains lost
             # 2–5 points of win share, ≤ 6 trains lost 13 (a turn spent, and a forced keep)
-            if turns <= 3 and need > trains:
+            if end <= 3 and need > trains:
                 claim = self._best_scoring_claim(view, legal, tickets)
                 if claim is not None:
                     return claim
@@ -445,9 +487,15 @@ class ExpertAgent(ScarceColorMixin, BlockMixin, PlannerAgent):
             return station
         # plan done: more tickets while there is time
         least = self.more_tickets_trains_two if view.players == 2 else self.more_tickets_trains
-        if trains >= least and turns >= self.more_tickets_turns and legal.tickets():
-            return legal.tickets()[0]
-        return self._spend(view, legal, trains, turns)
+        if legal.tickets():
+            ev = self.draw_ev_min
+            if ev is not None and view.players > 2:
+                # the pool's worth to this network decides (expert_tickets.py)
+                if trains >= self.draw_ev_trains and self.draw_value(view, self._costs(view), trains, turns - 1) >= ev:
+                    return legal.tickets()[0]
+            elif trains >= least and turns >= self.more_tickets_turns:
+                return legal.tickets()[0]
+        return self._spend(view, legal, trains, end)
 
     def _planned_claims(self, legal, routes):
         """Legal claims of planned routes, or of the other track of a planned double."""
