@@ -68,6 +68,14 @@ class ExpertAgent(TicketSynergyMixin, ScarceColorMixin, BlockMixin, PlannerAgent
     # the clock also asks how soon each seat could end the game with the cards it holds (a seat
     # that hoarded 20 cards lays them in a burst of claims): see `turns_left`. 0 turns it off
     hand_clock_claim = 0.0
+    keep_end_clock = False           # keeps after a draw read the end clock (with hand_clock_claim)
+    end_spare_turns = 0.0            # from this many turns left (end clock) spend spare cards off the plan
+    setup_offset = 0.0               # the completion curve's midpoint moved by this at setup only
+    _offset_now = 0.0
+    extra_keep_trains = 0            # keep one ticket more at setup when it adds at most this many trains
+    extra_keep_per_point = 0.0       # ... and this many trains more per point of the ticket
+    extra_keep_late = False          # ... also after a ticket draw
+    draw_ev_open = 0                 # ... and while the plan still needs at most this many trains
     draw_ev_trains = 6               # with draw_ev_min (expert_tickets.py): no draw below this many trains
 
     def reset(self, seat, tables, players, rng):
@@ -85,6 +93,7 @@ class ExpertAgent(TicketSynergyMixin, ScarceColorMixin, BlockMixin, PlannerAgent
         self._start_trains = None
         self._target = None
         self._reset_scarce(tables, players)
+        self._reset_tickets()
 
     # ------------------------------------------------------------ the table
 
@@ -252,7 +261,7 @@ class ExpertAgent(TicketSynergyMixin, ScarceColorMixin, BlockMixin, PlannerAgent
         slack = min(turns - need, trains - need - 3)
         # more seats take more of the routes a plan needs: the curve's midpoint moves by
         # `p_offset_per_seat` slack for each seat past two (fitted at 2 and at 4 players)
-        offset = self.p_offset + self.p_offset_per_seat * (self.players - 2)
+        offset = self.p_offset + self.p_offset_per_seat * (self.players - 2) + self._offset_now
         return 1.0 / (1.0 + math.exp(-(slack - offset) / self.p_scale))
 
     def choose_keep(self, view, legal):
@@ -260,6 +269,8 @@ class ExpertAgent(TicketSynergyMixin, ScarceColorMixin, BlockMixin, PlannerAgent
         held = view.tickets
         trains = view.trains[self.seat]
         turns = self.turns_left(view) - (0 if view.phase == SETUP else 1)
+        if self.keep_end_clock and view.phase != SETUP:
+            turns = self.end_turns(view, turns + 1) - 1
         costs = self._costs(view)
         budget = self._budget(view, turns)
         factor = -view.rules.failed_ticket_factor  # 1 standard, 0 family
@@ -270,11 +281,16 @@ class ExpertAgent(TicketSynergyMixin, ScarceColorMixin, BlockMixin, PlannerAgent
             lens = self.t.route_len
             tcosts = [c if c == 0 or c == INF else lens[r] for r, c in enumerate(costs)]
         best, best_value = None, -INF
+        extra = self.extra_keep_trains
+        self._offset_now = self.setup_offset if view.phase == SETUP else 0.0
+        plans = {}
         for a in legal:
             mask = a[1]
             kept = [offer[i] for i in range(len(offer)) if mask >> i & 1]
             tickets = held + tuple(kept)
             routes, need, given_up = self.plan_for(view, tickets, costs, budget)
+            if extra:
+                plans[mask] = (need, len(given_up))
             p = self._completion(need, trains, turns)
             value = 0.0
             for k in tickets:
@@ -291,6 +307,17 @@ class ExpertAgent(TicketSynergyMixin, ScarceColorMixin, BlockMixin, PlannerAgent
                 value += synergy * self._synergy(view, routes, tcosts, unseen)
             if value > best_value:
                 best, best_value = a, value
+        if extra and best is not None and (view.phase == SETUP or self.extra_keep_late):
+            # one ticket more when it adds at most `extra` trains to the plan of the best keep
+            # (a ticket kept now saves the turn of a later draw): the cheapest such one
+            need0 = plans[best[1]][0]
+            per = self.extra_keep_per_point
+            more = [(plans[a[1]][0], a) for a in legal if bin(a[1]).count("1") == bin(best[1]).count("1") + 1
+                    and a[1] & best[1] == best[1] and not plans[a[1]][1]
+                    and plans[a[1]][0] - need0 <= extra + per * offer[(a[1] ^ best[1]).bit_length() - 1][2]]
+            if more:
+                best = min(more)[1]
+        self._offset_now = 0.0
         return best if best is not None else legal[0]
 
     # ------------------------------------------------------------ cards
@@ -477,6 +504,18 @@ class ExpertAgent(TicketSynergyMixin, ScarceColorMixin, BlockMixin, PlannerAgent
             block = self._block(view, legal, trains - need)
             if block is not None:
                 return block
+            if (self.draw_ev_min is not None and need <= self.draw_ev_open and view.players > 2
+                    and trains - need >= self.draw_ev_trains and legal.tickets()):
+                # a plan nearly done: the pool's worth to the network once it is built
+                built = self._costs(view)
+                for x in routes:
+                    built[x] = 0
+                if self.draw_value(view, built, trains - need, turns - 1 - need) >= self.draw_ev_min:
+                    return legal.tickets()[0]
+            if self.end_spare_turns and end <= self.end_spare_turns:
+                spare = self._spare_claim(view, legal, routes, trains - need)
+                if spare is not None:
+                    return spare
             if legal.draws() and cards < trains:
                 return self.draw(view, legal, self.wanted_colors(view, routes))
             claim = self._best_scoring_claim(view, legal, tickets)
@@ -491,7 +530,7 @@ class ExpertAgent(TicketSynergyMixin, ScarceColorMixin, BlockMixin, PlannerAgent
             ev = self.draw_ev_min
             if ev is not None and view.players > 2:
                 # the pool's worth to this network decides (expert_tickets.py)
-                if trains >= self.draw_ev_trains and self.draw_value(view, self._costs(view), trains, turns - 1) >= ev:
+                if trains >= self.draw_ev_trains and self.draw_value(view, None, trains, turns - 1) >= ev:
                     return legal.tickets()[0]
             elif trains >= least and turns >= self.more_tickets_turns:
                 return legal.tickets()[0]
@@ -516,6 +555,33 @@ class ExpertAgent(TicketSynergyMixin, ScarceColorMixin, BlockMixin, PlannerAgent
         need = self.wanted_colors(view, longest)
         self._wild_short = False  # alternatives, not all to be claimed: no wild for their sum
         return need
+
+    def _spare_claim(self, view, legal, routes, room):
+        """Near the end, a claim off the plan paid from cards the plan does not need (no wilds, a
+        color none of its routes can use), within the trains the plan leaves: the cards a seat
+        drew blind for its plan end spread over the colors (2.6 of one color in a final hand of 8,
+        4-player self-play), and on the final turn only one route can be laid."""
+        t = self.t
+        if room <= 0:
+            return None
+        usable = set()
+        colors, partner = t.route_color, t.route_partner
+        for r in routes:
+            usable.add(colors[r])
+            if partner[r] >= 0:
+                usable.add(colors[partner[r]])
+        if GRAY in usable:
+            return None  # a gray route can use any color: no card is spare
+        best, key = None, None
+        lens, pts = t.route_len, t.route_points
+        for a in legal.claims():
+            r = a[1]
+            if a[3] or a[2] in usable or lens[r] > room:
+                continue
+            k = (pts[r], -r)
+            if key is None or k > key:
+                best, key = a, k
+        return best
 
     def _spend(self, view, legal, trains, turns):
         """Nothing planned: claim long routes for points, draw for them while it can still use the cards."""

@@ -15,6 +15,7 @@ expected value.
 from __future__ import annotations
 
 import heapq
+import math
 
 from mapkit.sim.paths import INF
 
@@ -25,9 +26,15 @@ class TicketSynergyMixin:
     synergy_weight = 0.0   # points of keep value per point a future ticket is expected to fit
     synergy_reach = 8.0    # trains to the network at which a future ticket counts nothing
 
+    def _reset_tickets(self) -> None:
+        """Forget the game before: the pool, the tickets seen, the connections kept."""
+        self._pool_cache = None
+        self._seen_tickets = set()
+        self._conn_key = self._conn = None
+
     def _pool(self, view) -> tuple:
         """The game's ticket pool (every deck the rules play), kept for the game."""
-        pool = getattr(self, "_pool_cache", None)
+        pool = self._pool_cache
         if pool is None:
             t = self.t
             pool = tuple(x for name in view.rules.ticket_decks for x in t.ticket_decks.get(name, ()))
@@ -36,9 +43,7 @@ class TicketSynergyMixin:
 
     def _unseen(self, view) -> list:
         """Tickets of the pool this seat has not held nor been offered (offers are remembered)."""
-        seen = getattr(self, "_seen_tickets", None)
-        if seen is None:
-            seen = self._seen_tickets = set()
+        seen = self._seen_tickets
         seen.update(view.tickets)
         seen.update(view.offer)
         return [x for x in self._pool(view) if x not in seen]
@@ -49,33 +54,11 @@ class TicketSynergyMixin:
         ends, (1 - trains / reach) of its points, at least 0."""
         if not unseen:
             return 0.0
-        t = self.t
-        ra, rb = t.route_a, t.route_b
-        # pieces of the network: own routes (cost 0) and planned ones, joined by union-find
-        parent = {}
-
-        def find(x):
-            while parent[x] != x:
-                parent[x] = parent[parent[x]]
-                x = parent[x]
-            return x
-
-        edges = [r for r in range(t.n_routes) if costs[r] == 0]
-        edges.extend(routes)
-        for r in edges:
-            a, b = ra[r], rb[r]
-            parent.setdefault(a, a)
-            parent.setdefault(b, b)
-            x, y = find(a), find(b)
-            if x != y:
-                parent[x] = y
-        if not parent:
+        pieces = self._pieces(costs, routes)
+        if not pieces:
             return 0.0
-        pieces = {}
-        for s in parent:
-            pieces.setdefault(find(s), []).append(s)
         reach = self.synergy_reach
-        dists = [self._dist_from(sources, costs, reach) for sources in pieces.values()]
+        dists = [self._dist_from(sources, costs, reach) for sources in pieces]
         total = 0.0
         for a, b, pts, *_ in unseen:
             best = reach
@@ -85,6 +68,30 @@ class TicketSynergyMixin:
                     best = c
             total += pts * (1.0 - best / reach)
         return total / len(unseen)
+
+    def _pieces(self, costs, routes) -> list:
+        """The stations of each piece of a network: the routes of cost 0 (own) and `routes`."""
+        t = self.t
+        ra, rb = t.route_a, t.route_b
+        parent = {}
+
+        def find(x):
+            while parent[x] != x:
+                parent[x] = parent[parent[x]]
+                x = parent[x]
+            return x
+
+        for r in [r for r in range(t.n_routes) if costs[r] == 0] + list(routes):
+            a, b = ra[r], rb[r]
+            parent.setdefault(a, a)
+            parent.setdefault(b, b)
+            x, y = find(a), find(b)
+            if x != y:
+                parent[x] = y
+        pieces = {}
+        for x in parent:
+            pieces.setdefault(find(x), []).append(x)
+        return list(pieces.values())
 
     def _dist_from(self, sources, costs, reach) -> dict:
         """Trains from the nearest of `sources` to each station within `reach` (Dijkstra)."""
@@ -108,8 +115,10 @@ class TicketSynergyMixin:
     # ---------------------------------------------------------------- is a ticket draw worth it?
 
     draw_ev_min = None     # draw tickets after the plan when a draw is worth this many points (None: off)
+    draw_ev_alone = True   # ... a ticket far from the network valued by its own connection (else as failed)
 
     def draw_value(self, view, costs, trains, turns) -> float:
+        # costs: the seat's route costs with 0 for its network (None: its own routes, `_costs`)
         """Expected points of a ticket draw now, the plan done: the unseen tickets of the pool
         (`_unseen`) each valued as the keep rates it (points × completion chance − points ×
         failure chance, its connection to the network in trains as the plan), and the draw's
@@ -121,56 +130,54 @@ class TicketSynergyMixin:
         n = len(unseen)
         if n < view.rules.draw_tickets:
             return -INF
-        lens = self.t.route_len
-        tcosts = [c if c == 0 or c == INF else lens[r] for r, c in enumerate(costs)]
-        parent = {}
-        t = self.t
-        ra, rb = t.route_a, t.route_b
-
-        def find(x):
-            while parent[x] != x:
-                parent[x] = parent[parent[x]]
-                x = parent[x]
-            return x
-
-        for r in range(t.n_routes):
-            if tcosts[r] == 0:
-                a, b = ra[r], rb[r]
-                parent.setdefault(a, a)
-                parent.setdefault(b, b)
-                x, y = find(a), find(b)
-                if x != y:
-                    parent[x] = y
-        pieces = {}
-        for s in parent:
-            pieces.setdefault(find(s), []).append(s)
-        reach = trains + 1
-        dists = [self._dist_from(src, tcosts, reach) for src in pieces.values()]
+        conn = self._connections(view, costs, trains, unseen)
         factor = -view.rules.failed_ticket_factor
         values = []
-        for a, b, pts, *_ in unseen:
-            best = INF
-            for d in dists:
-                c = d.get(a, INF) + d.get(b, INF)
-                if c < best:
-                    best = c
+        for (a, b, pts, *_), best in zip(unseen, conn):
             if best > trains:
-                # no piece within reach of both ends: its own connection, or nothing
-                c, _ = self._path(tcosts, a, b, ())
-                best = c
-            if best == INF or best > trains:
                 values.append(-factor * pts)
                 continue
             p = self._completion(best, trains, turns)
             values.append(pts * p - factor * pts * (1 - p))
         values.sort(reverse=True)
-        k = view.rules.draw_tickets
-        if k != 3:
-            return k / n * sum(v for v in values if v > 0)
-        total = 3 / n * sum(v for v in values if v > 0)
-        combos = n * (n - 1) * (n - 2) / 6
-        for j, v in enumerate(values):
-            if v <= 0:
-                below = n - 1 - j
-                total += v * below * (below - 1) / 2 / combos
+        k = min(view.rules.draw_tickets, n)
+        total = k / n * sum(v for v in values if v > 0)
+        if view.rules.keep_on_draw >= 1:
+            # every offered ticket negative: the least bad is kept all the same
+            combos = math.comb(n, k)
+            for j, v in enumerate(values):
+                if v <= 0:
+                    total += v * math.comb(n - 1 - j, k - 1) / combos
         return total
+
+    def _connections(self, view, costs, trains, unseen) -> list:
+        """Trains to connect each unseen ticket with the network of `costs` (0 = own or built):
+        through the nearest piece of it joined to both ends, or on its own when no piece is
+        within `trains` of both; INF when neither fits. Kept while no route is claimed and no
+        ticket is seen (a turn that draws cards changes neither)."""
+        key = (view.claimed, len(unseen), trains)
+        if costs is not None:
+            key += (sum(1 for c in costs if c == 0),)
+        if self._conn_key == key:
+            return self._conn
+        if costs is None:
+            costs = self._costs(view)
+        t = self.t
+        lens = t.route_len
+        tcosts = [c if c == 0 or c == INF else lens[r] for r, c in enumerate(costs)]
+        pieces = self._pieces(tcosts, ())
+        reach = trains + 1
+        dists = [self._dist_from(src, tcosts, reach) for src in pieces]
+        out = []
+        for a, b, *_ in unseen:
+            best = INF
+            for d in dists:
+                c = d.get(a, INF) + d.get(b, INF)
+                if c < best:
+                    best = c
+            if best > trains and self.draw_ev_alone:
+                # no piece within reach of both ends: its own connection, or nothing
+                best = self._path(tcosts, a, b, ())[0]
+            out.append(best)
+        self._conn_key, self._conn = key, out
+        return out
