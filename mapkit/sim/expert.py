@@ -36,7 +36,7 @@ import math
 
 from mapkit.sim.agents import INF, PlannerAgent, cheapest_path
 from mapkit.sim.expert_block import BlockMixin
-from mapkit.sim.expert_tickets import TicketSynergyMixin
+from mapkit.sim.expert_tickets import TicketDrawMixin
 from mapkit.sim.expert_wilds import ScarceColorMixin
 from mapkit.sim.engine import BLIND, DRAW2, FACE_UP, KEEP_PHASE, SETUP
 from mapkit.sim.tables import GRAY
@@ -51,13 +51,15 @@ CLAIM_TURN = 3.0
 POINTS_WEIGHT = 0.25
 
 
-class ExpertAgent(TicketSynergyMixin, ScarceColorMixin, BlockMixin, PlannerAgent):
+class ExpertAgent(TicketDrawMixin, ScarceColorMixin, BlockMixin, PlannerAgent):
     name = "expert"
     # tuned on north-america self-play and against route-focus (see the module docstring)
     p_offset, p_scale = -2.0, 5.0    # completion chance: logistic in the slack (turns and trains)
     p_offset_per_seat = 2.75
     slack_value = 0.0                # points a spare train is worth when choosing tickets
     more_tickets_trains, more_tickets_turns = 12, 8   # draw tickets when the plan is done and these remain
+    # (at two players, or with draw_ev_min None; from three players the draw's expected value
+    # decides: TicketDrawMixin.draw_ev_min, draw_ev_trains)
     # ... at two players only with this many trains: the expert is the seat that ends a two-player
     # game (0.6 trains left at the end against route-focus's 6.7), so a done plan is better spent
     # ending it on long routes than on tickets drawn with few trains (measured, docs/expert.md:
@@ -65,18 +67,13 @@ class ExpertAgent(TicketSynergyMixin, ScarceColorMixin, BlockMixin, PlannerAgent
     more_tickets_trains_two = 25
     race = True                      # claim planned routes next to an opponent first
     cash_out_turns = 1.5             # turns left below which the hand is spent on the best claims
-    # the clock also asks how soon each seat could end the game with the cards it holds (a seat
-    # that hoarded 20 cards lays them in a burst of claims): see `turns_left`. 0 turns it off
-    hand_clock_claim = 0.0
-    keep_end_clock = False           # keeps after a draw read the end clock (with hand_clock_claim)
-    end_spare_turns = 0.0            # from this many turns left (end clock) spend spare cards off the plan
-    setup_offset = 0.0               # the completion curve's midpoint moved by this at setup only
-    _offset_now = 0.0
-    extra_keep_trains = 0            # keep one ticket more at setup when it adds at most this many trains
-    extra_keep_per_point = 0.0       # ... and this many trains more per point of the ticket
-    extra_keep_late = False          # ... also after a ticket draw
-    draw_ev_open = 0                 # ... and while the plan still needs at most this many trains
-    draw_ev_trains = 6               # with draw_ev_min (expert_tickets.py): no draw below this many trains
+    # one ticket more than the best keep when it adds at most this many trains to the plan (a
+    # ticket kept now saves the turn of a later draw), at setup and (`extra_keep_late`) after a
+    # draw; 0 turns it off. Measured (docs/expert.md, fourth round): with the draw by expected
+    # value (expert_tickets.py) +1.4 / +0.4 winner points, +0.17 / +0.14 tickets (seeds 23 / 29);
+    # 5 trains lost 2.3 winner points, and 5-7 at setup alone gave nothing
+    extra_keep_trains = 3
+    extra_keep_late = True
 
     def reset(self, seat, tables, players, rng):
         super().reset(seat, tables, players, rng)
@@ -222,34 +219,6 @@ class ExpertAgent(TicketSynergyMixin, ScarceColorMixin, BlockMixin, PlannerAgent
         # 0.85: another seat may overtake it (a long claim); the estimate ran ~15 % long without
         return 0.85 * max(0.0, (m - view.rules.end_trigger) / max(0.6, rate)) + 1
 
-    def end_turns(self, view, turns) -> float:
-        """The turns left for the end-game decisions (cash out, give the plan up, spend): `turns`
-        (the pace clock), or less when a seat could end the game sooner with the cards it holds."""
-        cl = self.hand_clock_claim
-        if cl and not view.final_round:
-            return min(turns, self._hand_clock(view, view.trains, cl))
-        return turns
-
-    def _hand_clock(self, view, trains, claim) -> float:
-        """Turns left by the seat that could end the game soonest with what it holds: the trains it
-        must still lay past the end trigger, a claim turn for each `claim` of them and a turn for
-        each card it still lacks (seats draw for colors, not just cards). The pace clock above reads
-        only the fewest trains, and near the end it ran 2-4 turns long (4-player self-play, seed 23:
-        +2.4 turns with 3-5 turns really left, +4.1 with 6-8): the seat that ends the game is
-        usually one that hoarded cards and lays them in a burst. This one is within half a turn
-        over the last 20 turns; early it runs long, so the smaller of the two is the clock."""
-        trig = view.rules.end_trigger
-        sizes = view.hand_sizes
-        best = INF
-        for q in range(len(trains)):
-            room = trains[q] - trig
-            if room <= 0:
-                return 1.0
-            x = room / claim + max(0, room - sizes[q])
-            if x < best:
-                best = x
-        return best + 1
-
     # ------------------------------------------------------------ tickets
 
     def _completion(self, need, trains, turns) -> float:
@@ -261,7 +230,7 @@ class ExpertAgent(TicketSynergyMixin, ScarceColorMixin, BlockMixin, PlannerAgent
         slack = min(turns - need, trains - need - 3)
         # more seats take more of the routes a plan needs: the curve's midpoint moves by
         # `p_offset_per_seat` slack for each seat past two (fitted at 2 and at 4 players)
-        offset = self.p_offset + self.p_offset_per_seat * (self.players - 2) + self._offset_now
+        offset = self.p_offset + self.p_offset_per_seat * (self.players - 2)
         return 1.0 / (1.0 + math.exp(-(slack - offset) / self.p_scale))
 
     def choose_keep(self, view, legal):
@@ -269,28 +238,18 @@ class ExpertAgent(TicketSynergyMixin, ScarceColorMixin, BlockMixin, PlannerAgent
         held = view.tickets
         trains = view.trains[self.seat]
         turns = self.turns_left(view) - (0 if view.phase == SETUP else 1)
-        if self.keep_end_clock and view.phase != SETUP:
-            turns = self.end_turns(view, turns + 1) - 1
         costs = self._costs(view)
         budget = self._budget(view, turns)
         factor = -view.rules.failed_ticket_factor  # 1 standard, 0 family
-        synergy = self.synergy_weight
-        if synergy:
-            # the network's worth for tickets still to come (expert_tickets.py), on train costs
-            unseen = self._unseen(view)
-            lens = self.t.route_len
-            tcosts = [c if c == 0 or c == INF else lens[r] for r, c in enumerate(costs)]
         best, best_value = None, -INF
-        extra = self.extra_keep_trains
-        self._offset_now = self.setup_offset if view.phase == SETUP else 0.0
+        extra = self.extra_keep_trains if view.phase == SETUP or self.extra_keep_late else 0
         plans = {}
         for a in legal:
             mask = a[1]
             kept = [offer[i] for i in range(len(offer)) if mask >> i & 1]
             tickets = held + tuple(kept)
             routes, need, given_up = self.plan_for(view, tickets, costs, budget)
-            if extra:
-                plans[mask] = (need, len(given_up))
+            plans[mask] = (need, len(given_up))
             p = self._completion(need, trains, turns)
             value = 0.0
             for k in tickets:
@@ -303,22 +262,22 @@ class ExpertAgent(TicketSynergyMixin, ScarceColorMixin, BlockMixin, PlannerAgent
             # route points of the plan's trains are points the seat would score anyway; a long
             # plan leaves fewer trains for freely chosen long routes: a small premium on slack
             value += self.slack_value * (trains - need)
-            if synergy:
-                value += synergy * self._synergy(view, routes, tcosts, unseen)
             if value > best_value:
                 best, best_value = a, value
-        if extra and best is not None and (view.phase == SETUP or self.extra_keep_late):
-            # one ticket more when it adds at most `extra` trains to the plan of the best keep
-            # (a ticket kept now saves the turn of a later draw): the cheapest such one
-            need0 = plans[best[1]][0]
-            per = self.extra_keep_per_point
-            more = [(plans[a[1]][0], a) for a in legal if bin(a[1]).count("1") == bin(best[1]).count("1") + 1
-                    and a[1] & best[1] == best[1] and not plans[a[1]][1]
-                    and plans[a[1]][0] - need0 <= extra + per * offer[(a[1] ^ best[1]).bit_length() - 1][2]]
-            if more:
-                best = min(more)[1]
-        self._offset_now = 0.0
+        if extra and best is not None:
+            best = self._one_more(legal, best, plans, extra)
         return best if best is not None else legal[0]
+
+    @staticmethod
+    def _one_more(legal, best, plans, extra):
+        """`best` and one offered ticket more, when that plan gives no ticket up and needs at most
+        `extra` trains more than best's (the cheapest such keep); else `best`."""
+        mask = best[1]
+        n = bin(mask).count("1") + 1
+        need0 = plans[mask][0]
+        more = [(plans[a[1]][0], a[1], a) for a in legal if a[1] & mask == mask and bin(a[1]).count("1") == n
+                and not plans[a[1]][1] and plans[a[1]][0] - need0 <= extra]
+        return min(more)[2] if more else best
 
     # ------------------------------------------------------------ cards
 
@@ -465,10 +424,9 @@ class ExpertAgent(TicketSynergyMixin, ScarceColorMixin, BlockMixin, PlannerAgent
         turns = self.turns_left(view)
         hand = view.hand
         cards = sum(hand)
-        end = self.end_turns(view, turns)
 
         # last turns: score what the hand can, never end drawing with a full hand
-        if end <= self.cash_out_turns:
+        if turns <= self.cash_out_turns:
             claim = self._best_scoring_claim(view, legal, tickets)
             if claim is not None:
                 return claim
@@ -497,25 +455,13 @@ class ExpertAgent(TicketSynergyMixin, ScarceColorMixin, BlockMixin, PlannerAgent
                 return station
             # no tickets while the plan is open: measured, drawing when it needed ≤ 3 trains lost
             # 2–5 points of win share, ≤ 6 trains lost 13 (a turn spent, and a forced keep)
-            if end <= 3 and need > trains:
+            if turns <= 3 and need > trains:
                 claim = self._best_scoring_claim(view, legal, tickets)
                 if claim is not None:
                     return claim
             block = self._block(view, legal, trains - need)
             if block is not None:
                 return block
-            if (self.draw_ev_min is not None and need <= self.draw_ev_open and view.players > 2
-                    and trains - need >= self.draw_ev_trains and legal.tickets()):
-                # a plan nearly done: the pool's worth to the network once it is built
-                built = self._costs(view)
-                for x in routes:
-                    built[x] = 0
-                if self.draw_value(view, built, trains - need, turns - 1 - need) >= self.draw_ev_min:
-                    return legal.tickets()[0]
-            if self.end_spare_turns and end <= self.end_spare_turns:
-                spare = self._spare_claim(view, legal, routes, trains - need)
-                if spare is not None:
-                    return spare
             if legal.draws() and cards < trains:
                 return self.draw(view, legal, self.wanted_colors(view, routes))
             claim = self._best_scoring_claim(view, legal, tickets)
@@ -524,17 +470,18 @@ class ExpertAgent(TicketSynergyMixin, ScarceColorMixin, BlockMixin, PlannerAgent
         station = self.transit_move(view, legal)
         if station is not None:
             return station
-        # plan done: more tickets while there is time
-        least = self.more_tickets_trains_two if view.players == 2 else self.more_tickets_trains
+        # plan done: more tickets while there is time; from three players while a draw is worth it
+        # by the pool's expected value to the network (expert_tickets.py), at two players by the
+        # trains and turns left (there the expert ends the game: see more_tickets_trains_two)
         if legal.tickets():
-            ev = self.draw_ev_min
-            if ev is not None and view.players > 2:
-                # the pool's worth to this network decides (expert_tickets.py)
-                if trains >= self.draw_ev_trains and self.draw_value(view, None, trains, turns - 1) >= ev:
+            if view.players > 2 and self.draw_ev_min is not None:
+                if trains >= self.draw_ev_trains and self.draw_value(view, trains, turns - 1) >= self.draw_ev_min:
                     return legal.tickets()[0]
-            elif trains >= least and turns >= self.more_tickets_turns:
-                return legal.tickets()[0]
-        return self._spend(view, legal, trains, end)
+            else:
+                least = self.more_tickets_trains_two if view.players == 2 else self.more_tickets_trains
+                if trains >= least and turns >= self.more_tickets_turns:
+                    return legal.tickets()[0]
+        return self._spend(view, legal, trains, turns)
 
     def _planned_claims(self, legal, routes):
         """Legal claims of planned routes, or of the other track of a planned double."""
@@ -555,33 +502,6 @@ class ExpertAgent(TicketSynergyMixin, ScarceColorMixin, BlockMixin, PlannerAgent
         need = self.wanted_colors(view, longest)
         self._wild_short = False  # alternatives, not all to be claimed: no wild for their sum
         return need
-
-    def _spare_claim(self, view, legal, routes, room):
-        """Near the end, a claim off the plan paid from cards the plan does not need (no wilds, a
-        color none of its routes can use), within the trains the plan leaves: the cards a seat
-        drew blind for its plan end spread over the colors (2.6 of one color in a final hand of 8,
-        4-player self-play), and on the final turn only one route can be laid."""
-        t = self.t
-        if room <= 0:
-            return None
-        usable = set()
-        colors, partner = t.route_color, t.route_partner
-        for r in routes:
-            usable.add(colors[r])
-            if partner[r] >= 0:
-                usable.add(colors[partner[r]])
-        if GRAY in usable:
-            return None  # a gray route can use any color: no card is spare
-        best, key = None, None
-        lens, pts = t.route_len, t.route_points
-        for a in legal.claims():
-            r = a[1]
-            if a[3] or a[2] in usable or lens[r] > room:
-                continue
-            k = (pts[r], -r)
-            if key is None or k > key:
-                best, key = a, k
-        return best
 
     def _spend(self, view, legal, trains, turns):
         """Nothing planned: claim long routes for points, draw for them while it can still use the cards."""
