@@ -14,8 +14,11 @@ It sees only its SeatView. What it does, and why:
   expected value: points × completion chance − points × failure chance, the chance a logistic
   curve in the slack (turns and trains left beyond the plan), fitted to self-play at 2 and 4
   players; a ticket already complete counts in full, one that no longer fits is given up;
-- draws more tickets once its plan is done while trains and turns remain (not before: measured;
-  at two players only with 25+ trains: it is the seat that ends a two-player game);
+- draws more tickets once its plan is done (not before: measured): from three players while a
+  draw is worth it by its exact expected value over the tickets it has not seen, each valued by
+  its connection to the network (expert_tickets.py); at two players while 25+ trains and 8 turns
+  remain (it is the seat that ends a two-player game); keeps one ticket more than the best keep
+  when it adds at most 3 trains (a later draw's turn saved);
 - draws for the route nearest to a claim first, never a face-up wild (a turn for one card, when
   two blind cards are worth two trains to a seat that lays nearly every card it draws) unless its
   plan cannot be paid otherwise (a scarce color: expert_wilds.py), and
