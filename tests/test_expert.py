@@ -404,3 +404,88 @@ def test_expert_keeps_the_ticket_whose_plan_runs_along_long_routes(na, credit, k
     assert act[0] == engine.KEEP
     names = {"seattle-helena": 1, "dallas-chicago": 2}  # offer slot 0 and 1 as mask bits
     assert act[1] == names[kept]
+
+
+def _late_draw_position(t, rules, offer_names):
+    """North-america, four players, seat 0 choosing from a ticket draw of `offer_names` with no
+    other ticket, 20 trains left and 20 turns a seat played."""
+    from mapkit.sim import engine
+
+    s = engine.new_game(t, rules, 4, 3)
+    while s.phase == engine.SETUP:
+        engine.apply(s, (engine.KEEP, (1 << s.min_keep) - 1))
+    names = t.ticket_names["standard"]
+    s.current, s.tickets[0], s.trains[0], s.turn = 0, [], 20, 4 * 20
+    s.phase, s.offer, s.min_keep = engine.KEEP_PHASE, [names.index(n) for n in offer_names], 1
+    return s
+
+
+@pytest.mark.parametrize("extra, kept", [(3, 0b011), (0, 0b001)])
+def test_expert_keeps_a_ticket_more_when_it_adds_few_trains(na, extra, kept):
+    """After a draw the expert keeps duluth-pittsburgh (6) alone by expected value; new-york-omaha
+    (9) adds at most 3 trains to that plan (it reuses it), so it keeps both: a ticket kept now
+    saves the turn of a later draw. dallas-helena, far off, stays returned."""
+    from mapkit.sim.engine import KEEP
+    from mapkit.sim.legal import Legal
+    from mapkit.sim.view import SeatView
+
+    t, rules = na
+    s = _late_draw_position(t, rules, ["duluth-pittsburgh", "new-york-omaha", "dallas-helena"])
+    agent = make_agent("expert")
+    agent.extra_keep_trains = extra
+    agent.reset(0, t, 4, __import__("random").Random(7))
+    view = SeatView(s, 0)
+    assert agent.act(view, Legal(s)) == (KEEP, kept)
+    offer = view.offer
+    alone = agent.plan_for(view, offer[:1])[1]
+    both = agent.plan_for(view, offer[:2])[1]
+    assert 0 < both - alone <= 3
+
+
+def _network_position(t, rules, routes, trains):
+    """North-america, four players after setup, seat 0 to play holding no ticket, owning `routes`
+    (route ids), with `trains` trains and 40 turns a seat played."""
+    from mapkit.sim import engine
+
+    s = engine.new_game(t, rules, 4, 3)
+    while s.phase == engine.SETUP:
+        engine.apply(s, (engine.KEEP, (1 << s.min_keep) - 1))
+    s.current, s.tickets[0] = 0, []
+    for rid in routes:
+        r = t.route_ids.index(rid)
+        s.hands[0][t.wild] += t.route_len[r]
+        engine._claim(s, 0, r, t.wild, t.route_len[r])
+    s.hands[0] = [0] * (t.wild + 1)
+    s.trains[0] = trains
+    s.turn = 4 * 40
+    return s
+
+
+@pytest.mark.parametrize("unseen, draws", [
+    (["denver-el-paso", "los-angeles-salt-lake-city", "el-paso-las-vegas"], True),
+    (["sault-st-marie-seattle", "calgary-charleston", "portland-washington"], False),
+])
+def test_expert_draws_tickets_by_what_the_pool_can_offer_its_network(na, unseen, draws):
+    """Its plan done, with 14 trains and turns to spare (the old rule, 12 trains and 8 turns, draws
+    in both cases), at four players the expert draws tickets only when a draw is worth it over the
+    tickets it has not seen: here every one left is complete on its network in the south-west (it
+    draws), or every one needs more than its 14 trains (a forced keep would fail: it does not)."""
+    from mapkit.sim.engine import TICKETS
+    from mapkit.sim.legal import Legal
+    from mapkit.sim.view import SeatView
+
+    t, rules = na
+    s = _network_position(t, rules, ["denver-santa-fe", "santa-fe-el-paso", "salt-lake-city-denver#1",
+                                     "las-vegas-salt-lake-city", "los-angeles-las-vegas"], 14)
+    agent = make_agent("expert")
+    agent.reset(0, t, 4, __import__("random").Random(7))
+    names = t.ticket_names["standard"]
+    pool = agent._pool(SeatView(s, 0))
+    agent._seen_tickets = {x for x, n in zip(pool, names) if n not in unseen}
+    view = SeatView(s, 0)
+    assert agent.plan(view)[0] == [] and agent.turns_left(view) >= agent.more_tickets_turns
+    assert (agent.act(view, Legal(s))[0] == TICKETS) == draws
+    old = make_agent("expert")
+    old.draw_ev_min = None
+    old.reset(0, t, 4, __import__("random").Random(7))
+    assert old.act(view, Legal(s))[0] == TICKETS

@@ -65,13 +65,13 @@ GOLDEN = {
     ('north-america', None, (), 'route-focus', 2, 8): '3c0c94167a75fc3c',
     ('north-america', None, (), 'route-focus', 4, 8): '7f0877da175a1bdb',
     ('north-america', None, (), 'expert', 2, 3): '08607e2b4d4ea19a',
-    ('north-america', None, (), 'expert', 4, 3): '0cf794de9ea6e6e3',
+    ('north-america', None, (), 'expert', 4, 3): '9806625be7f6e9ee',
     ('portland', None, (), 'random', 2, 20): 'de234039b5bdad34',
     ('portland', None, (), 'random', 4, 20): '93b8c7d9acda7e19',
     ('portland', None, (), 'route-focus', 2, 8): '5315138b1f9dbdf1',
     ('portland', None, (), 'route-focus', 4, 8): 'ce344da30c14e15f',
     ('portland', None, (), 'expert', 2, 3): '76e77d4fc95973ad',
-    ('portland', None, (), 'expert', 4, 3): 'b1a2a3bc7c1412aa',
+    ('portland', None, (), 'expert', 4, 3): 'f82dfc809de61f62',
     ('seattle', 'transit', (), 'random', 2, 20): 'd87196f98c130be5',
     ('seattle', 'transit', (), 'random', 4, 20): '36406611a983026b',
     ('seattle', 'transit', (), 'route-focus', 2, 8): 'dc497d20ba656998',
@@ -88,7 +88,7 @@ GOLDEN = {
     ('north-america', None, (), 'long-route', 4, 4): '01faa5ec662966fd',
     ('north-america', None, (), 'one-step', 4, 4): '43c99ab51acd16ae',
     ('north-america', None, (), ('expert', 'route-focus'), 2, 6): 'c054af67b0b606ad',
-    ('portland', None, (), ('random', 'route-focus', 'expert', 'one-step'), 4, 4): '5f932b0cc11a2bc4',
+    ('portland', None, (), ('random', 'route-focus', 'expert', 'one-step'), 4, 4): 'f56eaae462a6bda8',
 }
 
 

@@ -14,8 +14,11 @@ It sees only its SeatView. What it does, and why:
   expected value: points × completion chance − points × failure chance, the chance a logistic
   curve in the slack (turns and trains left beyond the plan), fitted to self-play at 2 and 4
   players; a ticket already complete counts in full, one that no longer fits is given up;
-- draws more tickets once its plan is done while trains and turns remain (not before: measured;
-  at two players only with 25+ trains: it is the seat that ends a two-player game);
+- draws more tickets once its plan is done (not before: measured): from three players while a
+  draw is worth it by its exact expected value over the tickets it has not seen, each valued by
+  its connection to the network (expert_tickets.py); at two players while 25+ trains and 8 turns
+  remain (it is the seat that ends a two-player game); keeps one ticket more than the best keep
+  when it adds at most 3 trains (a later draw's turn saved);
 - keeps tickets whose plan runs along long routes (the plan's route points count in the keep);
 - draws for the route nearest to a claim first, never a face-up wild (a turn for one card, when
   two blind cards are worth two trains to a seat that lays nearly every card it draws) unless its
@@ -38,6 +41,7 @@ import math
 
 from mapkit.sim.agents import INF, PlannerAgent, cheapest_path
 from mapkit.sim.expert_block import BlockMixin
+from mapkit.sim.expert_tickets import TicketDrawMixin
 from mapkit.sim.expert_wilds import ScarceColorMixin
 from mapkit.sim.engine import BLIND, DRAW2, FACE_UP, KEEP_PHASE, SETUP
 from mapkit.sim.tables import GRAY
@@ -52,13 +56,15 @@ CLAIM_TURN = 3.0
 POINTS_WEIGHT = 0.25
 
 
-class ExpertAgent(ScarceColorMixin, BlockMixin, PlannerAgent):
+class ExpertAgent(TicketDrawMixin, ScarceColorMixin, BlockMixin, PlannerAgent):
     name = "expert"
     # tuned on north-america self-play and against route-focus (see the module docstring)
     p_offset, p_scale = -2.0, 5.0    # completion chance: logistic in the slack (turns and trains)
     p_offset_per_seat = 2.75
     slack_value = 0.0                # points a spare train is worth when choosing tickets
     more_tickets_trains, more_tickets_turns = 12, 8   # draw tickets when the plan is done and these remain
+    # (at two players, or with draw_ev_min None; from three players the draw's expected value
+    # decides: TicketDrawMixin.draw_ev_min, draw_ev_trains)
     # ... at two players only with this many trains: the expert is the seat that ends a two-player
     # game (0.6 trains left at the end against route-focus's 6.7), so a done plan is better spent
     # ending it on long routes than on tickets drawn with few trains (measured, docs/expert.md:
@@ -73,6 +79,13 @@ class ExpertAgent(ScarceColorMixin, BlockMixin, PlannerAgent):
     # 0 gives the play before
     keep_route_credit = 0.5
     keep_route_base = 2.0
+    # one ticket more than the best keep when it adds at most this many trains to the plan (a
+    # ticket kept now saves the turn of a later draw), at setup and (`extra_keep_late`) after a
+    # draw; 0 turns it off. Measured (docs/expert.md, fourth round): with the draw by expected
+    # value (expert_tickets.py) +1.4 / +0.4 winner points, +0.17 / +0.14 tickets (seeds 23 / 29);
+    # 5 trains lost 2.3 winner points, and 5-7 at setup alone gave nothing
+    extra_keep_trains = 3
+    extra_keep_late = True
 
     def reset(self, seat, tables, players, rng):
         super().reset(seat, tables, players, rng)
@@ -90,6 +103,7 @@ class ExpertAgent(ScarceColorMixin, BlockMixin, PlannerAgent):
         self._target = None
         self._target_missing = 0
         self._reset_scarce(tables, players)
+        self._reset_tickets()
 
     # ------------------------------------------------------------ the table
 
@@ -241,11 +255,14 @@ class ExpertAgent(ScarceColorMixin, BlockMixin, PlannerAgent):
         budget = self._budget(view, turns)
         factor = -view.rules.failed_ticket_factor  # 1 standard, 0 family
         best, best_value = None, -INF
+        extra = self.extra_keep_trains if view.phase == SETUP or self.extra_keep_late else 0
+        plans = {}
         for a in legal:
             mask = a[1]
             kept = [offer[i] for i in range(len(offer)) if mask >> i & 1]
             tickets = held + tuple(kept)
             routes, need, given_up = self.plan_for(view, tickets, costs, budget)
+            plans[mask] = (need, len(given_up))
             p = self._completion(need, trains, turns)
             value = 0.0
             for k in tickets:
@@ -263,7 +280,20 @@ class ExpertAgent(ScarceColorMixin, BlockMixin, PlannerAgent):
                 value += self.keep_route_credit * (sum(pts[r] for r in routes) - self.keep_route_base * need)
             if value > best_value:
                 best, best_value = a, value
+        if extra and best is not None:
+            best = self._one_more(legal, best, plans, extra)
         return best if best is not None else legal[0]
+
+    @staticmethod
+    def _one_more(legal, best, plans, extra):
+        """`best` and one offered ticket more, when that plan gives no ticket up and needs at most
+        `extra` trains more than best's (the cheapest such keep); else `best`."""
+        mask = best[1]
+        n = bin(mask).count("1") + 1
+        need0 = plans[mask][0]
+        more = [(plans[a[1]][0], a[1], a) for a in legal if a[1] & mask == mask and bin(a[1]).count("1") == n
+                and not plans[a[1]][1] and plans[a[1]][0] - need0 <= extra]
+        return min(more)[2] if more else best
 
     # ------------------------------------------------------------ cards
 
@@ -462,10 +492,17 @@ class ExpertAgent(ScarceColorMixin, BlockMixin, PlannerAgent):
         station = self.transit_move(view, legal)
         if station is not None:
             return station
-        # plan done: more tickets while there is time
-        least = self.more_tickets_trains_two if view.players == 2 else self.more_tickets_trains
-        if trains >= least and turns >= self.more_tickets_turns and legal.tickets():
-            return legal.tickets()[0]
+        # plan done: more tickets while there is time; from three players while a draw is worth it
+        # by the pool's expected value to the network (expert_tickets.py), at two players by the
+        # trains and turns left (there the expert ends the game: see more_tickets_trains_two)
+        if legal.tickets():
+            if view.players > 2 and self.draw_ev_min is not None:
+                if trains >= self.draw_ev_trains and self.draw_value(view, trains, turns - 1) >= self.draw_ev_min:
+                    return legal.tickets()[0]
+            else:
+                least = self.more_tickets_trains_two if view.players == 2 else self.more_tickets_trains
+                if trains >= least and turns >= self.more_tickets_turns:
+                    return legal.tickets()[0]
         return self._spend(view, legal, trains, turns)
 
     def _planned_claims(self, legal, routes):
