@@ -46,9 +46,11 @@ def without_room(data: dict, only=None, size: float = LABEL_PT) -> list[str]:
     ph = board.physical
     markers = shapely.buffer(shapely.points(np.asarray(list(layout.positions.values()), dtype=float).reshape(-1, 2)),
                              ph.station_radius_mm, quad_segs=8)
-    spaces = [Polygon(c) for shape in layout.routes.values() for c in shape.spaces]
-    tree = STRtree(list(markers) + spaces)
+    corners = [c for shape in layout.routes.values() for c in shape.spaces]
+    spaces = shapely.polygons(np.asarray(corners, dtype=float).reshape(-1, 4, 2))   # the same rings, in one call
+    tree = STRtree(np.concatenate([np.asarray(markers, dtype=object), spaces]))
     bounds = label_bounds(ph)
+    shapely.prepare(bounds)   # the same answers, for hundreds of boxes at a time
     # every candidate box of every station asked about, made and tested in one array call each
     # (one shapely object at a time, this was most of a layout's polish step)
     ids, owner, coords = [], [], []
