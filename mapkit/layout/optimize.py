@@ -211,6 +211,7 @@ class Problem:
         self.geo_dir = self.geo_dir / gl[:, None]
         self._sparsity = None
         self._last = None
+        self._jac_index = None   # (shape, masks, rows, cols) of the Jacobian's entries (jacobian)
         self.L0 = self.bundle_lengths(pos)
         extra = dr.extra.get("angle", {})
         self.an_extra = np.array([extra.get(frozenset((int(a), int(b))), 0.0) for a, b in zip(self.an_b1, self.an_b2)])
@@ -420,16 +421,26 @@ class Problem:
 
     def jacobian(self, x):
         _, ents, m = self._evaluated(x)
-        rows, cols, data = [], [], []
-        for rr, pts, g in ents:
-            var = self.var_of[pts]
-            keep = var >= 0
-            rr, var, g = rr[keep], var[keep], g[keep]
-            rows += [rr, rr]
-            cols += [2 * var, 2 * var + 1]
+        # the entries' rows and columns are the same at every x of a round (only the gradients
+        # change): found once, with the free points' mask of each block
+        shape = (m, tuple(len(rr) for rr, _, _ in ents))
+        if self._jac_index is None or self._jac_index[0] != shape:
+            keeps, rows, cols = [], [], []
+            for rr, pts, _ in ents:
+                var = self.var_of[pts]
+                keep = var >= 0
+                rr, var = rr[keep], var[keep]
+                keeps.append(None if keep.all() else keep)
+                rows += [rr, rr]
+                cols += [2 * var, 2 * var + 1]
+            self._jac_index = (shape, keeps, np.concatenate(rows), np.concatenate(cols))
+        _, keeps, rows, cols = self._jac_index
+        data = []
+        for (_, _, g), keep in zip(ents, keeps):
+            if keep is not None:
+                g = g[keep]
             data += [g[:, 0], g[:, 1]]
-        return coo_matrix((np.concatenate(data), (np.concatenate(rows), np.concatenate(cols))),
-                          shape=(m, 2 * len(self.free_idx))).tocsr()
+        return coo_matrix((np.concatenate(data), (rows, cols)), shape=(m, 2 * len(self.free_idx))).tocsr()
 
     def solve(self, max_nfev: int = 30):
         x0 = self.dr.pos[self.free_idx].ravel()
