@@ -30,6 +30,7 @@ LABEL_PT = 10.0          # the size every station label should find room at (hub
 LABEL_STEPS_MM = (3.0, 6.0, 10.0)
 LABEL_TRIES = 240        # candidate moves judged at most over one label repair
 LABEL_REACH_MM = 45.0    # stations this close to a moved one can gain or lose room
+FIRST_BOXES = 16         # candidate boxes of each station tested before the rest (without_room)
 
 
 def label_bounds(ph) -> Polygon:
@@ -71,13 +72,23 @@ def without_room(data: dict, only=None, size: float = LABEL_PT) -> list[str]:
     if coords:
         xy = np.asarray(coords, dtype=float)
         owner_a = np.asarray(owner, dtype=int)
-        boxes = shapely.box(xy[:, 0], xy[:, 1], xy[:, 2], xy[:, 3])
-        inside = shapely.contains(bounds, boxes)
-        boxes, owner_a = boxes[inside], owner_a[inside]
-        hit = tree.query(boxes, predicate="dwithin", distance=render_labels.CLEARANCE_MM)
-        free = np.ones(len(boxes), dtype=bool)
-        free[hit[0]] = False
-        has_room[owner_a[free]] = True
+        # a station has room when any one box is free, and most find it among their first few
+        # (the renderer's preferred positions): those are tested first, the rest only for the
+        # stations still without room (the same answer, a fraction of the tree queries)
+        first = np.searchsorted(owner_a, owner_a, side="left")
+        rank = np.arange(len(owner_a)) - first
+        for stage in (rank < FIRST_BOXES, rank >= FIRST_BOXES):
+            pick = stage & ~has_room[owner_a]
+            if not pick.any():
+                continue
+            b, o = xy[pick], owner_a[pick]
+            boxes = shapely.box(b[:, 0], b[:, 1], b[:, 2], b[:, 3])
+            inside = shapely.contains(bounds, boxes)
+            boxes, o = boxes[inside], o[inside]
+            hit = tree.query(boxes, predicate="dwithin", distance=render_labels.CLEARANCE_MM)
+            free = np.ones(len(boxes), dtype=bool)
+            free[hit[0]] = False
+            has_room[o[free]] = True
     out = [sid for sid, ok in zip(ids, has_room) if not ok]
     return out
 
