@@ -22,6 +22,7 @@ from shapely.geometry import Point, Polygon, box
 
 from mapkit.boardfile import build_board
 from mapkit.geometry import Layout
+from mapkit.layout.labelboxes import candidate_boxes
 from mapkit.layout.repair import score
 from mapkit.render import labels as render_labels
 from mapkit.render import shapes
@@ -54,24 +55,22 @@ def without_room(data: dict, only=None, size: float = LABEL_PT) -> list[str]:
     shapely.prepare(bounds)   # the same answers, for hundreds of boxes at a time
     # every candidate box of every station asked about, made and tested in one array call each
     # (one shapely object at a time, this was most of a layout's polish step)
+    # (the renderer's boxes, from mapkit.layout.labelboxes: the same numbers without a Candidate each)
     ids, owner, coords = [], [], []
     for s in board.stations:
         if only is not None and s.id not in only:
             continue
         need = size + (1.0 if s.hub else 0.0)
-        cands = render_labels.station_candidates(s.name, layout.positions[s.id], ph.station_radius_mm, s.label, s.hub)
-        k = len(ids)
+        boxes = candidate_boxes(s.name, layout.positions[s.id], ph.station_radius_mm, s.label, s.hub, need)
+        owner.append(np.full(len(boxes), len(ids), dtype=int))
+        coords.append(boxes)
         ids.append(s.id)
-        for c in cands:
-            if c.size >= need:
-                owner.append(k)
-                coords.append(c.box)
     if not ids:
         return []
     has_room = np.zeros(len(ids), dtype=bool)
-    if coords:
-        xy = np.asarray(coords, dtype=float)
-        owner_a = np.asarray(owner, dtype=int)
+    owner_a = np.concatenate(owner)
+    if len(owner_a):
+        xy = np.concatenate(coords)
         # a station has room when any one box is free, and most find it among their first few
         # (the renderer's preferred positions): those are tested first, the rest only for the
         # stations still without room (the same answer, a fraction of the tree queries)
