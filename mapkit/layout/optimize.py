@@ -260,7 +260,7 @@ class Problem:
             beyond = np.arcsin(np.clip(h_ / rho, -1, 1))
             return np.where(rho < s_, 0.0, np.where(rho <= corner, inside, beyond))
 
-        def need_of(s1, s2):
+        def need_of(s1, s2, h1, h2):
             # only where both spaces exist at that distance can they meet
             r1, r2 = np.hypot(s1, h1), np.hypot(s2, h2)
             both1 = (r1 >= s1) & (r1 >= s2)
@@ -268,12 +268,17 @@ class Problem:
             return np.maximum(np.where(both1, alpha(r1, s1, h1) + alpha(r1, s2, h2), 0.0),
                               np.where(both2, alpha(r2, s1, h1) + alpha(r2, s2, h2), 0.0))
 
-        need = need_of(s1, s2) + ANGLE_CLEAR + self.an_extra
         if not grad:
-            return need
+            return need_of(s1, s2, h1, h2) + ANGLE_CLEAR + self.an_extra
         e = 1e-4  # the closed form is piecewise; a central difference is exact enough for the step
-        d1 = (need_of(s1 + e, s2) - need_of(s1 - e, s2)) / (2 * e) * dspread[self.an_b1]
-        d2 = (need_of(s1, s2 + e) - need_of(s1, s2 - e)) / (2 * e) * dspread[self.an_b2]
+        # the need and its four shifted copies in one call on stacked arrays (element for element
+        # the same numbers; five calls on short arrays were a third of the residuals' time)
+        both = need_of(np.concatenate([s1, s1 + e, s1 - e, s1, s1]), np.concatenate([s2, s2, s2, s2 + e, s2 - e]),
+                       np.tile(h1, 5), np.tile(h2, 5))
+        n0, up1, down1, up2, down2 = both.reshape(5, -1)
+        need = n0 + ANGLE_CLEAR + self.an_extra
+        d1 = (up1 - down1) / (2 * e) * dspread[self.an_b1]
+        d2 = (up2 - down2) / (2 * e) * dspread[self.an_b2]
         return need, d1, d2
 
     # ------------------------------------------------------------------ residuals
