@@ -254,19 +254,24 @@ class Problem:
         s1, h1 = start[self.an_b1], h[self.an_b1]
         s2, h2 = start[self.an_b2], h[self.an_b2]
 
-        def alpha(rho, s_, h_):
-            corner = np.hypot(s_, h_)
-            inside = np.arccos(np.clip(s_ / rho, -1, 1))
-            beyond = np.arcsin(np.clip(h_ / rho, -1, 1))
-            return np.where(rho < s_, 0.0, np.where(rho <= corner, inside, beyond))
+        def alpha(rho, s_, h_, corner):
+            # 0 before the space starts, acos(s / rho) up to its near corner (at hypot(s, h),
+            # which need_of has), asin(h / rho) beyond; each only where it is the one taken
+            out = np.zeros_like(rho)
+            on = ~(rho < s_)
+            inside = on & (rho <= corner)
+            beyond = on & ~(rho <= corner)
+            out[inside] = np.arccos(np.clip(s_[inside] / rho[inside], -1, 1))
+            out[beyond] = np.arcsin(np.clip(h_[beyond] / rho[beyond], -1, 1))
+            return out
 
         def need_of(s1, s2, h1, h2):
             # only where both spaces exist at that distance can they meet
             r1, r2 = np.hypot(s1, h1), np.hypot(s2, h2)
             both1 = (r1 >= s1) & (r1 >= s2)
             both2 = (r2 >= s1) & (r2 >= s2)
-            return np.maximum(np.where(both1, alpha(r1, s1, h1) + alpha(r1, s2, h2), 0.0),
-                              np.where(both2, alpha(r2, s1, h1) + alpha(r2, s2, h2), 0.0))
+            return np.maximum(np.where(both1, alpha(r1, s1, h1, r1) + alpha(r1, s2, h2, r2), 0.0),
+                              np.where(both2, alpha(r2, s1, h1, r1) + alpha(r2, s2, h2, r2), 0.0))
 
         if not grad:
             return need_of(s1, s2, h1, h2) + ANGLE_CLEAR + self.an_extra
