@@ -135,35 +135,30 @@ class Problem:
         mids = (pos[self.sp] + pos[self.sq]) / 2
         seglen = np.hypot(*(pos[self.sq] - pos[self.sp]).T)
         stree = cKDTree(mids)
-        ends = [{B[k].a, B[k].b} for k in range(len(B))]
-        si, sk = [], []
-        for s in range(n):
-            for k in stree.query_ball_point(st[s], reach + seglen.max() / 2 if len(seglen) else reach):
-                if s not in ends[self.sown[k]]:
-                    si.append(s)
-                    sk.append(k)
-        si, sk = np.array(si, dtype=int), np.array(sk, dtype=int)
+        ba_, bb_ = np.array([b.a for b in B], dtype=int), np.array([b.b for b in B], dtype=int)
+        si, sk = [np.zeros(0, dtype=int)], [np.zeros(0, dtype=int)]
+        for s in range(n):   # (each station's query, its own routes left out as arrays: the same pairs in the same order)
+            found = np.asarray(stree.query_ball_point(st[s], reach + seglen.max() / 2 if len(seglen) else reach), dtype=int)
+            own_ = self.sown[found]
+            found = found[(ba_[own_] != s) & (bb_[own_] != s)]
+            si.append(np.full(len(found), s, dtype=int))
+            sk.append(found)
+        si, sk = np.concatenate(si), np.concatenate(sk)
         # the k-d tree of midpoints over-reaches by half the longest segment: keep the pairs really
         # within reach (a hinge farther off is zero and its row in the Jacobian too, but costs time)
         if len(si):
             near = T.point_segment(st[si], pos[self.sp[sk]], pos[self.sq[sk]])[0] < reach
             si, sk = si[near], sk[near]
         self.cs_s, self.cs_k = si, sk
-        ki, kj = [], []
         seg_pairs = stree.query_pairs(reach + (seglen.max() if len(seglen) else 0.0), output_type="ndarray")
-        for k1, k2 in seg_pairs:
-            o1, o2 = self.sown[k1], self.sown[k2]
-            if o1 == o2:
-                continue
-            shared = ends[o1] & ends[o2]
-            if shared:
-                touch1 = {self.sp[k1], self.sq[k1]} & shared
-                touch2 = {self.sp[k2], self.sq[k2]} & shared
-                if touch1 & touch2:
-                    continue  # both leave the same station: the angle term judges them
-            ki.append(k1)
-            kj.append(k2)
-        ki, kj = np.array(ki, dtype=int), np.array(kj, dtype=int)
+        k1, k2 = (seg_pairs[:, 0], seg_pairs[:, 1]) if len(seg_pairs) else (np.zeros(0, int), np.zeros(0, int))
+        o1, o2 = self.sown[k1], self.sown[k2]
+        keep = o1 != o2
+        for x in (self.sp[k1], self.sq[k1]):
+            # both leave the same station (an end of both bundles, on both segments): the angle term judges them
+            keep &= ~(((x == self.sp[k2]) | (x == self.sq[k2])) & ((x == ba_[o1]) | (x == bb_[o1]))
+                      & ((x == ba_[o2]) | (x == bb_[o2])))
+        ki, kj = k1[keep].astype(int), k2[keep].astype(int)
         if len(ki):  # as above: only the pairs of segments really within reach of each other
             near = T.signed_segments(pos[self.sp[ki]], pos[self.sq[ki]], pos[self.sp[kj]], pos[self.sq[kj]])[0] < reach
             ki, kj = ki[near], kj[near]
@@ -179,7 +174,9 @@ class Problem:
         for s, items in incident.items():
             if len(items) < 2:
                 continue
-            items.sort(key=lambda it: np.arctan2(*(pos[it[2]] - pos[it[1]])[::-1]))
+            v = pos[[it[2] for it in items]] - pos[[it[1] for it in items]]
+            turn = np.arctan2(v[:, 1], v[:, 0]).tolist()
+            items = [it for _, it in sorted(zip(turn, items), key=lambda pair: pair[0])]
             for j in range(len(items)):
                 a, b = items[j], items[(j + 1) % len(items)]
                 ang_s.append(s)
