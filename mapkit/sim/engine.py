@@ -62,7 +62,7 @@ class State:
         "route_score", "tickets", "ticket_pool", "ticket_deck", "market", "offer", "min_keep",
         "phase", "current", "turn", "turns_taken", "final_turns_left", "gaps", "parent", "claims",
         "pass_streak", "team_of", "setup_left", "end_reason", "redraws_left", "shared", "markers",
-        "tokens_left", "station_score", "open_routes", "claimed",
+        "tokens_left", "station_score", "open_routes", "claimed", "claim_log",
     )
 
     def copy(self) -> "State":
@@ -81,6 +81,7 @@ class State:
         s.tickets = [list(x) for x in self.tickets]
         s.parent = [list(x) for x in self.parent]
         s.claims = [list(x) for x in self.claims]
+        s.claim_log = list(self.claim_log)
         s.open_routes = [list(x) for x in self.open_routes]
         s.ticket_pool = self.ticket_pool
         s.gaps = Counter(self.gaps)
@@ -121,6 +122,9 @@ def new_game(t: Tables, rules: RuleSet, players: int, seed: int) -> State:
     s.trains = [trains] * players
     s.owner = [EMPTY] * t.n_routes
     s.claimed = 0  # routes claimed so far (all seats): agents' caches hold while it is unchanged
+    # the routes claimed, in play order (all seats): what changed since an agent last looked is
+    # claim_log[then:claimed], without scanning every seat's claims
+    s.claim_log = []
     # the claim listing's rows (`Tables.claim_order`) less the routes claimed so far: a claimed
     # route is never claimable again, so the listing need not visit it (it still checks `owner`)
     s.open_routes = [list(rows) for rows in t.claim_order]
@@ -341,6 +345,7 @@ def _claim(s: State, p: int, r: int, color: int, wilds: int) -> None:
     s.trains[p] -= L
     s.owner[r] = p
     s.claimed += 1
+    s.claim_log.append(r)
     c = t.route_color[r]
     s.open_routes[wild if c < 0 else c].remove((L, r, t.route_partner[r]))
     s.route_score[p] += t.route_points[r]
