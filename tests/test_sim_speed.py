@@ -470,3 +470,150 @@ def test_a_playstyle_changing_a_step_keeps_the_step_by_step_turn():
         agent = make_agent(name)
         agent.reset(0, t, 2, random.Random(0))
         assert "act" not in agent.__dict__, name
+
+
+# ------------------------------------------------------------------ fifth round (docs/sim-speed.md)
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_the_plan_stands_when_the_claim_log_touches_nothing_still_open_reads(players):
+    """`_plan_touched` against `still_open`: whenever it says no claim since the last check touched
+    a planned route or its double's other track, still_open returns the planned routes as they are;
+    and a position made by hand (claims not logged) is always checked in full."""
+    t, rules = setup("north-america")
+    found = {"untouched": 0, "touched": 0, "dropped": 0}
+    for game_seed in game_seeds([5, players], 4):
+        s = engine.new_game(t, rules, players, game_seed)
+        agents = [make_agent("route-focus") for _ in range(players)]
+        for p, agent in enumerate(agents):
+            agent.reset(p, t, players, random.Random(p))
+        views = [SeatView(s, p) for p in range(players)]
+        while s.phase != engine.OVER:
+            p = s.current
+            agent, view = agents[p], views[p]
+            if agent._plan_key == view.ticket_count and view.claimed != agent._plan_claimed:
+                planned = agent._plan[0]
+                still = agent.still_open(view, planned)
+                if not agent._plan_touched(view, view.claimed):
+                    assert still == planned, (game_seed, s.turn)
+                    found["untouched"] += 1
+                else:
+                    found["touched"] += 1
+                    found["dropped"] += still != planned
+                hand_made = s.copy()
+                hand_made.claimed += 1
+                assert agent._plan_touched(SeatView(hand_made, p), hand_made.claimed)
+            engine.apply(s, agent.act(view, Legal(s)))
+        assert s.claim_log == [r for r in s.claim_log if s.owner[r] != -1] and len(s.claim_log) == s.claimed
+    assert found["untouched"] > 20 and found["dropped"] > 5, found
+
+
+def _draws_to_try(s):
+    from mapkit.sim.legal import face_up_draws
+    n = len(s.face_up)
+    out = [(engine.BLIND,), (engine.FACE_UP, True), (engine.FACE_UP, 1.0), (engine.FACE_UP,), (engine.BLIND, 0)]
+    out += face_up_draws(n)[:n] + [(engine.FACE_UP, i) for i in range(-1, n + 2)]
+    return out
+
+
+@pytest.mark.parametrize("board_id, preset, variants, players", CLAIM_SETUPS)
+def test_draws_checked_on_the_state_are_the_full_checks(board_id, preset, variants, players):
+    """`a in legal` of a draw (answered from the state) against `is_legal`, for the shared draw
+    actions, equal copies and malformed ones, at turns, second draws and ticket choices; and the
+    one-pass turn's draw read off the state (`_draw_now`) against `_draw_for` on the listed draws."""
+    from mapkit.sim.legal import draw_actions, is_legal
+    t, rules = setup(board_id, preset, variants)
+    rng = random.Random(3)
+    agent = make_agent("route-focus")
+    agent.reset(0, t, players, random.Random(0))
+    found = {"legal": 0, "not": 0, "face_up": 0, "draw2": 0}
+    for game_seed in game_seeds([9, players], 4):
+        s = engine.new_game(t, rules, players, game_seed)
+        while s.phase != engine.OVER:
+            legal = Legal(s)
+            for a in _draws_to_try(s):
+                ok = a in Legal(s)
+                assert ok == is_legal(s, a), (a, s.phase)
+                found["legal" if ok else "not"] += 1
+            if s.phase in (engine.TURN, engine.DRAW2):
+                draws = tuple(draw_actions(s))
+                need = {} if rng.random() < 0.3 else {rng.randrange(t.wild): rng.randrange(1, 6) for _ in range(rng.randrange(1, 4))}
+                got = agent._draw_now(s, need, s.phase)
+                assert got == (agent._draw_for(s, draws, need, s.phase) if draws else None)
+                assert got is None or any(got is x for x in draws)  # the shared tuples the listing holds
+                found["face_up"] += got is not None and got[0] == engine.FACE_UP
+                found["draw2"] += s.phase == engine.DRAW2
+            acts = legal.all()
+            engine.apply(s, acts[rng.randrange(len(acts))])
+    assert all(found.values()), found
+
+
+@pytest.mark.parametrize("board_id", ["north-america", "portland"])
+def test_a_search_reused_after_changes_that_cannot_move_its_path_is_the_search_again(board_id):
+    """`paths.reusable` / `reused` against searching again (the plain search and the textbook
+    one), on random costs with many zero-cost routes and ties, after random changes: whenever it
+    says the old path stands, the new search finds that path, cost and routes exactly."""
+    from mapkit.sim.paths import reusable, reused, search_recorded
+    t, _ = setup(board_id)
+    adj, ends = adjacency(t), route_ends(t)
+    rng = random.Random(17)
+    found = {"same": 0, "cheaper_path": 0, "dearer_read": 0, "unread": 0, "no_path": 0, "refused": 0}
+    for case in range(2000):
+        closed = 0.6 if case % 4 == 0 else 0.15  # a quarter of the cases with most routes closed
+        old = [BIG if rng.random() < closed else rng.choice((0, 0, 1, 1, 2, 3)) for _ in range(t.n_routes)]
+        a, b = rng.sample(range(t.n_stations), 2)
+        c, routes, chain, seen = search_recorded(adj, old, a, b, ends)
+        assert (c, routes) == cheapest_path(adj, old, a, b, (), whole=True, ends=ends)
+        work = list(old)
+        kinds = set()
+        for r in rng.sample(range(t.n_routes), rng.randrange(0, 12)):
+            work[r] = rng.choice((0, 1, 2, 3, 4, BIG))
+        if rng.random() < 0.5 and chain:  # and often a route of the path made cheaper
+            r = rng.choice(chain)
+            work[r] = rng.randrange(0, old[r] + 1)
+        if not reusable(old, chain, seen, work, t.route_a, t.route_b):
+            found["refused"] += 1
+            continue
+        got = reused(work, chain)
+        assert got == cheapest_path(adj, work, a, b, (), whole=True, ends=ends)
+        textbook = textbook_path(adj, [INF if x == BIG else x for x in work], a, b, ())
+        assert (got[0], got[1]) == (textbook[0], textbook[1])
+        for r in range(t.n_routes):
+            if work[r] != old[r]:
+                near = (seen >> t.route_a[r] | seen >> t.route_b[r]) & 1
+                kinds.add("cheaper_path" if r in chain else "dearer_read" if near else "unread")
+        found["no_path"] += not chain
+        found["same"] += not kinds
+        for k in kinds:
+            found[k] += 1
+    assert min(found.values()) > 20, found  # every kind of change met often, and refusals too
+
+
+def test_a_planners_remembered_searches_answer_as_searching_again():
+    """`PlannerAgent._own_search` (its last search between the same stations, reused when
+    `reusable`) against the plain search on the seat's costs, at every search of 4-player games."""
+    from mapkit.sim.planner import PlannerAgent
+    t, rules = setup("north-america")
+    checked = {"reused": 0, "searched": 0}
+    plain = PlannerAgent._own_search
+
+    def checking(self, a, b, free):
+        before = self._searches.get((a, b))
+        got = plain(self, a, b, free)
+        assert got == cheapest_path(self.adj, self._own_big, a, b, free, whole=True, ends=self._ends)
+        checked["reused" if before is not None and self._searches.get((a, b)) is before else "searched"] += 1
+        return got
+
+    PlannerAgent._own_search = checking
+    try:
+        for game_seed in game_seeds([8, 4], 6):
+            s = engine.new_game(t, rules, 4, game_seed)
+            agents = [make_agent("route-focus") for _ in range(4)]
+            for p, agent in enumerate(agents):
+                agent.reset(p, t, 4, random.Random(p))
+            views = [SeatView(s, p) for p in range(4)]
+            while s.phase != engine.OVER:
+                p = s.current
+                engine.apply(s, agents[p].act(views[p], Legal(s)))
+    finally:
+        PlannerAgent._own_search = plain
+    assert checked["reused"] > 20 and checked["searched"] > 50, checked
