@@ -12,8 +12,6 @@ tickets, where the changes since a search are known exactly.)
 from __future__ import annotations
 
 import heapq
-from itertools import compress
-from operator import ne
 
 INF = float("inf")
 BIG = 1 << 60  # "not reached" in the int search: above any path's cost
@@ -197,79 +195,6 @@ def cheapest_path_traced(adj, costs: list, a: int, b: int, free, ends) -> tuple[
             routes.append(r)
         x = ends[r] ^ x
     return best, routes, seen
-
-
-def search_recorded(adj, work: list, a: int, b: int, ends) -> tuple[float, list[int], tuple, int]:
-    """The int search on `work` (free routes already zeroed, a != b) with what a later search may
-    reuse it by (`reusable`): (cost, routes that cost something, every route of the path from b
-    back to a, a bit mask of the stations it expanded)."""
-    n = len(adj)
-    bits = n.bit_length()
-    low = (1 << bits) - 1
-    dist = [BIG] * n
-    dist[a] = 0
-    via = [-1] * n
-    heap = [a]
-    pop, push = heapq.heappop, heapq.heappush
-    best = BIG
-    seen = 0
-    while heap:
-        k = pop(heap)
-        d = k >> bits
-        if d >= best:
-            break
-        x = k & low
-        if d > dist[x]:
-            continue
-        seen |= 1 << x
-        for m, r in adj[x]:
-            nd = d + work[r]
-            if nd < dist[m] and nd < best:
-                dist[m] = nd
-                via[m] = r
-                if m == b:
-                    best = nd
-                else:
-                    push(heap, nd << bits | m)
-    if best == BIG:
-        return INF, [], (), seen
-    routes, chain = [], []
-    x = b
-    while x != a:
-        r = via[x]
-        chain.append(r)
-        if work[r]:
-            routes.append(r)
-        x = ends[r] ^ x
-    return best, routes, tuple(chain), seen
-
-
-def reusable(old: list, chain: tuple, seen: int, work: list, route_a, route_b) -> bool:
-    """May a search on `work` answer with the path a search on `old` found (`search_recorded`:
-    every route of its path `chain`, the stations `seen` it expanded)? Yes when each route whose
-    cost differs is
-    - on the path and no dearer: the path only got cheaper, or
-    - off the path, with an end the old search expanded, and no cheaper, or
-    - off the path with neither end expanded: the old search never read its cost.
-    Then the search on `work` finds the same path, ties and all (the proof is in docs/sim-speed.md,
-    fifth round; with no path, `chain` empty: none appears). Its cost and routes are read off
-    `chain` with the new costs (`reused`)."""
-    if work == old:
-        return True
-    for r in compress(range(len(work)), map(ne, work, old)):
-        if r in chain:
-            if work[r] > old[r]:
-                return False
-        elif (seen >> route_a[r] | seen >> route_b[r]) & 1 and work[r] < old[r]:
-            return False
-    return True
-
-
-def reused(work: list, chain: tuple) -> tuple[float, list[int]]:
-    """(cost, routes that cost something) of the path `chain` on `work` (no path: INF)."""
-    if not chain:
-        return INF, []
-    return sum([work[r] for r in chain]), [r for r in chain if work[r]]
 
 
 def _route(work, a, b, best, via, prev) -> tuple[float, list[int]]:

@@ -17,8 +17,7 @@ from __future__ import annotations
 
 from mapkit.sim.basic_agents import Agent
 from mapkit.sim.engine import CLAIM, DRAW2, KEEP, KEEP_PHASE, SETUP
-from mapkit.sim.paths import (BIG, INF, adjacency, cheapest_path, cheapest_path_traced, reusable, reused, route_ends,
-                              search_recorded, untouched_path)
+from mapkit.sim.paths import BIG, INF, adjacency, cheapest_path, cheapest_path_traced, route_ends, untouched_path
 from mapkit.sim.planner_moves import PlannerMoves
 from mapkit.sim.planner_turn import FusedTurn, fused_ok
 
@@ -63,7 +62,6 @@ class PlannerAgent(FusedTurn, PlannerMoves, Agent):
         self._plan_key = None
         self._plan = ([], 0)
         self._plan_claimed = -1  # view.claimed when the plan was last checked
-        self._searches = {}       # (a, b) -> (costs, path, expanded stations) of its last search: _own_search
         self._plan_reads = set()  # the routes whose owner still_open reads for the plan: _plan_touched
         self._own = None          # this seat's route costs, kept up to date claim by claim: _own_costs
         self._own_big = None      # the same with BIG for INF, what its own int searches read
@@ -246,39 +244,8 @@ class PlannerAgent(FusedTurn, PlannerMoves, Agent):
         if self._plain and not self._read_table(view)[0]:
             # this class's own costs, nothing added from others' tickets: lengths, 0 and INF only,
             # searched as the same costs with BIG for INF (`_own_big`: int sums, int comparisons)
-            return self._own_search(a, b, free)
+            return cheapest_path(self.adj, self._own_big, a, b, free, whole=True, ends=self._ends)
         return self._path(costs, a, b, free)
-
-    def _own_search(self, a: int, b: int, free) -> tuple[float, list[int]]:
-        """`cheapest_path(adj, _own_big, a, b, free, whole=True)`, answered from this seat's last
-        search between the same stations when the costs changed since only in ways that cannot
-        change its path (`paths.reusable`: the path cheaper, routes it read dearer, or routes it
-        never read). Fifth round: about one replan search in six."""
-        work = list(self._own_big)
-        for r in free:
-            work[r] = 0
-        if a == b:
-            return 0, []
-        key = (a, b)
-        old = self._searches.get(key)
-        t = self.t
-        if old is not None and reusable(old[0], old[1], old[2], work, t.route_a, t.route_b):
-            return reused(work, old[1])
-        c, routes, chain, seen = search_recorded(self.adj, work, a, b, self._ends)
-        self._searches[key] = (work, chain, seen)
-        return c, routes
-
-    def _own_search_traced(self, a: int, b: int, free) -> tuple[float, list[int], int]:
-        """`cheapest_path_traced` on `_own_big`, searched afresh (its expanded stations must be
-        this search's) and remembered for `_own_search`."""
-        work = list(self._own_big)
-        for r in free:
-            work[r] = 0
-        if a == b:
-            return 0, [], 0
-        c, routes, chain, seen = search_recorded(self.adj, work, a, b, self._ends)
-        self._searches[(a, b)] = (work, chain, seen)
-        return c, routes, seen
 
     def plan_for(self, view, tickets) -> tuple[list[int], float, int]:
         """(routes to claim, their total length, tickets that cannot be completed)."""
@@ -431,7 +398,7 @@ class PlannerAgent(FusedTurn, PlannerMoves, Agent):
             if connected[i]:
                 c, rs = 0, []
             elif traced:
-                c, rs, seen = self._own_search_traced(a, b, free)
+                c, rs, seen = cheapest_path_traced(self.adj, self._own_big, a, b, free, self._ends)
             else:
                 c, rs = self._own_path(view, memory, costs, a, b, free)
             paths.append((c, rs))
