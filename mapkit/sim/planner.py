@@ -76,6 +76,7 @@ class PlannerAgent(FusedTurn, PlannerMoves, Agent):
         self._blocks = {}     # route -> blocking value, while the table is unchanged
         self._station_list = None
         self._by_length = None   # routes, longest first (ties in route order): _longest_open
+        self._need_of = (None, None)  # the plan's routes and their (color, length): FusedTurn._need
         self._want = (None, None, None, None)  # plan_claim's routes, the colors they keep, their reach, per plan
         # the turn in one pass (planner_turn.py) for a class that keeps every step it writes out;
         # `PlannerAgent.act` stays the step-by-step turn (and the reference it is tested against)
@@ -319,11 +320,7 @@ class PlannerAgent(FusedTurn, PlannerMoves, Agent):
         log = view.claim_log
         if len(log) != claimed:
             return True  # a position made by hand: check in full
-        reads = self._plan_reads
-        for r in log[self._plan_claimed:]:
-            if r in reads:
-                return True
-        return False
+        return not self._plan_reads.isdisjoint(log[self._plan_claimed:])
 
     # ------------------------------------------------------------ the clock
 

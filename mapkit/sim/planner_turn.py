@@ -39,8 +39,10 @@ class FusedTurn:
         # plan(): its first cases written out (no ticket taken, no route claimed since the check or
         # none that still_open reads)
         claimed = s.claimed
-        if self._plan_key == len(s.tickets[seat]) and (claimed == self._plan_claimed or not self._plan_touched(view, claimed)):
-            self._plan_claimed = claimed
+        at = self._plan_claimed
+        if claimed != at and len(s.claim_log) == claimed and self._plan_reads.isdisjoint(s.claim_log[at:]):
+            at = self._plan_claimed = claimed  # `_plan_touched` is False: the plan stands as it was
+        if self._plan_key == len(s.tickets[seat]) and claimed == at:
             routes, cost = self._plan
         else:
             routes, cost = self.plan(view)
@@ -140,15 +142,17 @@ class FusedTurn:
 
     def _need(self, hand, routes) -> dict:
         """`wanted_colors` on the seat's hand (a list, not changed)."""
+        held = self._need_of
+        if held[0] != routes:  # (color, length) of each planned route, read once per plan
+            t = self.t
+            held = self._need_of = (routes, [(t.route_color[r], t.route_len[r]) for r in routes])
         hand = list(hand)
         need = {}
-        t = self.t
-        colors, lens, wild = t.route_color, t.route_len, t.wild
-        for r in routes:
-            c = colors[r]
+        wild = self.t.wild
+        for c, L in held[1]:
             if c == GRAY:
                 c = hand.index(max(hand[:wild]))
-            h, L = hand[c], lens[r]
+            h = hand[c]
             if L > h:
                 need[c] = need.get(c, 0) + L - h
                 hand[c] = 0
