@@ -546,3 +546,31 @@ def test_draws_checked_on_the_state_are_the_full_checks(board_id, preset, varian
             engine.apply(s, acts[rng.randrange(len(acts))])
     assert all(found.values()), found
 
+
+
+@pytest.mark.parametrize("board_id", ["north-america", "portland", "seattle"])
+def test_the_one_pass_colors_wanted_are_wanted_colors(board_id):
+    """`FusedTurn._need` (per-color totals when the plan has no gray route, the routes in turn
+    otherwise; read once per plan) against `wanted_colors`, on random hands and plans."""
+    t, rules = setup(board_id)
+    agent = make_agent("route-focus")
+    agent.reset(0, t, 2, random.Random(0))
+    rng = random.Random(4)
+    gray = [r for r in range(t.n_routes) if t.route_color[r] == -1]
+    colored = [r for r in range(t.n_routes) if t.route_color[r] != -1]
+    found = {"totals": 0, "in_turn": 0, "missing": 0}
+    s = engine.new_game(t, rules, 2, 1)
+    view = SeatView(s, 0)
+    for case in range(1500):
+        routes = rng.sample(colored, rng.randrange(0, 10))
+        if gray and case % 2:
+            routes += rng.sample(gray, rng.randrange(1, min(4, len(gray)) + 1))
+            rng.shuffle(routes)
+        routes.sort(key=lambda r: -t.route_len[r])  # the plan's order: longest first
+        s.hands[0] = [rng.randrange(0, 7) for _ in range(t.wild + 1)]
+        for again in range(2):  # the second time from what was read for the plan
+            need = agent._need(s.hands[0], routes)
+            assert need == agent.wanted_colors(view, routes), (routes, s.hands[0])
+        found["in_turn" if any(t.route_color[r] == -1 for r in routes) else "totals"] += 1
+        found["missing"] += bool(need)
+    assert min(found.values()) > 100, found

@@ -76,7 +76,7 @@ class PlannerAgent(FusedTurn, PlannerMoves, Agent):
         self._blocks = {}     # route -> blocking value, while the table is unchanged
         self._station_list = None
         self._by_length = None   # routes, longest first (ties in route order): _longest_open
-        self._need_of = (None, None)  # the plan's routes and their (color, length): FusedTurn._need
+        self._need_of = (None, None, None)  # the plan's routes, their (color, length), totals: FusedTurn._need
         self._want = (None, None, None, None)  # plan_claim's routes, the colors they keep, their reach, per plan
         # the turn in one pass (planner_turn.py) for a class that keeps every step it writes out;
         # `PlannerAgent.act` stays the step-by-step turn (and the reference it is tested against)

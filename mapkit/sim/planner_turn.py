@@ -143,9 +143,25 @@ class FusedTurn:
     def _need(self, hand, routes) -> dict:
         """`wanted_colors` on the seat's hand (a list, not changed)."""
         held = self._need_of
-        if held[0] != routes:  # (color, length) of each planned route, read once per plan
-            t = self.t
-            held = self._need_of = (routes, [(t.route_color[r], t.route_len[r]) for r in routes])
+        if held[0] != routes:  # read once per plan: each planned route's (color, length), and
+            t = self.t         # without gray routes each color's total length
+            pairs = [(t.route_color[r], t.route_len[r]) for r in routes]
+            totals = None
+            if all(c != GRAY for c, _ in pairs):
+                totals = {}
+                for c, L in pairs:
+                    totals[c] = totals.get(c, 0) + L
+                totals = tuple(totals.items())
+            held = self._need_of = (routes, pairs, totals)
+        if held[2] is not None:
+            # one color's routes taken in turn from its cards miss their total less the cards
+            # (once a route takes every card, each later one misses its whole length)
+            need = {}
+            for c, total in held[2]:
+                h = hand[c]
+                if total > h:
+                    need[c] = total - h
+            return need
         hand = list(hand)
         need = {}
         wild = self.t.wild
