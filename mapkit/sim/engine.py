@@ -265,17 +265,19 @@ def apply(s: State, a: tuple) -> None:
         _cards_back(s)
         _end_turn(s)
     elif kind == FACE_UP or kind == BLIND:
+        rules = s.rules
         if kind == FACE_UP:
-            c = s.face_up[a[1]]
-            s.face_up[a[1]] = EMPTY
+            fu, i = s.face_up, a[1]
+            c = fu[i]
+            fu[i] = EMPTY
             s.hands[p][c] += 1
             _refill(s)
-            ends_turn = c == s.t.wild and s.rules.face_up_wild_takes_turn
+            ends_turn = c == s.t.wild and rules.face_up_wild_takes_turn
         else:
             c = _draw(s)
             s.hands[p][c] += 1
             ends_turn = False
-        if s.phase == DRAW2 or ends_turn or s.rules.draws_per_turn < 2:
+        if s.phase == DRAW2 or ends_turn or rules.draws_per_turn < 2:
             _end_turn(s)
         else:
             s.phase = DRAW2
@@ -373,7 +375,8 @@ def _end_turn(s: State, passed: bool = False) -> None:
         s.pass_streak = 0
     s.turns_taken[p] += 1
     s.turn += 1
-    if s.rules.solo:
+    rules = s.rules
+    if rules.solo:
         # solo puzzle (002 §6): after each turn the leftmost face-up card is discarded; the others
         # slide left and the new card is turned at the right end
         fu = s.face_up
@@ -387,12 +390,12 @@ def _end_turn(s: State, passed: bool = False) -> None:
         s.final_turns_left -= 1
         if s.final_turns_left <= 0:
             return _finish(s, "final_round")
-    elif s.trains[p] <= s.rules.end_trigger:
+    elif s.trains[p] <= rules.end_trigger:
         s.final_turns_left = s.players
     if s.pass_streak >= s.players:
         s.gaps["stalled"] += 1
         return _finish(s, "stalled")
-    if s.turn >= s.rules.turn_limit:
+    if s.turn >= rules.turn_limit:
         s.gaps["turn_limit"] += 1
         return _finish(s, "turn_limit")
     s.current = (p + 1) % s.players

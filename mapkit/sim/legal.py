@@ -503,8 +503,11 @@ class Legal:
     def __contains__(self, a):
         if a is self._picked and a is not None:
             return True
-        if a is _BLIND or (a.__class__ is tuple and len(a) == 2 and a[0] == FACE_UP and a[0].__class__ is int):
-            return _draw_legal(self._s, a)  # a draw: checked on the state, as cheaply as by identity
+        if a is _BLIND:  # a draw: checked on the state (`_draw_legal`), as cheaply as by identity
+            s = self._s
+            return (s.phase == TURN or s.phase == DRAW2) and bool(s.deck or s.discard)
+        if a.__class__ is tuple and len(a) == 2 and a[0] == FACE_UP and a[0].__class__ is int:
+            return _draw_legal(self._s, a)
         for given in reversed(self._given):  # the last list handed out most often holds it
             for x in given:
                 if x is a:

@@ -263,7 +263,8 @@ class PlannerAgent(FusedTurn, PlannerMoves, Agent):
                 continue
             free.update(routes)
         lens = self.t.route_len
-        return sorted(free, key=lambda r: -lens[r]), sum(lens[r] for r in free), impossible
+        # longest first, a tie in the set's order (a reversed sort keeps ties in their order)
+        return sorted(free, key=lens.__getitem__, reverse=True), sum([lens[r] for r in free]), impossible
 
     def still_open(self, view, planned) -> list[int] | None:
         """The planned routes this seat has not claimed yet, or None when one of them was taken by
