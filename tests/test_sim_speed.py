@@ -574,3 +574,81 @@ def test_the_one_pass_colors_wanted_are_wanted_colors(board_id):
         found["in_turn" if any(t.route_color[r] == -1 for r in routes) else "totals"] += 1
         found["missing"] += bool(need)
     assert min(found.values()) > 100, found
+
+
+@pytest.mark.parametrize("board_id", ["north-america", "portland"])
+def test_a_search_reused_after_changes_that_cannot_move_its_path_is_the_search_again(board_id):
+    """`paths.reusable` / `reused` against searching again (the plain search and the textbook
+    one), on random costs with many zero-cost routes and ties, after random changes: whenever it
+    says the old path stands, the new search finds that path, cost and routes exactly."""
+    from mapkit.sim.paths import reusable, reused, search_recorded
+    t, _ = setup(board_id)
+    adj, ends = adjacency(t), route_ends(t)
+    rng = random.Random(17)
+    found = {"same": 0, "cheaper_path": 0, "dearer_read": 0, "unread": 0, "no_path": 0, "refused": 0}
+    for case in range(2000):
+        closed = 0.6 if case % 4 == 0 else 0.15  # a quarter of the cases with most routes closed
+        old = [BIG if rng.random() < closed else rng.choice((0, 0, 1, 1, 2, 3)) for _ in range(t.n_routes)]
+        a, b = rng.sample(range(t.n_stations), 2)
+        c, routes, chain, dist, limit = search_recorded(adj, old, a, b, ends)
+        assert (c, routes) == cheapest_path(adj, old, a, b, (), whole=True, ends=ends)
+        work = list(old)
+        for r in rng.sample(range(t.n_routes), rng.randrange(0, 12)):
+            work[r] = rng.choice((0, 1, 2, 3, 4, BIG))
+        if rng.random() < 0.5 and chain:  # and often a route of the path made cheaper
+            r = rng.choice(chain)
+            work[r] = rng.randrange(0, old[r] + 1)
+        changed = [r for r in range(t.n_routes) if work[r] != old[r]]
+        if rng.random() < 0.5:
+            changed += rng.sample(range(t.n_routes), 5)  # routes named that did not change
+        if not reusable(old, chain, dist, limit, work, changed, t.route_a, t.route_b):
+            found["refused"] += 1
+            continue
+        got = reused(work, chain)
+        assert got == cheapest_path(adj, work, a, b, (), whole=True, ends=ends)
+        textbook = textbook_path(adj, [INF if x == BIG else x for x in work], a, b, ())
+        assert (got[0], got[1]) == (textbook[0], textbook[1])
+        kinds = set()
+        for r in changed:
+            if work[r] != old[r]:
+                near = dist[t.route_a[r]] <= limit or dist[t.route_b[r]] <= limit
+                kinds.add("cheaper_path" if r in chain else "dearer_read" if near else "unread")
+        found["no_path"] += not chain
+        found["same"] += not kinds
+        for k in kinds:
+            found[k] += 1
+    assert min(found.values()) > 20, found  # every kind of change met often, and refusals too
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_a_planners_remembered_searches_answer_as_searching_again(players):
+    """`PlannerAgent._own_search` (its last search between the same stations, answered again when
+    `reusable` says the path stands, the changes since read off the claim log) against the
+    plain search on the seat's costs, at every search of whole games."""
+    from mapkit.sim.planner import PlannerAgent
+    t, rules = setup("north-america")
+    checked = {"reused": 0, "searched": 0}
+    plain = PlannerAgent._own_search
+
+    def checking(self, a, b, free):
+        want = cheapest_path(self.adj, self._own_big, a, b, free, whole=True, ends=self._ends)
+        before = self._searches.get((a, b))
+        got = plain(self, a, b, free)
+        assert got == want
+        checked["reused" if before is not None and self._searches.get((a, b)) is before else "searched"] += 1
+        return got
+
+    PlannerAgent._own_search = checking
+    try:
+        for game_seed in game_seeds([8, players], 8):
+            s = engine.new_game(t, rules, players, game_seed)
+            agents = [make_agent(("route-focus", "ticket-hungry")[p % 2]) for p in range(players)]
+            for p, agent in enumerate(agents):
+                agent.reset(p, t, players, random.Random(p))
+            views = [SeatView(s, p) for p in range(players)]
+            while s.phase != engine.OVER:
+                p = s.current
+                engine.apply(s, agents[p].act(views[p], Legal(s)))  # an error here fails the test
+    finally:
+        PlannerAgent._own_search = plain
+    assert checked["reused"] > 10 and checked["searched"] > 50, checked

@@ -197,6 +197,79 @@ def cheapest_path_traced(adj, costs: list, a: int, b: int, free, ends) -> tuple[
     return best, routes, seen
 
 
+def search_recorded(adj, work: list, a: int, b: int, ends) -> tuple:
+    """`_search_whole` on `work` (free routes already zeroed, a != b), with what a later search
+    may be answered by (`reusable`): (cost, routes that cost something, every route of the path
+    from b back to a, the distances, the limit). Every station the search expanded has a distance
+    at most the limit (a few more may: a superset is safe, see `reusable`)."""
+    n = len(adj)
+    bits = n.bit_length()
+    low = (1 << bits) - 1
+    dist = [BIG] * n
+    dist[a] = 0
+    via = [-1] * n
+    heap = [a]
+    pop, push = heapq.heappop, heapq.heappush
+    best = BIG
+    while heap:
+        k = pop(heap)
+        d = k >> bits
+        if d >= best:
+            break
+        x = k & low
+        if d > dist[x]:
+            continue
+        for m, r in adj[x]:
+            nd = d + work[r]
+            if nd < dist[m] and nd < best:
+                dist[m] = nd
+                via[m] = r
+                if m == b:
+                    best = nd
+                else:
+                    push(heap, nd << bits | m)
+    if best == BIG:
+        return INF, [], (), dist, BIG - 1  # every station reached was expanded
+    routes, chain = [], []
+    x = b
+    while x != a:
+        r = via[x]
+        chain.append(r)
+        if work[r]:
+            routes.append(r)
+        x = ends[r] ^ x
+    return best, routes, tuple(chain), dist, best  # expanded: popped below best, so at most it
+
+
+def reusable(old: list, chain: tuple, dist: list, limit: int, work: list, changed, route_a, route_b) -> bool:
+    """May a search on `work` be answered by the path a search on `old` found (`search_recorded`:
+    `chain`, every route of its path; stations with `dist` at most `limit` include every station
+    it expanded)? `changed` holds every route whose cost may differ. Yes when each route whose
+    cost differs is
+    - on the path and no dearer (the path only got cheaper), or
+    - off the path, with an end the old search may have read, and no cheaper, or
+    - off the path with neither end expanded (the old search never read its cost).
+    Then the search on `work` finds the same path, ties and all (the proof: docs/sim-speed.md,
+    fifth round; with no path, `chain` is empty and none appears)."""
+    for r in changed:
+        x, y = work[r], old[r]
+        if x == y:
+            continue
+        if r in chain:
+            if x > y:
+                return False
+        elif x < y and (dist[route_a[r]] <= limit or dist[route_b[r]] <= limit):
+            return False
+    return True
+
+
+def reused(work: list, chain: tuple) -> tuple[float, list[int]]:
+    """(cost, routes that cost something) of the path `chain` on `work` (no path: INF)."""
+    if not chain:
+        return INF, []
+    return sum([work[r] for r in chain]), [r for r in chain if work[r]]
+
+
 def _route(work, a, b, best, via, prev) -> tuple[float, list[int]]:
     """The routes of the path found to b that still cost something, from b back to a."""
     if best == INF:
