@@ -627,12 +627,19 @@ def test_a_planners_remembered_searches_answer_as_searching_again(players):
     plain search on the seat's costs, at every search of whole games."""
     from mapkit.sim.planner import PlannerAgent
     t, rules = setup("north-america")
-    checked = {"reused": 0, "searched": 0}
+    checked = {"reused": 0, "searched": 0, "changed": 0}
     plain = PlannerAgent._own_search
 
     def checking(self, a, b, free):
         want = cheapest_path(self.adj, self._own_big, a, b, free, whole=True, ends=self._ends)
         before = self._searches.get((a, b))
+        if before is not None:  # every route whose cost differs is among those checked
+            work = list(self._own_big)
+            for r in free:
+                work[r] = 0
+            differ = {r for r in range(t.n_routes) if work[r] != before[0][r]}
+            assert differ <= self._changed_since(before, free, self._own[2])
+            checked["changed"] += bool(differ)
         got = plain(self, a, b, free)
         assert got == want
         checked["reused" if before is not None and self._searches.get((a, b)) is before else "searched"] += 1
@@ -651,4 +658,4 @@ def test_a_planners_remembered_searches_answer_as_searching_again(players):
                 engine.apply(s, agents[p].act(views[p], Legal(s)))  # an error here fails the test
     finally:
         PlannerAgent._own_search = plain
-    assert checked["reused"] > 10 and checked["searched"] > 50, checked
+    assert checked["reused"] > 10 and checked["searched"] > 50 and checked["changed"] > 50, checked

@@ -268,17 +268,24 @@ class PlannerAgent(FusedTurn, PlannerMoves, Agent):
         at = self._own[2]
         old = self._searches.get((a, b))
         if old is not None and self._logged:
-            changed = old[1].symmetric_difference(free)
-            partner = self.t.route_partner
-            for r in self._log[old[2]:at]:
-                changed.add(r)
-                if partner[r] >= 0:
-                    changed.add(partner[r])
+            changed = self._changed_since(old, free, at)
             if reusable(old[0], old[3], old[4], old[5], work, changed, self.t.route_a, self.t.route_b):
                 return reused(work, old[3])
         c, routes, chain, dist, limit = search_recorded(self.adj, work, a, b, self._ends)
         self._searches[(a, b)] = (work, set(free), at, chain, dist, limit)
         return c, routes
+
+    def _changed_since(self, old, free, at: int) -> set:
+        """The routes whose cost in a search may differ from `old`'s (an `_own_search` record):
+        those free in one and not the other, and those claimed since (with their doubles' other
+        tracks: a claim changes the costs of those two only, see `_own_costs`)."""
+        changed = old[1].symmetric_difference(free)
+        partner = self.t.route_partner
+        for r in self._log[old[2]:at]:
+            changed.add(r)
+            if partner[r] >= 0:
+                changed.add(partner[r])
+        return changed
 
     def plan_for(self, view, tickets) -> tuple[list[int], float, int]:
         """(routes to claim, their total length, tickets that cannot be completed)."""
