@@ -17,8 +17,7 @@ from __future__ import annotations
 
 from mapkit.sim.basic_agents import Agent
 from mapkit.sim.engine import CLAIM, DRAW2, KEEP, KEEP_PHASE, SETUP
-from mapkit.sim.paths import (BIG, INF, adjacency, cheapest_path, cheapest_path_traced, reusable, reused, route_ends,
-                              search_recorded, untouched_path)
+from mapkit.sim.paths import BIG, INF, adjacency, cheapest_path, cheapest_path_traced, route_ends, untouched_path
 from mapkit.sim.planner_moves import PlannerMoves
 from mapkit.sim.planner_turn import FusedTurn, fused_ok
 
@@ -63,8 +62,6 @@ class PlannerAgent(FusedTurn, PlannerMoves, Agent):
         self._plan_key = None
         self._plan = ([], 0)
         self._plan_claimed = -1  # view.claimed when the plan was last checked
-        self._searches = {}  # (a, b) -> its last search's costs, free routes, claims, path: _own_search
-        self._log, self._logged = None, False  # the claim log, and whether the costs follow it
         self._plan_reads = set()  # the routes whose owner still_open reads for the plan: _plan_touched
         self._own = None          # this seat's route costs, kept up to date claim by claim: _own_costs
         self._own_big = None      # the same with BIG for INF, what its own int searches read
@@ -117,8 +114,6 @@ class PlannerAgent(FusedTurn, PlannerMoves, Agent):
         if own is None:
             costs = self._seat_costs(view, self.seat, self._mates(view))
             self._own = (costs, [len(view.claims_of(q)) for q in range(view.players)], claimed)
-            self._log = view.claim_log
-            self._logged = len(self._log) == claimed
             self._own_big = [BIG if c == INF else c for c in costs]
             return list(costs)
         costs, seen, at = own
@@ -127,11 +122,10 @@ class PlannerAgent(FusedTurn, PlannerMoves, Agent):
             owner, seat, mates = view.owner, self.seat, self._mates(view)
             t = self.t
             shared, partner, lens = view.shared_doubles, t.route_partner, t.route_len
-            log = self._log = view.claim_log
+            log = view.claim_log
             if len(log) == claimed:
                 fresh = log[at:]  # the claims since, in play order
             else:  # a position made by hand: every seat's claims since they were last read
-                self._logged = False  # (and _own_search cannot tell what changed since)
                 fresh = []
                 for q in range(view.players):
                     claims = view.claims_of(q)
@@ -251,41 +245,8 @@ class PlannerAgent(FusedTurn, PlannerMoves, Agent):
         if self._plain and not self._read_table(view)[0]:
             # this class's own costs, nothing added from others' tickets: lengths, 0 and INF only,
             # searched as the same costs with BIG for INF (`_own_big`: int sums, int comparisons)
-            return self._own_search(a, b, free)
+            return cheapest_path(self.adj, self._own_big, a, b, free, whole=True, ends=self._ends)
         return self._path(costs, a, b, free)
-
-    def _own_search(self, a: int, b: int, free) -> tuple[float, list[int]]:
-        """`cheapest_path(adj, _own_big, a, b, free, whole=True)`, or this seat's last search
-        between the same stations when its path must stand (`paths.reusable`). The routes whose
-        cost may differ since are the claims since (and their doubles' other tracks), from the
-        claim log, and the routes free in one search and not the other."""
-        big = self._own_big
-        work = list(big)
-        for r in free:
-            work[r] = 0
-        if a == b:
-            return 0, []
-        at = self._own[2]
-        old = self._searches.get((a, b))
-        if old is not None and self._logged:
-            changed = self._changed_since(old, free, at)
-            if reusable(old[0], old[3], old[4], old[5], work, changed, self.t.route_a, self.t.route_b):
-                return reused(work, old[3])
-        c, routes, chain, dist, limit = search_recorded(self.adj, work, a, b, self._ends)
-        self._searches[(a, b)] = (work, set(free), at, chain, dist, limit)
-        return c, routes
-
-    def _changed_since(self, old, free, at: int) -> set:
-        """The routes whose cost in a search may differ from `old`'s (an `_own_search` record):
-        those free in one and not the other, and those claimed since (with their doubles' other
-        tracks: a claim changes the costs of those two only, see `_own_costs`)."""
-        changed = old[1].symmetric_difference(free)
-        partner = self.t.route_partner
-        for r in self._log[old[2]:at]:
-            changed.add(r)
-            if partner[r] >= 0:
-                changed.add(partner[r])
-        return changed
 
     def plan_for(self, view, tickets) -> tuple[list[int], float, int]:
         """(routes to claim, their total length, tickets that cannot be completed)."""
