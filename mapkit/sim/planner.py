@@ -10,7 +10,9 @@ are each route's fewest-wild payment where that is all the rating can tell apart
 claim is not listed when no wanted route fits the hand. Third round: the plan object is kept while
 it stays whole, its own searches read int costs (BIG for INF), and choosing tickets reuses a
 ticket's search when the routes kept since touch no station that search expanded. Fourth round:
-a class that keeps the steps of `act` plays the turn in one pass (planner_turn.py).
+a class that keeps the steps of `act` plays the turn in one pass (planner_turn.py). Fifth round:
+the claims since the plan's last check and since the costs' last update come from the state's
+claim log (`_plan_touched`, `_own_costs`).
 """
 
 from __future__ import annotations

@@ -7,7 +7,9 @@ the plan's claim, spending and drawing written out in one function. A seat uses 
 class overrides none of the steps it writes out (`fused_ok`, checked once at reset), so a
 playstyle that changes a step keeps the step-by-step turn. Anything off the common turn (choosing
 tickets, the final turn, no plan, a replan, open tickets, transit) calls the steps themselves.
-tests/test_sim_speed.py plays games comparing it with `PlannerAgent.act` turn by turn.
+tests/test_sim_speed.py plays games comparing it with `PlannerAgent.act` turn by turn. Fifth
+round: the plan check reads the claim log, the draw is picked off the state (not listed), and the
+colors wanted come from per-plan totals when the plan has no gray route.
 """
 
 from __future__ import annotations
