@@ -470,3 +470,107 @@ def test_a_playstyle_changing_a_step_keeps_the_step_by_step_turn():
         agent = make_agent(name)
         agent.reset(0, t, 2, random.Random(0))
         assert "act" not in agent.__dict__, name
+
+
+# ------------------------------------------------------------------ fifth round (docs/sim-speed.md)
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_the_plan_stands_when_the_claim_log_touches_nothing_still_open_reads(players):
+    """`_plan_touched` against `still_open`: whenever it says no claim since the last check touched
+    a planned route or its double's other track, still_open returns the planned routes as they are;
+    and a position made by hand (claims not logged) is always checked in full."""
+    t, rules = setup("north-america")
+    found = {"untouched": 0, "touched": 0, "dropped": 0}
+    for game_seed in game_seeds([5, players], 4):
+        s = engine.new_game(t, rules, players, game_seed)
+        agents = [make_agent("route-focus") for _ in range(players)]
+        for p, agent in enumerate(agents):
+            agent.reset(p, t, players, random.Random(p))
+        views = [SeatView(s, p) for p in range(players)]
+        while s.phase != engine.OVER:
+            p = s.current
+            agent, view = agents[p], views[p]
+            if agent._plan_key == view.ticket_count and view.claimed != agent._plan_claimed:
+                planned = agent._plan[0]
+                still = agent.still_open(view, planned)
+                if not agent._plan_touched(view, view.claimed):
+                    assert still == planned, (game_seed, s.turn)
+                    found["untouched"] += 1
+                else:
+                    found["touched"] += 1
+                    found["dropped"] += still != planned
+                hand_made = s.copy()
+                hand_made.claimed += 1
+                assert agent._plan_touched(SeatView(hand_made, p), hand_made.claimed)
+            engine.apply(s, agent.act(view, Legal(s)))
+        assert s.claim_log == [r for r in s.claim_log if s.owner[r] != -1] and len(s.claim_log) == s.claimed
+    assert found["untouched"] > 20 and found["dropped"] > 5, found
+
+
+def _draws_to_try(s):
+    from mapkit.sim.legal import face_up_draws
+    n = len(s.face_up)
+    out = [(engine.BLIND,), (engine.FACE_UP, True), (engine.FACE_UP, 1.0), (engine.FACE_UP,), (engine.BLIND, 0)]
+    out += face_up_draws(n)[:n] + [(engine.FACE_UP, i) for i in range(-1, n + 2)]
+    return out
+
+
+@pytest.mark.parametrize("board_id, preset, variants, players", CLAIM_SETUPS)
+def test_draws_checked_on_the_state_are_the_full_checks(board_id, preset, variants, players):
+    """`a in legal` of a draw (answered from the state) against `is_legal`, for the shared draw
+    actions, equal copies and malformed ones, at turns, second draws and ticket choices; and the
+    one-pass turn's draw read off the state (`_draw_now`) against `_draw_for` on the listed draws."""
+    from mapkit.sim.legal import draw_actions, is_legal
+    t, rules = setup(board_id, preset, variants)
+    rng = random.Random(3)
+    agent = make_agent("route-focus")
+    agent.reset(0, t, players, random.Random(0))
+    found = {"legal": 0, "not": 0, "face_up": 0, "draw2": 0}
+    for game_seed in game_seeds([9, players], 4):
+        s = engine.new_game(t, rules, players, game_seed)
+        while s.phase != engine.OVER:
+            legal = Legal(s)
+            for a in _draws_to_try(s):
+                ok = a in Legal(s)
+                assert ok == is_legal(s, a), (a, s.phase)
+                found["legal" if ok else "not"] += 1
+            if s.phase in (engine.TURN, engine.DRAW2):
+                draws = tuple(draw_actions(s))
+                need = {} if rng.random() < 0.3 else {rng.randrange(t.wild): rng.randrange(1, 6) for _ in range(rng.randrange(1, 4))}
+                got = agent._draw_now(s, need, s.phase)
+                assert got == (agent._draw_for(s, draws, need, s.phase) if draws else None)
+                assert got is None or any(got is x for x in draws)  # the shared tuples the listing holds
+                found["face_up"] += got is not None and got[0] == engine.FACE_UP
+                found["draw2"] += s.phase == engine.DRAW2
+            acts = legal.all()
+            engine.apply(s, acts[rng.randrange(len(acts))])
+    assert all(found.values()), found
+
+
+
+@pytest.mark.parametrize("board_id", ["north-america", "portland", "seattle"])
+def test_the_one_pass_colors_wanted_are_wanted_colors(board_id):
+    """`FusedTurn._need` (per-color totals when the plan has no gray route, the routes in turn
+    otherwise; read once per plan) against `wanted_colors`, on random hands and plans."""
+    t, rules = setup(board_id)
+    agent = make_agent("route-focus")
+    agent.reset(0, t, 2, random.Random(0))
+    rng = random.Random(4)
+    gray = [r for r in range(t.n_routes) if t.route_color[r] == -1]
+    colored = [r for r in range(t.n_routes) if t.route_color[r] != -1]
+    found = {"totals": 0, "in_turn": 0, "missing": 0}
+    s = engine.new_game(t, rules, 2, 1)
+    view = SeatView(s, 0)
+    for case in range(1500):
+        routes = rng.sample(colored, rng.randrange(0, 10))
+        if gray and case % 2:
+            routes += rng.sample(gray, rng.randrange(1, min(4, len(gray)) + 1))
+            rng.shuffle(routes)
+        routes.sort(key=lambda r: -t.route_len[r])  # the plan's order: longest first
+        s.hands[0] = [rng.randrange(0, 7) for _ in range(t.wild + 1)]
+        for again in range(2):  # the second time from what was read for the plan
+            need = agent._need(s.hands[0], routes)
+            assert need == agent.wanted_colors(view, routes), (routes, s.hands[0])
+        found["in_turn" if any(t.route_color[r] == -1 for r in routes) else "totals"] += 1
+        found["missing"] += bool(need)
+    assert min(found.values()) > 100, found

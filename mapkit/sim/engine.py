@@ -62,7 +62,7 @@ class State:
         "route_score", "tickets", "ticket_pool", "ticket_deck", "market", "offer", "min_keep",
         "phase", "current", "turn", "turns_taken", "final_turns_left", "gaps", "parent", "claims",
         "pass_streak", "team_of", "setup_left", "end_reason", "redraws_left", "shared", "markers",
-        "tokens_left", "station_score", "open_routes", "claimed",
+        "tokens_left", "station_score", "open_routes", "claimed", "claim_log",
     )
 
     def copy(self) -> "State":
@@ -81,6 +81,7 @@ class State:
         s.tickets = [list(x) for x in self.tickets]
         s.parent = [list(x) for x in self.parent]
         s.claims = [list(x) for x in self.claims]
+        s.claim_log = list(self.claim_log)
         s.open_routes = [list(x) for x in self.open_routes]
         s.ticket_pool = self.ticket_pool
         s.gaps = Counter(self.gaps)
@@ -121,6 +122,9 @@ def new_game(t: Tables, rules: RuleSet, players: int, seed: int) -> State:
     s.trains = [trains] * players
     s.owner = [EMPTY] * t.n_routes
     s.claimed = 0  # routes claimed so far (all seats): agents' caches hold while it is unchanged
+    # the routes claimed, in play order (all seats): what changed since an agent last looked is
+    # claim_log[then:claimed], without scanning every seat's claims
+    s.claim_log = []
     # the claim listing's rows (`Tables.claim_order`) less the routes claimed so far: a claimed
     # route is never claimable again, so the listing need not visit it (it still checks `owner`)
     s.open_routes = [list(rows) for rows in t.claim_order]
@@ -261,17 +265,19 @@ def apply(s: State, a: tuple) -> None:
         _cards_back(s)
         _end_turn(s)
     elif kind == FACE_UP or kind == BLIND:
+        rules = s.rules
         if kind == FACE_UP:
-            c = s.face_up[a[1]]
-            s.face_up[a[1]] = EMPTY
+            fu, i = s.face_up, a[1]
+            c = fu[i]
+            fu[i] = EMPTY
             s.hands[p][c] += 1
             _refill(s)
-            ends_turn = c == s.t.wild and s.rules.face_up_wild_takes_turn
+            ends_turn = c == s.t.wild and rules.face_up_wild_takes_turn
         else:
             c = _draw(s)
             s.hands[p][c] += 1
             ends_turn = False
-        if s.phase == DRAW2 or ends_turn or s.rules.draws_per_turn < 2:
+        if s.phase == DRAW2 or ends_turn or rules.draws_per_turn < 2:
             _end_turn(s)
         else:
             s.phase = DRAW2
@@ -341,6 +347,7 @@ def _claim(s: State, p: int, r: int, color: int, wilds: int) -> None:
     s.trains[p] -= L
     s.owner[r] = p
     s.claimed += 1
+    s.claim_log.append(r)
     c = t.route_color[r]
     s.open_routes[wild if c < 0 else c].remove((L, r, t.route_partner[r]))
     s.route_score[p] += t.route_points[r]
@@ -368,7 +375,8 @@ def _end_turn(s: State, passed: bool = False) -> None:
         s.pass_streak = 0
     s.turns_taken[p] += 1
     s.turn += 1
-    if s.rules.solo:
+    rules = s.rules
+    if rules.solo:
         # solo puzzle (002 §6): after each turn the leftmost face-up card is discarded; the others
         # slide left and the new card is turned at the right end
         fu = s.face_up
@@ -382,12 +390,12 @@ def _end_turn(s: State, passed: bool = False) -> None:
         s.final_turns_left -= 1
         if s.final_turns_left <= 0:
             return _finish(s, "final_round")
-    elif s.trains[p] <= s.rules.end_trigger:
+    elif s.trains[p] <= rules.end_trigger:
         s.final_turns_left = s.players
     if s.pass_streak >= s.players:
         s.gaps["stalled"] += 1
         return _finish(s, "stalled")
-    if s.turn >= s.rules.turn_limit:
+    if s.turn >= rules.turn_limit:
         s.gaps["turn_limit"] += 1
         return _finish(s, "turn_limit")
     s.current = (p + 1) % s.players

@@ -384,12 +384,31 @@ def _traps(s: State, p: int, r: int) -> bool:
 # the draw actions are the same few tuples every turn: made once (a face-up slot's action per slot)
 _BLIND = (BLIND,)
 _FACE = [(FACE_UP, i) for i in range(8)]
+BLIND_DRAW = _BLIND  # for agents that pick a draw off the state (planner_turn.FusedTurn._draw_now)
 
 
 def _face(n: int) -> list[tuple]:
     while len(_FACE) < n:
         _FACE.append((FACE_UP, len(_FACE)))
     return _FACE
+
+
+face_up_draws = _face  # the shared face-up draw actions, one per slot (at least n of them)
+
+
+def _draw_legal(s: State, a: tuple) -> bool:
+    """`is_legal` of a blind or face-up draw, without listing the draws: `a in draw_actions(s)`."""
+    ph = s.phase
+    if ph != TURN and ph != DRAW2:
+        return False
+    if len(a) == 1:
+        return bool(s.deck or s.discard)  # the blind draw
+    i = a[1]
+    fu = s.face_up
+    if type(i) is not int or not 0 <= i < len(fu):
+        return False
+    c = fu[i]
+    return c != EMPTY and not (c == s.t.wild and ph == DRAW2 and s.rules.face_up_wild_takes_turn)
 
 
 def draw_actions(s: State) -> list[tuple]:
@@ -484,6 +503,11 @@ class Legal:
     def __contains__(self, a):
         if a is self._picked and a is not None:
             return True
+        if a is _BLIND:  # a draw: checked on the state (`_draw_legal`), as cheaply as by identity
+            s = self._s
+            return (s.phase == TURN or s.phase == DRAW2) and bool(s.deck or s.discard)
+        if a.__class__ is tuple and len(a) == 2 and a[0] == FACE_UP and a[0].__class__ is int:
+            return _draw_legal(self._s, a)
         for given in reversed(self._given):  # the last list handed out most often holds it
             for x in given:
                 if x is a:

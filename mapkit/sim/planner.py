@@ -10,7 +10,9 @@ are each route's fewest-wild payment where that is all the rating can tell apart
 claim is not listed when no wanted route fits the hand. Third round: the plan object is kept while
 it stays whole, its own searches read int costs (BIG for INF), and choosing tickets reuses a
 ticket's search when the routes kept since touch no station that search expanded. Fourth round:
-a class that keeps the steps of `act` plays the turn in one pass (planner_turn.py).
+a class that keeps the steps of `act` plays the turn in one pass (planner_turn.py). Fifth round:
+the claims since the plan's last check and since the costs' last update come from the state's
+claim log (`_plan_touched`, `_own_costs`).
 """
 
 from __future__ import annotations
@@ -62,6 +64,7 @@ class PlannerAgent(FusedTurn, PlannerMoves, Agent):
         self._plan_key = None
         self._plan = ([], 0)
         self._plan_claimed = -1  # view.claimed when the plan was last checked
+        self._plan_reads = set()  # the routes whose owner still_open reads for the plan: _plan_touched
         self._own = None          # this seat's route costs, kept up to date claim by claim: _own_costs
         self._own_big = None      # the same with BIG for INF, what its own int searches read
         # searches of the untouched board come from the tables (paths.untouched_path), as long as
@@ -75,6 +78,7 @@ class PlannerAgent(FusedTurn, PlannerMoves, Agent):
         self._blocks = {}     # route -> blocking value, while the table is unchanged
         self._station_list = None
         self._by_length = None   # routes, longest first (ties in route order): _longest_open
+        self._need_of = (None, None, None)  # the plan's routes, their (color, length), totals: FusedTurn._need
         self._want = (None, None, None, None)  # plan_claim's routes, the colors they keep, their reach, per plan
         # the turn in one pass (planner_turn.py) for a class that keeps every step it writes out;
         # `PlannerAgent.act` stays the step-by-step turn (and the reference it is tested against)
@@ -120,24 +124,29 @@ class PlannerAgent(FusedTurn, PlannerMoves, Agent):
             owner, seat, mates = view.owner, self.seat, self._mates(view)
             t = self.t
             shared, partner, lens = view.shared_doubles, t.route_partner, t.route_len
-            for q in range(view.players):
-                claims = view.claims_of(q)
-                if len(claims) == seen[q]:
-                    continue
-                for r in claims[seen[q]:]:
-                    for x in (r, partner[r]) if partner[r] >= 0 else (r,):
-                        # the rule of _seat_costs for route x
-                        o = owner[x]
-                        if o == seat or (mates and o in mates):
-                            c = 0
-                        elif o != -1:
-                            c = INF
-                        else:
-                            y = partner[x]
-                            c = INF if y >= 0 and owner[y] != -1 and (owner[y] == seat or not shared[x]) else lens[x]
-                        costs[x] = c
-                        big[x] = BIG if c == INF else c
-                seen[q] = len(claims)
+            log = view.claim_log
+            if len(log) == claimed:
+                fresh = log[at:]  # the claims since, in play order
+            else:  # a position made by hand: every seat's claims since they were last read
+                fresh = []
+                for q in range(view.players):
+                    claims = view.claims_of(q)
+                    fresh.extend(claims[seen[q]:])
+                    seen[q] = len(claims)
+            # (a route read twice gets the same cost: each is worked out from the owners now)
+            for r in fresh:
+                for x in (r, partner[r]) if partner[r] >= 0 else (r,):
+                    # the rule of _seat_costs for route x
+                    o = owner[x]
+                    if o == seat or (mates and o in mates):
+                        c = 0
+                    elif o != -1:
+                        c = INF
+                    else:
+                        y = partner[x]
+                        c = INF if y >= 0 and owner[y] != -1 and (owner[y] == seat or not shared[x]) else lens[x]
+                    costs[x] = c
+                    big[x] = BIG if c == INF else c
             self._own = (costs, seen, claimed)
         return list(costs)
 
@@ -256,7 +265,8 @@ class PlannerAgent(FusedTurn, PlannerMoves, Agent):
                 continue
             free.update(routes)
         lens = self.t.route_len
-        return sorted(free, key=lambda r: -lens[r]), sum(lens[r] for r in free), impossible
+        # longest first, a tie in the set's order (a reversed sort keeps ties in their order)
+        return sorted(free, key=lens.__getitem__, reverse=True), sum([lens[r] for r in free]), impossible
 
     def still_open(self, view, planned) -> list[int] | None:
         """The planned routes this seat has not claimed yet, or None when one of them was taken by
@@ -282,6 +292,9 @@ class PlannerAgent(FusedTurn, PlannerMoves, Agent):
         if self._plan_key == view.ticket_count:
             if claimed == self._plan_claimed:
                 return self._plan  # no route was claimed since it was checked: it stands as it was
+            if not self._plan_touched(view, claimed):
+                self._plan_claimed = claimed
+                return self._plan  # what still_open would return: the planned routes as they were
             routes = self.still_open(view, self._plan[0])
             if routes is not None:
                 if len(routes) != len(self._plan[0]):  # own claims shortened it (else it is the same)
@@ -293,7 +306,24 @@ class PlannerAgent(FusedTurn, PlannerMoves, Agent):
         self._plan = (routes, cost)
         self._plan_key = view.ticket_count
         self._plan_claimed = claimed
+        touch = set(routes)
+        partner = self.t.route_partner
+        for r in routes:
+            if partner[r] >= 0:
+                touch.add(partner[r])
+        self._plan_reads = touch
         return self._plan
+
+    def _plan_touched(self, view, claimed: int) -> bool:
+        """Was a route whose owner `still_open` reads for the plan (a planned route or its double's
+        other track, `_plan_reads`, kept from the replan: own claims only shorten the plan) claimed
+        since the plan was last checked? If not, `still_open` returns the planned routes as they
+        are: claims are the only changes of `owner` in play. (Fifth round: at 4 players another
+        seat claimed something before half the turns, mostly far from the plan.)"""
+        log = view.claim_log
+        if len(log) != claimed:
+            return True  # a position made by hand: check in full
+        return not self._plan_reads.isdisjoint(log[self._plan_claimed:])
 
     # ------------------------------------------------------------ the clock
 

@@ -7,12 +7,15 @@ the plan's claim, spending and drawing written out in one function. A seat uses 
 class overrides none of the steps it writes out (`fused_ok`, checked once at reset), so a
 playstyle that changes a step keeps the step-by-step turn. Anything off the common turn (choosing
 tickets, the final turn, no plan, a replan, open tickets, transit) calls the steps themselves.
-tests/test_sim_speed.py plays games comparing it with `PlannerAgent.act` turn by turn.
+tests/test_sim_speed.py plays games comparing it with `PlannerAgent.act` turn by turn. Fifth
+round: the plan check reads the claim log, the draw is picked off the state (not listed), and the
+colors wanted come from per-plan totals when the plan has no gray route.
 """
 
 from __future__ import annotations
 
-from mapkit.sim.engine import BLIND, DRAW2, FACE_UP, KEEP_PHASE, SETUP
+from mapkit.sim.engine import BLIND, DRAW2, EMPTY, FACE_UP, KEEP_PHASE, SETUP
+from mapkit.sim.legal import BLIND_DRAW, face_up_draws
 from mapkit.sim.tables import GRAY
 
 # the steps `_fused_act` writes out: a class overriding any of them plays the step-by-step turn
@@ -35,8 +38,13 @@ class FusedTurn:
         if phase == SETUP or phase == KEEP_PHASE:
             return self.choose_keep(view, legal)
         seat = self.seat
-        # plan(): its first case written out (no ticket taken, no route claimed since the check)
-        if self._plan_key == len(s.tickets[seat]) and s.claimed == self._plan_claimed:
+        # plan(): its first cases written out (no ticket taken, no route claimed since the check or
+        # none that still_open reads)
+        claimed = s.claimed
+        at = self._plan_claimed
+        if claimed != at and len(s.claim_log) == claimed and self._plan_reads.isdisjoint(s.claim_log[at:]):
+            at = self._plan_claimed = claimed  # `_plan_touched` is False: the plan stands as it was
+        if self._plan_key == len(s.tickets[seat]) and claimed == at:
             routes, cost = self._plan
         else:
             routes, cost = self.plan(view)
@@ -115,12 +123,12 @@ class FusedTurn:
                     claim = self.spare_claim(view, legal, routes, cost, 7 if trains - cost > 12 else 4)
                     if claim is not None:
                         return claim
-            draws = legal.draw_tuple()
-            if draws:
-                return self._draw_for(s, draws, self._need(hand, routes) if need is None else need, phase)
+            draw = self._draw_now(s, self._need(hand, routes) if need is None else need, phase)
+            if draw is not None:
+                return draw
             return self.scoring_claim(view, legal) or legal[0]
-        draws = legal.draw_tuple()
-        return self._draw_for(s, draws, self._need(s.hands[seat], routes), phase) if draws else self.draw(view, legal, {})
+        draw = self._draw_now(s, self._need(s.hands[seat], routes), phase)
+        return draw if draw is not None else self.draw(view, legal, {})
 
     def act_steps(self, view, legal, routes, cost):
         """The rest of `PlannerAgent.act`'s turn with a plan, step by step (open tickets, transit)."""
@@ -136,21 +144,74 @@ class FusedTurn:
 
     def _need(self, hand, routes) -> dict:
         """`wanted_colors` on the seat's hand (a list, not changed)."""
+        held = self._need_of
+        if held[0] != routes:  # read once per plan: each planned route's (color, length), and
+            t = self.t         # without gray routes each color's total length
+            pairs = [(t.route_color[r], t.route_len[r]) for r in routes]
+            totals = None
+            if all(c != GRAY for c, _ in pairs):
+                totals = {}
+                for c, L in pairs:
+                    totals[c] = totals.get(c, 0) + L
+                totals = tuple(totals.items())
+            held = self._need_of = (routes, pairs, totals)
+        if held[2] is not None:
+            # one color's routes taken in turn from its cards miss their total less the cards
+            # (once a route takes every card, each later one misses its whole length)
+            need = {}
+            for c, total in held[2]:
+                h = hand[c]
+                if total > h:
+                    need[c] = total - h
+            return need
         hand = list(hand)
         need = {}
-        t = self.t
-        colors, lens, wild = t.route_color, t.route_len, t.wild
-        for r in routes:
-            c = colors[r]
+        wild = self.t.wild
+        for c, L in held[1]:
             if c == GRAY:
                 c = hand.index(max(hand[:wild]))
-            h, L = hand[c], lens[r]
+            h = hand[c]
             if L > h:
                 need[c] = need.get(c, 0) + L - h
                 hand[c] = 0
             else:
                 hand[c] = h - L
         return need
+
+    def _draw_now(self, s, need, phase):
+        """`_draw_for` on the turn's draws read off the state, not listed (None: no draw is open).
+
+        The same loop over the same face-up slots in the same order (`legal.draw_actions` lists
+        the open ones, then the blind draw last), returning the same shared action tuples, which
+        the referee's `in legal` checks directly (`Legal.__contains__`); fifth round."""
+        blind = s.deck or s.discard
+        if not need and blind:
+            return BLIND_DRAW
+        wild = self.t.wild
+        fu = s.face_up
+        face = face_up_draws(len(fu))
+        closed = wild if phase == DRAW2 and s.rules.face_up_wild_takes_turn else EMPTY  # no wild second
+        best, key = None, None
+        wild_score = None
+        i = -1
+        for c in fu:
+            i += 1
+            if c == EMPTY or c == closed:
+                continue
+            if c == wild:
+                if wild_score is None:
+                    wild_score = 2.5 if phase != DRAW2 and sum(need.values()) >= 4 else -1
+                score = wild_score
+            else:
+                n = need.get(c, 0)
+                score = n and 3 + (n if n < 3 else 3)
+            if key is None or score > key:
+                best, key = face[i], score
+        if best is not None and key > 0:
+            return best
+        if blind:
+            return BLIND_DRAW
+        return best
 
     def _draw_for(self, s, draws, need, phase):
         """`draw(view, legal, need)` on the turn's non-empty draws."""

@@ -94,6 +94,13 @@ class SeatView:
         return self._s.owner
 
     @property
+    def claim_log(self) -> list[int]:
+        """The routes claimed so far, in play order (all seats): `claim_log[k:claimed]` are those
+        claimed since `claimed` was k. Not a copy: agents must not modify it. (A position made by
+        hand may own routes it never logged: then len(claim_log) != claimed.)"""
+        return self._s.claim_log
+
+    @property
     def claimed(self) -> int:
         """How many routes were claimed so far, by all seats: a planner's cached costs and plan hold
         while it is unchanged (claims are the only changes of `owner` in play)."""
