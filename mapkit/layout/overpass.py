@@ -22,6 +22,7 @@ FRACTIONS = (0.2, 0.35, 0.5, 0.65, 0.8)             # where along a segment the 
 OFFSETS_MM = (4.0, 8.0, 12.0, 16.0, 22.0, 30.0, 40.0, 52.0)   # how far off the segment, either side
 MOVE_MM = (2.0, 4.0, 6.0, 9.0, 13.0, 18.0)   # steps of the overpass's own waypoints
 ROUNDS = 3        # of bends and moves, while they help
+UNDER_OFFSETS_MM = (3.0, 6.0, 9.0)   # the same for the route under the overpass
 REACH_MM = 25.0   # routes and stations this close to the overpass are judged with it
 
 
@@ -33,9 +34,9 @@ def rank(found) -> tuple[int, int, float]:
     return sum(p.severity == "error" for p in found), n, size
 
 
-def _crossing_pairs(rp, found) -> list[int]:
-    """The overpass bundles (no flights: they have their own path) in a space overlap with a route
-    whose line they cross."""
+def _crossing_pairs(rp, found) -> list[tuple[int, int]]:
+    """(overpass, route) of each space overlap between an overpass (no flight: flights have their
+    own path) and a route whose line it crosses."""
     net, dr, out = rp.net, rp.dr, []
     for p in found:
         if p.code != "space-overlap":
@@ -46,13 +47,13 @@ def _crossing_pairs(rp, found) -> list[int]:
             continue
         for o, x in (ks, ks[::-1]):
             b = net.bundles[o]
-            if b.overpass and not b.flight and not b.fixed_waypoints and o not in out:
+            if b.overpass and not b.flight and not b.fixed_waypoints and (o, x) not in out:
                 if shapely.LineString(dr.pos[dr.lines[o]]).crosses(shapely.LineString(dr.pos[dr.lines[x]])):
-                    out.append(o)
+                    out.append((o, x))
     return out
 
 
-def _bends(dr, o) -> list[tuple[int, np.ndarray]]:
+def _bends(dr, o, offsets) -> list[tuple[int, np.ndarray]]:
     """(segment index, waypoint) candidates off each segment of bundle o's line."""
     line, out = dr.lines[o], []
     for j in range(len(line) - 1):
@@ -63,7 +64,7 @@ def _bends(dr, o) -> list[tuple[int, np.ndarray]]:
             continue
         nrm = np.array([-d[1], d[0]]) / ln
         for f in FRACTIONS:
-            for h in OFFSETS_MM:
+            for h in offsets:
                 for sign in (1.0, -1.0):
                     out.append((j, a + f * d + sign * h * nrm))
     return out
@@ -92,17 +93,24 @@ def _moves(dr, o) -> list[tuple[int, np.ndarray]]:
     return out
 
 
-def _try(rp, o, found, current):
-    """The best bend or waypoint move for overpass o on its part of the board, kept when the whole
-    board's checks find less; (found, current) as they are then."""
-    dr = rp.dr
-    line = dr.pos[dr.lines[o]]
-    seg = [line[i] + (line[i + 1] - line[i]) * t for i in range(len(line) - 1) for t in np.linspace(0, 1, 9)]
+def _try(rp, pair, found, current):
+    """The best bend or waypoint move, of the overpass or of the route it crosses, on their part of
+    the board, kept when the whole board's checks find less; (found, current, kept)."""
+    dr, net = rp.dr, rp.net
+    movable = [k for k in pair if not net.bundles[k].flight and not net.bundles[k].fixed_waypoints]
+    seg = []
+    for k in pair:
+        line = dr.pos[dr.lines[k]]
+        seg += [line[i] + (line[i + 1] - line[i]) * t for i in range(len(line) - 1) for t in np.linspace(0, 1, 9)]
     part = rp.select(np.array(seg), REACH_MM + max(OFFSETS_MM))
-    part = (part[0], sorted(set(part[1]) | {o}))
+    part = (part[0], sorted(set(part[1]) | set(pair)))
     base = rank(rp.check(rp.part_data(part)))
     best = None
-    for kind, cands in (("bend", _bends(dr, o)), ("move", _moves(dr, o))):
+    # the overpass bends as far as it likes; the route under it only a little (a wide bend would
+    # trade the overlap for a stretched route)
+    tries = [(k, kind, c) for k in movable
+             for kind, c in (("bend", _bends(dr, k, OFFSETS_MM if k == pair[0] else UNDER_OFFSETS_MM)), ("move", _moves(dr, k)))]
+    for o, kind, cands in tries:
         for j, xy in cands:
             if not rp._inside(xy):
                 continue
@@ -117,10 +125,10 @@ def _try(rp, o, found, current):
             else:
                 dr.pos[j] = old
             if r < base and (best is None or r < best[0]):
-                best = (r, kind, j, xy)
+                best = (r, o, kind, j, xy)
     if best is None:
         return found, current, False
-    _, kind, j, xy = best
+    _, o, kind, j, xy = best
     if kind == "bend":
         _insert(dr, o, j, xy)
     else:
@@ -142,8 +150,8 @@ def overpass_gaps(rp, found):
     current = rank(found)
     for _ in range(ROUNDS):
         better = False
-        for o in _crossing_pairs(rp, found):
-            found, current, ok = _try(rp, o, found, current)
+        for pair in _crossing_pairs(rp, found):
+            found, current, ok = _try(rp, pair, found, current)
             better |= ok
         if not better or not found:
             break

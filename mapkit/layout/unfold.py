@@ -18,6 +18,7 @@ import shapely
 
 from dataclasses import replace
 
+from mapkit.layout.flights import route_flights
 from mapkit.layout.optimize import Drawing, run_rounds
 from mapkit.layout.overpass import overpass_gaps, rank
 from mapkit.layout.repair import Repair
@@ -25,6 +26,7 @@ from mapkit.layout.untangle import CONTEXT_MM, RELAX_MM, RELAX_NFEV, RELAX_ROUND
 
 REPAIR_TRIES = 200   # the repair after an unfolding: local moves judged by the checks, at most
 UNFOLD_ROUNDS = RELAX_ROUNDS  # of the local re-optimization after it
+UNTANGLE_AFTER = False
 
 
 def _loop_stations(net, dr, k) -> list[int]:
@@ -147,6 +149,7 @@ def unfold(net, dr, size_out, check, found, w, style):
                 dr.pos[s] = xy
             centres = np.array([dr.pos[line[0]], dr.pos[line[-1]]] + [xy for _, xy in moves])
             relax(rp, w, style, centres)
+            route_flights(net, dr, size_out)   # stations moved: the flights' paths round them again
             rp.tries, rp.max_tries = 0, REPAIR_TRIES
             new = rp.run()
             if new:   # an overpass now over the route: a gap of its spaces where it crosses (overpass.py)
@@ -154,6 +157,8 @@ def unfold(net, dr, size_out, check, found, w, style):
                 if new:
                     rp.tries = 0
                     new = rp.run()
+            if new and UNTANGLE_AFTER:   # what the unfolding left nearby: the untangling's kicks
+                new = Untangle(rp, w, style).run(new)
             if rank(new) < current:
                 found, current = new, rank(new)
             else:
