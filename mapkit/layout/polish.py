@@ -48,6 +48,43 @@ def _cost(net, pos, bundles, bent=frozenset()) -> float:
     return float(_errors(net, pos, ks).sum() + GAP_WEIGHT * (over ** 2).sum())
 
 
+class Costs:
+    """_cost of the routes at each station, with the index arrays made once (the polish asks for
+    it some 8,000 times on 60 stations) and for many positions of that station in one call: the
+    same arithmetic, element for element, as _cost (tests/test_layout_speed.py compares them)."""
+
+    def __init__(self, net, touching, bent):
+        self.radius, self.space_len = net.radius, net.space_len
+        self.at = {}
+        for s, ks in touching.items():
+            a = np.array([net.bundles[k].a for k in ks], dtype=int)
+            b = np.array([net.bundles[k].b for k in ks], dtype=int)
+            n = np.array([net.bundles[k].length for k in ks], dtype=float)
+            fl = np.array([net.bundles[k].flight or k in bent for k in ks])
+            self.at[s] = (a, b, n, fl, net.geo[b] - net.geo[a])
+
+    def _of(self, d, n, fl, g):
+        """Costs of direction vectors d (..., m, 2) of the m routes, one per leading index."""
+        L = np.linalg.norm(d, axis=-1)
+        gap = (L - 2 * self.radius - n * self.space_len) / (n + 1)
+        over = np.where(fl, 0.0, np.maximum(gap - GAP_MM, 0.0))
+        ang = np.arctan2(g[:, 0] * d[..., 1] - g[:, 1] * d[..., 0], (g * d).sum(-1))
+        return (ang ** 2).sum(-1) + GAP_WEIGHT * (over ** 2).sum(-1)
+
+    def of(self, pos, s) -> float:
+        a, b, n, fl, g = self.at[s]
+        return float(self._of(pos[b] - pos[a], n, fl, g))
+
+    def moved(self, pos, s, xys) -> np.ndarray:
+        """The cost with station s at each of xys (k, 2), everything else where it is."""
+        a, b, n, fl, g = self.at[s]
+        pa = np.repeat(pos[a][None], len(xys), axis=0)
+        pb = np.repeat(pos[b][None], len(xys), axis=0)
+        pa[:, a == s] = xys[:, None, :]
+        pb[:, b == s] = xys[:, None, :]
+        return self._of(pb - pa, n, fl, g)
+
+
 def polish(rp, max_tries: int = POLISH_TRIES) -> int:
     """Nudge stations of a board with no errors (rp: mapkit.layout.repair.Repair); returns the moves kept."""
     net, dr = rp.net, rp.dr
@@ -70,48 +107,59 @@ def polish(rp, max_tries: int = POLISH_TRIES) -> int:
 
 def _polish(rp, net, dr, bent, touching, dirs, max_tries) -> int:
     tries = kept = 0
+    costs = Costs(net, touching, bent)
+    steps = [(step, d) for step in POLISH_STEPS_MM for d in dirs]
     for _ in range(POLISH_ROUNDS):
-        worst = sorted((s for s in touching if dr.free[s]),
-                       key=lambda s: -_cost(net, dr.pos, touching[s], bent))
+        worst = sorted((s for s in touching if dr.free[s]), key=lambda s: -costs.of(dr.pos, s))
         for s in worst:
             if tries >= max_tries:
                 return kept
-            ks = touching[s]
-            before = _cost(net, dr.pos, ks, bent)
+            before = costs.of(dr.pos, s)
             if before < np.radians(5) ** 2:
                 continue
             old = dr.pos[s].copy()
-            moves = []
-            for step in POLISH_STEPS_MM:
-                for d in dirs:
-                    dr.pos[s] = old + step * d
-                    gain = before - _cost(net, dr.pos, ks, bent)
-                    if gain > 1e-4 and rp._inside(dr.pos[s]):
-                        moves.append((-gain, step, tuple(d)))
-            dr.pos[s] = old
+            xys = np.array([old + step * d for step, d in steps])
+            gains = before - costs.moved(dr.pos, s, xys)
+            moves = [(-float(gain), step, tuple(d)) for (step, d), xy, gain in zip(steps, xys, gains)
+                     if gain > 1e-4 and rp._inside(xy)]
             if not moves:
                 continue
             centres = rp._centres([s])
             part = rp.select(centres, 25.0 + max(POLISH_STEPS_MM))
             near = {net.ids[i] for i in np.nonzero(np.linalg.norm(dr.pos[: net.n] - old, axis=1) < LABEL_REACH_MM)[0]}
-            room = None   # the label room before the move, measured once a move gets that far
-            base = score(rp.check(rp.part_data(part)))
+            # the part's checks and label room before the move are needed only when the move
+            # leaves something (nothing found is no worse than anything): each is measured once,
+            # when a move first needs it, which on a clean board is seldom
+            base = room = None
             span = station_span(dr)
             for _, step, d in sorted(moves)[:4]:
                 if tries >= max_tries:
                     break
                 tries += 1
-                dr.pos[s] = old + step * np.array(d)
-                sub = rp.part_data(part)
-                if not fill_kept(dr, span) or score(rp.check(sub)) > base:
+                new = old + step * np.array(d)
+                dr.pos[s] = new
+                if not fill_kept(dr, span):
                     dr.pos[s] = old
                     continue
-                if room is None:
-                    dr.pos[s] = old
-                    room = len(without_room(rp.part_data(part), only=near))
-                    dr.pos[s] = old + step * np.array(d)
-                if len(without_room(sub, only=near)) <= room:
-                    kept += 1
-                    break
-                dr.pos[s] = old
+                sub = rp.part_data(part)
+                found = score(rp.check(sub))
+                if found[0]:
+                    if base is None:
+                        dr.pos[s] = old
+                        base = score(rp.check(rp.part_data(part)))
+                        dr.pos[s] = new
+                    if found > base:
+                        dr.pos[s] = old
+                        continue
+                lacking = len(without_room(sub, only=near))
+                if lacking:
+                    if room is None:
+                        dr.pos[s] = old
+                        room = len(without_room(rp.part_data(part), only=near))
+                        dr.pos[s] = new
+                    if lacking > room:
+                        dr.pos[s] = old
+                        continue
+                kept += 1
+                break
     return kept

@@ -16,6 +16,8 @@ on the whole board. The number of tries is bounded, not the time, so a seed give
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 
 import numpy as np
@@ -85,9 +87,30 @@ class Repair:
         return score(self.full()) <= self.baseline
 
     # -- evaluation -------------------------------------------------------------------------
+    def _memo(self, kind: str) -> dict:
+        """Results already computed for this drawing, by what they depend on (see full and
+        try_problem); kept on the drawing so that the repair after the untangling sees them."""
+        return self.dr.extra.setdefault("repair_memo", {}).setdefault((kind, id(self.check)), {})
+
     def full(self):
+        """The whole board's checks; a board already checked (the same positions, as written) is
+        not checked again: the repair retries a board it reverted to, the untangling's kicks
+        that change nothing leave one."""
         data, _ = build_result(self.net, self.dr, self.size_out)
-        return self.check(data)
+        memo = self._memo("full")
+        key = hashlib.sha256(json.dumps([data["stations"], data["routes"], data.get("physical")],
+                                        sort_keys=True).encode()).digest()
+        if key not in memo:
+            memo[key] = list(self.check(data))
+        return list(memo[key])
+
+    def _state(self) -> bytes:
+        """Everything a try_problem depends on besides the problem and the tries left."""
+        dr = self.dr
+        h = hashlib.sha256(dr.pos.tobytes())
+        h.update(dr.free.tobytes())
+        h.update(repr((dr.lines, dr.bounds)).encode())
+        return h.digest()
 
     def select(self, centres: np.ndarray, reach: float) -> tuple[list[int], list[int]]:
         """The stations and bundles within reach of the given points: the part of the board a move there can change."""
@@ -276,34 +299,62 @@ class Repair:
             return False
         pts = self._points(p) + [e for k in self._bends(p) for e in (self.dr.lines[k][0], self.dr.lines[k][-1])]
         centres = self._centres(pts) if pts else np.array([m[-1] for m in moves])
-        # the part of the board judged grows with how far a move goes: small moves are cheap to judge
-        parts: dict[float, tuple] = {}
+        # the part of the board judged grows with how far a move goes: small moves are cheap to judge.
+        # A problem tried before on the same drawing (the repair's next pass after a reverted move,
+        # the repair after an untangling that kept nothing) has the same moves with the same
+        # verdicts: they are replayed from what was recorded, tries counted as they were.
+        memo = self._memo("try")
+        key = (self._state(), p.severity, p.code, p.subject, p.message)
         best_gain, best_move = (0, 0.0), None
-        for m in moves:
-            if self.tries >= self.max_tries:
-                break
-            i = self.dr.lines[m[1]][0] if m[0] == "bend" else m[0]
-            dist = float(np.linalg.norm(m[-1] - self.dr.pos[i])) if m[0] != "bend" else \
-                float(np.min(np.linalg.norm(self.dr.pos[self.dr.lines[m[1]]] - m[2], axis=1)))
-            reach = next((s for s in STEPS_MM if s >= dist - 1e-6), 2 * dist)
-            if reach not in parts:
-                part = self.select(centres, REACH_MM + reach)
-                parts[reach] = (part, self.local(part))
-            part, base = parts[reach]
-            if m[0] == "bend":
-                self.dr.add_waypoint(m[1], m[2])
-                sc = self.local(part)
-                self._drop_last_waypoint(m[1])
-            else:
-                old = self.dr.pos[m[0]].copy()
-                self.dr.pos[m[0]] = m[1]
-                sc = self.local(part)
-                self.dr.pos[m[0]] = old
-            gain = (sc[0] - base[0], sc[1] - base[1])
-            if gain < best_gain:
-                best_gain, best_move = gain, m
-                if gain[0] < 0 and sc[0] == 0:  # this part of the board is clean: nothing better to find
+        seen = memo.get(key)
+        if seen is not None:
+            trace, complete = seen
+            start = self.tries
+            for (inc, gain, stop), m in zip(trace, moves):
+                if self.tries >= self.max_tries:
                     break
+                self.tries += inc
+                if gain < best_gain:
+                    best_gain, best_move = gain, m
+                    if stop:
+                        break
+            else:
+                if not complete and len(trace) < len(moves):
+                    self.tries, seen = start, None   # got further than recorded: judge them all
+                    best_gain, best_move = (0, 0.0), None
+        if seen is None:
+            parts: dict[float, tuple] = {}
+            trace, complete = [], True
+            for m in moves:
+                if self.tries >= self.max_tries:
+                    complete = False
+                    break
+                before = self.tries
+                i = self.dr.lines[m[1]][0] if m[0] == "bend" else m[0]
+                dist = float(np.linalg.norm(m[-1] - self.dr.pos[i])) if m[0] != "bend" else \
+                    float(np.min(np.linalg.norm(self.dr.pos[self.dr.lines[m[1]]] - m[2], axis=1)))
+                reach = next((s for s in STEPS_MM if s >= dist - 1e-6), 2 * dist)
+                if reach not in parts:
+                    part = self.select(centres, REACH_MM + reach)
+                    parts[reach] = (part, self.local(part))
+                part, base = parts[reach]
+                if m[0] == "bend":
+                    self.dr.add_waypoint(m[1], m[2])
+                    sc = self.local(part)
+                    self._drop_last_waypoint(m[1])
+                else:
+                    old = self.dr.pos[m[0]].copy()
+                    self.dr.pos[m[0]] = m[1]
+                    sc = self.local(part)
+                    self.dr.pos[m[0]] = old
+                gain = (sc[0] - base[0], sc[1] - base[1])
+                stop = gain[0] < 0 and sc[0] == 0   # this part of the board is clean: nothing better to find
+                trace.append((self.tries - before, gain, stop))
+                if gain < best_gain:
+                    best_gain, best_move = gain, m
+                    if stop:
+                        break
+            memo[key] = (trace, complete)
         if best_move is None:
             return False
         if best_move[0] == "bend":
