@@ -70,7 +70,11 @@ def test_flight_routing_is_deterministic():
 
 
 @pytest.mark.slow
-def test_seattle_computed_layout_has_no_errors():
+def test_seattle_computed_layout_is_strict_clean():
+    """Laid out from lat/lon alone on the hand layout's 600 x 900 mm: no error and no warning.
+    The first drawing puts Tukwila north of the TIBS-Renton line (the real map has it south), so
+    the route is bent round it and stretched 2x until the unfolding (mapkit/layout/unfold.py) puts
+    Tukwila across and the Sounder overpass gets a gap of its spaces where it crosses."""
     from mapkit.layout import layout_board
 
     data = json.loads((BOARDS / "seattle.json").read_text(encoding="utf-8"))
@@ -79,7 +83,9 @@ def test_seattle_computed_layout_has_no_errors():
     for r in data["routes"]:
         r.pop("waypoints", None)
     res = layout_board(data, size=(600, 900))
-    found = geometry_problems(res.data)
-    assert [p for p in found if p.severity == "error"] == []
-    # left: one route drawn stretched round a station (docs/board-format.md, the layout section)
-    assert len(found) <= 1
+    assert geometry_problems(res.data) == []
+    assert res.problems == []
+    board = {s["id"]: (s["board"]["x"], s["board"]["y"]) for s in res.data["stations"]}
+    tibs, renton, tukwila = (np.array(board[k]) for k in ("tibs", "renton", "tukwila"))
+    d, t = renton - tibs, tukwila - tibs
+    assert d[0] * t[1] - d[1] * t[0] > 0, "Tukwila should be south of the TIBS-Renton line, as on the real map"

@@ -160,7 +160,12 @@ class Problem:
                       & ((x == ba_[o2]) | (x == bb_[o2])))
         ki, kj = k1[keep].astype(int), k2[keep].astype(int)
         if len(ki):  # as above: only the pairs of segments really within reach of each other
-            near = T.signed_segments(pos[self.sp[ki]], pos[self.sq[ki]], pos[self.sp[kj]], pos[self.sq[kj]])[0] < reach
+            sd = T.signed_segments(pos[self.sp[ki]], pos[self.sq[ki]], pos[self.sp[kj]], pos[self.sq[kj]])[0]
+            # an overpass may cross another route's line (the checks ask only that its spaces stay
+            # clear, at a gap of it): where a step asks (mapkit.layout.unfold), its crossings are not pushed apart
+            over = np.array([b.overpass for b in B], dtype=bool) & bool(dr.extra.get("overpass_crossings"))
+            crossing_over = (over[self.sown[ki]] | over[self.sown[kj]]) & (sd < 0)
+            near = (sd < reach) & ~crossing_over
             ki, kj = ki[near], kj[near]
         self.cc_1, self.cc_2 = ki, kj
         # --- cyclic order at each station (kept from the current drawing)

@@ -22,6 +22,7 @@ from mapkit.layout.labels import label_repair
 from mapkit.layout.polish import polish
 from mapkit.layout.repair import Repair, repair, score
 from mapkit.layout.result import build_result
+from mapkit.layout.unfold import unfold
 from mapkit.layout.untangle import untangle
 
 
@@ -29,6 +30,7 @@ REPAIRS = 4  # rounds of real checks and targeted repairs
 REPAIR_TRIES = 700  # local moves judged by the checks at most (mapkit.layout.repair)
 REPAIR_TRIES_PER_STATION = 25
 STRESS_WITHOUT_FLIGHTS = True
+UNFOLD = True  # a stretched route bent round a station: the station put across it (unfold.py)
 UNTANGLE = True  # kicks with a local re-optimization where the repair leaves a knot (untangle.py)
 POLISH = True  # nudge the stations of a clean board towards their routes' real bearings (polish.py)
 GEO_ANCHOR = 0.0  # the stress drawing's pull towards the real map (share of a station's stress weight)
@@ -151,6 +153,9 @@ def layout_board_impl(data: dict, *, style: str, size, seed: int, keep: frozense
         found = untangle(net, dr, size_out, geometry_problems, found, w, style)
         if found:
             found = repair(net, dr, size_out, geometry_problems, max_tries=min(REPAIR_TRIES, REPAIR_TRIES_PER_STATION * n))
+    if found and UNFOLD:
+        # a route stretched round a station the real map has on its other side: that station across (unfold.py)
+        found = unfold(net, dr, size_out, geometry_problems, found, w, style)
     lacking = None
     if not any(p.severity == "error" for p in found):
         # labels as obstacles: stations left no room for their name move a little, where the checks
