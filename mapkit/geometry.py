@@ -82,39 +82,29 @@ class Layout:
         self.routes: dict[str, RouteShape] = {}
         offsets = _track_offsets(board, ph.space_width_mm / 2 + 1)
         todo = [r for r in board.routes if r.a in self.positions and r.b in self.positions and r.a != r.b]
-        lines = np.array([LineString(_dedupe([self.positions[r.a], *(self.point(w) for w in r.waypoints),
-                                              self.positions[r.b]])) for r in todo], dtype=object)
-        # offset relative to the route's canonical direction, so that a track written b→a still
-        # lands on its own side
-        dist = np.array([(1 if r.a <= r.b else -1) * offsets.get(r.id, 0.0) for r in todo])
-        moved = np.flatnonzero(dist != 0.0)
-        if len(moved):
-            shifted = shapely.offset_curve(lines[moved], dist[moved], quad_segs=16, join_style="mitre", mitre_limit=3.0)
-            for i, s in zip(moved, shifted):
-                if isinstance(s, LineString) and not s.is_empty:
-                    lines[i] = s
-        self._lines = lines
-        totals = shapely.length(lines).tolist() if len(lines) else []
         radius, length, gap, width = ph.station_radius_mm, ph.space_length_mm, ph.space_gap_mm, ph.space_width_mm
-        own, at = [], []   # per space: its route's index in todo, its centre's arc length
-        for k, (r, total) in enumerate(zip(todo, totals)):
-            usable = max(0.0, total - 2 * radius)
-            spread = (usable - r.length * length) / (r.length + 1)
-            for i in range(r.length):
-                own.append(k)
-                at.append(radius + spread * (i + 1) + length * (i + 0.5))
-        corners = _rectangles(lines[own] if own else lines[:0], np.array(at), np.array(totals)[own] if own else np.zeros(0),
-                              length, width)
-        self._space_corners = corners
-        self._space_owner_index = np.array(own, dtype=int)
-        flat = corners.tolist()
-        j = 0
-        for k, (r, line, total) in enumerate(zip(todo, lines, totals)):
+        phys = (radius, length, gap, width)
+        # a route's shape depends only on its points, its offset, its length and the board's sizes:
+        # that is its key in _SHAPES, so an unmoved route is not rebuilt (the repair and the polish
+        # judge hundreds of boards that differ in one point)
+        keys = []
+        for r in todo:
+            # offset relative to the route's canonical direction, so that a track written b→a
+            # still lands on its own side
+            d = (1 if r.a <= r.b else -1) * offsets.get(r.id, 0.0)
+            pts = tuple(_dedupe([self.positions[r.a], *(self.point(w) for w in r.waypoints), self.positions[r.b]]))
+            keys.append((pts, d, r.length, phys))
+        known = {key: _SHAPES[key] for key in keys if key in _SHAPES}
+        known.update(_build_shapes([key for key in dict.fromkeys(keys) if key not in known]))
+        shapes = [known[key] for key in keys]
+        self._keys = keys
+        self._lines = np.array([sh[0] for sh in shapes], dtype=object)
+        self._space_corners = (np.concatenate([sh[2] for sh in shapes]) if shapes else np.zeros((0, 4, 2)))
+        self._space_owner_index = np.array([k for k, r in enumerate(todo) for _ in range(r.length)], dtype=int)
+        for r, (line, total, _, coords, spaces) in zip(todo, shapes):
             n = r.length
-            spaces = tuple(tuple(tuple(c) for c in flat[j + i]) for i in range(n))
-            j += n
             usable = max(0.0, total - 2 * radius)
-            self.routes[r.id] = RouteShape(r.id, tuple(line.coords), usable, n * length + (n + 1) * gap, spaces)
+            self.routes[r.id] = RouteShape(r.id, coords, usable, n * length + (n + 1) * gap, spaces)
         self._route_index = [r.id for r in todo]
 
     def point(self, p) -> XY:
@@ -234,6 +224,59 @@ class Layout:
                 continue
             found.append((ids[i], ids[j], (round(x, 1), round(y, 1))))
         return found
+
+
+# Shapes already built, shared by every Layout of this process: each value is a pure function of
+# its key (GEOS is deterministic), so a Layout that finds its route here gets the very numbers it
+# would have computed. Emptied when full, which bounds the memory.
+CACHE_SIZE = 20_000
+_SHAPES: dict = {}   # (points, offset, length, sizes) -> (line, total, corners, coords, spaces)
+_DISCS: dict = {}    # (x, y, radius) -> station marker polygon
+_CLIPPED: dict = {}  # (route key, end a, end b) -> centreline less its end stations' markers
+
+
+def _remember(cache: dict, items) -> None:
+    if len(cache) >= CACHE_SIZE:
+        cache.clear()
+    cache.update(items)
+
+
+def _build_shapes(keys: list) -> dict:
+    """The shapes of routes not built before, with one array call each for all of them."""
+    if not keys:
+        return {}
+    counts = [len(pts) for pts, *_ in keys]
+    lines = shapely.linestrings(np.array([xy for pts, *_ in keys for xy in pts], dtype=float),
+                                indices=np.repeat(np.arange(len(keys)), counts))
+    dist = np.array([d for _, d, _, _ in keys])
+    moved = np.flatnonzero(dist != 0.0)
+    if len(moved):
+        shifted = shapely.offset_curve(lines[moved], dist[moved], quad_segs=16, join_style="mitre", mitre_limit=3.0)
+        for i, s in zip(moved, shifted):
+            if isinstance(s, LineString) and not s.is_empty:
+                lines[i] = s
+    totals = shapely.length(lines).tolist()
+    own, at = [], []   # per space: its route's index in keys, its centre's arc length
+    for k, ((_, _, n, (radius, length, _, _)), total) in enumerate(zip(keys, totals)):
+        usable = max(0.0, total - 2 * radius)
+        spread = (usable - n * length) / (n + 1)
+        for i in range(n):
+            own.append(k)
+            at.append(radius + spread * (i + 1) + length * (i + 0.5))
+    # the sizes are one board's, the same in every key of one call
+    _, _, _, (_, length, _, width) = keys[0]
+    corners = _rectangles(lines[own] if own else lines[:0], np.array(at), np.array(totals)[own] if own else np.zeros(0),
+                          length, width)
+    corners.setflags(write=False)
+    flat = corners.tolist()
+    built, j = {}, 0
+    for key, line, total in zip(keys, lines, totals):
+        n = key[2]
+        spaces = tuple(tuple(tuple(c) for c in flat[j + i]) for i in range(n))
+        built[key] = (line, total, corners[j:j + n], tuple(line.coords), spaces)
+        j += n
+    _remember(_SHAPES, built)
+    return built
 
 
 def _track_offsets(board: Board, distance: float) -> dict[str, float]:
