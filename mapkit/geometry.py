@@ -117,8 +117,15 @@ class Layout:
         """The station markers, in the order of self.positions, as an array of polygons."""
         r = self.board.physical.station_radius_mm
         ids = list(self.positions)
-        pts = shapely.points(np.array([self.positions[i] for i in ids], dtype=float).reshape(-1, 2))
-        return ids, shapely.buffer(pts, r, quad_segs=16)
+        keys = [(*self.positions[i], r) for i in ids]
+        known = {key: _DISCS[key] for key in keys if key in _DISCS}
+        todo = [key for key in dict.fromkeys(keys) if key not in known]
+        if todo:
+            pts = shapely.points(np.array([key[:2] for key in todo], dtype=float).reshape(-1, 2))
+            built = dict(zip(todo, shapely.buffer(pts, r, quad_segs=16)))
+            _remember(_DISCS, built)
+            known.update(built)
+        return ids, np.array([known[key] for key in keys], dtype=object)
 
     @cached_property
     def station_discs(self) -> dict[str, Polygon]:
@@ -193,8 +200,18 @@ class Layout:
         disc = self.station_discs
         which = [k for k, rid in enumerate(self._route_index) if not by_id[rid].overpass]
         rts = [by_id[self._route_index[k]] for k in which]
-        clipped = shapely.difference(shapely.difference(self._lines[which], np.array([disc[r.a] for r in rts], dtype=object)),
-                                     np.array([disc[r.b] for r in rts], dtype=object)) if which else np.zeros(0, dtype=object)
+        # an unmoved route between unmoved stations was clipped before: the same two differences
+        keys = [(self._keys[k], self.positions[r.a], self.positions[r.b]) for k, r in zip(which, rts)]
+        known = {key: _CLIPPED[key] for key in keys if key in _CLIPPED}
+        todo = [n for n, key in enumerate(keys) if key not in known]
+        if todo:
+            ks, rs = [which[n] for n in todo], [rts[n] for n in todo]
+            cut = shapely.difference(shapely.difference(self._lines[ks], np.array([disc[r.a] for r in rs], dtype=object)),
+                                     np.array([disc[r.b] for r in rs], dtype=object))
+            built = {keys[n]: c for n, c in zip(todo, cut)}
+            _remember(_CLIPPED, built)
+            known.update(built)
+        clipped = np.array([known[key] for key in keys], dtype=object)
         nonempty = ~shapely.is_empty(clipped) if len(clipped) else np.zeros(0, dtype=bool)
         lines = clipped[nonempty]
         ids = [r.id for r, ok in zip(rts, nonempty.tolist()) if ok]
