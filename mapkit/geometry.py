@@ -98,10 +98,10 @@ class Layout:
         known.update(_build_shapes([key for key in dict.fromkeys(keys) if key not in known]))
         shapes = [known[key] for key in keys]
         self._keys = keys
+        self._shapes = shapes
         self._lines = np.array([sh[0] for sh in shapes], dtype=object)
-        self._space_corners = (np.concatenate([sh[2] for sh in shapes]) if shapes else np.zeros((0, 4, 2)))
         self._space_owner_index = np.array([k for k, r in enumerate(todo) for _ in range(r.length)], dtype=int)
-        for r, (line, total, _, coords, spaces) in zip(todo, shapes):
+        for r, (line, total, _, coords, spaces, _) in zip(todo, shapes):
             n = r.length
             usable = max(0.0, total - 2 * radius)
             self.routes[r.id] = RouteShape(r.id, coords, usable, n * length + (n + 1) * gap, spaces)
@@ -134,7 +134,7 @@ class Layout:
 
     @cached_property
     def _space_index(self):
-        polys = shapely.polygons(self._space_corners) if len(self._space_corners) else np.zeros(0, dtype=object)
+        polys = np.concatenate([sh[5] for sh in self._shapes]) if self._shapes else np.zeros(0, dtype=object)
         owners = [self._route_index[k] for k in self._space_owner_index.tolist()]
         return polys, owners, STRtree(polys)
 
@@ -247,7 +247,7 @@ class Layout:
 # its key (GEOS is deterministic), so a Layout that finds its route here gets the very numbers it
 # would have computed. Emptied when full, which bounds the memory.
 CACHE_SIZE = 20_000
-_SHAPES: dict = {}   # (points, offset, length, sizes) -> (line, total, corners, coords, spaces)
+_SHAPES: dict = {}   # (points, offset, length, sizes) -> (line, total, corners, coords, spaces, space polygons)
 _DISCS: dict = {}    # (x, y, radius) -> station marker polygon
 _CLIPPED: dict = {}  # (route key, end a, end b) -> centreline less its end stations' markers
 
@@ -286,11 +286,12 @@ def _build_shapes(keys: list) -> dict:
                           length, width)
     corners.setflags(write=False)
     flat = corners.tolist()
+    polys = shapely.polygons(corners) if len(corners) else np.zeros(0, dtype=object)
     built, j = {}, 0
     for key, line, total in zip(keys, lines, totals):
         n = key[2]
         spaces = tuple(tuple(tuple(c) for c in flat[j + i]) for i in range(n))
-        built[key] = (line, total, corners[j:j + n], tuple(line.coords), spaces)
+        built[key] = (line, total, corners[j:j + n], tuple(line.coords), spaces, polys[j:j + n])
         j += n
     _remember(_SHAPES, built)
     return built
