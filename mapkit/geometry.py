@@ -7,6 +7,7 @@ See docs/board-format.md for the rules this implements.
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 from functools import cached_property
@@ -101,7 +102,8 @@ class Layout:
         self._shapes = shapes
         self._lines = np.array([sh[0] for sh in shapes], dtype=object)
         self._space_owner_index = np.array([k for k, r in enumerate(todo) for _ in range(r.length)], dtype=int)
-        for r, (line, total, _, coords, spaces, _) in zip(todo, shapes):
+        self._space_serials = [(sh[6], i) for r, sh in zip(todo, shapes) for i in range(r.length)]
+        for r, (line, total, _, coords, spaces, _, _) in zip(todo, shapes):
             n = r.length
             usable = max(0.0, total - 2 * radius)
             self.routes[r.id] = RouteShape(r.id, coords, usable, n * length + (n + 1) * gap, spaces)
@@ -174,9 +176,11 @@ class Layout:
         own = self._space_owner_index
         keep = (jj > ii) & (own[ii] != own[jj])
         ii, jj = ii[keep], jj[keep]
-        areas = shapely.area(shapely.intersection(polys[ii], polys[jj])).tolist()
+        sk = self._space_serials
+        ii, jj = ii.tolist(), jj.tolist()
+        areas = _shared_areas([(sk[i], sk[j]) for i, j in zip(ii, jj)], polys, ii, polys, jj)
         area: dict[tuple[str, str], float] = {}
-        for i, j, a in zip(ii.tolist(), jj.tolist(), areas):
+        for i, j, a in zip(ii, jj, areas):
             if a > MIN_AREA_MM2:
                 key = tuple(sorted((owners[i], owners[j])))
                 area[key] = area.get(key, 0.0) + a
@@ -187,9 +191,11 @@ class Layout:
         polys, owners, tree = self._space_index
         ids, discs = self._discs
         ii, jj = tree.query(discs, predicate="intersects")
-        areas = shapely.area(shapely.intersection(discs[ii], polys[jj])).tolist()
+        sk, r = self._space_serials, self.board.physical.station_radius_mm
+        ii, jj = ii.tolist(), jj.tolist()
+        areas = _shared_areas([((*self.positions[ids[i]], r), sk[j]) for i, j in zip(ii, jj)], discs, ii, polys, jj)
         found: dict[tuple[str, str], float] = {}
-        for i, j, a in zip(ii.tolist(), jj.tolist(), areas):
+        for i, j, a in zip(ii, jj, areas):
             if a > MIN_AREA_MM2:
                 found[(owners[j], ids[i])] = found.get((owners[j], ids[i]), 0.0) + a
         return [(rid, sid, v) for (rid, sid), v in sorted(found.items())]
@@ -250,12 +256,26 @@ CACHE_SIZE = 20_000
 _SHAPES: dict = {}   # (points, offset, length, sizes) -> (line, total, corners, coords, spaces, space polygons)
 _DISCS: dict = {}    # (x, y, radius) -> station marker polygon
 _CLIPPED: dict = {}  # (route key, end a, end b) -> centreline less its end stations' markers
+_AREAS: dict = {}    # (space, space) or (marker, space) -> the area they share, a space named by its shape's serial
+_SERIAL = itertools.count()  # a new number for each shape built, so a rebuilt shape is never taken for an old one
 
 
 def _remember(cache: dict, items) -> None:
     if len(cache) >= CACHE_SIZE:
         cache.clear()
     cache.update(items)
+
+
+def _shared_areas(keys: list, a, ii: list, b, jj: list) -> list[float]:
+    """area(a[i] ∩ b[j]) for each pair, those of pairs met before from _AREAS, the others in one call."""
+    areas = [_AREAS.get(key) for key in keys]
+    todo = [n for n, v in enumerate(areas) if v is None]
+    if todo:
+        got = shapely.area(shapely.intersection(a[[ii[n] for n in todo]], b[[jj[n] for n in todo]])).tolist()
+        _remember(_AREAS, {keys[n]: v for n, v in zip(todo, got)})
+        for n, v in zip(todo, got):
+            areas[n] = v
+    return areas
 
 
 def _build_shapes(keys: list) -> dict:
@@ -291,7 +311,7 @@ def _build_shapes(keys: list) -> dict:
     for key, line, total in zip(keys, lines, totals):
         n = key[2]
         spaces = tuple(tuple(tuple(c) for c in flat[j + i]) for i in range(n))
-        built[key] = (line, total, corners[j:j + n], tuple(line.coords), spaces, polys[j:j + n])
+        built[key] = (line, total, corners[j:j + n], tuple(line.coords), spaces, polys[j:j + n], next(_SERIAL))
         j += n
     _remember(_SHAPES, built)
     return built

@@ -41,7 +41,7 @@ def same(board, name):
 
 
 def clear():
-    for cache in (fast._SHAPES, fast._DISCS, fast._CLIPPED):
+    for cache in (fast._SHAPES, fast._DISCS, fast._CLIPPED, fast._AREAS):
         cache.clear()
 
 
@@ -74,6 +74,6 @@ def test_caches_stay_bounded_and_right_when_emptied_mid_layout(monkeypatch):
     clear()
     for k, data in enumerate(walk(shaken(bundled("portland"), 4, 30), seed=9, steps=6)):
         same(build_board(data), f"small cache step {k}")
-        for cache in (fast._SHAPES, fast._DISCS, fast._CLIPPED):
+        for cache in (fast._SHAPES, fast._DISCS, fast._CLIPPED, fast._AREAS):
             assert len(cache) <= 7 + len(data["routes"]) + len(data["stations"])
     clear()
