@@ -95,7 +95,7 @@ class Layout:
             d = (1 if r.a <= r.b else -1) * offsets.get(r.id, 0.0)
             pts = tuple(_dedupe([self.positions[r.a], *(self.point(w) for w in r.waypoints), self.positions[r.b]]))
             keys.append((pts, d, r.length, phys))
-        known = {key: _SHAPES[key] for key in keys if key in _SHAPES}
+        known = _found(_SHAPES, keys)
         known.update(_build_shapes([key for key in dict.fromkeys(keys) if key not in known]))
         shapes = [known[key] for key in keys]
         self._keys = keys
@@ -120,7 +120,7 @@ class Layout:
         r = self.board.physical.station_radius_mm
         ids = list(self.positions)
         keys = [(*self.positions[i], r) for i in ids]
-        known = {key: _DISCS[key] for key in keys if key in _DISCS}
+        known = _found(_DISCS, keys)
         todo = [key for key in dict.fromkeys(keys) if key not in known]
         if todo:
             pts = shapely.points(np.array([key[:2] for key in todo], dtype=float).reshape(-1, 2))
@@ -208,7 +208,7 @@ class Layout:
         rts = [by_id[self._route_index[k]] for k in which]
         # an unmoved route between unmoved stations was clipped before: the same two differences
         keys = [(self._keys[k], self.positions[r.a], self.positions[r.b]) for k, r in zip(which, rts)]
-        known = {key: _CLIPPED[key] for key in keys if key in _CLIPPED}
+        known = _found(_CLIPPED, keys)
         todo = [n for n, key in enumerate(keys) if key not in known]
         if todo:
             ks, rs = [which[n] for n in todo], [rts[n] for n in todo]
@@ -258,6 +258,16 @@ _DISCS: dict = {}    # (x, y, radius) -> station marker polygon
 _CLIPPED: dict = {}  # (route key, end a, end b) -> centreline less its end stations' markers
 _AREAS: dict = {}    # (space, space) or (marker, space) -> the area they share, a space named by its shape's serial
 _SERIAL = itertools.count()  # a new number for each shape built, so a rebuilt shape is never taken for an old one
+
+
+def _found(cache: dict, keys) -> dict:
+    # one .get per key, not `in` then `[]`: another thread's Layout may empty the cache in between
+    found = {}
+    for key in keys:
+        v = cache.get(key)
+        if v is not None:
+            found[key] = v
+    return found
 
 
 def _remember(cache: dict, items) -> None:
