@@ -7,6 +7,7 @@ See docs/board-format.md for the rules this implements.
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 from functools import cached_property
@@ -82,39 +83,30 @@ class Layout:
         self.routes: dict[str, RouteShape] = {}
         offsets = _track_offsets(board, ph.space_width_mm / 2 + 1)
         todo = [r for r in board.routes if r.a in self.positions and r.b in self.positions and r.a != r.b]
-        lines = np.array([LineString(_dedupe([self.positions[r.a], *(self.point(w) for w in r.waypoints),
-                                              self.positions[r.b]])) for r in todo], dtype=object)
-        # offset relative to the route's canonical direction, so that a track written b→a still
-        # lands on its own side
-        dist = np.array([(1 if r.a <= r.b else -1) * offsets.get(r.id, 0.0) for r in todo])
-        moved = np.flatnonzero(dist != 0.0)
-        if len(moved):
-            shifted = shapely.offset_curve(lines[moved], dist[moved], quad_segs=16, join_style="mitre", mitre_limit=3.0)
-            for i, s in zip(moved, shifted):
-                if isinstance(s, LineString) and not s.is_empty:
-                    lines[i] = s
-        self._lines = lines
-        totals = shapely.length(lines).tolist() if len(lines) else []
         radius, length, gap, width = ph.station_radius_mm, ph.space_length_mm, ph.space_gap_mm, ph.space_width_mm
-        own, at = [], []   # per space: its route's index in todo, its centre's arc length
-        for k, (r, total) in enumerate(zip(todo, totals)):
-            usable = max(0.0, total - 2 * radius)
-            spread = (usable - r.length * length) / (r.length + 1)
-            for i in range(r.length):
-                own.append(k)
-                at.append(radius + spread * (i + 1) + length * (i + 0.5))
-        corners = _rectangles(lines[own] if own else lines[:0], np.array(at), np.array(totals)[own] if own else np.zeros(0),
-                              length, width)
-        self._space_corners = corners
-        self._space_owner_index = np.array(own, dtype=int)
-        flat = corners.tolist()
-        j = 0
-        for k, (r, line, total) in enumerate(zip(todo, lines, totals)):
+        phys = (radius, length, gap, width)
+        # a route's shape depends only on its points, its offset, its length and the board's sizes:
+        # that is its key in _SHAPES, so an unmoved route is not rebuilt (the repair and the polish
+        # judge hundreds of boards that differ in one point)
+        keys = []
+        for r in todo:
+            # offset relative to the route's canonical direction, so that a track written b→a
+            # still lands on its own side
+            d = (1 if r.a <= r.b else -1) * offsets.get(r.id, 0.0)
+            pts = tuple(_dedupe([self.positions[r.a], *(self.point(w) for w in r.waypoints), self.positions[r.b]]))
+            keys.append((pts, d, r.length, phys))
+        known = _found(_SHAPES, keys)
+        known.update(_build_shapes([key for key in dict.fromkeys(keys) if key not in known]))
+        shapes = [known[key] for key in keys]
+        self._keys = keys
+        self._shapes = shapes
+        self._lines = np.array([sh[0] for sh in shapes], dtype=object)
+        self._space_owner_index = np.array([k for k, r in enumerate(todo) for _ in range(r.length)], dtype=int)
+        self._space_serials = [(sh[6], i) for r, sh in zip(todo, shapes) for i in range(r.length)]
+        for r, (line, total, _, coords, spaces, _, _) in zip(todo, shapes):
             n = r.length
-            spaces = tuple(tuple(tuple(c) for c in flat[j + i]) for i in range(n))
-            j += n
             usable = max(0.0, total - 2 * radius)
-            self.routes[r.id] = RouteShape(r.id, tuple(line.coords), usable, n * length + (n + 1) * gap, spaces)
+            self.routes[r.id] = RouteShape(r.id, coords, usable, n * length + (n + 1) * gap, spaces)
         self._route_index = [r.id for r in todo]
 
     def point(self, p) -> XY:
@@ -127,8 +119,15 @@ class Layout:
         """The station markers, in the order of self.positions, as an array of polygons."""
         r = self.board.physical.station_radius_mm
         ids = list(self.positions)
-        pts = shapely.points(np.array([self.positions[i] for i in ids], dtype=float).reshape(-1, 2))
-        return ids, shapely.buffer(pts, r, quad_segs=16)
+        keys = [(*self.positions[i], r) for i in ids]
+        known = _found(_DISCS, keys)
+        todo = [key for key in dict.fromkeys(keys) if key not in known]
+        if todo:
+            pts = shapely.points(np.array([key[:2] for key in todo], dtype=float).reshape(-1, 2))
+            built = dict(zip(todo, shapely.buffer(pts, r, quad_segs=16)))
+            _remember(_DISCS, built)
+            known.update(built)
+        return ids, np.array([known[key] for key in keys], dtype=object)
 
     @cached_property
     def station_discs(self) -> dict[str, Polygon]:
@@ -137,7 +136,7 @@ class Layout:
 
     @cached_property
     def _space_index(self):
-        polys = shapely.polygons(self._space_corners) if len(self._space_corners) else np.zeros(0, dtype=object)
+        polys = np.concatenate([sh[5] for sh in self._shapes]) if self._shapes else np.zeros(0, dtype=object)
         owners = [self._route_index[k] for k in self._space_owner_index.tolist()]
         return polys, owners, STRtree(polys)
 
@@ -177,9 +176,11 @@ class Layout:
         own = self._space_owner_index
         keep = (jj > ii) & (own[ii] != own[jj])
         ii, jj = ii[keep], jj[keep]
-        areas = shapely.area(shapely.intersection(polys[ii], polys[jj])).tolist()
+        sk = self._space_serials
+        ii, jj = ii.tolist(), jj.tolist()
+        areas = _shared_areas([(sk[i], sk[j]) for i, j in zip(ii, jj)], polys, ii, polys, jj)
         area: dict[tuple[str, str], float] = {}
-        for i, j, a in zip(ii.tolist(), jj.tolist(), areas):
+        for i, j, a in zip(ii, jj, areas):
             if a > MIN_AREA_MM2:
                 key = tuple(sorted((owners[i], owners[j])))
                 area[key] = area.get(key, 0.0) + a
@@ -190,9 +191,11 @@ class Layout:
         polys, owners, tree = self._space_index
         ids, discs = self._discs
         ii, jj = tree.query(discs, predicate="intersects")
-        areas = shapely.area(shapely.intersection(discs[ii], polys[jj])).tolist()
+        sk, r = self._space_serials, self.board.physical.station_radius_mm
+        ii, jj = ii.tolist(), jj.tolist()
+        areas = _shared_areas([((*self.positions[ids[i]], r), sk[j]) for i, j in zip(ii, jj)], discs, ii, polys, jj)
         found: dict[tuple[str, str], float] = {}
-        for i, j, a in zip(ii.tolist(), jj.tolist(), areas):
+        for i, j, a in zip(ii, jj, areas):
             if a > MIN_AREA_MM2:
                 found[(owners[j], ids[i])] = found.get((owners[j], ids[i]), 0.0) + a
         return [(rid, sid, v) for (rid, sid), v in sorted(found.items())]
@@ -203,8 +206,18 @@ class Layout:
         disc = self.station_discs
         which = [k for k, rid in enumerate(self._route_index) if not by_id[rid].overpass]
         rts = [by_id[self._route_index[k]] for k in which]
-        clipped = shapely.difference(shapely.difference(self._lines[which], np.array([disc[r.a] for r in rts], dtype=object)),
-                                     np.array([disc[r.b] for r in rts], dtype=object)) if which else np.zeros(0, dtype=object)
+        # an unmoved route between unmoved stations was clipped before: the same two differences
+        keys = [(self._keys[k], self.positions[r.a], self.positions[r.b]) for k, r in zip(which, rts)]
+        known = _found(_CLIPPED, keys)
+        todo = [n for n, key in enumerate(keys) if key not in known]
+        if todo:
+            ks, rs = [which[n] for n in todo], [rts[n] for n in todo]
+            cut = shapely.difference(shapely.difference(self._lines[ks], np.array([disc[r.a] for r in rs], dtype=object)),
+                                     np.array([disc[r.b] for r in rs], dtype=object))
+            built = {keys[n]: c for n, c in zip(todo, cut)}
+            _remember(_CLIPPED, built)
+            known.update(built)
+        clipped = np.array([known[key] for key in keys], dtype=object)
         nonempty = ~shapely.is_empty(clipped) if len(clipped) else np.zeros(0, dtype=bool)
         lines = clipped[nonempty]
         ids = [r.id for r, ok in zip(rts, nonempty.tolist()) if ok]
@@ -234,6 +247,84 @@ class Layout:
                 continue
             found.append((ids[i], ids[j], (round(x, 1), round(y, 1))))
         return found
+
+
+# Shapes already built, shared by every Layout of this process: each value is a pure function of
+# its key (GEOS is deterministic), so a Layout that finds its route here gets the very numbers it
+# would have computed. Emptied when full, which bounds the memory.
+CACHE_SIZE = 20_000
+_SHAPES: dict = {}   # (points, offset, length, sizes) -> (line, total, corners, coords, spaces, space polygons)
+_DISCS: dict = {}    # (x, y, radius) -> station marker polygon
+_CLIPPED: dict = {}  # (route key, end a, end b) -> centreline less its end stations' markers
+_AREAS: dict = {}    # (space, space) or (marker, space) -> the area they share, a space named by its shape's serial
+_SERIAL = itertools.count()  # a new number for each shape built, so a rebuilt shape is never taken for an old one
+
+
+def _found(cache: dict, keys) -> dict:
+    # one .get per key, not `in` then `[]`: another thread's Layout may empty the cache in between
+    found = {}
+    for key in keys:
+        v = cache.get(key)
+        if v is not None:
+            found[key] = v
+    return found
+
+
+def _remember(cache: dict, items) -> None:
+    if len(cache) >= CACHE_SIZE:
+        cache.clear()
+    cache.update(items)
+
+
+def _shared_areas(keys: list, a, ii: list, b, jj: list) -> list[float]:
+    """area(a[i] ∩ b[j]) for each pair, those of pairs met before from _AREAS, the others in one call."""
+    areas = [_AREAS.get(key) for key in keys]
+    todo = [n for n, v in enumerate(areas) if v is None]
+    if todo:
+        got = shapely.area(shapely.intersection(a[[ii[n] for n in todo]], b[[jj[n] for n in todo]])).tolist()
+        _remember(_AREAS, {keys[n]: v for n, v in zip(todo, got)})
+        for n, v in zip(todo, got):
+            areas[n] = v
+    return areas
+
+
+def _build_shapes(keys: list) -> dict:
+    """The shapes of routes not built before, with one array call each for all of them."""
+    if not keys:
+        return {}
+    counts = [len(pts) for pts, *_ in keys]
+    lines = shapely.linestrings(np.array([xy for pts, *_ in keys for xy in pts], dtype=float),
+                                indices=np.repeat(np.arange(len(keys)), counts))
+    dist = np.array([d for _, d, _, _ in keys])
+    moved = np.flatnonzero(dist != 0.0)
+    if len(moved):
+        shifted = shapely.offset_curve(lines[moved], dist[moved], quad_segs=16, join_style="mitre", mitre_limit=3.0)
+        for i, s in zip(moved, shifted):
+            if isinstance(s, LineString) and not s.is_empty:
+                lines[i] = s
+    totals = shapely.length(lines).tolist()
+    own, at = [], []   # per space: its route's index in keys, its centre's arc length
+    for k, ((_, _, n, (radius, length, _, _)), total) in enumerate(zip(keys, totals)):
+        usable = max(0.0, total - 2 * radius)
+        spread = (usable - n * length) / (n + 1)
+        for i in range(n):
+            own.append(k)
+            at.append(radius + spread * (i + 1) + length * (i + 0.5))
+    # the sizes are one board's, the same in every key of one call
+    _, _, _, (_, length, _, width) = keys[0]
+    corners = _rectangles(lines[own] if own else lines[:0], np.array(at), np.array(totals)[own] if own else np.zeros(0),
+                          length, width)
+    corners.setflags(write=False)
+    flat = corners.tolist()
+    polys = shapely.polygons(corners) if len(corners) else np.zeros(0, dtype=object)
+    built, j = {}, 0
+    for key, line, total in zip(keys, lines, totals):
+        n = key[2]
+        spaces = tuple(tuple(tuple(c) for c in flat[j + i]) for i in range(n))
+        built[key] = (line, total, corners[j:j + n], tuple(line.coords), spaces, polys[j:j + n], next(_SERIAL))
+        j += n
+    _remember(_SHAPES, built)
+    return built
 
 
 def _track_offsets(board: Board, distance: float) -> dict[str, float]:

@@ -1,0 +1,79 @@
+"""mapkit/geometry.py keeps the shapes it built (route lines and spaces, station markers, clipped
+centrelines) and reuses them for a route or station that did not move, as the layout's repair and
+polish judge board after board that differ in one point. A reused shape must give exactly what the
+plain one-shape-at-a-time version (tests/geometry_plain.py) finds from scratch: on a board moved one
+station at a time (most shapes reused, some new), after the caches were emptied, and with caches so
+small they are emptied in the middle of a Layout."""
+
+import json
+import random
+
+import pytest
+
+import mapkit.geometry as fast
+from mapkit.boardfile import build_board
+from mapkit.checks import check_geometry
+import geometry_plain as plain
+from test_geometry_fast import bundled, findings, shaken
+
+
+def walk(data, seed, steps, mm=12.0):
+    """The board, then `steps` boards each with one more station (or waypoint) moved: what the repair judges."""
+    rng = random.Random(seed)
+    cur = json.loads(json.dumps(data))
+    yield cur
+    for _ in range(steps):
+        cur = json.loads(json.dumps(cur))
+        movable = [s for s in cur["stations"] if "board" in s]
+        s = rng.choice(movable)
+        s["board"] = {"x": s["board"]["x"] + rng.uniform(-mm, mm), "y": s["board"]["y"] + rng.uniform(-mm, mm)}
+        if rng.random() < 0.3:  # now and then back to where another board had it: an old shape again
+            s["board"] = dict(rng.choice(movable)["board"])
+        yield cur
+
+
+def same(board, name):
+    want = findings(plain.Layout(board))
+    got = findings(fast.Layout(board))
+    for key in want:
+        assert got[key] == want[key], f"{name}: {key} differs"
+    return sum(len(v) for k, v in want.items() if k not in ("positions", "routes"))
+
+
+def clear():
+    for cache in (fast._SHAPES, fast._DISCS, fast._CLIPPED, fast._AREAS):
+        cache.clear()
+
+
+@pytest.mark.parametrize("board_name", ["portland", "seattle"])
+def test_reused_shapes_find_what_fresh_ones_do_one_move_at_a_time(board_name):
+    clear()
+    found = 0
+    for k, data in enumerate(walk(shaken(bundled(board_name), 3, 25), seed=5, steps=25)):
+        found += same(build_board(data), f"{board_name} step {k}")
+    assert fast._SHAPES and fast._CLIPPED and fast._DISCS  # the walk did reuse shapes
+    assert found > 50  # the shaken boards had findings to compare
+
+
+def test_reused_shapes_give_the_same_problems_as_cold_ones(monkeypatch):
+    boards = [build_board(d) for d in walk(shaken(bundled("portland"), 11, 40), seed=2, steps=10)]
+    clear()
+    warm = [list(check_geometry(b)) for b in boards]  # the caches fill along the way
+    cold = []
+    for b in boards:
+        clear()
+        cold.append(list(check_geometry(b)))
+    assert warm == cold
+    monkeypatch.setattr(fast, "Layout", plain.Layout)
+    assert warm == [list(check_geometry(b)) for b in boards]
+    assert sum(map(len, warm)) > 20
+
+
+def test_caches_stay_bounded_and_right_when_emptied_mid_layout(monkeypatch):
+    monkeypatch.setattr(fast, "CACHE_SIZE", 7)  # fewer than one board's routes: emptied inside one Layout
+    clear()
+    for k, data in enumerate(walk(shaken(bundled("portland"), 4, 30), seed=9, steps=6)):
+        same(build_board(data), f"small cache step {k}")
+        for cache in (fast._SHAPES, fast._DISCS, fast._CLIPPED, fast._AREAS):
+            assert len(cache) <= 7 + len(data["routes"]) + len(data["stations"])
+    clear()
