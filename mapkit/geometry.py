@@ -134,6 +134,12 @@ class Layout:
         ids, discs = self._discs
         return dict(zip(ids, discs))
 
+    @property
+    def space_polygons(self) -> np.ndarray:
+        """Every space's rectangle as a shapely polygon, route by route in the board's order (the
+        layout's flight routing measures its grid against them)."""
+        return self._space_index[0]
+
     @cached_property
     def _space_index(self):
         polys = np.concatenate([sh[5] for sh in self._shapes]) if self._shapes else np.zeros(0, dtype=object)

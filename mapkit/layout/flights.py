@@ -96,7 +96,7 @@ def _best_path(net, dr, k, layout):
     nx_, ny_ = len(xs), len(ys)
     gx, gy = np.meshgrid(xs, ys, indexing="xy")          # (ny, nx)
     pts = np.column_stack([gx.ravel(), gy.ravel()])
-    polys = shapely.polygons(layout._space_corners) if len(layout._space_corners) else np.zeros(0, dtype=object)
+    polys = layout.space_polygons
     r = ph.station_radius_mm
     stations = np.array([layout.positions[s] for s in layout.positions], dtype=float)
     ends = [net.ids[b.a], net.ids[b.b]]
