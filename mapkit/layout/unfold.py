@@ -16,13 +16,10 @@ from __future__ import annotations
 import numpy as np
 import shapely
 
-from dataclasses import replace
-
 from mapkit.layout.flights import route_flights
-from mapkit.layout.optimize import Drawing, run_rounds
 from mapkit.layout.overpass import overpass_gaps, rank
 from mapkit.layout.repair import Repair
-from mapkit.layout.untangle import CONTEXT_MM, RELAX_MM, RELAX_NFEV, RELAX_ROUNDS, Untangle
+from mapkit.layout.untangle import RELAX_ROUNDS, Untangle
 
 REPAIR_TRIES = 200   # the repair after an unfolding: local moves judged by the checks, at most
 UNFOLD_ROUNDS = RELAX_ROUNDS  # of the local re-optimization after it
@@ -76,23 +73,10 @@ def _drop_bends(dr, k) -> None:
 
 
 def relax(rp, w, style, centres) -> None:
-    """The untangling's local re-optimization (the points within RELAX_MM of the centres, the rest
+    """The untangling's local re-optimization (the points within its reach of the centres, the rest
     held, the rules at their heaviest), with an overpass free to cross the route whose station
     went across (an overpass's line may cross others; its spaces the checks still judge)."""
-    net, dr = rp.net, rp.dr
-    ut = Untangle(rp, w, style)
-    near = np.min(np.linalg.norm(dr.pos[:, None, :] - centres[None], axis=2), axis=1) < RELAX_MM
-    free = dr.free & near
-    if not free.any():
-        return
-    _, sub = rp.select(dr.pos[free], CONTEXT_MM)
-    if not sub:
-        return
-    local = Drawing(dr.pos.copy(), dr.n_stations, [list(dr.lines[k]) for k in sub], free, bounds=dr.bounds,
-                    anchor=dr.anchor, extra={"overpass_crossings": True})
-    run_rounds(replace(net, bundles=[net.bundles[k] for k in sub], order_rows=None), local, ut.w, style,
-               rounds=UNFOLD_ROUNDS, start=3, max_nfev=RELAX_NFEV)
-    dr.pos[free] = local.pos[free]
+    Untangle(rp, w, style).relax(centres, rounds=UNFOLD_ROUNDS, extra={"overpass_crossings": True})
 
 
 def _flip(dr, k) -> list[tuple[int, np.ndarray]]:

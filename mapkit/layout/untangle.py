@@ -79,8 +79,9 @@ class Untangle:
                     out.append((i, pos[j] + g / ng * nd))
         return out
 
-    def relax(self, centres: np.ndarray) -> None:
-        """Least squares on the points near the centres, the rest of the board held."""
+    def relax(self, centres: np.ndarray, rounds: int = RELAX_ROUNDS, extra: dict | None = None) -> None:
+        """Least squares on the points near the centres, the rest of the board held (`extra` goes
+        to the local Drawing: the unfolding lets an overpass cross there)."""
         net, dr, rp = self.net, self.dr, self.rp
         near = np.min(np.linalg.norm(dr.pos[:, None, :] - centres[None], axis=2), axis=1) < RELAX_MM
         free = dr.free & near
@@ -90,9 +91,9 @@ class Untangle:
         if not sub:
             return
         local = Drawing(dr.pos.copy(), dr.n_stations, [list(dr.lines[k]) for k in sub], free, bounds=dr.bounds,
-                        anchor=dr.anchor)
+                        anchor=dr.anchor, extra=dict(extra or {}))
         run_rounds(replace(net, bundles=[net.bundles[k] for k in sub], order_rows=None), local, self.w, self.style,
-                   rounds=RELAX_ROUNDS, start=3, max_nfev=RELAX_NFEV)
+                   rounds=rounds, start=3, max_nfev=RELAX_NFEV)
         dr.pos[free] = local.pos[free]
 
     def try_problem(self, p, current) -> tuple | None:
