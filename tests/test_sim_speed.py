@@ -574,3 +574,38 @@ def test_the_one_pass_colors_wanted_are_wanted_colors(board_id):
         found["in_turn" if any(t.route_color[r] == -1 for r in routes) else "totals"] += 1
         found["missing"] += bool(need)
     assert min(found.values()) > 100, found
+
+
+def test_the_longest_path_of_a_tree_is_the_searched_longest_trail():
+    """`longest._tree_diameter` (two passes, sixth round) against the plain search from every
+    station to the end, on random forests with and without a few extra routes (cycles, doubles:
+    those take the search), lengths 0-6 (a free route too)."""
+    from mapkit.sim import longest
+
+    rng = random.Random(6)
+    found = {"tree": 0, "not_tree": 0, "branched": 0}
+    for case in range(600):
+        n = rng.randrange(2, 16)
+        edges = [(rng.randrange(0, i), i, rng.randrange(0, 7)) for i in range(1, n)]  # a tree
+        cut = rng.randrange(0, 3)  # split into a forest: drop some routes
+        for _ in range(cut):
+            if len(edges) > 1:
+                edges.pop(rng.randrange(len(edges)))
+        extra = case % 3 == 0
+        if extra:  # a cycle or a double: not a tree any more
+            u, v = rng.randrange(n), rng.randrange(n)
+            if u != v:
+                edges.append((u, v, rng.randrange(1, 7)))
+        names = rng.sample(range(100), n)  # stations are not numbered 0..n-1 in play
+        edges = [(names[u], names[v], w) for u, v, w in edges]
+        rng.shuffle(edges)
+        got = longest.longest_trail(edges)
+        adj = {}
+        for i, (u, v, w) in enumerate(edges):
+            adj.setdefault(u, []).append((i, v, w))
+            adj.setdefault(v, []).append((i, u, w))
+        plain, done = longest._search(adj, sorted(adj), 10 ** 9, 10 ** 7, len(edges))
+        assert done and got.length == plain and got.exact and got.bound >= plain, (edges, got, plain)
+        found["not_tree" if extra else "tree"] += 1
+        found["branched"] += any(len(v) > 2 for v in adj.values())
+    assert min(found.values()) > 100, found

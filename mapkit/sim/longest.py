@@ -67,6 +67,12 @@ def longest_trail(edges: list[tuple[int, int, int]], budget: int = DEFAULT_BUDGE
         if bound <= best:
             best_bound = max(best_bound, bound)
             continue
+        if len(comp_edges) == len(comp) - 1:
+            # a tree (most networks players build): its longest trail is its longest path, the
+            # weighted diameter, found in two passes; the search below finds the same length
+            best = max(best, _tree_diameter(adj, start))
+            best_bound = max(best_bound, bound)
+            continue
         # a quick search settles the networks players build; dense ones get the T-join bounds
         found, done = _search(adj, sorted(odd), bound, QUICK_BUDGET, len(edges))
         best = max(best, found)
@@ -80,6 +86,26 @@ def longest_trail(edges: list[tuple[int, int, int]], budget: int = DEFAULT_BUDGE
                 exact = exact and done
         best_bound = max(best_bound, bound)
     return LongestPath(best, max(best_bound, best), exact or best == best_bound)
+
+
+def _farthest(adj, start) -> tuple[int, int]:
+    """(station, distance) farthest from `start` in a tree (lengths are not negative)."""
+    far, far_d = start, 0
+    stack = [(start, -1, 0)]
+    while stack:
+        n, came, d = stack.pop()
+        if d > far_d:
+            far, far_d = n, d
+        for i, m, w in adj[n]:
+            if i != came:
+                stack.append((m, i, d + w))
+    return far, far_d
+
+
+def _tree_diameter(adj, start) -> int:
+    """The longest path of the tree holding `start`: the farthest station from the station
+    farthest from any one (the classic two-pass argument, for lengths that are not negative)."""
+    return _farthest(adj, _farthest(adj, start)[0])[1]
 
 
 def _search(adj, starts, bound, budget, n_edges=None) -> tuple[int, bool]:
