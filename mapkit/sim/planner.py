@@ -496,13 +496,5 @@ class PlannerAgent(FusedTurn, PlannerMoves, Agent):
         if view.final_round:
             return self.last_turn(view, legal, routes)
         if routes:
-            claim = self.plan_claim(view, legal, routes)
-            if claim is not None:
-                return claim
-            station = self.transit_move(view, legal)
-            if station is not None:
-                return station
-            if self.hunger and self.wants_tickets(view, legal, cost):
-                return legal.tickets()[0]
-            return self.spend_or_draw(view, legal, routes, cost)
+            return self.act_steps(view, legal, routes, cost)  # the same steps the one-pass turn falls back to
         return self.transit_move(view, legal) or self.fallback(view, legal)
