@@ -22,6 +22,7 @@ from mapkit.layout.labels import label_repair
 from mapkit.layout.polish import polish
 from mapkit.layout.repair import Repair, repair, score
 from mapkit.layout.result import build_result
+from mapkit.layout.uncross import uncross
 from mapkit.layout.unfold import unfold
 from mapkit.layout.untangle import untangle
 
@@ -31,6 +32,7 @@ REPAIR_TRIES = 700  # local moves judged by the checks at most (mapkit.layout.re
 REPAIR_TRIES_PER_STATION = 25
 STRESS_WITHOUT_FLIGHTS = True
 UNFOLD = True  # a stretched route bent round a station: the station put across it (unfold.py)
+UNCROSS = True  # a crossing left on the board: a bend flipped or a station put across (uncross.py)
 UNTANGLE = True  # kicks with a local re-optimization where the repair leaves a knot (untangle.py)
 POLISH = True  # nudge the stations of a clean board towards their routes' real bearings (polish.py)
 GEO_ANCHOR = 0.0  # the stress drawing's pull towards the real map (share of a station's stress weight)
@@ -156,6 +158,9 @@ def layout_board_impl(data: dict, *, style: str, size, seed: int, keep: frozense
     if found and UNFOLD:
         # a route stretched round a station the real map has on its other side: that station across (unfold.py)
         found = unfold(net, dr, size_out, geometry_problems, found, w, style)
+    if UNCROSS and any(p.code == "crossing" for p in found):
+        # two routes crossing on a planar network: a bend round the wrong side, a station across a route
+        found = uncross(net, dr, size_out, geometry_problems, found, w, style)
     lacking = None
     if not any(p.severity == "error" for p in found):
         # labels as obstacles: stations left no room for their name move a little, where the checks
