@@ -87,7 +87,7 @@ def _end_moves(net, dr, k, other) -> list[tuple[bool, str, list]]:
         if s in (bk.a, bk.b):
             continue
         off = float(np.dot(dr.pos[s] - a, nrm))
-        wrong = float(np.dot(net.geo[s] - ga, gnrm)) * along * off < 0
+        wrong = bool(float(np.dot(net.geo[s] - ga, gnrm)) * along * off < 0)
         t = float(np.clip(np.dot(dr.pos[s] - a, d) / ln ** 2, 0.0, 1.0))
         foot = a + t * d
         side = np.sign(off or 1.0)
