@@ -24,7 +24,6 @@ from mapkit.layout.untangle import RELAX_ROUNDS, Untangle
 REPAIR_TRIES = 200   # the repair after an unfolding: local moves judged by the checks, at most
 UNFOLD_ROUNDS = RELAX_ROUNDS  # of the local re-optimization after it
 UNTANGLE_AFTER = False
-ACROSS_EXTRA = 0.0
 
 
 def _loop_stations(net, dr, k) -> list[int]:
@@ -54,7 +53,7 @@ def _across(net, dr, k, stations) -> list[tuple[int, np.ndarray]]:
         return []
     nrm = np.array([-d[1], d[0]]) / ln
     gnrm = np.array([-gd[1], gd[0]])
-    clear = net.radius + net.bundles[k].half_width + 3.0 + ACROSS_EXTRA
+    clear = net.radius + net.bundles[k].half_width + 3.0
     out = []
     for s in stations:
         off = float(np.dot(dr.pos[s] - pa, nrm))
