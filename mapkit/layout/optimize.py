@@ -139,8 +139,11 @@ class Problem:
         stree = cKDTree(mids)
         ba_, bb_ = np.array([b.a for b in B], dtype=int), np.array([b.b for b in B], dtype=int)
         si, sk = [np.zeros(0, dtype=int)], [np.zeros(0, dtype=int)]
-        for s in range(n):   # (each station's query, its own routes left out as arrays: the same pairs in the same order)
-            found = np.asarray(stree.query_ball_point(st[s], reach + seglen.max() / 2 if len(seglen) else reach), dtype=int)
+        # one query for all stations (unsorted: each station's list in the order its own query gives)
+        near_lists = stree.query_ball_point(st, reach + seglen.max() / 2 if len(seglen) else reach,
+                                            return_sorted=False) if n else []
+        for s in range(n):   # its own routes left out as arrays: the same pairs in the same order
+            found = np.asarray(near_lists[s], dtype=int)
             own_ = self.sown[found]
             found = found[(ba_[own_] != s) & (bb_[own_] != s)]
             si.append(np.full(len(found), s, dtype=int))
@@ -217,19 +220,29 @@ class Problem:
         self._last = None
         self._jac_index = None   # (shape, masks, rows, cols) of the Jacobian's entries (jacobian)
         self.L0 = self.bundle_lengths(pos)
+        # extra clearances a step asked for (most rounds have none: zeros without the look-ups)
         extra = dr.extra.get("angle", {})
-        self.an_extra = np.array([extra.get(frozenset((int(a), int(b))), 0.0) for a, b in zip(self.an_b1, self.an_b2)])
+        self.an_extra = (np.array([extra.get(frozenset((int(a), int(b))), 0.0) for a, b in zip(self.an_b1, self.an_b2)])
+                         if extra else np.zeros(len(self.an_b1)))
         cextra = dr.extra.get("clear", {})
-        self.cc_extra = np.array([cextra.get(frozenset((int(self.sown[a]), int(self.sown[b]))), 0.0)
-                                  for a, b in zip(self.cc_1, self.cc_2)])
+        self.cc_extra = (np.array([cextra.get(frozenset((int(self.sown[a]), int(self.sown[b]))), 0.0)
+                                   for a, b in zip(self.cc_1, self.cc_2)]) if cextra else np.zeros(len(self.cc_1)))
         sextra = dr.extra.get("station", {})
-        self.cs_extra = np.array([sextra.get((int(st_), int(self.sown[k])), 0.0) for st_, k in zip(self.cs_s, self.cs_k)])
-        # for the angle rows: the segments of each row's two bundles (their lengths move the need)
-        by_bundle = [np.flatnonzero(self.sown == k) for k in range(len(B))]
-        self.an_rep1 = np.concatenate([np.full(len(by_bundle[b]), i) for i, b in enumerate(self.an_b1)] or [np.zeros(0, int)]).astype(int)
-        self.an_seg1 = np.concatenate([by_bundle[b] for b in self.an_b1] or [np.zeros(0, int)]).astype(int)
-        self.an_rep2 = np.concatenate([np.full(len(by_bundle[b]), i) for i, b in enumerate(self.an_b2)] or [np.zeros(0, int)]).astype(int)
-        self.an_seg2 = np.concatenate([by_bundle[b] for b in self.an_b2] or [np.zeros(0, int)]).astype(int)
+        self.cs_extra = (np.array([sextra.get((int(st_), int(self.sown[k])), 0.0) for st_, k in zip(self.cs_s, self.cs_k)])
+                         if sextra else np.zeros(len(self.cs_s)))
+        # for the angle rows: the segments of each row's two bundles (their lengths move the need),
+        # each bundle's segments in increasing order
+        by_order = np.argsort(self.sown, kind="stable")
+        count = np.bincount(self.sown, minlength=len(B))
+        first = np.concatenate([[0], np.cumsum(count)[:-1]]).astype(int)
+
+        def segments_of(bundles):
+            c = count[bundles]
+            rep = np.repeat(np.arange(len(bundles)), c)
+            within = np.arange(int(c.sum())) - np.repeat(np.cumsum(c) - c, c)
+            return rep.astype(int), by_order[first[bundles][rep] + within].astype(int)
+        self.an_rep1, self.an_seg1 = segments_of(self.an_b1)
+        self.an_rep2, self.an_seg2 = segments_of(self.an_b2)
         # waypoints: the turn at each, kept gentle so that spaces follow the line
         self.turns = [(line[j - 1], line[j], line[j + 1]) for k, line in enumerate(dr.lines) if not flight[k]
                       for j in range(1, len(line) - 1)]
@@ -507,7 +520,11 @@ class Problem:
             # asked for after the round's last evaluation: least_squares stops here and uses it
             # only for the result's gradient, never for a step
             return ZeroJacobian((len(self._evaluated(x)[0]), 2 * len(self.free_idx)))
-        return SparseJacobian(self.jacobian(x))
+        J = self.jacobian(x)
+        # most entries are zero (hinges not in force): left out, every product keeps its bits
+        # (a sum that starts at +0 is not changed by adding a zero product; mapkit.layout.lsq)
+        J.eliminate_zeros()
+        return SparseJacobian(J)
 
     def solve(self, max_nfev: int = 30):
         x0 = self.dr.pos[self.free_idx].ravel()
