@@ -26,11 +26,11 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 from scipy.optimize import least_squares
-from scipy.sparse import coo_matrix
 from scipy.spatial import cKDTree
 
 from mapkit.layout import order as O
 from mapkit.layout import terms as T
+from mapkit.layout.lsq import SparseJacobian, Structure, ZeroJacobian
 from mapkit.layout.network import Network
 
 CLEAR_MM = 1.0          # kept beyond what the checks need, for rounding and the drawn line
@@ -83,24 +83,26 @@ class Drawing:
                 np.array(first, dtype=bool), np.array(last, dtype=bool))
 
 
-def _trim(p, q, first, last, t):
-    """Segments shortened at station ends by t (the spaces start past the station marker), and
-    the Jacobians of the new ends with respect to the old ones: (p', q', dp'/dp, dp'/dq, dq'/dp, dq'/dq)."""
-    v = q - p
-    ln = np.maximum(np.hypot(v[:, 0], v[:, 1]), 1e-9)
-    u = v / ln[:, None]
-    capped = t > 0.4 * ln
-    cut = np.where(capped, 0.4 * ln, t)
-    cp, cq = np.where(first, cut, 0.0), np.where(last, cut, 0.0)
-    p2 = p + u * cp[:, None]
-    q2 = q - u * cq[:, None]
-    eye = np.eye(2)[None]
-    ju = (eye - u[:, :, None] * u[:, None, :]) / ln[:, None, None]   # du/dq (minus for p)
-    # d(u * cut)/dq: cut constant -> cut * ju; cut = 0.4 ln -> 0.4 I
-    def dmove(c):
-        return np.where(capped[:, None, None], 0.4 * eye * (c > 0)[:, None, None], c[:, None, None] * ju)
-    mp, mq = dmove(cp), dmove(cq)
-    return p2, q2, eye - mp, mp, mq, eye - mq
+def _alpha(rho, s_, h_, corner):
+    """The angle a first space occupies at distance rho from the station centre (Problem._angle_need):
+    0 before the space starts, acos(s / rho) up to its near corner (at hypot(s, h), which _need_of
+    has), asin(h / rho) beyond; each only where it is the one taken."""
+    out = np.zeros_like(rho)
+    on = ~(rho < s_)
+    inside = on & (rho <= corner)
+    beyond = on & ~(rho <= corner)
+    out[inside] = np.arccos(np.clip(s_[inside] / rho[inside], -1, 1))
+    out[beyond] = np.arcsin(np.clip(h_[beyond] / rho[beyond], -1, 1))
+    return out
+
+
+def _need_of(s1, s2, h1, h2):
+    # only where both spaces exist at that distance can they meet
+    r1, r2 = np.hypot(s1, h1), np.hypot(s2, h2)
+    both1 = (r1 >= s1) & (r1 >= s2)
+    both2 = (r2 >= s1) & (r2 >= s2)
+    return np.maximum(np.where(both1, _alpha(r1, s1, h1, r1) + _alpha(r1, s2, h2, r2), 0.0),
+                      np.where(both2, _alpha(r2, s1, h1, r1) + _alpha(r2, s2, h2, r2), 0.0))
 
 
 class Problem:
@@ -137,8 +139,11 @@ class Problem:
         stree = cKDTree(mids)
         ba_, bb_ = np.array([b.a for b in B], dtype=int), np.array([b.b for b in B], dtype=int)
         si, sk = [np.zeros(0, dtype=int)], [np.zeros(0, dtype=int)]
-        for s in range(n):   # (each station's query, its own routes left out as arrays: the same pairs in the same order)
-            found = np.asarray(stree.query_ball_point(st[s], reach + seglen.max() / 2 if len(seglen) else reach), dtype=int)
+        # one query for all stations (unsorted: each station's list in the order its own query gives)
+        near_lists = stree.query_ball_point(st, reach + seglen.max() / 2 if len(seglen) else reach,
+                                            return_sorted=False) if n else []
+        for s in range(n):   # its own routes left out as arrays: the same pairs in the same order
+            found = np.asarray(near_lists[s], dtype=int)
             own_ = self.sown[found]
             found = found[(ba_[own_] != s) & (bb_[own_] != s)]
             si.append(np.full(len(found), s, dtype=int))
@@ -215,19 +220,29 @@ class Problem:
         self._last = None
         self._jac_index = None   # (shape, masks, rows, cols) of the Jacobian's entries (jacobian)
         self.L0 = self.bundle_lengths(pos)
+        # extra clearances a step asked for (most rounds have none: zeros without the look-ups)
         extra = dr.extra.get("angle", {})
-        self.an_extra = np.array([extra.get(frozenset((int(a), int(b))), 0.0) for a, b in zip(self.an_b1, self.an_b2)])
+        self.an_extra = (np.array([extra.get(frozenset((int(a), int(b))), 0.0) for a, b in zip(self.an_b1, self.an_b2)])
+                         if extra else np.zeros(len(self.an_b1)))
         cextra = dr.extra.get("clear", {})
-        self.cc_extra = np.array([cextra.get(frozenset((int(self.sown[a]), int(self.sown[b]))), 0.0)
-                                  for a, b in zip(self.cc_1, self.cc_2)])
+        self.cc_extra = (np.array([cextra.get(frozenset((int(self.sown[a]), int(self.sown[b]))), 0.0)
+                                   for a, b in zip(self.cc_1, self.cc_2)]) if cextra else np.zeros(len(self.cc_1)))
         sextra = dr.extra.get("station", {})
-        self.cs_extra = np.array([sextra.get((int(st_), int(self.sown[k])), 0.0) for st_, k in zip(self.cs_s, self.cs_k)])
-        # for the angle rows: the segments of each row's two bundles (their lengths move the need)
-        by_bundle = [np.flatnonzero(self.sown == k) for k in range(len(B))]
-        self.an_rep1 = np.concatenate([np.full(len(by_bundle[b]), i) for i, b in enumerate(self.an_b1)] or [np.zeros(0, int)]).astype(int)
-        self.an_seg1 = np.concatenate([by_bundle[b] for b in self.an_b1] or [np.zeros(0, int)]).astype(int)
-        self.an_rep2 = np.concatenate([np.full(len(by_bundle[b]), i) for i, b in enumerate(self.an_b2)] or [np.zeros(0, int)]).astype(int)
-        self.an_seg2 = np.concatenate([by_bundle[b] for b in self.an_b2] or [np.zeros(0, int)]).astype(int)
+        self.cs_extra = (np.array([sextra.get((int(st_), int(self.sown[k])), 0.0) for st_, k in zip(self.cs_s, self.cs_k)])
+                         if sextra else np.zeros(len(self.cs_s)))
+        # for the angle rows: the segments of each row's two bundles (their lengths move the need),
+        # each bundle's segments in increasing order
+        by_order = np.argsort(self.sown, kind="stable")
+        count = np.bincount(self.sown, minlength=len(B))
+        first = np.concatenate([[0], np.cumsum(count)[:-1]]).astype(int)
+
+        def segments_of(bundles):
+            c = count[bundles]
+            rep = np.repeat(np.arange(len(bundles)), c)
+            within = np.arange(int(c.sum())) - np.repeat(np.cumsum(c) - c, c)
+            return rep.astype(int), by_order[first[bundles][rep] + within].astype(int)
+        self.an_rep1, self.an_seg1 = segments_of(self.an_b1)
+        self.an_rep2, self.an_seg2 = segments_of(self.an_b2)
         # waypoints: the turn at each, kept gentle so that spaces follow the line
         self.turns = [(line[j - 1], line[j], line[j + 1]) for k, line in enumerate(dr.lines) if not flight[k]
                       for j in range(1, len(line) - 1)]
@@ -244,49 +259,34 @@ class Problem:
         when the angle between them exceeds alpha_1 + alpha_2 at every rho where both are
         present; the sum peaks at one of the two near corners, which is where it is taken. s comes from the lengths at the
         round's start (a constant per round, so the residual stays on three points)."""
-        net = self.net
         if not len(self.an_s):
             return (np.zeros(0), np.zeros(0), np.zeros(0)) if grad else np.zeros(0)
+        s1, s2, h1, h2, _ = self._need_inputs(L)
+        need = _need_of(s1, s2, h1, h2) + ANGLE_CLEAR + self.an_extra
+        return (need, *self._angle_need_grad(L)) if grad else need
+
+    def _need_inputs(self, L):
+        net = self.net
         L = self.L0 if L is None else L
         raw = (L - 2 * net.radius - self.nsp * net.space_len) / (self.nsp + 1)
         spread = np.maximum(raw, net.space_gap)
         dspread = np.where(raw > net.space_gap, 1.0 / (self.nsp + 1), 0.0)
         start = net.radius + spread
         h = self.half + 0.5
-        s1, h1 = start[self.an_b1], h[self.an_b1]
-        s2, h2 = start[self.an_b2], h[self.an_b2]
+        return start[self.an_b1], start[self.an_b2], h[self.an_b1], h[self.an_b2], dspread
 
-        def alpha(rho, s_, h_, corner):
-            # 0 before the space starts, acos(s / rho) up to its near corner (at hypot(s, h),
-            # which need_of has), asin(h / rho) beyond; each only where it is the one taken
-            out = np.zeros_like(rho)
-            on = ~(rho < s_)
-            inside = on & (rho <= corner)
-            beyond = on & ~(rho <= corner)
-            out[inside] = np.arccos(np.clip(s_[inside] / rho[inside], -1, 1))
-            out[beyond] = np.arcsin(np.clip(h_[beyond] / rho[beyond], -1, 1))
-            return out
-
-        def need_of(s1, s2, h1, h2):
-            # only where both spaces exist at that distance can they meet
-            r1, r2 = np.hypot(s1, h1), np.hypot(s2, h2)
-            both1 = (r1 >= s1) & (r1 >= s2)
-            both2 = (r2 >= s1) & (r2 >= s2)
-            return np.maximum(np.where(both1, alpha(r1, s1, h1, r1) + alpha(r1, s2, h2, r2), 0.0),
-                              np.where(both2, alpha(r2, s1, h1, r1) + alpha(r2, s2, h2, r2), 0.0))
-
-        if not grad:
-            return need_of(s1, s2, h1, h2) + ANGLE_CLEAR + self.an_extra
+    def _angle_need_grad(self, L=None):
+        """The need's derivatives with respect to the two bundles' lengths (_angle_need)."""
+        if not len(self.an_s):
+            return np.zeros(0), np.zeros(0)
+        s1, s2, h1, h2, dspread = self._need_inputs(L)
         e = 1e-4  # the closed form is piecewise; a central difference is exact enough for the step
-        # the need and its four shifted copies in one call on stacked arrays (element for element
-        # the same numbers; five calls on short arrays were a third of the residuals' time)
-        both = need_of(np.concatenate([s1, s1 + e, s1 - e, s1, s1]), np.concatenate([s2, s2, s2, s2 + e, s2 - e]),
-                       np.tile(h1, 5), np.tile(h2, 5))
-        n0, up1, down1, up2, down2 = both.reshape(5, -1)
-        need = n0 + ANGLE_CLEAR + self.an_extra
-        d1 = (up1 - down1) / (2 * e) * dspread[self.an_b1]
-        d2 = (up2 - down2) / (2 * e) * dspread[self.an_b2]
-        return need, d1, d2
+        # the four shifted copies in one call on stacked arrays (element for element the same
+        # numbers; separate calls on short arrays were a third of the residuals' time)
+        both = _need_of(np.concatenate([s1 + e, s1 - e, s1, s1]), np.concatenate([s2, s2, s2 + e, s2 - e]),
+                        np.tile(h1, 4), np.tile(h2, 4))
+        up1, down1, up2, down2 = both.reshape(4, -1)
+        return (up1 - down1) / (2 * e) * dspread[self.an_b1], (up2 - down2) / (2 * e) * dspread[self.an_b2]
 
     # ------------------------------------------------------------------ residuals
     def positions(self, x):
@@ -299,20 +299,34 @@ class Problem:
         return np.bincount(self.sown, weights=np.hypot(v[:, 0], v[:, 1]), minlength=len(self.net.bundles))
 
     def evaluate(self, x):
-        """(residuals, [(row, point, gradient (E, 2)) entry blocks]) at x."""
+        """(residuals, [(row, point, gradient (E, 2)) entry blocks], rows) at x."""
+        vals, lazy, m = self.terms(x)
+        return vals, self.entries(lazy), m
+
+    @staticmethod
+    def entries(lazy):
+        """The Jacobian's entry blocks from terms()'s deferred gradients."""
+        ents = []
+        for base, grad, args in lazy:
+            for rows, pts, g in grad(*args):
+                ents.append((rows + base, pts, g))
+        return ents
+
+    def terms(self, x):
+        """(residuals, deferred gradients, rows) at x: each block's gradients come from a function
+        of what its values left (terms.py's halves), called only for the Jacobian (entries)."""
         net, w, dr = self.net, self.w, self.dr
         pos = self.positions(x)
-        vals, ents = [], []
+        vals, lazy = [], []
         base = 0
 
         names = self.block_names = []
 
-        def block(v, entries, name=""):
+        def block(v, grad, *args, name=""):
             nonlocal base
             names.append((name, base, base + len(v)))
             vals.append(v)
-            for rows, pts, g in entries:
-                ents.append((rows + base, pts, g))
+            lazy.append((base, grad, args))
             base += len(v)
 
         def hinge(need, f, weight):
@@ -320,66 +334,101 @@ class Problem:
             on = need - f > 0
             return weight * np.where(on, need - f, 0.0), -weight * on
 
+        def once(fn, *args):
+            """fn(*args), computed at the first call only (gradients shared by several blocks)."""
+            memo = []
+
+            def get():
+                if not memo:
+                    memo.append(fn(*args))
+                return memo[0]
+            return get
+
         nb = len(net.bundles)
-        seg_l, gp, gq = T.dist(pos[self.sq], pos[self.sp])   # grads: d/dq, d/dp
+        seg_l, seg_st = T.dist_value(pos[self.sq], pos[self.sp])
+        seg_g = once(T.dist_grad, seg_st)   # grads: d/dq, d/dp
         L = np.bincount(self.sown, weights=seg_l, minlength=nb)
+
+        def along(fac):   # a block of one row per bundle, through its segments' lengths
+            gp, gq = seg_g()
+            return [(self.sown, self.sq, gp * fac[:, None]), (self.sown, self.sp, gq * fac[:, None])]
         lo, flo = hinge(self.lmin, L, w.hard)
         hi, fhi = hinge(-self.lmax, -L, w.hard)
-        fac = (flo - fhi)[self.sown]
-        block(lo + hi, [(self.sown, self.sq, gp * fac[:, None]), (self.sown, self.sp, gq * fac[:, None])])
+        block(lo + hi, lambda flo, fhi: along((flo - fhi)[self.sown]), flo, fhi)
         v, f = hinge(-self.lsoft, -L, w.gaps)
-        fac = (-f)[self.sown]
-        block(v, [(self.sown, self.sq, gp * fac[:, None]), (self.sown, self.sp, gq * fac[:, None])])
+        block(v, lambda f: along((-f)[self.sown]), f)
         fp = np.where(self.flight, 0.0, w.pref)
-        block(fp * (L - self.lpref), [(self.sown, self.sq, gp * fp[self.sown, None]),
-                                      (self.sown, self.sp, gq * fp[self.sown, None])])
-        rows_st = np.arange(len(self.st_i))
-        d, gi, gj = T.dist(pos[self.st_i], pos[self.st_j])
+        block(fp * (L - self.lpref), lambda: along(fp[self.sown]))
+        d, st = T.dist_value(pos[self.st_i], pos[self.st_j])
         v, f = hinge(net.min_station_dist, d, w.hard)
-        block(v, [(rows_st, self.st_i, gi * f[:, None]), (rows_st, self.st_j, gj * f[:, None])])
-        p, q, Ppp, Ppq, Pqp, Pqq = _trim(pos[self.sp], pos[self.sq], self.sfirst, self.slast, net.radius + 1.0)
+
+        def pairs(st, f):
+            gi, gj = T.dist_grad(st)
+            rows_st = np.arange(len(self.st_i))
+            return [(rows_st, self.st_i, gi * f[:, None]), (rows_st, self.st_j, gj * f[:, None])]
+        block(v, pairs, st, f)
+        p, q, trim_st = T.trim_value(pos[self.sp], pos[self.sq], self.sfirst, self.slast, net.radius + 1.0)
+        trim_g = once(T.trim_grad, trim_st)
 
         def seg_entries(r, k, gp_, gq_):
             """Gradients with respect to a trimmed segment's ends, carried to its points."""
+            Ppp, Ppq, Pqp, Pqq = trim_g()
             return [(r, self.sp[k], np.einsum("ki,kij->kj", gp_, Ppp[k]) + np.einsum("ki,kij->kj", gq_, Pqp[k])),
                     (r, self.sq[k], np.einsum("ki,kij->kj", gp_, Ppq[k]) + np.einsum("ki,kij->kj", gq_, Pqq[k]))]
         if len(self.cs_s):
-            r = np.arange(len(self.cs_s))
-            d, gx, ga, gb = T.point_segment(pos[self.cs_s], p[self.cs_k], q[self.cs_k])
+            d, st = T.point_segment_value(pos[self.cs_s], p[self.cs_k], q[self.cs_k])
             need = net.radius + self.half[self.sown[self.cs_k]] + CLEAR_MM + self.cs_extra
             v, f = hinge(need, d, w.hard)
-            block(v, [(r, self.cs_s, gx * f[:, None])] + seg_entries(r, self.cs_k, ga * f[:, None], gb * f[:, None]))
+
+            def near_station(st, f):
+                gx, ga, gb = T.point_segment_grad(st)
+                r = np.arange(len(self.cs_s))
+                return [(r, self.cs_s, gx * f[:, None])] + seg_entries(r, self.cs_k, ga * f[:, None], gb * f[:, None])
+            block(v, near_station, st, f)
         if len(self.cc_1):
-            r = np.arange(len(self.cc_1))
-            d, ga, gb, gc, gd = T.signed_segments(p[self.cc_1], q[self.cc_1], p[self.cc_2], q[self.cc_2])
+            d, st = T.signed_segments_value(p[self.cc_1], q[self.cc_1], p[self.cc_2], q[self.cc_2])
             need = self.half[self.sown[self.cc_1]] + self.half[self.sown[self.cc_2]] + CLEAR_MM + self.cc_extra
             v, f = hinge(need, d, w.hard)
-            block(v, seg_entries(r, self.cc_1, ga * f[:, None], gb * f[:, None])
-                  + seg_entries(r, self.cc_2, gc * f[:, None], gd * f[:, None]))
+
+            def apart(st, f):
+                ga, gb, gc, gd = T.signed_segments_grad(st)
+                r = np.arange(len(self.cc_1))
+                return (seg_entries(r, self.cc_1, ga * f[:, None], gb * f[:, None])
+                        + seg_entries(r, self.cc_2, gc * f[:, None], gd * f[:, None]))
+            block(v, apart, st, f)
         if len(self.an_s):
-            r = np.arange(len(self.an_s))
-            gap, gs, g1, g2 = T.spread_angle(pos[self.an_s], pos[self.an_p1], pos[self.an_p2])
+            gap, st = T.spread_angle_value(pos[self.an_s], pos[self.an_p1], pos[self.an_p2])
             # where the first spaces start, from the lengths at the round's start (a constant)
-            need, dn1, dn2 = self._angle_need(L, grad=True)
+            need = self._angle_need(L)
             v, f = hinge(need, gap, w.hard * 15.0)
-            # f is d v / d gap; d v / d need is -f
-            c1 = (-f * dn1)[self.an_rep1][:, None]
-            c2 = (-f * dn2)[self.an_rep2][:, None]
-            block(v, [(r, self.an_s, gs * f[:, None]), (r, self.an_p1, g1 * f[:, None]),
-                      (r, self.an_p2, g2 * f[:, None]),
-                      (self.an_rep1, self.sq[self.an_seg1], gp[self.an_seg1] * c1),
-                      (self.an_rep1, self.sp[self.an_seg1], gq[self.an_seg1] * c1),
-                      (self.an_rep2, self.sq[self.an_seg2], gp[self.an_seg2] * c2),
-                      (self.an_rep2, self.sp[self.an_seg2], gq[self.an_seg2] * c2)])
+
+            def spread(st, f, L):
+                gs, g1, g2 = T.spread_angle_grad(st)
+                dn1, dn2 = self._angle_need_grad(L)
+                gp, gq = seg_g()
+                # f is d v / d gap; d v / d need is -f
+                c1 = (-f * dn1)[self.an_rep1][:, None]
+                c2 = (-f * dn2)[self.an_rep2][:, None]
+                r = np.arange(len(self.an_s))
+                return [(r, self.an_s, gs * f[:, None]), (r, self.an_p1, g1 * f[:, None]),
+                        (r, self.an_p2, g2 * f[:, None]),
+                        (self.an_rep1, self.sq[self.an_seg1], gp[self.an_seg1] * c1),
+                        (self.an_rep1, self.sp[self.an_seg1], gq[self.an_seg1] * c1),
+                        (self.an_rep2, self.sq[self.an_seg2], gp[self.an_seg2] * c2),
+                        (self.an_rep2, self.sp[self.an_seg2], gq[self.an_seg2] * c2)]
+            block(v, spread, st, f, L)
         if len(self.tw):
-            r = np.arange(len(self.tw))
-            t, g0, g1, g2 = T.turn(pos[self.tp], pos[self.tw], pos[self.tq])
+            t, st = T.turn_value(pos[self.tp], pos[self.tw], pos[self.tq])
             v, f = hinge(-MAX_TURN, -t, w.hard * 15.0)
-            f = -f
-            block(v, [(r, self.tp, g0 * f[:, None]), (r, self.tw, g1 * f[:, None]), (r, self.tq, g2 * f[:, None])])
+
+            def bend(st, f):
+                g0, g1, g2 = T.turn_grad(st)
+                f = -f
+                r = np.arange(len(self.tw))
+                return [(r, self.tp, g0 * f[:, None]), (r, self.tw, g1 * f[:, None]), (r, self.tq, g2 * f[:, None])]
+            block(v, bend, st, f)
         nf = len(self.free_idx)
         r = np.arange(nf)
-        one = np.ones((nf, 1))
         ex, ey = np.array([[1.0, 0.0]]), np.array([[0.0, 1.0]])
         if dr.bounds is not None:
             x0, y0, x1, y1 = dr.bounds
@@ -388,53 +437,63 @@ class Problem:
                 under, over = lo_ - fp_[:, c], fp_[:, c] - hi_
                 v = w.hard * (np.maximum(under, 0) + np.maximum(over, 0))
                 sgn = w.hard * ((over > 0).astype(float) - (under > 0).astype(float))
-                block(v, [(r, self.free_idx, sgn[:, None] * e * one)])
+                block(v, lambda sgn, e: [(r, self.free_idx, sgn[:, None] * e * np.ones((nf, 1)))], sgn, e)
         if dr.anchor is not None and w.geo:
             fs = self.free_idx[self.free_idx < dr.n_stations]
             k = len(fs)
             v = w.geo * (pos[fs] - dr.anchor[fs]).ravel()
             rr = np.arange(k) * 2
-            block(v, [(rr, fs, w.geo * ex * np.ones((k, 1))), (rr + 1, fs, w.geo * ey * np.ones((k, 1)))])
+            block(v, lambda: [(rr, fs, w.geo * ex * np.ones((k, 1))), (rr + 1, fs, w.geo * ey * np.ones((k, 1)))])
         if w.bearing:
-            u, J = T.unit(pos[self.ba], pos[self.bb])
+            u, st = T.unit_value(pos[self.ba], pos[self.bb])
             v = w.bearing * (u - self.geo_dir).ravel()
-            rr = np.arange(nb) * 2
-            Jw = w.bearing * J
-            block(v, [(rr, self.bb, Jw[:, 0, :]), (rr, self.ba, -Jw[:, 0, :]),
-                      (rr + 1, self.bb, Jw[:, 1, :]), (rr + 1, self.ba, -Jw[:, 1, :])])
+
+            def bearing(st):
+                Jw = w.bearing * T.unit_grad(st)
+                rr = np.arange(nb) * 2
+                return [(rr, self.bb, Jw[:, 0, :]), (rr, self.ba, -Jw[:, 0, :]),
+                        (rr + 1, self.bb, Jw[:, 1, :]), (rr + 1, self.ba, -Jw[:, 1, :])]
+            block(v, bearing, st)
         if w.order and len(self.or_s):
             v, e = O.order_terms(pos, self.or_s, self.or_p1, self.or_p2, w.order)
-            block(v, e, "order")
+            block(v, lambda e: e, e, name="order")
         if w.octilinear:
-            phi, g = T.angle_of(pos[self.sq] - pos[self.sp])
+            sv = pos[self.sq] - pos[self.sp]
+            phi = T.angle_value(sv)
             v = w.octilinear * np.sin(4 * phi)
-            gg = (w.octilinear * 4 * np.cos(4 * phi))[:, None] * g
-            rr = np.arange(len(phi))
-            block(v, [(rr, self.sq, gg), (rr, self.sp, -gg)])
+
+            def octilinear(sv, phi):
+                gg = (w.octilinear * 4 * np.cos(4 * phi))[:, None] * T.angle_grad(sv)
+                rr = np.arange(len(phi))
+                return [(rr, self.sq, gg), (rr, self.sp, -gg)]
+            block(v, octilinear, sv, phi)
         if self.ext is not None and dr.fill_box is not None:
             fw, fh = dr.fill_box
             i0, i1, j0, j1 = self.ext
             sw, sh = pos[i1, 0] - pos[i0, 0], pos[j1, 1] - pos[j0, 1]
             v = w.fill * np.array([max(fw - sw, 0.0), max(fh - sh, 0.0)])
             a_, b_ = -w.fill * (fw - sw > 0), -w.fill * (fh - sh > 0)
-            block(v, [(np.array([0, 0]), np.array([i1, i0]), np.array([[a_, 0.0], [-a_, 0.0]])),
-                      (np.array([1, 1]), np.array([j1, j0]), np.array([[0.0, b_], [0.0, -b_]]))])
-        return np.concatenate(vals), ents, base
+            block(v, lambda: [(np.array([0, 0]), np.array([i1, i0]), np.array([[a_, 0.0], [-a_, 0.0]])),
+                              (np.array([1, 1]), np.array([j1, j0]), np.array([[0.0, b_], [0.0, -b_]]))])
+        return np.concatenate(vals), lazy, base
 
     def _evaluated(self, x):
-        """evaluate(x), kept for the Jacobian that least_squares asks for at the same x next."""
+        """terms(x), kept for the Jacobian that least_squares asks for at the same x next."""
         key = x.tobytes()
         if self._last is None or self._last[0] != key:
-            self._last = (key, self.evaluate(x))
+            self._last = (key, self.terms(x))
         return self._last[1]
 
     def residuals(self, x):
+        self._nfun += 1
         return self._evaluated(x)[0]
 
     def jacobian(self, x):
-        _, ents, m = self._evaluated(x)
+        """The Jacobian at x, a csr matrix."""
+        _, lazy, m = self._evaluated(x)
+        ents = self.entries(lazy)
         # the entries' rows and columns are the same at every x of a round (only the gradients
-        # change): found once, with the free points' mask of each block
+        # change): found once, with the free points' mask of each block and the csr structure
         shape = (m, tuple(len(rr) for rr, _, _ in ents))
         if self._jac_index is None or self._jac_index[0] != shape:
             keeps, rows, cols = [], [], []
@@ -445,20 +504,34 @@ class Problem:
                 keeps.append(None if keep.all() else keep)
                 rows += [rr, rr]
                 cols += [2 * var, 2 * var + 1]
-            self._jac_index = (shape, keeps, np.concatenate(rows), np.concatenate(cols))
-        _, keeps, rows, cols = self._jac_index
+            self._jac_index = (shape, keeps, Structure(np.concatenate(rows), np.concatenate(cols),
+                                                       (m, 2 * len(self.free_idx))))
+        _, keeps, structure = self._jac_index
         data = []
         for (_, _, g), keep in zip(ents, keeps):
             if keep is not None:
                 g = g[keep]
             data += [g[:, 0], g[:, 1]]
-        return coo_matrix((np.concatenate(data), (rows, cols)), shape=(m, 2 * len(self.free_idx))).tocsr()
+        return structure.fill(np.concatenate(data))
+
+    def _jacobian_operator(self, x):
+        """The Jacobian as least_squares gets it (mapkit.layout.lsq)."""
+        if self._nfun >= self._max_nfev:
+            # asked for after the round's last evaluation: least_squares stops here and uses it
+            # only for the result's gradient, never for a step
+            return ZeroJacobian((len(self._evaluated(x)[0]), 2 * len(self.free_idx)))
+        J = self.jacobian(x)
+        # most entries are zero (hinges not in force): left out, every product keeps its bits
+        # (a sum that starts at +0 is not changed by adding a zero product; mapkit.layout.lsq)
+        J.eliminate_zeros()
+        return SparseJacobian(J)
 
     def solve(self, max_nfev: int = 30):
         x0 = self.dr.pos[self.free_idx].ravel()
         if not len(x0):
             return self.dr.pos
-        res = least_squares(self.residuals, x0, jac=self.jacobian, method="trf", max_nfev=max_nfev,
+        self._nfun, self._max_nfev = 0, max_nfev
+        res = least_squares(self.residuals, x0, jac=self._jacobian_operator, method="trf", max_nfev=max_nfev,
                             x_scale=1.0, xtol=1e-7, ftol=1e-8, tr_solver="lsmr",
                             tr_options={"maxiter": 40})
         return self.positions(res.x)
