@@ -275,18 +275,22 @@ class Problem:
         h = self.half + 0.5
         return start[self.an_b1], start[self.an_b2], h[self.an_b1], h[self.an_b2], dspread
 
-    def _angle_need_grad(self, L=None):
-        """The need's derivatives with respect to the two bundles' lengths (_angle_need)."""
+    def _angle_need_grad(self, L=None, rows=None):
+        """The need's derivatives with respect to the two bundles' lengths (_angle_need), at the
+        given rows (all by default; the same numbers either way)."""
         if not len(self.an_s):
             return np.zeros(0), np.zeros(0)
         s1, s2, h1, h2, dspread = self._need_inputs(L)
+        b1, b2 = self.an_b1, self.an_b2
+        if rows is not None:
+            s1, s2, h1, h2, b1, b2 = s1[rows], s2[rows], h1[rows], h2[rows], b1[rows], b2[rows]
         e = 1e-4  # the closed form is piecewise; a central difference is exact enough for the step
         # the four shifted copies in one call on stacked arrays (element for element the same
         # numbers; separate calls on short arrays were a third of the residuals' time)
         both = _need_of(np.concatenate([s1 + e, s1 - e, s1, s1]), np.concatenate([s2, s2, s2 + e, s2 - e]),
                         np.tile(h1, 4), np.tile(h2, 4))
         up1, down1, up2, down2 = both.reshape(4, -1)
-        return (up1 - down1) / (2 * e) * dspread[self.an_b1], (up2 - down2) / (2 * e) * dspread[self.an_b2]
+        return (up1 - down1) / (2 * e) * dspread[b1], (up2 - down2) / (2 * e) * dspread[b2]
 
     # ------------------------------------------------------------------ residuals
     def positions(self, x):
@@ -370,20 +374,31 @@ class Problem:
         p, q, trim_st = T.trim_value(pos[self.sp], pos[self.sq], self.sfirst, self.slast, net.radius + 1.0)
         trim_g = once(T.trim_grad, trim_st)
 
-        def seg_entries(r, k, gp_, gq_):
-            """Gradients with respect to a trimmed segment's ends, carried to its points."""
+        def seg_grads(k, gp_, gq_):
+            """Gradients with respect to trimmed segments' ends, carried to their points (p, q)."""
             Ppp, Ppq, Pqp, Pqq = trim_g()
-            return [(r, self.sp[k], np.einsum("ki,kij->kj", gp_, Ppp[k]) + np.einsum("ki,kij->kj", gq_, Pqp[k])),
-                    (r, self.sq[k], np.einsum("ki,kij->kj", gp_, Ppq[k]) + np.einsum("ki,kij->kj", gq_, Pqq[k]))]
+            return (np.einsum("ki,kij->kj", gp_, Ppp[k]) + np.einsum("ki,kij->kj", gq_, Pqp[k]),
+                    np.einsum("ki,kij->kj", gp_, Ppq[k]) + np.einsum("ki,kij->kj", gq_, Pqq[k]))
+
+        def spread_out(n_, on, g):
+            """Gradients found for the rows `on` (a hinge in force), as a block's (n_, 2) array:
+            the other rows' gradients are zero (a hinge at rest) and left out of the Jacobian."""
+            out = np.zeros((n_, 2))
+            out[on] = g
+            return out
         if len(self.cs_s):
             d, st = T.point_segment_value(pos[self.cs_s], p[self.cs_k], q[self.cs_k])
             need = net.radius + self.half[self.sown[self.cs_k]] + CLEAR_MM + self.cs_extra
             v, f = hinge(need, d, w.hard)
 
             def near_station(st, f):
-                gx, ga, gb = T.point_segment_grad(st)
-                r = np.arange(len(self.cs_s))
-                return [(r, self.cs_s, gx * f[:, None])] + seg_entries(r, self.cs_k, ga * f[:, None], gb * f[:, None])
+                on = np.flatnonzero(f)
+                n_, fo = len(self.cs_s), f[on][:, None]
+                gx, ga, gb = T.point_segment_grad(T.take(st, on))
+                gp_, gq_ = seg_grads(self.cs_k[on], ga * fo, gb * fo)
+                r = np.arange(n_)
+                return [(r, self.cs_s, spread_out(n_, on, gx * fo)), (r, self.sp[self.cs_k], spread_out(n_, on, gp_)),
+                        (r, self.sq[self.cs_k], spread_out(n_, on, gq_))]
             block(v, near_station, st, f)
         if len(self.cc_1):
             d, st = T.signed_segments_value(p[self.cc_1], q[self.cc_1], p[self.cc_2], q[self.cc_2])
@@ -391,27 +406,33 @@ class Problem:
             v, f = hinge(need, d, w.hard)
 
             def apart(st, f):
-                ga, gb, gc, gd = T.signed_segments_grad(st)
-                r = np.arange(len(self.cc_1))
-                return (seg_entries(r, self.cc_1, ga * f[:, None], gb * f[:, None])
-                        + seg_entries(r, self.cc_2, gc * f[:, None], gd * f[:, None]))
+                on = np.flatnonzero(f)
+                n_, fo = len(self.cc_1), f[on][:, None]
+                ga, gb, gc, gd = T.signed_segments_grad(T.signed_segments_take(st, on))
+                p1, q1 = seg_grads(self.cc_1[on], ga * fo, gb * fo)
+                p2, q2 = seg_grads(self.cc_2[on], gc * fo, gd * fo)
+                r = np.arange(n_)
+                return [(r, self.sp[self.cc_1], spread_out(n_, on, p1)), (r, self.sq[self.cc_1], spread_out(n_, on, q1)),
+                        (r, self.sp[self.cc_2], spread_out(n_, on, p2)), (r, self.sq[self.cc_2], spread_out(n_, on, q2))]
             block(v, apart, st, f)
         if len(self.an_s):
             gap, st = T.spread_angle_value(pos[self.an_s], pos[self.an_p1], pos[self.an_p2])
-            # where the first spaces start, from the lengths at the round's start (a constant)
             need = self._angle_need(L)
             v, f = hinge(need, gap, w.hard * 15.0)
 
             def spread(st, f, L):
-                gs, g1, g2 = T.spread_angle_grad(st)
-                dn1, dn2 = self._angle_need_grad(L)
+                on = np.flatnonzero(f)
+                n_, fo = len(self.an_s), f[on][:, None]
+                gs, g1, g2 = T.spread_angle_grad(T.take(st, on))
+                dn1, dn2 = np.zeros(n_), np.zeros(n_)
+                dn1[on], dn2[on] = self._angle_need_grad(L, on)
                 gp, gq = seg_g()
                 # f is d v / d gap; d v / d need is -f
                 c1 = (-f * dn1)[self.an_rep1][:, None]
                 c2 = (-f * dn2)[self.an_rep2][:, None]
-                r = np.arange(len(self.an_s))
-                return [(r, self.an_s, gs * f[:, None]), (r, self.an_p1, g1 * f[:, None]),
-                        (r, self.an_p2, g2 * f[:, None]),
+                r = np.arange(n_)
+                return [(r, self.an_s, spread_out(n_, on, gs * fo)), (r, self.an_p1, spread_out(n_, on, g1 * fo)),
+                        (r, self.an_p2, spread_out(n_, on, g2 * fo)),
                         (self.an_rep1, self.sq[self.an_seg1], gp[self.an_seg1] * c1),
                         (self.an_rep1, self.sp[self.an_seg1], gq[self.an_seg1] * c1),
                         (self.an_rep2, self.sq[self.an_seg2], gp[self.an_seg2] * c2),
