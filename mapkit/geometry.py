@@ -95,9 +95,17 @@ class Layout:
             d = (1 if r.a <= r.b else -1) * offsets.get(r.id, 0.0)
             pts = tuple(_dedupe([self.positions[r.a], *(self.point(w) for w in r.waypoints), self.positions[r.b]]))
             keys.append((pts, d, r.length, phys))
-        known = _found(_SHAPES, keys)
-        known.update(_build_shapes([key for key in dict.fromkeys(keys) if key not in known]))
-        shapes = [known[key] for key in keys]
+        # one look-up a key (hashing these nested tuples is a good part of a warm Layout's time)
+        shapes, missing = [], {}
+        for n, key in enumerate(keys):
+            sh = _SHAPES.get(key)
+            shapes.append(sh)
+            if sh is None:
+                missing.setdefault(key, []).append(n)
+        if missing:
+            for key, sh in _build_shapes(list(missing)).items():
+                for n in missing[key]:
+                    shapes[n] = sh
         self._keys = keys
         self._shapes = shapes
         self._lines = np.array([sh[0] for sh in shapes], dtype=object)
@@ -165,25 +173,44 @@ class Layout:
                 found.append((ids[i], ids[j], math.dist(self.positions[ids[i]], self.positions[ids[j]])))
         return found
 
+    def _inside(self, shapes: np.ndarray) -> np.ndarray:
+        """shapely.contains(self.inner_area(), shapes) without making the rectangle: a polygon with
+        an area lies in a rectangle exactly when its bounds do (a polygon is inside the convex hull
+        of its vertices, and GEOS's own rectangle test compares the envelopes in the same floats);
+        a polygon with no area (none is made here, but a board could) gets GEOS's answer."""
+        if not len(shapes):
+            return np.zeros(0, dtype=bool)
+        ph = self.board.physical
+        m = ph.margin_mm
+        b = shapely.bounds(shapes)
+        # box(m, m, W - m, H - m) has these coordinates, computed the same way
+        lo_x, lo_y, hi_x, hi_y = float(m), float(m), float(ph.width_mm - m), float(ph.height_mm - m)
+        inside = (b[:, 0] >= lo_x) & (b[:, 1] >= lo_y) & (b[:, 2] <= hi_x) & (b[:, 3] <= hi_y)
+        flat = inside & ~(shapely.area(shapes) > 0.0)
+        if flat.any():
+            inside[flat] = shapely.contains(self.inner_area(), shapes[flat])
+        return inside
+
     def stations_off_board(self) -> list[str]:
         ids, discs = self._discs
-        inside = shapely.contains(self.inner_area(), discs)
+        inside = self._inside(discs)
         return [sid for sid, ok in zip(ids, inside.tolist()) if not ok]
 
     def routes_off_board(self) -> list[str]:
         polys, owners, _ = self._space_index
-        inside = shapely.contains(self.inner_area(), polys)
+        inside = self._inside(polys)
         return sorted({owners[i] for i, ok in enumerate(inside.tolist()) if not ok})
 
     def space_overlaps(self) -> list[tuple[str, str, float]]:
         """Pairs of routes whose spaces overlap, with the overlapping area in mm²."""
         polys, owners, tree = self._space_index
-        ii, jj = tree.query(polys, predicate="intersects")
+        ii, jj = tree.query(polys)
         own = self._space_owner_index
         keep = (jj > ii) & (own[ii] != own[jj])
         ii, jj = ii[keep], jj[keep]
         sk = self._space_serials
         ii, jj = ii.tolist(), jj.tolist()
+        ii, jj = _meeting([(sk[i], sk[j]) for i, j in zip(ii, jj)], polys, ii, polys, jj)
         areas = _shared_areas([(sk[i], sk[j]) for i, j in zip(ii, jj)], polys, ii, polys, jj)
         area: dict[tuple[str, str], float] = {}
         for i, j, a in zip(ii, jj, areas):
@@ -196,9 +223,10 @@ class Layout:
         """(route id, station id, area) where a space covers a station marker."""
         polys, owners, tree = self._space_index
         ids, discs = self._discs
-        ii, jj = tree.query(discs, predicate="intersects")
+        ii, jj = tree.query(discs)
         sk, r = self._space_serials, self.board.physical.station_radius_mm
         ii, jj = ii.tolist(), jj.tolist()
+        ii, jj = _meeting([((*self.positions[ids[i]], r), sk[j]) for i, j in zip(ii, jj)], discs, ii, polys, jj)
         areas = _shared_areas([((*self.positions[ids[i]], r), sk[j]) for i, j in zip(ii, jj)], discs, ii, polys, jj)
         found: dict[tuple[str, str], float] = {}
         for i, j, a in zip(ii, jj, areas):
@@ -213,25 +241,29 @@ class Layout:
         which = [k for k, rid in enumerate(self._route_index) if not by_id[rid].overpass]
         rts = [by_id[self._route_index[k]] for k in which]
         # an unmoved route between unmoved stations was clipped before: the same two differences
-        keys = [(self._keys[k], self.positions[r.a], self.positions[r.b]) for k, r in zip(which, rts)]
+        # (a route's shape is named by its serial, which stands for its key in _SHAPES)
+        keys = [(self._shapes[k][6], self.positions[r.a], self.positions[r.b]) for k, r in zip(which, rts)]
         known = _found(_CLIPPED, keys)
         todo = [n for n, key in enumerate(keys) if key not in known]
         if todo:
             ks, rs = [which[n] for n in todo], [rts[n] for n in todo]
             cut = shapely.difference(shapely.difference(self._lines[ks], np.array([disc[r.a] for r in rs], dtype=object)),
                                      np.array([disc[r.b] for r in rs], dtype=object))
-            built = {keys[n]: c for n, c in zip(todo, cut)}
+            # each clipped line with a serial number (its name in _MEETS and _CROSSED) and whether it is empty
+            empty = shapely.is_empty(cut).tolist()
+            built = {keys[n]: (c, next(_SERIAL), e) for n, c, e in zip(todo, cut, empty)}
             _remember(_CLIPPED, built)
             known.update(built)
-        clipped = np.array([known[key] for key in keys], dtype=object)
-        nonempty = ~shapely.is_empty(clipped) if len(clipped) else np.zeros(0, dtype=bool)
-        lines = clipped[nonempty]
-        ids = [r.id for r, ok in zip(rts, nonempty.tolist()) if ok]
+        got = [known[key] for key in keys]
+        kept = [n for n, (_, _, e) in enumerate(got) if not e]
+        lines = np.array([got[n][0] for n in kept], dtype=object)
+        serials = [got[n][1] for n in kept]
+        ids = [rts[n].id for n in kept]
         tree = STRtree(lines)
         ph = self.board.physical
         near = ph.station_radius_mm + ph.space_gap_mm + ph.space_width_mm
         pairs = []
-        for i, j in zip(*tree.query(lines, predicate="intersects").tolist()):
+        for i, j in zip(*tree.query(lines).tolist()):
             if j <= i:
                 continue
             ri, rj = by_id[ids[i]], by_id[ids[j]]
@@ -240,9 +272,21 @@ class Layout:
             pairs.append((i, j))
         if not pairs:
             return []
-        pi, pj = (np.array(x, dtype=int) for x in zip(*pairs))
-        at = shapely.point_on_surface(shapely.intersection(lines[pi], lines[pj]))
-        where = zip(shapely.get_x(at).tolist(), shapely.get_y(at).tolist())
+        # the envelope query then the test is the query with predicate="intersects" (see _meeting)
+        keys = [(serials[i], serials[j]) for i, j in pairs]
+        pi, pj = _meeting(keys, lines, [i for i, _ in pairs], lines, [j for _, j in pairs])
+        if not pi:
+            return []
+        pairs = list(zip(pi, pj))
+        keys = [(serials[i], serials[j]) for i, j in pairs]
+        where = [_CROSSED.get(key) for key in keys]
+        todo = [n for n, v in enumerate(where) if v is None]
+        if todo:
+            at = shapely.point_on_surface(shapely.intersection(lines[[pi[n] for n in todo]], lines[[pj[n] for n in todo]]))
+            got = list(zip(shapely.get_x(at).tolist(), shapely.get_y(at).tolist()))
+            _remember(_CROSSED, {keys[n]: v for n, v in zip(todo, got)})
+            for n, v in zip(todo, got):
+                where[n] = v
         found = []
         for (i, j), (x, y) in zip(pairs, where):
             ri, rj = by_id[ids[i]], by_id[ids[j]]
@@ -261,7 +305,9 @@ class Layout:
 CACHE_SIZE = 20_000
 _SHAPES: dict = {}   # (points, offset, length, sizes) -> (line, total, corners, coords, spaces, space polygons)
 _DISCS: dict = {}    # (x, y, radius) -> station marker polygon
-_CLIPPED: dict = {}  # (route key, end a, end b) -> centreline less its end stations' markers
+_CLIPPED: dict = {}  # (route shape's serial, end a, end b) -> (centreline less its end stations' markers, serial, is empty)
+_MEETS: dict = {}    # the keys of _AREAS or two clipped lines' serials -> whether the two shapes intersect
+_CROSSED: dict = {}  # two clipped lines' serials -> the point_on_surface of their intersection
 _AREAS: dict = {}    # (space, space) or (marker, space) -> the area they share, a space named by its shape's serial
 _SERIAL = itertools.count()  # a new number for each shape built, so a rebuilt shape is never taken for an old one
 
@@ -280,6 +326,20 @@ def _remember(cache: dict, items) -> None:
     if len(cache) >= CACHE_SIZE:
         cache.clear()
     cache.update(items)
+
+
+def _meeting(keys: list, a, ii: list, b, jj: list) -> tuple[list, list]:
+    """The pairs (ii, jj) whose shapes a[i] and b[j] intersect, in their order: an STRtree query
+    with predicate="intersects" is the envelope query with this test on its pairs, in its order
+    (tests/test_geometry_speed.py); the answers for pairs met before come from _MEETS."""
+    meets = [_MEETS.get(key) for key in keys]
+    todo = [n for n, v in enumerate(meets) if v is None]
+    if todo:
+        got = shapely.intersects(a[[ii[n] for n in todo]], b[[jj[n] for n in todo]]).tolist()
+        _remember(_MEETS, {keys[n]: v for n, v in zip(todo, got)})
+        for n, v in zip(todo, got):
+            meets[n] = v
+    return [i for i, ok in zip(ii, meets) if ok], [j for j, ok in zip(jj, meets) if ok]
 
 
 def _shared_areas(keys: list, a, ii: list, b, jj: list) -> list[float]:

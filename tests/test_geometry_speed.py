@@ -8,7 +8,9 @@ small they are emptied in the middle of a Layout."""
 import json
 import random
 
+import numpy as np
 import pytest
+import shapely
 
 import mapkit.geometry as fast
 from mapkit.boardfile import build_board
@@ -40,9 +42,12 @@ def same(board, name):
     return sum(len(v) for k, v in want.items() if k not in ("positions", "routes"))
 
 
+CACHES = ("_SHAPES", "_DISCS", "_CLIPPED", "_AREAS", "_MEETS", "_CROSSED")
+
+
 def clear():
-    for cache in (fast._SHAPES, fast._DISCS, fast._CLIPPED, fast._AREAS):
-        cache.clear()
+    for name in CACHES:
+        getattr(fast, name).clear()
 
 
 @pytest.mark.parametrize("board_name", ["portland", "seattle"])
@@ -76,4 +81,45 @@ def test_caches_stay_bounded_and_right_when_emptied_mid_layout(monkeypatch):
         same(build_board(data), f"small cache step {k}")
         for cache in (fast._SHAPES, fast._DISCS, fast._CLIPPED, fast._AREAS):
             assert len(cache) <= 7 + len(data["routes"]) + len(data["stations"])
+        # the pair caches get one board's pairs at a time at most
+        spaces = sum(r["length"] for r in data["routes"]) + len(data["stations"])
+        assert len(fast._MEETS) <= 7 + spaces * spaces and len(fast._CROSSED) <= 7 + len(data["routes"]) ** 2
     clear()
+
+
+def test_an_envelope_query_then_intersects_is_the_predicate_query():
+    """Layout's pair tests (_meeting) rest on this: STRtree.query with predicate="intersects" gives
+    the pairs of the plain (envelope) query whose shapes intersect, in the same order, so the
+    findings and the order of the area sums are unchanged when the test is made (or remembered) apart."""
+    rng = np.random.default_rng(3)
+    for _ in range(60):
+        n = int(rng.integers(5, 120))
+        discs = shapely.buffer(shapely.points(rng.uniform(0, 100, (n, 2))), rng.uniform(1, 8, n), quad_segs=4)
+        lines = shapely.linestrings(rng.uniform(0, 100, (n, 3, 2)))
+        for shapes in (discs, lines):
+            tree = shapely.STRtree(shapes)
+            want = tree.query(shapes, predicate="intersects")
+            ii, jj = tree.query(shapes)
+            fast._MEETS.clear()   # the keys here are only indices
+            got = fast._meeting(list(zip(ii.tolist(), jj.tolist())), shapes, ii.tolist(), shapes, jj.tolist())
+            assert got == (want[0].tolist(), want[1].tolist())
+    fast._MEETS.clear()
+
+
+@pytest.mark.parametrize("board_name", ["portland", "north-america"])
+def test_containment_by_bounds_is_shapelys_contains(board_name):
+    """stations_off_board and routes_off_board compare bounds with the inner area's instead of
+    calling shapely.contains: the same answer, on boards shaken far over their edges, and for a
+    polygon with no area (GEOS decides that one)."""
+    clear()
+    for seed in (1, 2, 3):
+        board = build_board(shaken(bundled(board_name), seed, 60))
+        layout = fast.Layout(board)
+        discs = layout._discs[1]
+        polys = layout.space_polygons
+        inner = layout.inner_area()
+        assert layout._inside(discs).tolist() == shapely.contains(inner, discs).tolist()
+        assert layout._inside(polys).tolist() == shapely.contains(inner, polys).tolist()
+        assert not all(shapely.contains(inner, discs).tolist())   # some did go over the edge
+    flat = shapely.polygons(np.array([[[100.0, 100.0], [120.0, 100.0], [140.0, 100.0], [100.0, 100.0]]]))
+    assert layout._inside(flat).tolist() == shapely.contains(inner, flat).tolist()
