@@ -22,6 +22,8 @@ from mapkit.layout.labels import label_repair
 from mapkit.layout.polish import polish
 from mapkit.layout.repair import Repair, repair, score
 from mapkit.layout.result import build_result
+from mapkit.layout.turnback import off_bearing, turn_back
+from mapkit.layout.uncross import uncross
 from mapkit.layout.unfold import unfold
 from mapkit.layout.untangle import untangle
 
@@ -31,9 +33,12 @@ REPAIR_TRIES = 700  # local moves judged by the checks at most (mapkit.layout.re
 REPAIR_TRIES_PER_STATION = 25
 STRESS_WITHOUT_FLIGHTS = True
 UNFOLD = True  # a stretched route bent round a station: the station put across it (unfold.py)
+UNCROSS = True  # a crossing left on the board: a bend flipped or a station put across (uncross.py)
 UNTANGLE = True  # kicks with a local re-optimization where the repair leaves a knot (untangle.py)
+TURN_BACK = True  # a clean board's route over 90° off its real bearing: its station turned back (turnback.py)
 POLISH = True  # nudge the stations of a clean board towards their routes' real bearings (polish.py)
 GEO_ANCHOR = 0.0  # the stress drawing's pull towards the real map (share of a station's stress weight)
+AUTO_LARGER = 1  # --size auto: larger standard sizes tried after one that leaves problems
 SHRINK_STEP = 0.95  # a network too big for its board is shrunk by about this factor at a time
 
 
@@ -61,7 +66,41 @@ def check_keep(data: dict, keep: frozenset) -> None:
 
 
 def layout_board_impl(data: dict, *, style: str, size, seed: int, keep: frozenset, geo_anchor: float | None = None):
+    """The layout; with --size auto, a size that leaves problems is followed by the next standard
+    size up (AUTO_LARGER times at most), and the first clean one (or the least bad) is kept: the
+    smallest size that holds the routes' lengths may still leave a knot the larger one has not
+    (Seattle on 841 x 1189 mm keeps Tukwila's route stretched 1 mm² short of its unfolding; on
+    1000 x 1400 mm the unfolding clears it). A board the smallest size gets clean lays out once."""
     check_keep(data, keep)
+    out = layout_once(data, style=style, size=size, seed=seed, keep=keep, geo_anchor=geo_anchor)
+    if size != "auto" or keep or any(s.get("pinned") for s in data["stations"]):
+        return out   # pinned stations fix the scale: a larger board would not give them more room
+    def status(res) -> str:
+        f = res[2]
+        return f"{f['board_mm'][0]:g}x{f['board_mm'][1]:g} " + (
+            "clean" if not res[3] else f"{f['errors']} error(s), {f['warnings']} warning(s)")
+
+    def worse(res) -> tuple[int, int]:
+        return res[2]["errors"], res[2]["warnings"]
+
+    tried, last = [status(out)], out
+    for _ in range(AUTO_LARGER):
+        bigger = fit.next_size(*last[2]["board_mm"]) if last[3] else None
+        if bigger is None:
+            break
+        last = layout_once(data, style=style, size=bigger, seed=seed, keep=keep, geo_anchor=geo_anchor)
+        tried.append(status(last))
+        if worse(last) < worse(out):
+            out = last
+    new, changes, figures, problems = out
+    figures["size_chosen"] = True
+    if len(tried) > 1:
+        figures["auto_sizes_tried"] = "; ".join(tried)
+    return new, changes, figures, problems
+
+
+def layout_once(data: dict, *, style: str, size, seed: int, keep: frozenset, geo_anchor: float | None = None):
+    """One layout on one size ("auto": the smallest standard size that holds the network)."""
     rng = np.random.default_rng(seed)
     net = build_network(data, keep)
     pos0, _ = initial_positions(net)
@@ -156,6 +195,13 @@ def layout_board_impl(data: dict, *, style: str, size, seed: int, keep: frozense
     if found and UNFOLD:
         # a route stretched round a station the real map has on its other side: that station across (unfold.py)
         found = unfold(net, dr, size_out, geometry_problems, found, w, style)
+    if UNCROSS and any(p.code == "crossing" for p in found):
+        # two routes crossing on a planar network: a bend round the wrong side, a station across a route
+        found = uncross(net, dr, size_out, geometry_problems, found, w, style)
+    turned = 0
+    if TURN_BACK and not found and style == "geographic" and off_bearing(net, dr.pos):
+        # clean, but a route points the other way from the real map: its station turned back (turnback.py)
+        turned = turn_back(net, dr, size_out, geometry_problems, w, style)
     lacking = None
     if not any(p.severity == "error" for p in found):
         # labels as obstacles: stations left no room for their name move a little, where the checks
@@ -172,6 +218,7 @@ def layout_board_impl(data: dict, *, style: str, size, seed: int, keep: frozense
 
     figures = {"size_chosen": size == "auto", "bends": sum(len(line) - 2 for line in dr.lines),
                **({"labels_without_room": lacking, "polished": nudged} if lacking is not None else {}),
+               **({"turned_back": turned} if turned else {}),
                **measure(new, labels=False)}
     return new, changes, figures, problems
 
