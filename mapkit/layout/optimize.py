@@ -217,7 +217,8 @@ class Problem:
         self.geo_dir = self.geo_dir / gl[:, None]
         self._sparsity = None
         self._last = None
-        self._jac_index = None   # (shape, masks, rows, cols) of the Jacobian's entries (jacobian)
+        self._nfun, self._max_nfev = 0, None   # residual evaluations of the running solve, its budget
+        self._jac_index = None   # (shape, masks, csr Structure) of the Jacobian's entries (jacobian)
         self.L0 = self.bundle_lengths(pos)
         # extra clearances a step asked for (most rounds have none: zeros without the look-ups)
         extra = dr.extra.get("angle", {})
@@ -356,13 +357,13 @@ class Problem:
 
     def _jacobian_operator(self, x):
         """The Jacobian as least_squares gets it (mapkit.layout.lsq)."""
-        if self._nfun >= self._max_nfev:
+        if self._max_nfev is not None and self._nfun >= self._max_nfev:
             # asked for after the round's last evaluation: least_squares stops here and uses it
             # only for the result's gradient, never for a step
             return ZeroJacobian((len(self._evaluated(x)[0]), 2 * len(self.free_idx)))
         J = self.jacobian(x)
         # most entries are zero (hinges not in force): left out, every product keeps its bits
-        # (a sum that starts at +0 is not changed by adding a zero product; mapkit.layout.lsq)
+        # (a sum that starts at +0 is not changed by adding a zero product)
         J.eliminate_zeros()
         return SparseJacobian(J)
 
