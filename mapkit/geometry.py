@@ -336,7 +336,11 @@ def _meeting(keys: list, a, ii: list, b, jj: list) -> tuple[list, list]:
     meets = [_MEETS.get(key) for key in keys]
     todo = [n for n, v in enumerate(meets) if v is None]
     if todo:
-        got = shapely.intersects(a[[ii[n] for n in todo]], b[[jj[n] for n in todo]]).tolist()
+        left = a[[ii[n] for n in todo]]
+        # prepared, as the tree query prepares its input shapes: the same test, and one preparation
+        # a shape (kept with it in the caches) instead of one each query
+        shapely.prepare(left)
+        got = shapely.intersects(left, b[[jj[n] for n in todo]]).tolist()
         _remember(_MEETS, {keys[n]: v for n, v in zip(todo, got)}, PAIR_CACHE_SIZE)
         for n, v in zip(todo, got):
             meets[n] = v
