@@ -29,14 +29,13 @@ from scipy.optimize import least_squares
 from scipy.spatial import cKDTree
 
 from mapkit.layout import order as O
+from mapkit.layout import residuals as R
 from mapkit.layout import terms as T
 from mapkit.layout.lsq import SparseJacobian, Structure, ZeroJacobian
 from mapkit.layout.network import Network
 
-CLEAR_MM = 1.0          # kept beyond what the checks need, for rounding and the drawn line
 ANGLE_CLEAR = 0.04      # radians beyond the corners' need at a shared station
 TWO_PI = 2 * np.pi
-MAX_TURN = np.radians(55)  # at a waypoint: sharper, and a space's corner leaves the band
 
 
 @dataclass
@@ -218,7 +217,8 @@ class Problem:
         self.geo_dir = self.geo_dir / gl[:, None]
         self._sparsity = None
         self._last = None
-        self._jac_index = None   # (shape, masks, rows, cols) of the Jacobian's entries (jacobian)
+        self._nfun, self._max_nfev = 0, None   # residual evaluations of the running solve, its budget
+        self._jac_index = None   # (shape, masks, csr Structure) of the Jacobian's entries (jacobian)
         self.L0 = self.bundle_lengths(pos)
         # extra clearances a step asked for (most rounds have none: zeros without the look-ups)
         extra = dr.extra.get("angle", {})
@@ -250,6 +250,13 @@ class Problem:
         self.tw = np.array([t[1] for t in self.turns], dtype=int)
         self.tq = np.array([t[2] for t in self.turns], dtype=int)
 
+    # the gradients of every row, not only those of hinges in force (tests compare the two)
+    every_row = False
+
+    def _in_force(self, f):
+        """The rows of a hinge block whose gradient factor is not zero."""
+        return np.arange(len(f)) if self.every_row else np.flatnonzero(f)
+
     def _angle_need(self, L=None, grad=False):
         """The angle two neighbouring bundles at a station need so that their first spaces clear.
 
@@ -275,18 +282,22 @@ class Problem:
         h = self.half + 0.5
         return start[self.an_b1], start[self.an_b2], h[self.an_b1], h[self.an_b2], dspread
 
-    def _angle_need_grad(self, L=None):
-        """The need's derivatives with respect to the two bundles' lengths (_angle_need)."""
+    def _angle_need_grad(self, L=None, rows=None):
+        """The need's derivatives with respect to the two bundles' lengths (_angle_need), at the
+        given rows (all by default; the same numbers either way)."""
         if not len(self.an_s):
             return np.zeros(0), np.zeros(0)
         s1, s2, h1, h2, dspread = self._need_inputs(L)
+        b1, b2 = self.an_b1, self.an_b2
+        if rows is not None:
+            s1, s2, h1, h2, b1, b2 = s1[rows], s2[rows], h1[rows], h2[rows], b1[rows], b2[rows]
         e = 1e-4  # the closed form is piecewise; a central difference is exact enough for the step
         # the four shifted copies in one call on stacked arrays (element for element the same
         # numbers; separate calls on short arrays were a third of the residuals' time)
         both = _need_of(np.concatenate([s1 + e, s1 - e, s1, s1]), np.concatenate([s2, s2, s2 + e, s2 - e]),
                         np.tile(h1, 4), np.tile(h2, 4))
         up1, down1, up2, down2 = both.reshape(4, -1)
-        return (up1 - down1) / (2 * e) * dspread[self.an_b1], (up2 - down2) / (2 * e) * dspread[self.an_b2]
+        return (up1 - down1) / (2 * e) * dspread[b1], (up2 - down2) / (2 * e) * dspread[b2]
 
     # ------------------------------------------------------------------ residuals
     def positions(self, x):
@@ -301,181 +312,11 @@ class Problem:
     def evaluate(self, x):
         """(residuals, [(row, point, gradient (E, 2)) entry blocks], rows) at x."""
         vals, lazy, m = self.terms(x)
-        return vals, self.entries(lazy), m
-
-    @staticmethod
-    def entries(lazy):
-        """The Jacobian's entry blocks from terms()'s deferred gradients."""
-        ents = []
-        for base, grad, args in lazy:
-            for rows, pts, g in grad(*args):
-                ents.append((rows + base, pts, g))
-        return ents
+        return vals, R.entries(lazy), m
 
     def terms(self, x):
-        """(residuals, deferred gradients, rows) at x: each block's gradients come from a function
-        of what its values left (terms.py's halves), called only for the Jacobian (entries)."""
-        net, w, dr = self.net, self.w, self.dr
-        pos = self.positions(x)
-        vals, lazy = [], []
-        base = 0
-
-        names = self.block_names = []
-
-        def block(v, grad, *args, name=""):
-            nonlocal base
-            names.append((name, base, base + len(v)))
-            vals.append(v)
-            lazy.append((base, grad, args))
-            base += len(v)
-
-        def hinge(need, f, weight):
-            """weight * max(need - f, 0) and the factor its gradient takes from f's."""
-            on = need - f > 0
-            return weight * np.where(on, need - f, 0.0), -weight * on
-
-        def once(fn, *args):
-            """fn(*args), computed at the first call only (gradients shared by several blocks)."""
-            memo = []
-
-            def get():
-                if not memo:
-                    memo.append(fn(*args))
-                return memo[0]
-            return get
-
-        nb = len(net.bundles)
-        seg_l, seg_st = T.dist_value(pos[self.sq], pos[self.sp])
-        seg_g = once(T.dist_grad, seg_st)   # grads: d/dq, d/dp
-        L = np.bincount(self.sown, weights=seg_l, minlength=nb)
-
-        def along(fac):   # a block of one row per bundle, through its segments' lengths
-            gp, gq = seg_g()
-            return [(self.sown, self.sq, gp * fac[:, None]), (self.sown, self.sp, gq * fac[:, None])]
-        lo, flo = hinge(self.lmin, L, w.hard)
-        hi, fhi = hinge(-self.lmax, -L, w.hard)
-        block(lo + hi, lambda flo, fhi: along((flo - fhi)[self.sown]), flo, fhi)
-        v, f = hinge(-self.lsoft, -L, w.gaps)
-        block(v, lambda f: along((-f)[self.sown]), f)
-        fp = np.where(self.flight, 0.0, w.pref)
-        block(fp * (L - self.lpref), lambda: along(fp[self.sown]))
-        d, st = T.dist_value(pos[self.st_i], pos[self.st_j])
-        v, f = hinge(net.min_station_dist, d, w.hard)
-
-        def pairs(st, f):
-            gi, gj = T.dist_grad(st)
-            rows_st = np.arange(len(self.st_i))
-            return [(rows_st, self.st_i, gi * f[:, None]), (rows_st, self.st_j, gj * f[:, None])]
-        block(v, pairs, st, f)
-        p, q, trim_st = T.trim_value(pos[self.sp], pos[self.sq], self.sfirst, self.slast, net.radius + 1.0)
-        trim_g = once(T.trim_grad, trim_st)
-
-        def seg_entries(r, k, gp_, gq_):
-            """Gradients with respect to a trimmed segment's ends, carried to its points."""
-            Ppp, Ppq, Pqp, Pqq = trim_g()
-            return [(r, self.sp[k], np.einsum("ki,kij->kj", gp_, Ppp[k]) + np.einsum("ki,kij->kj", gq_, Pqp[k])),
-                    (r, self.sq[k], np.einsum("ki,kij->kj", gp_, Ppq[k]) + np.einsum("ki,kij->kj", gq_, Pqq[k]))]
-        if len(self.cs_s):
-            d, st = T.point_segment_value(pos[self.cs_s], p[self.cs_k], q[self.cs_k])
-            need = net.radius + self.half[self.sown[self.cs_k]] + CLEAR_MM + self.cs_extra
-            v, f = hinge(need, d, w.hard)
-
-            def near_station(st, f):
-                gx, ga, gb = T.point_segment_grad(st)
-                r = np.arange(len(self.cs_s))
-                return [(r, self.cs_s, gx * f[:, None])] + seg_entries(r, self.cs_k, ga * f[:, None], gb * f[:, None])
-            block(v, near_station, st, f)
-        if len(self.cc_1):
-            d, st = T.signed_segments_value(p[self.cc_1], q[self.cc_1], p[self.cc_2], q[self.cc_2])
-            need = self.half[self.sown[self.cc_1]] + self.half[self.sown[self.cc_2]] + CLEAR_MM + self.cc_extra
-            v, f = hinge(need, d, w.hard)
-
-            def apart(st, f):
-                ga, gb, gc, gd = T.signed_segments_grad(st)
-                r = np.arange(len(self.cc_1))
-                return (seg_entries(r, self.cc_1, ga * f[:, None], gb * f[:, None])
-                        + seg_entries(r, self.cc_2, gc * f[:, None], gd * f[:, None]))
-            block(v, apart, st, f)
-        if len(self.an_s):
-            gap, st = T.spread_angle_value(pos[self.an_s], pos[self.an_p1], pos[self.an_p2])
-            # where the first spaces start, from the lengths at the round's start (a constant)
-            need = self._angle_need(L)
-            v, f = hinge(need, gap, w.hard * 15.0)
-
-            def spread(st, f, L):
-                gs, g1, g2 = T.spread_angle_grad(st)
-                dn1, dn2 = self._angle_need_grad(L)
-                gp, gq = seg_g()
-                # f is d v / d gap; d v / d need is -f
-                c1 = (-f * dn1)[self.an_rep1][:, None]
-                c2 = (-f * dn2)[self.an_rep2][:, None]
-                r = np.arange(len(self.an_s))
-                return [(r, self.an_s, gs * f[:, None]), (r, self.an_p1, g1 * f[:, None]),
-                        (r, self.an_p2, g2 * f[:, None]),
-                        (self.an_rep1, self.sq[self.an_seg1], gp[self.an_seg1] * c1),
-                        (self.an_rep1, self.sp[self.an_seg1], gq[self.an_seg1] * c1),
-                        (self.an_rep2, self.sq[self.an_seg2], gp[self.an_seg2] * c2),
-                        (self.an_rep2, self.sp[self.an_seg2], gq[self.an_seg2] * c2)]
-            block(v, spread, st, f, L)
-        if len(self.tw):
-            t, st = T.turn_value(pos[self.tp], pos[self.tw], pos[self.tq])
-            v, f = hinge(-MAX_TURN, -t, w.hard * 15.0)
-
-            def bend(st, f):
-                g0, g1, g2 = T.turn_grad(st)
-                f = -f
-                r = np.arange(len(self.tw))
-                return [(r, self.tp, g0 * f[:, None]), (r, self.tw, g1 * f[:, None]), (r, self.tq, g2 * f[:, None])]
-            block(v, bend, st, f)
-        nf = len(self.free_idx)
-        r = np.arange(nf)
-        ex, ey = np.array([[1.0, 0.0]]), np.array([[0.0, 1.0]])
-        if dr.bounds is not None:
-            x0, y0, x1, y1 = dr.bounds
-            fp_ = pos[self.free_idx]
-            for c, lo_, hi_, e in ((0, x0, x1, ex), (1, y0, y1, ey)):
-                under, over = lo_ - fp_[:, c], fp_[:, c] - hi_
-                v = w.hard * (np.maximum(under, 0) + np.maximum(over, 0))
-                sgn = w.hard * ((over > 0).astype(float) - (under > 0).astype(float))
-                block(v, lambda sgn, e: [(r, self.free_idx, sgn[:, None] * e * np.ones((nf, 1)))], sgn, e)
-        if dr.anchor is not None and w.geo:
-            fs = self.free_idx[self.free_idx < dr.n_stations]
-            k = len(fs)
-            v = w.geo * (pos[fs] - dr.anchor[fs]).ravel()
-            rr = np.arange(k) * 2
-            block(v, lambda: [(rr, fs, w.geo * ex * np.ones((k, 1))), (rr + 1, fs, w.geo * ey * np.ones((k, 1)))])
-        if w.bearing:
-            u, st = T.unit_value(pos[self.ba], pos[self.bb])
-            v = w.bearing * (u - self.geo_dir).ravel()
-
-            def bearing(st):
-                Jw = w.bearing * T.unit_grad(st)
-                rr = np.arange(nb) * 2
-                return [(rr, self.bb, Jw[:, 0, :]), (rr, self.ba, -Jw[:, 0, :]),
-                        (rr + 1, self.bb, Jw[:, 1, :]), (rr + 1, self.ba, -Jw[:, 1, :])]
-            block(v, bearing, st)
-        if w.order and len(self.or_s):
-            v, e = O.order_terms(pos, self.or_s, self.or_p1, self.or_p2, w.order)
-            block(v, lambda e: e, e, name="order")
-        if w.octilinear:
-            sv = pos[self.sq] - pos[self.sp]
-            phi = T.angle_value(sv)
-            v = w.octilinear * np.sin(4 * phi)
-
-            def octilinear(sv, phi):
-                gg = (w.octilinear * 4 * np.cos(4 * phi))[:, None] * T.angle_grad(sv)
-                rr = np.arange(len(phi))
-                return [(rr, self.sq, gg), (rr, self.sp, -gg)]
-            block(v, octilinear, sv, phi)
-        if self.ext is not None and dr.fill_box is not None:
-            fw, fh = dr.fill_box
-            i0, i1, j0, j1 = self.ext
-            sw, sh = pos[i1, 0] - pos[i0, 0], pos[j1, 1] - pos[j0, 1]
-            v = w.fill * np.array([max(fw - sw, 0.0), max(fh - sh, 0.0)])
-            a_, b_ = -w.fill * (fw - sw > 0), -w.fill * (fh - sh > 0)
-            block(v, lambda: [(np.array([0, 0]), np.array([i1, i0]), np.array([[a_, 0.0], [-a_, 0.0]])),
-                              (np.array([1, 1]), np.array([j1, j0]), np.array([[0.0, b_], [0.0, -b_]]))])
-        return np.concatenate(vals), lazy, base
+        """(residuals, deferred gradients, rows) at x (mapkit.layout.residuals)."""
+        return R.terms(self, x)
 
     def _evaluated(self, x):
         """terms(x), kept for the Jacobian that least_squares asks for at the same x next."""
@@ -491,7 +332,7 @@ class Problem:
     def jacobian(self, x):
         """The Jacobian at x, a csr matrix."""
         _, lazy, m = self._evaluated(x)
-        ents = self.entries(lazy)
+        ents = R.entries(lazy)
         # the entries' rows and columns are the same at every x of a round (only the gradients
         # change): found once, with the free points' mask of each block and the csr structure
         shape = (m, tuple(len(rr) for rr, _, _ in ents))
@@ -516,13 +357,13 @@ class Problem:
 
     def _jacobian_operator(self, x):
         """The Jacobian as least_squares gets it (mapkit.layout.lsq)."""
-        if self._nfun >= self._max_nfev:
+        if self._max_nfev is not None and self._nfun >= self._max_nfev:
             # asked for after the round's last evaluation: least_squares stops here and uses it
             # only for the result's gradient, never for a step
             return ZeroJacobian((len(self._evaluated(x)[0]), 2 * len(self.free_idx)))
         J = self.jacobian(x)
         # most entries are zero (hinges not in force): left out, every product keeps its bits
-        # (a sum that starts at +0 is not changed by adding a zero product; mapkit.layout.lsq)
+        # (a sum that starts at +0 is not changed by adding a zero product)
         J.eliminate_zeros()
         return SparseJacobian(J)
 

@@ -31,6 +31,11 @@ def perp(v):
     return np.stack([-v[:, 1], v[:, 0]], axis=1)
 
 
+def take(st, rows):
+    """A `NAME_value` state cut to some of its rows (the gradients of just those, the same numbers)."""
+    return tuple(a[rows] for a in st)
+
+
 def dist(p, q):
     """|p - q| and its gradients (d/dp, d/dq)."""
     d, st = dist_value(p, q)
@@ -126,6 +131,12 @@ def signed_segments_value(a, b, c, d):
         dval = dep_v[dp, np.arange(k)]
         val = np.where(crossing, -dval, val)
     return val, (k, near, pick, crossing, deep, dp)
+
+
+def signed_segments_take(st, rows):
+    k, near, pick, crossing, deep, dp = st
+    return (len(rows), [take(s_, rows) for s_ in near], pick[rows], crossing[rows], [take(s_, rows) for s_ in deep],
+            None if dp is None else dp[rows])
 
 
 def signed_segments_grad(st):
