@@ -151,7 +151,7 @@ class Problem:
         # the k-d tree of midpoints over-reaches by half the longest segment: keep the pairs really
         # within reach (a hinge farther off is zero and its row in the Jacobian too, but costs time)
         if len(si):
-            near = T.point_segment(st[si], pos[self.sp[sk]], pos[self.sq[sk]])[0] < reach
+            near = T.point_segment_value(st[si], pos[self.sp[sk]], pos[self.sq[sk]])[0] < reach
             si, sk = si[near], sk[near]
         self.cs_s, self.cs_k = si, sk
         seg_pairs = stree.query_pairs(reach + (seglen.max() if len(seglen) else 0.0), output_type="ndarray")
@@ -164,7 +164,7 @@ class Problem:
                       & ((x == ba_[o2]) | (x == bb_[o2])))
         ki, kj = k1[keep].astype(int), k2[keep].astype(int)
         if len(ki):  # as above: only the pairs of segments really within reach of each other
-            sd = T.signed_segments(pos[self.sp[ki]], pos[self.sq[ki]], pos[self.sp[kj]], pos[self.sq[kj]])[0]
+            sd = T.signed_segments_value(pos[self.sp[ki]], pos[self.sq[ki]], pos[self.sp[kj]], pos[self.sq[kj]])[0]   # (the values only)
             # an overpass may cross another route's line (the checks ask only that its spaces stay
             # clear, at a gap of it): where a step asks (mapkit.layout.unfold), its crossings are not pushed apart
             over = np.array([b.overpass for b in B], dtype=bool) & bool(dr.extra.get("overpass_crossings"))
