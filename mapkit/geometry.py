@@ -284,7 +284,7 @@ class Layout:
         if todo:
             at = shapely.point_on_surface(shapely.intersection(lines[[pi[n] for n in todo]], lines[[pj[n] for n in todo]]))
             got = list(zip(shapely.get_x(at).tolist(), shapely.get_y(at).tolist()))
-            _remember(_CROSSED, {keys[n]: v for n, v in zip(todo, got)})
+            _remember(_CROSSED, {keys[n]: v for n, v in zip(todo, got)}, PAIR_CACHE_SIZE)
             for n, v in zip(todo, got):
                 where[n] = v
         found = []
@@ -303,6 +303,7 @@ class Layout:
 # its key (GEOS is deterministic), so a Layout that finds its route here gets the very numbers it
 # would have computed. Emptied when full, which bounds the memory.
 CACHE_SIZE = 20_000
+PAIR_CACHE_SIZE = 100_000   # _MEETS, _AREAS, _CROSSED: a part of a board has hundreds of pairs (about 20 MB full)
 _SHAPES: dict = {}   # (points, offset, length, sizes) -> (line, total, corners, coords, spaces, space polygons)
 _DISCS: dict = {}    # (x, y, radius) -> station marker polygon
 _CLIPPED: dict = {}  # (route shape's serial, end a, end b) -> (centreline less its end stations' markers, serial, is empty)
@@ -322,8 +323,8 @@ def _found(cache: dict, keys) -> dict:
     return found
 
 
-def _remember(cache: dict, items) -> None:
-    if len(cache) >= CACHE_SIZE:
+def _remember(cache: dict, items, size: int | None = None) -> None:
+    if len(cache) >= (CACHE_SIZE if size is None else size):
         cache.clear()
     cache.update(items)
 
@@ -335,8 +336,12 @@ def _meeting(keys: list, a, ii: list, b, jj: list) -> tuple[list, list]:
     meets = [_MEETS.get(key) for key in keys]
     todo = [n for n, v in enumerate(meets) if v is None]
     if todo:
-        got = shapely.intersects(a[[ii[n] for n in todo]], b[[jj[n] for n in todo]]).tolist()
-        _remember(_MEETS, {keys[n]: v for n, v in zip(todo, got)})
+        left = a[[ii[n] for n in todo]]
+        # prepared, as the tree query prepares its input shapes: the same test, and one preparation
+        # a shape (kept with it in the caches) instead of one each query
+        shapely.prepare(left)
+        got = shapely.intersects(left, b[[jj[n] for n in todo]]).tolist()
+        _remember(_MEETS, {keys[n]: v for n, v in zip(todo, got)}, PAIR_CACHE_SIZE)
         for n, v in zip(todo, got):
             meets[n] = v
     return [i for i, ok in zip(ii, meets) if ok], [j for j, ok in zip(jj, meets) if ok]
@@ -348,7 +353,7 @@ def _shared_areas(keys: list, a, ii: list, b, jj: list) -> list[float]:
     todo = [n for n, v in enumerate(areas) if v is None]
     if todo:
         got = shapely.area(shapely.intersection(a[[ii[n] for n in todo]], b[[jj[n] for n in todo]])).tolist()
-        _remember(_AREAS, {keys[n]: v for n, v in zip(todo, got)})
+        _remember(_AREAS, {keys[n]: v for n, v in zip(todo, got)}, PAIR_CACHE_SIZE)
         for n, v in zip(todo, got):
             areas[n] = v
     return areas

@@ -76,6 +76,7 @@ def test_reused_shapes_give_the_same_problems_as_cold_ones(monkeypatch):
 
 def test_caches_stay_bounded_and_right_when_emptied_mid_layout(monkeypatch):
     monkeypatch.setattr(fast, "CACHE_SIZE", 7)  # fewer than one board's routes: emptied inside one Layout
+    monkeypatch.setattr(fast, "PAIR_CACHE_SIZE", 7)
     clear()
     for k, data in enumerate(walk(shaken(bundled("portland"), 4, 30), seed=9, steps=6)):
         same(build_board(data), f"small cache step {k}")

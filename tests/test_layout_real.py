@@ -89,3 +89,23 @@ def test_seattle_computed_layout_is_strict_clean():
     tibs, renton, tukwila = (np.array(board[k]) for k in ("tibs", "renton", "tukwila"))
     d, t = renton - tibs, tukwila - tibs
     assert d[0] * t[1] - d[1] * t[0] > 0, "Tukwila should be south of the TIBS-Renton line, as on the real map"
+
+
+@pytest.mark.slow
+def test_seattle_on_size_auto_is_strict_clean_on_the_next_size_up():
+    """--size auto from lat/lon alone: the smallest standard size that holds Seattle (841 x 1189 mm)
+    keeps the TIBS-Renton route stretched round Tukwila (the unfolding leaves 1 mm² where the Sounder
+    crosses); auto then lays it out on the next size up, 1000 x 1400 mm, where it is clean, and says so."""
+    from mapkit.layout import layout_board
+
+    data = json.loads((BOARDS / "seattle.json").read_text(encoding="utf-8"))
+    for s in data["stations"]:
+        s.pop("board")
+    for r in data["routes"]:
+        r.pop("waypoints", None)
+    res = layout_board(data, size="auto")
+    assert geometry_problems(res.data) == []
+    assert res.problems == []
+    assert res.figures["size_chosen"] is True
+    assert res.figures["board_mm"] == [1000.0, 1400.0]
+    assert res.figures["auto_sizes_tried"] == "841x1189 0 error(s), 1 warning(s); 1000x1400 clean"

@@ -233,3 +233,41 @@ def test_jacobian_and_angle_need_are_the_plain_ones():
         for a, b in zip(prob._angle_need(L, grad=True), _plain_angle_need(prob, L)):
             assert np.array_equal(a, b)
         assert len(prob.an_s) > 0 and np.array_equal(prob._angle_need(L), _plain_angle_need(prob, L)[0])
+
+
+def test_score_remembers_sizes_it_read_the_same_as_reading_them():
+    """repair.score keeps each message's size (_SIZES): the same pair as reading every message, in
+    the same order of the additions, on problems of every code the checks make."""
+    from mapkit.errors import Problem
+    from mapkit.layout import repair as R
+
+    found = [Problem("error", "space-overlap", "spaces overlap route 'a-b' (14 mm²)", subject="route c-d"),
+             Problem("error", "space-on-station", "a space covers station 's1' (3 mm²)", subject="route a-b"),
+             Problem("error", "route-too-short", "2 spaces need 48 mm but the route is drawn 41 mm long", subject="route a-b"),
+             Problem("error", "route-too-short", "2 spaces need 48 mm but the route is drawn 48 mm long", subject="route a-c"),
+             Problem("error", "station-overlap", "marker overlaps station 's2' (9.5 mm apart; keep at least 25 mm)"),
+             Problem("warning", "crossing", "crosses route 'x-y' at (10, 20) mm", subject="route a-b")]
+    plain = (len(found), sum(R._size(p.code, p.message) for p in found))
+    R._SIZES.clear()
+    assert R.score(found) == plain == R.score(found) == (6, 14.0 + 3.0 + 70.0 + 5.0 + 20.0 + 10.0)
+    assert R._SIZES
+
+
+def test_a_part_of_the_board_is_checked_on_the_size_the_layout_chose():
+    """Repair.part_data carries the board size the layout chose (as the whole board's check does),
+    not the file's: on the file's smaller size every station past it was off the board in every
+    part of the board a move was judged on."""
+    data = layout_board_data(12, seed=5)
+    res = layout_board(data, seed=0, size=(1189, 841))
+    net = build_network(res.data, frozenset())
+    given = np.array([[s["board"]["x"], s["board"]["y"]] for s in res.data["stations"]])
+    far = int(np.argmax(given[:, 0]))
+    given[far] = (1000.0, 700.0)   # inside 1189 x 841 mm, outside the file's 800 x 530
+    dr = O.Drawing(given, net.n, [[b.a, b.b] for b in net.bundles], np.ones(net.n, dtype=bool))
+    rp = Repair(net, dr, (1189, 841), geometry_problems)
+    part = rp.select(given[far][None], 40.0)
+    sub = rp.part_data(part)
+    assert sub["physical"] == build_result(net, dr, (1189, 841))[0]["physical"]
+    assert (sub["physical"]["width_mm"], sub["physical"]["height_mm"]) == (1189, 841)
+    assert not [p for p in geometry_problems(sub) if p.code == "off-board"]
+    assert not rp.full() or not [p for p in rp.full() if p.code == "off-board"]

@@ -22,7 +22,6 @@ from mapkit.layout.labels import label_repair
 from mapkit.layout.polish import polish
 from mapkit.layout.repair import Repair, repair, score
 from mapkit.layout.result import build_result
-from mapkit.layout.turnback import off_bearing, turn_back
 from mapkit.layout.uncross import uncross
 from mapkit.layout.unfold import unfold
 from mapkit.layout.untangle import untangle
@@ -35,7 +34,6 @@ STRESS_WITHOUT_FLIGHTS = True
 UNFOLD = True  # a stretched route bent round a station: the station put across it (unfold.py)
 UNCROSS = True  # a crossing left on the board: a bend flipped or a station put across (uncross.py)
 UNTANGLE = True  # kicks with a local re-optimization where the repair leaves a knot (untangle.py)
-TURN_BACK = True  # a clean board's route over 90° off its real bearing: its station turned back (turnback.py)
 POLISH = True  # nudge the stations of a clean board towards their routes' real bearings (polish.py)
 GEO_ANCHOR = 0.0  # the stress drawing's pull towards the real map (share of a station's stress weight)
 AUTO_LARGER = 1  # --size auto: larger standard sizes tried after one that leaves problems
@@ -69,8 +67,9 @@ def layout_board_impl(data: dict, *, style: str, size, seed: int, keep: frozense
     """The layout; with --size auto, a size that leaves problems is followed by the next standard
     size up (AUTO_LARGER times at most), and the first clean one (or the least bad) is kept: the
     smallest size that holds the routes' lengths may still leave a knot the larger one has not
-    (Seattle on 841 x 1189 mm keeps Tukwila's route stretched 1 mm² short of its unfolding; on
-    1000 x 1400 mm the unfolding clears it). A board the smallest size gets clean lays out once."""
+    (Seattle on 841 x 1189 mm keeps its TIBS-Renton route stretched round Tukwila, the unfolding
+    leaving 1 mm² where the Sounder crosses; on 1000 x 1400 mm the unfolding clears it). A board
+    the smallest size gets clean lays out once; the price is a second layout where it does not."""
     check_keep(data, keep)
     out = layout_once(data, style=style, size=size, seed=seed, keep=keep, geo_anchor=geo_anchor)
     if size != "auto" or keep or any(s.get("pinned") for s in data["stations"]):
@@ -198,10 +197,6 @@ def layout_once(data: dict, *, style: str, size, seed: int, keep: frozenset, geo
     if UNCROSS and any(p.code == "crossing" for p in found):
         # two routes crossing on a planar network: a bend round the wrong side, a station across a route
         found = uncross(net, dr, size_out, geometry_problems, found, w, style)
-    turned = 0
-    if TURN_BACK and not found and style == "geographic" and off_bearing(net, dr.pos):
-        # clean, but a route points the other way from the real map: its station turned back (turnback.py)
-        turned = turn_back(net, dr, size_out, geometry_problems, w, style)
     lacking = None
     if not any(p.severity == "error" for p in found):
         # labels as obstacles: stations left no room for their name move a little, where the checks
@@ -218,7 +213,6 @@ def layout_once(data: dict, *, style: str, size, seed: int, keep: frozenset, geo
 
     figures = {"size_chosen": size == "auto", "bends": sum(len(line) - 2 for line in dr.lines),
                **({"labels_without_room": lacking, "polished": nudged} if lacking is not None else {}),
-               **({"turned_back": turned} if turned else {}),
                **measure(new, labels=False)}
     return new, changes, figures, problems
 

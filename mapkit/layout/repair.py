@@ -36,17 +36,31 @@ def score(found) -> tuple[int, float]:
     """(errors + warnings, how bad they are): compared as a pair, smaller is better."""
     size = 0.0
     for p in found:
-        nums = [float(x) for x in re.findall(r"(\d+(?:\.\d+)?) mm", p.message)]
-        if p.code in ("space-overlap", "space-on-station"):
-            m = re.search(r"\((\d+) mm²\)", p.message)
-            size += float(m.group(1)) if m else 10.0
-        elif p.code == "route-too-short" and len(nums) >= 2:
-            size += 10.0 * max(nums[0] - nums[1], 0.5)
-        elif p.code == "station-overlap":
-            size += 20.0
-        else:
-            size += 10.0
+        key = (p.code, p.message)
+        v = _SIZES.get(key)
+        if v is None:   # the repair and the polish score the same few messages thousands of times
+            v = _size(p.code, p.message)
+            if len(_SIZES) >= 20_000:
+                _SIZES.clear()
+            _SIZES[key] = v
+        size += v
     return len(found), size
+
+
+_SIZES: dict = {}   # (code, message) -> _size of it
+
+
+def _size(code: str, message: str) -> float:
+    """How bad one problem is, read from its message."""
+    nums = [float(x) for x in re.findall(r"(\d+(?:\.\d+)?) mm", message)]
+    if code in ("space-overlap", "space-on-station"):
+        m = re.search(r"\((\d+) mm²\)", message)
+        return float(m.group(1)) if m else 10.0
+    if code == "route-too-short" and len(nums) >= 2:
+        return 10.0 * max(nums[0] - nums[1], 0.5)
+    if code == "station-overlap":
+        return 20.0
+    return 10.0
 
 
 def _named(p, kind: str, codes: tuple[str, ...]) -> list[str]:
@@ -78,6 +92,7 @@ class Repair:
         self.tries = 0
         self.max_tries = MAX_TRIES
         self.baseline = None    # the score the label and polish steps must keep (no_worse)
+        self._physical = None   # the "physical" of the board laid out (part_data)
 
     def no_worse(self) -> bool:
         """The whole board's checks no worse than when the repair was made (self.baseline; clean
@@ -156,6 +171,13 @@ class Repair:
         net, pos = self.net, self.dr.pos
         stations, bundles = part
         data = dict(net.data)
+        if self.size_out is not None:
+            # the board's size as the layout chose it, as the whole board's checks see it: with the
+            # file's own (smaller) size every station past it was off the board in every part,
+            # a move across that edge looked like a gain or a loss, and the label bounds were the file's
+            if self._physical is None:
+                self._physical = build_result(net, self.dr, self.size_out)[0]["physical"]
+            data["physical"] = self._physical
         data["stations"] = [{**net.data["stations"][i], "board": _xy(pos[i])} for i in stations]
         routes = {}
         for k in bundles:
