@@ -11,12 +11,13 @@ crossing worse before it gets better (a station has to pass through the route), 
 
 Here, for each crossing left, a few moves, each followed by the untangling's local
 re-optimization and the repair (as in the unfolding): either route's bend put on the other side of
-its chord (the route then goes round the station on the other side), and each end of one route put
-across the other route's segment it crosses (reflected, at least clear of its band), the moves that
-take an end to the side the real map has it on first. A move is kept only when the whole board's
-checks find less (errors first, mapkit.layout.overpass.rank). Bounded moves, a fixed order: a
-seed gives one result; a board with no crossing left never comes here (Portland and
-north-america come out as before).
+its chord (the route then goes round the station on the other side), each end of one route put
+across the other route's segment it crosses (reflected, at least clear of its band), and the other
+route taken round that end on its far side (a waypoint moved or added there); the moves of an end
+the real map has on the other side come first, and the crossings take turns. A move is kept only
+when the whole board's checks find less (errors first, mapkit.layout.overpass.rank). Bounded
+moves, a fixed order: a seed gives one result; a board with no crossing left never comes here
+(Portland and north-america come out as before).
 """
 
 from __future__ import annotations
