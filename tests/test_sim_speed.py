@@ -12,6 +12,7 @@ from mapkit.boardfile import load_board
 from mapkit.resources import boards_dir
 from mapkit.sim import engine
 from mapkit.sim.agents import make_agent
+from mapkit.sim.basic_agents import RandomAgent
 from mapkit.sim.legal import Legal
 from mapkit.sim.paths import BIG, INF, adjacency, cheapest_path, cheapest_path_traced, route_ends, untouched_path
 from mapkit.sim.rules import rules_for_board
@@ -432,7 +433,7 @@ def test_the_planners_turn_in_one_pass_decides_as_its_steps_do(board_id, preset,
     from mapkit.sim.planner import PlannerAgent
     t, rules = setup(board_id, preset, variants)
     names = ["route-focus", "ticket-hungry"] * 2
-    turns = {"fused": 0, "draw2": 0, "claims": 0}
+    turns = {"fused": 0, "draw2": 0, "claims": 0, "second_draw": 0}
     for g, game_seed in enumerate(game_seeds([21, players], 5)):
         s = engine.new_game(t, rules, players, game_seed)
         pairs = []
@@ -446,14 +447,89 @@ def test_the_planners_turn_in_one_pass_decides_as_its_steps_do(board_id, preset,
         while s.phase != engine.OVER:
             p = s.current
             one, two = pairs[p]
+            # the second card as the referee asks for it (Agent.second_draw, no Legal): act's card
+            second = one.second_draw(views[p]) if s.phase == engine.DRAW2 else None
             a = one.act(views[p], Legal(s))
             assert PlannerAgent.act(two, views[p], Legal(s)) == a, (game_seed, s.turn)
+            assert second is None or second is a, (game_seed, s.turn, second, a)  # the shared draw tuples
+            turns["second_draw"] += second is not None
             if s.phase in (engine.TURN, engine.DRAW2):
                 turns["fused"] += 1
                 turns["draw2"] += s.phase == engine.DRAW2
                 turns["claims"] += a[0] == engine.CLAIM
             engine.apply(s, a)
     assert turns["draw2"] > 50 and turns["claims"] > 50, turns
+    assert turns["second_draw"] > 0.9 * turns["draw2"], turns
+
+
+class _SecondDrawOff:
+    """`make_agent` whose agents have no `second_draw`: the referee asks them through act."""
+
+    def __init__(self, make):
+        self.make = make
+
+    def __call__(self, name):
+        agent = self.make(name)
+        reset = agent.reset
+
+        def reset_off(*args):
+            reset(*args)
+            agent.second_draw = None
+        agent.reset = reset_off
+        return agent
+
+
+class _BrokenSecond(RandomAgent):
+    """A random player whose second card (through act and second_draw alike) is broken in turn:
+    an illegal draw, an exception, a malformed answer, or None (ask act) from second_draw."""
+
+    name = "broken-second"
+
+    def act(self, view, legal):
+        if view.phase == engine.DRAW2:
+            return self._broken(view) or legal[0]
+        return super().act(view, legal)
+
+    def _broken(self, view):
+        k = view.turn % 4
+        if k == 0:
+            return (engine.FACE_UP, 99)
+        if k == 1:
+            raise RuntimeError("broken")
+        if k == 2:
+            return "draw"
+        return None
+
+    def second_draw(self, view):
+        return self._broken(view)
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_games_with_second_draw_are_the_games_asked_through_act(monkeypatch, players):
+    """The referee's `second_draw` call (seventh round) against asking every second card through
+    `act` with a `Legal`: whole games, logs and results alike, for the planners that answer it
+    and for a broken agent (its illegal, raising and malformed answers forfeit the card as act's
+    do; None is asked through act)."""
+    from mapkit.sim import runner
+
+    t, rules = setup("north-america")
+    names = [["route-focus"] * players, ["ticket-hungry", "route-focus"] * (players // 2),
+             ["broken-second", "route-focus"] * (players // 2)]
+    real = runner.make_agent
+
+    def make(name):
+        return _BrokenSecond() if name == "broken-second" else real(name)
+
+    errors = 0
+    for agents in names:
+        for game_seed in game_seeds([23, players], 3):
+            monkeypatch.setattr(runner, "make_agent", make)
+            fast = runner.play_game(t, rules, agents, game_seed, log=True)
+            monkeypatch.setattr(runner, "make_agent", _SecondDrawOff(make))
+            plain = runner.play_game(t, rules, agents, game_seed, log=True)
+            assert fast == plain, (agents, game_seed)
+            errors += fast["gaps"].get("agent_error", 0)
+    assert errors > 10  # the broken agent's second cards were forfeited
 
 
 def test_a_playstyle_changing_a_step_keeps_the_step_by_step_turn():
@@ -466,10 +542,12 @@ def test_a_playstyle_changing_a_step_keeps_the_step_by_step_turn():
         agent = cls()
         agent.reset(0, t, 2, random.Random(0))
         assert "act" not in agent.__dict__, step
+        assert agent.second_draw is None, step  # its second cards are asked through act too
     for name in ("long-route", "one-step", "expert"):
         agent = make_agent(name)
         agent.reset(0, t, 2, random.Random(0))
         assert "act" not in agent.__dict__, name
+        assert agent.second_draw is None, name
 
 
 # ------------------------------------------------------------------ fifth round (docs/sim-speed.md)
@@ -520,7 +598,7 @@ def test_draws_checked_on_the_state_are_the_full_checks(board_id, preset, varian
     """`a in legal` of a draw (answered from the state) against `is_legal`, for the shared draw
     actions, equal copies and malformed ones, at turns, second draws and ticket choices; and the
     one-pass turn's draw read off the state (`_draw_now`) against `_draw_for` on the listed draws."""
-    from mapkit.sim.legal import draw_actions, is_legal
+    from mapkit.sim.legal import draw_actions, draw_legal, is_legal
     t, rules = setup(board_id, preset, variants)
     rng = random.Random(3)
     agent = make_agent("route-focus")
@@ -533,6 +611,7 @@ def test_draws_checked_on_the_state_are_the_full_checks(board_id, preset, varian
             for a in _draws_to_try(s):
                 ok = a in Legal(s)
                 assert ok == is_legal(s, a), (a, s.phase)
+                assert draw_legal(s, a) == ok, (a, s.phase)  # the referee's check of a second_draw
                 found["legal" if ok else "not"] += 1
             if s.phase in (engine.TURN, engine.DRAW2):
                 draws = tuple(draw_actions(s))

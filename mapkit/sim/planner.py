@@ -84,6 +84,7 @@ class PlannerAgent(FusedTurn, PlannerMoves, Agent):
         # `PlannerAgent.act` stays the step-by-step turn (and the reference it is tested against)
         if fused_ok(cls, PlannerAgent):
             self.act = self._fused_act
+            self.second_draw = self._fused_second  # the referee's call for a turn's second card
 
     # ------------------------------------------------------------ planning
 

@@ -130,6 +130,17 @@ class FusedTurn:
         draw = self._draw_now(s, self._need(s.hands[seat], routes), phase)
         return draw if draw is not None else self.draw(view, legal, {})
 
+    def _fused_second(self, view):
+        """`Agent.second_draw`: `_fused_act`'s second card of a draw turn without a `Legal`, when
+        the plan stands as checked for the turn's first card (nothing is claimed or kept between a
+        turn's two cards, so `_fused_act` would take it as it is); None, to be asked through
+        `act`, otherwise or when no draw is open (`_draw_now` None: act's `draw` decides)."""
+        s = view._s
+        seat = self.seat
+        if self._plan_key != len(s.tickets[seat]) or self._plan_claimed != s.claimed:
+            return None
+        return self._draw_now(s, self._need(s.hands[seat], self._plan[0]), DRAW2)
+
     def act_steps(self, view, legal, routes, cost):
         """The rest of `PlannerAgent.act`'s turn with a plan, step by step (open tickets, transit)."""
         claim = self.plan_claim(view, legal, routes)
