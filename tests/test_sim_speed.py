@@ -688,3 +688,27 @@ def test_the_longest_path_of_a_tree_is_the_searched_longest_trail():
         found["not_tree" if extra else "tree"] += 1
         found["branched"] += any(len(v) > 2 for v in adj.values())
     assert min(found.values()) > 100, found
+
+
+# ------------------------------------------------------------------ seventh round (docs/sim-speed.md)
+
+def test_the_engines_shuffle_is_randoms_shuffle():
+    """`engine.shuffle` (random.Random's shuffle written out) against `Random.shuffle`: the same
+    order and the generator left in the same state, for lists of 0-300 items on many seeds (the
+    lengths cross powers of two, where the bits drawn per pick change); a subclass of Random
+    shuffles itself."""
+    for seed in range(60):
+        for n in (0, 1, 2, 3, 7, 8, 9, 31, 32, 33, 64, 110, 127, 128, 129, 300):
+            mine, theirs = random.Random(seed * 1000 + n), random.Random(seed * 1000 + n)
+            x, y = list(range(n)), list(range(n))
+            engine.shuffle(mine, x)
+            theirs.shuffle(y)
+            assert x == y, (seed, n)
+            assert mine.getstate() == theirs.getstate(), (seed, n)
+
+    class Fixed(random.Random):
+        def shuffle(self, x):
+            x.reverse()
+    x = [1, 2, 3]
+    engine.shuffle(Fixed(0), x)
+    assert x == [3, 2, 1]

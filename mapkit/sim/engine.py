@@ -104,7 +104,7 @@ def new_game(t: Tables, rules: RuleSet, players: int, seed: int) -> State:
     s.deck = list(t.deck)
     coupled = getattr(rules, "card_shuffle", None)   # mapkit/sim/shuffle.py: tune's paired games only
     if coupled is None:
-        s.rng.shuffle(s.deck)
+        shuffle(s.rng, s.deck)
     else:
         coupled(s, seed)
     s.discard = []
@@ -148,7 +148,7 @@ def new_game(t: Tables, rules: RuleSet, players: int, seed: int) -> State:
         pool.extend(t.ticket_decks[name])
     s.ticket_pool = tuple(pool)
     s.ticket_deck = list(range(len(pool)))
-    s.rng.shuffle(s.ticket_deck)
+    shuffle(s.rng, s.ticket_deck)
     s.market = []
     for _ in range(min(rules.ticket_market, len(s.ticket_deck))):
         s.market.append(s.ticket_deck.pop(0))
@@ -184,6 +184,25 @@ def _next_setup_choice(s: State) -> None:
 
 # ---------------------------------------------------------------------------- cards
 
+def shuffle(rng: random.Random, x: list) -> None:
+    """`rng.shuffle(x)` written out for a plain `random.Random`: the same calls of `getrandbits`
+    in the same order (CPython's `shuffle` and `_randbelow_with_getrandbits`), so the same order,
+    without a Python call per card (a game shuffles about 250 cards and tickets: 1 % of a
+    4-player route-focus game; issue 9 item 18, seventh round). Any other generator shuffles
+    itself; tests/test_sim_speed.py compares the two."""
+    if type(rng) is not random.Random or random.Random._randbelow is not random.Random._randbelow_with_getrandbits:
+        rng.shuffle(x)
+        return
+    getrandbits = rng.getrandbits
+    for i in range(len(x) - 1, 0, -1):
+        n = i + 1  # pick an element of x[:n] to exchange with x[i]: getrandbits until below n
+        k = n.bit_length()
+        j = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
+        x[i], x[j] = x[j], x[i]
+
+
 def _draw(s: State):
     """Top card of the deck, reshuffling the discards into a new deck when it is empty."""
     if not s.deck:
@@ -193,7 +212,7 @@ def _draw(s: State):
         s.discard = []
         coupled = getattr(s.rules, "card_shuffle", None)
         if coupled is None:
-            s.rng.shuffle(s.deck)
+            shuffle(s.rng, s.deck)
         else:
             coupled(s, None)
     return s.deck.pop()
