@@ -712,3 +712,76 @@ def test_the_engines_shuffle_is_randoms_shuffle():
     x = [1, 2, 3]
     engine.shuffle(Fixed(0), x)
     assert x == [3, 2, 1]
+
+
+def _plain_card_draw(s, a):
+    """`engine.apply` of a card draw as it was before the seventh round: every face-up draw
+    refilled by `_refill`, every blind card by `_draw`."""
+    p, rules = s.current, s.rules
+    if a[0] == engine.FACE_UP:
+        fu, i = s.face_up, a[1]
+        c = fu[i]
+        fu[i] = engine.EMPTY
+        s.hands[p][c] += 1
+        engine._refill(s)
+        ends_turn = c == s.t.wild and rules.face_up_wild_takes_turn
+    else:
+        c = engine._draw(s)
+        s.hands[p][c] += 1
+        ends_turn = False
+    if s.phase == engine.DRAW2 or ends_turn or rules.draws_per_turn < 2:
+        engine._end_turn(s)
+    else:
+        s.phase = engine.DRAW2
+        if not engine._second_draw_possible(s):
+            engine._end_turn(s)
+
+
+_STATE_FIELDS = ("deck", "discard", "face_up", "hands", "phase", "current", "turn", "gaps", "final_turns_left")
+
+
+@pytest.mark.parametrize("board_id, variants", [("north-america", ()), ("north-america", ("relaxed-wilds",)),
+                                                ("portland", ()), ("seattle", ())])
+def test_card_draws_refilled_in_place_are_the_plain_refills(board_id, variants):
+    """`engine.apply`'s card draws (the face-up slot filled from the deck in place, the blind card
+    popped; seventh round) against the plain `_refill` and `_draw`, on positions of random games
+    stirred so that the row holds wilds, the top card is a wild, the deck is empty or a slot is
+    empty: the whole states after each draw must be equal."""
+    from mapkit.sim.legal import draw_actions
+    t, rules = setup(board_id, None, variants)
+    rng = random.Random(7)
+    found = {"face_up": 0, "blind": 0, "wipe": 0, "empty_deck": 0, "empty_slot": 0}
+    for game_seed in game_seeds([31], 6):
+        s = engine.new_game(t, rules, 3, game_seed)
+        while s.phase != engine.OVER:
+            if s.phase in (engine.TURN, engine.DRAW2) and draw_actions(s):
+                # stir the position: a wild on top of the deck, wilds in the row, no deck, an empty slot
+                k = rng.random()
+                if k < 0.15 and t.wild in s.deck:
+                    j = s.deck.index(t.wild)
+                    s.deck[j], s.deck[-1] = s.deck[-1], s.deck[j]
+                elif k < 0.25 and s.deck:
+                    s.discard.extend(s.deck)
+                    s.deck = []
+                    found["empty_deck"] += 1
+                elif k < 0.3 and len(s.face_up) > 1 and s.face_up[0] != engine.EMPTY:
+                    s.discard.append(s.face_up[0])
+                    s.face_up[0] = engine.EMPTY
+                    found["empty_slot"] += 1
+                draws = draw_actions(s)
+                if draws:
+                    a = draws[rng.randrange(len(draws))]
+                    plain = s.copy()
+                    _plain_card_draw(plain, a)
+                    wipes = s.gaps["endless_wipes"]
+                    before = list(s.face_up)
+                    engine.apply(s, a)
+                    for name in _STATE_FIELDS:
+                        assert getattr(s, name) == getattr(plain, name), (name, a, game_seed, s.turn)
+                    assert s.rng.getstate() == plain.rng.getstate()
+                    found["face_up" if a[0] == engine.FACE_UP else "blind"] += 1
+                    found["wipe"] += sum(c != engine.EMPTY and c != x for c, x in zip(s.face_up, before)) > 1 or s.gaps["endless_wipes"] > wipes
+                    continue
+            acts = Legal(s).all()
+            engine.apply(s, acts[rng.randrange(len(acts))])
+    assert all(found.values()), found

@@ -285,22 +285,31 @@ def apply(s: State, a: tuple) -> None:
         _end_turn(s)
     elif kind == FACE_UP or kind == BLIND:
         rules = s.rules
+        deck = s.deck
         if kind == FACE_UP:
             fu, i = s.face_up, a[1]
             c = fu[i]
-            fu[i] = EMPTY
             s.hands[p][c] += 1
-            _refill(s)
+            if deck and EMPTY not in fu:
+                # `_refill` of a row whose only empty slot is i, with a card in the deck: the top
+                # card fills it, then the row's wilds are checked as _refill checks them (seventh
+                # round: most face-up draws; tests/test_sim_speed.py compares it with _refill)
+                fu[i] = deck.pop()
+                if rules.wild_reset and fu.count(s.t.wild) >= rules.wild_reset:
+                    _refill(s)  # (no slot is empty: only the wipe is left to do)
+            else:
+                fu[i] = EMPTY
+                _refill(s)
             ends_turn = c == s.t.wild and rules.face_up_wild_takes_turn
         else:
-            c = _draw(s)
+            c = deck.pop() if deck else _draw(s)  # _draw reshuffles the discards into an empty deck
             s.hands[p][c] += 1
             ends_turn = False
         if s.phase == DRAW2 or ends_turn or rules.draws_per_turn < 2:
             _end_turn(s)
         else:
             s.phase = DRAW2
-            if not _second_draw_possible(s):
+            if not (s.deck or s.discard) and not _second_draw_possible(s):
                 _end_turn(s)
     elif kind == TICKETS:
         want = s.rules.draw_tickets
