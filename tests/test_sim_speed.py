@@ -785,3 +785,95 @@ def test_card_draws_refilled_in_place_are_the_plain_refills(board_id, variants):
             acts = Legal(s).all()
             engine.apply(s, acts[rng.randrange(len(acts))])
     assert all(found.values()), found
+
+
+def _longest_trail_before(edges, budget):
+    """`longest.longest_trail` as the sixth round left it (a pass for each of the component,
+    its edges, its total and its odd stations)."""
+    from mapkit.sim.longest import QUICK_BUDGET, LongestPath, _search, _tjoin_bounds, _tree_diameter
+    if not edges:
+        return LongestPath(0, 0, True)
+    adj: dict[int, list[tuple[int, int, int]]] = {}
+    for i, (u, v, w) in enumerate(edges):
+        adj.setdefault(u, []).append((i, v, w))
+        adj.setdefault(v, []).append((i, u, w))
+    best, best_bound, exact = 0, 0, True
+    seen: set[int] = set()
+    for start in adj:
+        if start in seen:
+            continue
+        # the component of start
+        comp, stack = {start}, [start]
+        while stack:
+            n = stack.pop()
+            for _, m, _ in adj[n]:
+                if m not in comp:
+                    comp.add(m)
+                    stack.append(m)
+        seen |= comp
+        comp_edges = sorted({i for n in comp for i, _, _ in adj[n]})
+        total = sum(edges[i][2] for i in comp_edges)
+        odd = [n for n in comp if len(adj[n]) % 2]
+        if len(odd) <= 2:
+            best, best_bound = max(best, total), max(best_bound, total)
+            continue
+        shortest = sorted(edges[i][2] for i in comp_edges)
+        bound = total - sum(shortest[: (len(odd) - 2) // 2])
+        if bound <= best:
+            best_bound = max(best_bound, bound)
+            continue
+        if len(comp_edges) == len(comp) - 1:
+            # a tree (most networks players build): its longest trail is its longest path, the
+            # weighted diameter, found in two passes; the search below finds the same length
+            best = max(best, _tree_diameter(adj, start))
+            best_bound = max(best_bound, bound)
+            continue
+        # a quick search settles the networks players build; dense ones get the T-join bounds
+        found, done = _search(adj, sorted(odd), bound, QUICK_BUDGET, len(edges))
+        best = max(best, found)
+        if not done:
+            upper, lower = _tjoin_bounds(edges, comp_edges, odd, total)
+            bound = min(bound, upper)
+            best = max(best, lower)
+            if best < bound:
+                found, done = _search(adj, sorted(odd), bound, budget, len(edges))
+                best = max(best, found)
+                exact = exact and done
+        best_bound = max(best_bound, bound)
+    return LongestPath(best, max(best_bound, best), exact or best == best_bound)
+
+
+def test_the_longest_trail_in_one_pass_a_component_is_the_trail_before():
+    """`longest_trail` with each component's odd stations, lengths and edge count read in the
+    pass that finds it (seventh round) against the function before: the same length, bound and
+    exactness on random forests, forests with cycles and doubles (a loop too), dense networks,
+    grids, and small search budgets."""
+    from mapkit.sim import longest
+
+    rng = random.Random(8)
+    found = {"path": 0, "tree": 0, "searched": 0}
+    cases = [(longest.grid_network(k), b) for k in (2, 3, 4) for b in (50, 10 ** 6)]
+    for case in range(900):
+        n = rng.randrange(2, 18)
+        edges = [(rng.randrange(0, i), i, rng.randrange(0, 7)) for i in range(1, n)]
+        for _ in range(rng.randrange(0, 4)):
+            if len(edges) > 1:
+                edges.pop(rng.randrange(len(edges)))
+        for _ in range(case % 4 if case % 5 else 3 * n):  # cycles, doubles, now and then a loop; dense ones
+            u, v = rng.randrange(n), rng.randrange(n)
+            if u != v or case % 7 == 0:
+                edges.append((u, v, rng.randrange(0, 7)))
+        names = rng.sample(range(100), n)
+        edges = [(names[u], names[v], w) for u, v, w in edges]
+        rng.shuffle(edges)
+        cases.append((edges, rng.choice((longest.DEFAULT_BUDGET, 30, 3))))
+    for edges, budget in cases:
+        got = longest.longest_trail(edges, budget)
+        assert got == _longest_trail_before(edges, budget), (edges, budget)
+        adj = {}
+        for u, v, w in edges:
+            adj.setdefault(u, []).append(v)
+            adj.setdefault(v, []).append(u)
+        odd = sum(len(x) % 2 for x in adj.values())
+        found["path" if odd <= 2 else "tree" if len(edges) == len(adj) - 1 else "searched"] += 1
+    assert min(found.values()) > 100, found
