@@ -877,3 +877,47 @@ def test_the_longest_trail_in_one_pass_a_component_is_the_trail_before():
         odd = sum(len(x) % 2 for x in adj.values())
         found["path" if odd <= 2 else "tree" if len(edges) == len(adj) - 1 else "searched"] += 1
     assert min(found.values()) > 100, found
+
+
+def _plain_seat_costs(t, s, seat, mates=()):
+    """`PlannerAgent._seat_costs` as it was: the rule route by route."""
+    owner = s.owner
+    out = []
+    for r in range(t.n_routes):
+        o, q = owner[r], t.route_partner[r]
+        if o == seat or o in mates:
+            out.append(0)
+        elif o != -1:
+            out.append(INF)
+        elif q >= 0 and owner[q] != -1 and (owner[q] == seat or not s.shared[r]):
+            out.append(INF)
+        else:
+            out.append(t.route_len[r])
+    return out
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_a_seats_costs_on_the_untouched_board_are_the_rule_route_by_route(players):
+    """`_seat_costs` (the route lengths, copied, while nothing is owned: seventh round) and the
+    int costs the planner searches (`_own_big`) against the rule route by route, at the start
+    and all through games, for each seat and with a teammate."""
+    t, rules = setup("north-america")
+    agent = make_agent("route-focus")
+    found = {"untouched": 0, "owned": 0}
+    for game_seed in game_seeds([41, players], 3):
+        s = engine.new_game(t, rules, players, game_seed)
+        rng = random.Random(game_seed)
+        agent.reset(0, t, players, random.Random(0))
+        while s.phase != engine.OVER:
+            for seat in range(players):
+                view = SeatView(s, seat)
+                for mates in ((), ((seat + 1) % players,)):
+                    got = agent._seat_costs(view, seat, mates)
+                    assert got == _plain_seat_costs(t, s, seat, mates) and got is not t.route_len
+                found["owned" if s.claimed else "untouched"] += 1
+            agent.reset(s.current, t, players, random.Random(0))
+            costs = agent._own_costs(SeatView(s, s.current))
+            assert agent._own_big == [BIG if c == INF else c for c in costs] and agent._own_big is not costs
+            acts = Legal(s).all()
+            engine.apply(s, acts[rng.randrange(len(acts))])
+    assert min(found.values()) > 10, found

@@ -92,8 +92,10 @@ class PlannerAgent(FusedTurn, PlannerMoves, Agent):
         """Trains each route would cost `seat` now: 0 its own (and its `mates`'), inf closed or taken."""
         owner = view.owner
         t = self.t
-        shared = view.shared_doubles
         partner, lens = t.route_partner, t.route_len
+        if owner.count(-1) == len(owner):
+            return list(lens)  # nothing owned (every seat's first look): each route costs its length
+        shared = view.shared_doubles
         costs = []
         append = costs.append
         # zip rather than indexing four tables by route: this runs at every replan
@@ -117,7 +119,7 @@ class PlannerAgent(FusedTurn, PlannerMoves, Agent):
         if own is None:
             costs = self._seat_costs(view, self.seat, self._mates(view))
             self._own = (costs, [len(view.claims_of(q)) for q in range(view.players)], claimed)
-            self._own_big = [BIG if c == INF else c for c in costs]
+            self._own_big = [BIG if c == INF else c for c in costs] if INF in costs else list(costs)
             return list(costs)
         costs, seen, at = own
         if claimed != at:
