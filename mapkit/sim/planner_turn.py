@@ -194,12 +194,31 @@ class FusedTurn:
 
         The same loop over the same face-up slots in the same order (`legal.draw_actions` lists
         the open ones, then the blind draw last), returning the same shared action tuples, which
-        the referee's `in legal` checks directly (`Legal.__contains__`); fifth round."""
+        the referee's `in legal` checks directly (`Legal.__contains__`); fifth round.
+
+        Seventh round: `need` holds the cards missing per color (each positive, as `_need`
+        returns them), so a needed color's slot scores 3 + min(need, 3), at least 4, a face-up
+        wild 2.5 at most and any other card 0: the best slot is the first one of the best needed
+        color in the row (looked up in the row, not rated slot by slot), else the first wild
+        where one scores, else the blind draw; only without a blind draw are the slots rated."""
         blind = s.deck or s.discard
         if not need and blind:
             return BLIND_DRAW
         wild = self.t.wild
         fu = s.face_up
+        top, at = 0, -1
+        for c, n in need.items():
+            if c != wild and c in fu:
+                score = 3 + (n if n < 3 else 3)
+                i = fu.index(c)
+                if score > top or (score == top and i < at):
+                    top, at = score, i
+        if at < 0 and phase != DRAW2 and wild in fu and sum(need.values()) >= 4:
+            at = fu.index(wild)  # (a first card: a wild is open)
+        if at >= 0:
+            return face_up_draws(len(fu))[at]
+        if blind:
+            return BLIND_DRAW
         face = face_up_draws(len(fu))
         closed = wild if phase == DRAW2 and s.rules.face_up_wild_takes_turn else EMPTY  # no wild second
         best, key = None, None
