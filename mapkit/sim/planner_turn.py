@@ -64,14 +64,25 @@ class FusedTurn:
             if held[0] == routes:
                 want, keep, reach = held[1], held[2], held[3]
             else:
+                # the planned routes and their doubles' other tracks, `_keep_colors` and `_reach`
+                # (double_either_color is handled above), in two passes instead of four
                 want = set(routes)
-                partner = t.route_partner
+                partner, colors, lens = t.route_partner, t.route_color, t.route_len
+                keep = {}
                 for r in routes:
                     q = partner[r]
                     if q >= 0:
                         want.add(q)
-                keep = self._keep_colors(routes)
-                reach = self._reach(view, want)
+                    c = colors[r]
+                    if c != GRAY:
+                        keep[c] = keep.get(c, 0) + lens[r]
+                shortest = {}
+                get = shortest.get
+                for r in want:
+                    c, L = colors[r], lens[r]
+                    if L < get(c, L + 1):
+                        shortest[c] = L
+                reach = tuple(shortest.items())
                 self._want = (routes, want, keep, reach)
             # _may_pay (reach is not None: double_either_color is handled above)
             wild = t.wild
@@ -157,15 +168,19 @@ class FusedTurn:
         """`wanted_colors` on the seat's hand (a list, not changed)."""
         held = self._need_of
         if held[0] != routes:  # read once per plan: each planned route's (color, length), and
-            t = self.t         # without gray routes each color's total length
-            pairs = [(t.route_color[r], t.route_len[r]) for r in routes]
-            totals = None
-            if all(c != GRAY for c, _ in pairs):
-                totals = {}
-                for c, L in pairs:
-                    totals[c] = totals.get(c, 0) + L
-                totals = tuple(totals.items())
-            held = self._need_of = (routes, pairs, totals)
+            t = self.t         # without gray routes each color's total length (one pass)
+            colors, lens = t.route_color, t.route_len
+            pairs = []
+            totals = {}
+            for r in routes:
+                c, L = colors[r], lens[r]
+                pairs.append((c, L))
+                if totals is not None:
+                    if c == GRAY:
+                        totals = None
+                    else:
+                        totals[c] = totals.get(c, 0) + L
+            held = self._need_of = (routes, pairs, None if totals is None else tuple(totals.items()))
         if held[2] is not None:
             # one color's routes taken in turn from its cards miss their total less the cards
             # (once a route takes every card, each later one misses its whole length)
