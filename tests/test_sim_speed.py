@@ -751,7 +751,7 @@ def test_card_draws_refilled_in_place_are_the_plain_refills(board_id, variants):
     t, rules = setup(board_id, None, variants)
     rng = random.Random(7)
     found = {"face_up": 0, "blind": 0, "wipe": 0, "empty_deck": 0, "empty_slot": 0}
-    for game_seed in game_seeds([31], 6):
+    for game_seed in game_seeds([31], 3):
         s = engine.new_game(t, rules, 3, game_seed)
         while s.phase != engine.OVER:
             if s.phase in (engine.TURN, engine.DRAW2) and draw_actions(s):
@@ -853,13 +853,13 @@ def test_the_longest_trail_in_one_pass_a_component_is_the_trail_before():
     rng = random.Random(8)
     found = {"path": 0, "tree": 0, "searched": 0}
     cases = [(longest.grid_network(k), b) for k in (2, 3, 4) for b in (50, 10 ** 6)]
-    for case in range(900):
-        n = rng.randrange(2, 18)
+    for case in range(600):
+        n = rng.randrange(2, 18) if case % 5 else rng.randrange(2, 9)  # dense ones small: searched
         edges = [(rng.randrange(0, i), i, rng.randrange(0, 7)) for i in range(1, n)]
         for _ in range(rng.randrange(0, 4)):
             if len(edges) > 1:
                 edges.pop(rng.randrange(len(edges)))
-        for _ in range(case % 4 if case % 5 else 3 * n):  # cycles, doubles, now and then a loop; dense ones
+        for _ in range(case % 4 if case % 5 else n):  # cycles, doubles, now and then a loop; dense ones
             u, v = rng.randrange(n), rng.randrange(n)
             if u != v or case % 7 == 0:
                 edges.append((u, v, rng.randrange(0, 7)))
@@ -876,7 +876,7 @@ def test_the_longest_trail_in_one_pass_a_component_is_the_trail_before():
             adj.setdefault(v, []).append(u)
         odd = sum(len(x) % 2 for x in adj.values())
         found["path" if odd <= 2 else "tree" if len(edges) == len(adj) - 1 else "searched"] += 1
-    assert min(found.values()) > 100, found
+    assert min(found.values()) > 80, found
 
 
 def _plain_seat_costs(t, s, seat, mates=()):
@@ -904,12 +904,12 @@ def test_a_seats_costs_on_the_untouched_board_are_the_rule_route_by_route(player
     t, rules = setup("north-america")
     agent = make_agent("route-focus")
     found = {"untouched": 0, "owned": 0}
-    for game_seed in game_seeds([41, players], 3):
+    for game_seed in game_seeds([41, players], 2):
         s = engine.new_game(t, rules, players, game_seed)
         rng = random.Random(game_seed)
         agent.reset(0, t, players, random.Random(0))
         while s.phase != engine.OVER:
-            for seat in range(players):
+            for seat in range(players) if s.turn % 3 == 0 or not s.claimed else ():
                 view = SeatView(s, seat)
                 for mates in ((), ((seat + 1) % players,)):
                     got = agent._seat_costs(view, seat, mates)
