@@ -12,7 +12,9 @@ it stays whole, its own searches read int costs (BIG for INF), and choosing tick
 ticket's search when the routes kept since touch no station that search expanded. Fourth round:
 a class that keeps the steps of `act` plays the turn in one pass (planner_turn.py). Fifth round:
 the claims since the plan's last check and since the costs' last update come from the state's
-claim log (`_plan_touched`, `_own_costs`).
+claim log (`_plan_touched`, `_own_costs`). Seventh round: the one-pass turn answers the referee's
+`second_draw` (a turn's second card without a `Legal`), and an untouched board's costs are the
+route lengths.
 """
 
 from __future__ import annotations
