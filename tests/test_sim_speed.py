@@ -12,6 +12,7 @@ from mapkit.boardfile import load_board
 from mapkit.resources import boards_dir
 from mapkit.sim import engine
 from mapkit.sim.agents import make_agent
+from mapkit.sim.basic_agents import RandomAgent
 from mapkit.sim.legal import Legal
 from mapkit.sim.paths import BIG, INF, adjacency, cheapest_path, cheapest_path_traced, route_ends, untouched_path
 from mapkit.sim.rules import rules_for_board
@@ -432,7 +433,7 @@ def test_the_planners_turn_in_one_pass_decides_as_its_steps_do(board_id, preset,
     from mapkit.sim.planner import PlannerAgent
     t, rules = setup(board_id, preset, variants)
     names = ["route-focus", "ticket-hungry"] * 2
-    turns = {"fused": 0, "draw2": 0, "claims": 0}
+    turns = {"fused": 0, "draw2": 0, "claims": 0, "second_draw": 0}
     for g, game_seed in enumerate(game_seeds([21, players], 5)):
         s = engine.new_game(t, rules, players, game_seed)
         pairs = []
@@ -446,14 +447,89 @@ def test_the_planners_turn_in_one_pass_decides_as_its_steps_do(board_id, preset,
         while s.phase != engine.OVER:
             p = s.current
             one, two = pairs[p]
+            # the second card as the referee asks for it (Agent.second_draw, no Legal): act's card
+            second = one.second_draw(views[p]) if s.phase == engine.DRAW2 else None
             a = one.act(views[p], Legal(s))
             assert PlannerAgent.act(two, views[p], Legal(s)) == a, (game_seed, s.turn)
+            assert second is None or second is a, (game_seed, s.turn, second, a)  # the shared draw tuples
+            turns["second_draw"] += second is not None
             if s.phase in (engine.TURN, engine.DRAW2):
                 turns["fused"] += 1
                 turns["draw2"] += s.phase == engine.DRAW2
                 turns["claims"] += a[0] == engine.CLAIM
             engine.apply(s, a)
     assert turns["draw2"] > 50 and turns["claims"] > 50, turns
+    assert turns["second_draw"] > 0.9 * turns["draw2"], turns
+
+
+class _SecondDrawOff:
+    """`make_agent` whose agents have no `second_draw`: the referee asks them through act."""
+
+    def __init__(self, make):
+        self.make = make
+
+    def __call__(self, name):
+        agent = self.make(name)
+        reset = agent.reset
+
+        def reset_off(*args):
+            reset(*args)
+            agent.second_draw = None
+        agent.reset = reset_off
+        return agent
+
+
+class _BrokenSecond(RandomAgent):
+    """A random player whose second card (through act and second_draw alike) is broken in turn:
+    an illegal draw, an exception, a malformed answer, or None (ask act) from second_draw."""
+
+    name = "broken-second"
+
+    def act(self, view, legal):
+        if view.phase == engine.DRAW2:
+            return self._broken(view) or legal[0]
+        return super().act(view, legal)
+
+    def _broken(self, view):
+        k = view.turn % 4
+        if k == 0:
+            return (engine.FACE_UP, 99)
+        if k == 1:
+            raise RuntimeError("broken")
+        if k == 2:
+            return "draw"
+        return None
+
+    def second_draw(self, view):
+        return self._broken(view)
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_games_with_second_draw_are_the_games_asked_through_act(monkeypatch, players):
+    """The referee's `second_draw` call (seventh round) against asking every second card through
+    `act` with a `Legal`: whole games, logs and results alike, for the planners that answer it
+    and for a broken agent (its illegal, raising and malformed answers forfeit the card as act's
+    do; None is asked through act)."""
+    from mapkit.sim import runner
+
+    t, rules = setup("north-america")
+    names = [["route-focus"] * players, ["ticket-hungry", "route-focus"] * (players // 2),
+             ["broken-second", "route-focus"] * (players // 2)]
+    real = runner.make_agent
+
+    def make(name):
+        return _BrokenSecond() if name == "broken-second" else real(name)
+
+    errors = 0
+    for agents in names:
+        for game_seed in game_seeds([23, players], 3):
+            monkeypatch.setattr(runner, "make_agent", make)
+            fast = runner.play_game(t, rules, agents, game_seed, log=True)
+            monkeypatch.setattr(runner, "make_agent", _SecondDrawOff(make))
+            plain = runner.play_game(t, rules, agents, game_seed, log=True)
+            assert fast == plain, (agents, game_seed)
+            errors += fast["gaps"].get("agent_error", 0)
+    assert errors > 10  # the broken agent's second cards were forfeited
 
 
 def test_a_playstyle_changing_a_step_keeps_the_step_by_step_turn():
@@ -466,10 +542,12 @@ def test_a_playstyle_changing_a_step_keeps_the_step_by_step_turn():
         agent = cls()
         agent.reset(0, t, 2, random.Random(0))
         assert "act" not in agent.__dict__, step
+        assert agent.second_draw is None, step  # its second cards are asked through act too
     for name in ("long-route", "one-step", "expert"):
         agent = make_agent(name)
         agent.reset(0, t, 2, random.Random(0))
         assert "act" not in agent.__dict__, name
+        assert agent.second_draw is None, name
 
 
 # ------------------------------------------------------------------ fifth round (docs/sim-speed.md)
@@ -520,7 +598,7 @@ def test_draws_checked_on_the_state_are_the_full_checks(board_id, preset, varian
     """`a in legal` of a draw (answered from the state) against `is_legal`, for the shared draw
     actions, equal copies and malformed ones, at turns, second draws and ticket choices; and the
     one-pass turn's draw read off the state (`_draw_now`) against `_draw_for` on the listed draws."""
-    from mapkit.sim.legal import draw_actions, is_legal
+    from mapkit.sim.legal import draw_actions, draw_legal, is_legal
     t, rules = setup(board_id, preset, variants)
     rng = random.Random(3)
     agent = make_agent("route-focus")
@@ -533,6 +611,7 @@ def test_draws_checked_on_the_state_are_the_full_checks(board_id, preset, varian
             for a in _draws_to_try(s):
                 ok = a in Legal(s)
                 assert ok == is_legal(s, a), (a, s.phase)
+                assert draw_legal(s, a) == ok, (a, s.phase)  # the referee's check of a second_draw
                 found["legal" if ok else "not"] += 1
             if s.phase in (engine.TURN, engine.DRAW2):
                 draws = tuple(draw_actions(s))
@@ -609,3 +688,236 @@ def test_the_longest_path_of_a_tree_is_the_searched_longest_trail():
         found["not_tree" if extra else "tree"] += 1
         found["branched"] += any(len(v) > 2 for v in adj.values())
     assert min(found.values()) > 100, found
+
+
+# ------------------------------------------------------------------ seventh round (docs/sim-speed.md)
+
+def test_the_engines_shuffle_is_randoms_shuffle():
+    """`engine.shuffle` (random.Random's shuffle written out) against `Random.shuffle`: the same
+    order and the generator left in the same state, for lists of 0-300 items on many seeds (the
+    lengths cross powers of two, where the bits drawn per pick change); a subclass of Random
+    shuffles itself."""
+    for seed in range(60):
+        for n in (0, 1, 2, 3, 7, 8, 9, 31, 32, 33, 64, 110, 127, 128, 129, 300):
+            mine, theirs = random.Random(seed * 1000 + n), random.Random(seed * 1000 + n)
+            x, y = list(range(n)), list(range(n))
+            engine.shuffle(mine, x)
+            theirs.shuffle(y)
+            assert x == y, (seed, n)
+            assert mine.getstate() == theirs.getstate(), (seed, n)
+
+    class Fixed(random.Random):
+        def shuffle(self, x):
+            x.reverse()
+    x = [1, 2, 3]
+    engine.shuffle(Fixed(0), x)
+    assert x == [3, 2, 1]
+
+
+def _plain_card_draw(s, a):
+    """`engine.apply` of a card draw as it was before the seventh round: every face-up draw
+    refilled by `_refill`, every blind card by `_draw`."""
+    p, rules = s.current, s.rules
+    if a[0] == engine.FACE_UP:
+        fu, i = s.face_up, a[1]
+        c = fu[i]
+        fu[i] = engine.EMPTY
+        s.hands[p][c] += 1
+        engine._refill(s)
+        ends_turn = c == s.t.wild and rules.face_up_wild_takes_turn
+    else:
+        c = engine._draw(s)
+        s.hands[p][c] += 1
+        ends_turn = False
+    if s.phase == engine.DRAW2 or ends_turn or rules.draws_per_turn < 2:
+        engine._end_turn(s)
+    else:
+        s.phase = engine.DRAW2
+        if not engine._second_draw_possible(s):
+            engine._end_turn(s)
+
+
+_STATE_FIELDS = ("deck", "discard", "face_up", "hands", "phase", "current", "turn", "gaps", "final_turns_left")
+
+
+@pytest.mark.parametrize("board_id, variants", [("north-america", ()), ("north-america", ("relaxed-wilds",)),
+                                                ("portland", ()), ("seattle", ())])
+def test_card_draws_refilled_in_place_are_the_plain_refills(board_id, variants):
+    """`engine.apply`'s card draws (the face-up slot filled from the deck in place, the blind card
+    popped; seventh round) against the plain `_refill` and `_draw`, on positions of random games
+    stirred so that the row holds wilds, the top card is a wild, the deck is empty or a slot is
+    empty: the whole states after each draw must be equal."""
+    from mapkit.sim.legal import draw_actions
+    t, rules = setup(board_id, None, variants)
+    rng = random.Random(7)
+    found = {"face_up": 0, "blind": 0, "wipe": 0, "empty_deck": 0, "empty_slot": 0}
+    for game_seed in game_seeds([31], 3):
+        s = engine.new_game(t, rules, 3, game_seed)
+        while s.phase != engine.OVER:
+            if s.phase in (engine.TURN, engine.DRAW2) and draw_actions(s):
+                # stir the position: a wild on top of the deck, wilds in the row, no deck, an empty slot
+                k = rng.random()
+                if k < 0.15 and t.wild in s.deck:
+                    j = s.deck.index(t.wild)
+                    s.deck[j], s.deck[-1] = s.deck[-1], s.deck[j]
+                elif k < 0.25 and s.deck:
+                    s.discard.extend(s.deck)
+                    s.deck = []
+                    found["empty_deck"] += 1
+                elif k < 0.3 and len(s.face_up) > 1 and s.face_up[0] != engine.EMPTY:
+                    s.discard.append(s.face_up[0])
+                    s.face_up[0] = engine.EMPTY
+                    found["empty_slot"] += 1
+                draws = draw_actions(s)
+                if draws:
+                    a = draws[rng.randrange(len(draws))]
+                    plain = s.copy()
+                    _plain_card_draw(plain, a)
+                    wipes = s.gaps["endless_wipes"]
+                    before = list(s.face_up)
+                    engine.apply(s, a)
+                    for name in _STATE_FIELDS:
+                        assert getattr(s, name) == getattr(plain, name), (name, a, game_seed, s.turn)
+                    assert s.rng.getstate() == plain.rng.getstate()
+                    found["face_up" if a[0] == engine.FACE_UP else "blind"] += 1
+                    found["wipe"] += sum(c != engine.EMPTY and c != x for c, x in zip(s.face_up, before)) > 1 or s.gaps["endless_wipes"] > wipes
+                    continue
+            acts = Legal(s).all()
+            engine.apply(s, acts[rng.randrange(len(acts))])
+    assert all(found.values()), found
+
+
+def _longest_trail_before(edges, budget):
+    """`longest.longest_trail` as the sixth round left it (a pass for each of the component,
+    its edges, its total and its odd stations)."""
+    from mapkit.sim.longest import QUICK_BUDGET, LongestPath, _search, _tjoin_bounds, _tree_diameter
+    if not edges:
+        return LongestPath(0, 0, True)
+    adj: dict[int, list[tuple[int, int, int]]] = {}
+    for i, (u, v, w) in enumerate(edges):
+        adj.setdefault(u, []).append((i, v, w))
+        adj.setdefault(v, []).append((i, u, w))
+    best, best_bound, exact = 0, 0, True
+    seen: set[int] = set()
+    for start in adj:
+        if start in seen:
+            continue
+        # the component of start
+        comp, stack = {start}, [start]
+        while stack:
+            n = stack.pop()
+            for _, m, _ in adj[n]:
+                if m not in comp:
+                    comp.add(m)
+                    stack.append(m)
+        seen |= comp
+        comp_edges = sorted({i for n in comp for i, _, _ in adj[n]})
+        total = sum(edges[i][2] for i in comp_edges)
+        odd = [n for n in comp if len(adj[n]) % 2]
+        if len(odd) <= 2:
+            best, best_bound = max(best, total), max(best_bound, total)
+            continue
+        shortest = sorted(edges[i][2] for i in comp_edges)
+        bound = total - sum(shortest[: (len(odd) - 2) // 2])
+        if bound <= best:
+            best_bound = max(best_bound, bound)
+            continue
+        if len(comp_edges) == len(comp) - 1:
+            # a tree (most networks players build): its longest trail is its longest path, the
+            # weighted diameter, found in two passes; the search below finds the same length
+            best = max(best, _tree_diameter(adj, start))
+            best_bound = max(best_bound, bound)
+            continue
+        # a quick search settles the networks players build; dense ones get the T-join bounds
+        found, done = _search(adj, sorted(odd), bound, QUICK_BUDGET, len(edges))
+        best = max(best, found)
+        if not done:
+            upper, lower = _tjoin_bounds(edges, comp_edges, odd, total)
+            bound = min(bound, upper)
+            best = max(best, lower)
+            if best < bound:
+                found, done = _search(adj, sorted(odd), bound, budget, len(edges))
+                best = max(best, found)
+                exact = exact and done
+        best_bound = max(best_bound, bound)
+    return LongestPath(best, max(best_bound, best), exact or best == best_bound)
+
+
+def test_the_longest_trail_in_one_pass_a_component_is_the_trail_before():
+    """`longest_trail` with each component's odd stations, lengths and edge count read in the
+    pass that finds it (seventh round) against the function before: the same length, bound and
+    exactness on random forests, forests with cycles and doubles (a loop too), dense networks,
+    grids, and small search budgets."""
+    from mapkit.sim import longest
+
+    rng = random.Random(8)
+    found = {"path": 0, "tree": 0, "searched": 0}
+    cases = [(longest.grid_network(k), b) for k in (2, 3, 4) for b in (50, 10 ** 6)]
+    for case in range(600):
+        n = rng.randrange(2, 18) if case % 5 else rng.randrange(2, 9)  # dense ones small: searched
+        edges = [(rng.randrange(0, i), i, rng.randrange(0, 7)) for i in range(1, n)]
+        for _ in range(rng.randrange(0, 4)):
+            if len(edges) > 1:
+                edges.pop(rng.randrange(len(edges)))
+        for _ in range(case % 4 if case % 5 else n):  # cycles, doubles, now and then a loop; dense ones
+            u, v = rng.randrange(n), rng.randrange(n)
+            if u != v or case % 7 == 0:
+                edges.append((u, v, rng.randrange(0, 7)))
+        names = rng.sample(range(100), n)
+        edges = [(names[u], names[v], w) for u, v, w in edges]
+        rng.shuffle(edges)
+        cases.append((edges, rng.choice((longest.DEFAULT_BUDGET, 30, 3))))
+    for edges, budget in cases:
+        got = longest.longest_trail(edges, budget)
+        assert got == _longest_trail_before(edges, budget), (edges, budget)
+        adj = {}
+        for u, v, w in edges:
+            adj.setdefault(u, []).append(v)
+            adj.setdefault(v, []).append(u)
+        odd = sum(len(x) % 2 for x in adj.values())
+        found["path" if odd <= 2 else "tree" if len(edges) == len(adj) - 1 else "searched"] += 1
+    assert min(found.values()) > 80, found
+
+
+def _plain_seat_costs(t, s, seat, mates=()):
+    """`PlannerAgent._seat_costs` as it was: the rule route by route."""
+    owner = s.owner
+    out = []
+    for r in range(t.n_routes):
+        o, q = owner[r], t.route_partner[r]
+        if o == seat or o in mates:
+            out.append(0)
+        elif o != -1:
+            out.append(INF)
+        elif q >= 0 and owner[q] != -1 and (owner[q] == seat or not s.shared[r]):
+            out.append(INF)
+        else:
+            out.append(t.route_len[r])
+    return out
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_a_seats_costs_on_the_untouched_board_are_the_rule_route_by_route(players):
+    """`_seat_costs` (the route lengths, copied, while nothing is owned: seventh round) and the
+    int costs the planner searches (`_own_big`) against the rule route by route, at the start
+    and all through games, for each seat and with a teammate."""
+    t, rules = setup("north-america")
+    agent = make_agent("route-focus")
+    found = {"untouched": 0, "owned": 0}
+    for game_seed in game_seeds([41, players], 2):
+        s = engine.new_game(t, rules, players, game_seed)
+        rng = random.Random(game_seed)
+        agent.reset(0, t, players, random.Random(0))
+        while s.phase != engine.OVER:
+            for seat in range(players) if s.turn % 3 == 0 or not s.claimed else ():
+                view = SeatView(s, seat)
+                for mates in ((), ((seat + 1) % players,)):
+                    got = agent._seat_costs(view, seat, mates)
+                    assert got == _plain_seat_costs(t, s, seat, mates) and got is not t.route_len
+                found["owned" if s.claimed else "untouched"] += 1
+            agent.reset(s.current, t, players, random.Random(0))
+            costs = agent._own_costs(SeatView(s, s.current))
+            assert agent._own_big == [BIG if c == INF else c for c in costs] and agent._own_big is not costs
+            acts = Legal(s).all()
+            engine.apply(s, acts[rng.randrange(len(acts))])
+    assert min(found.values()) > 10, found

@@ -104,7 +104,7 @@ def new_game(t: Tables, rules: RuleSet, players: int, seed: int) -> State:
     s.deck = list(t.deck)
     coupled = getattr(rules, "card_shuffle", None)   # mapkit/sim/shuffle.py: tune's paired games only
     if coupled is None:
-        s.rng.shuffle(s.deck)
+        shuffle(s.rng, s.deck)
     else:
         coupled(s, seed)
     s.discard = []
@@ -148,7 +148,7 @@ def new_game(t: Tables, rules: RuleSet, players: int, seed: int) -> State:
         pool.extend(t.ticket_decks[name])
     s.ticket_pool = tuple(pool)
     s.ticket_deck = list(range(len(pool)))
-    s.rng.shuffle(s.ticket_deck)
+    shuffle(s.rng, s.ticket_deck)
     s.market = []
     for _ in range(min(rules.ticket_market, len(s.ticket_deck))):
         s.market.append(s.ticket_deck.pop(0))
@@ -184,6 +184,25 @@ def _next_setup_choice(s: State) -> None:
 
 # ---------------------------------------------------------------------------- cards
 
+def shuffle(rng: random.Random, x: list) -> None:
+    """`rng.shuffle(x)` written out for a plain `random.Random`: the same calls of `getrandbits`
+    in the same order (CPython's `shuffle` and `_randbelow_with_getrandbits`), so the same order,
+    without a Python call per card (a game shuffles about 250 cards and tickets: 1 % of a
+    4-player route-focus game; issue 9 item 18, seventh round). Any other generator shuffles
+    itself; tests/test_sim_speed.py compares the two."""
+    if type(rng) is not random.Random or random.Random._randbelow is not random.Random._randbelow_with_getrandbits:
+        rng.shuffle(x)
+        return
+    getrandbits = rng.getrandbits
+    for i in range(len(x) - 1, 0, -1):
+        n = i + 1  # pick an element of x[:n] to exchange with x[i]: getrandbits until below n
+        k = n.bit_length()
+        j = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
+        x[i], x[j] = x[j], x[i]
+
+
 def _draw(s: State):
     """Top card of the deck, reshuffling the discards into a new deck when it is empty."""
     if not s.deck:
@@ -193,7 +212,7 @@ def _draw(s: State):
         s.discard = []
         coupled = getattr(s.rules, "card_shuffle", None)
         if coupled is None:
-            s.rng.shuffle(s.deck)
+            shuffle(s.rng, s.deck)
         else:
             coupled(s, None)
     return s.deck.pop()
@@ -266,22 +285,31 @@ def apply(s: State, a: tuple) -> None:
         _end_turn(s)
     elif kind == FACE_UP or kind == BLIND:
         rules = s.rules
+        deck = s.deck
         if kind == FACE_UP:
             fu, i = s.face_up, a[1]
             c = fu[i]
-            fu[i] = EMPTY
             s.hands[p][c] += 1
-            _refill(s)
+            if deck and EMPTY not in fu:
+                # `_refill` of a row whose only empty slot is i, with a card in the deck: the top
+                # card fills it, then the row's wilds are checked as _refill checks them (seventh
+                # round: most face-up draws; tests/test_sim_speed.py compares it with _refill)
+                fu[i] = deck.pop()
+                if rules.wild_reset and fu.count(s.t.wild) >= rules.wild_reset:
+                    _refill(s)  # (no slot is empty: only the wipe is left to do)
+            else:
+                fu[i] = EMPTY
+                _refill(s)
             ends_turn = c == s.t.wild and rules.face_up_wild_takes_turn
         else:
-            c = _draw(s)
+            c = deck.pop() if deck else _draw(s)  # _draw reshuffles the discards into an empty deck
             s.hands[p][c] += 1
             ends_turn = False
         if s.phase == DRAW2 or ends_turn or rules.draws_per_turn < 2:
             _end_turn(s)
         else:
             s.phase = DRAW2
-            if not _second_draw_possible(s):
+            if not (s.deck or s.discard) and not _second_draw_possible(s):
                 _end_turn(s)
     elif kind == TICKETS:
         want = s.rules.draw_tickets

@@ -411,6 +411,15 @@ def _draw_legal(s: State, a: tuple) -> bool:
     return c != EMPTY and not (c == s.t.wild and ph == DRAW2 and s.rules.face_up_wild_takes_turn)
 
 
+def draw_legal(s: State, a) -> bool:
+    """`is_legal(s, a)`, with the shared draw tuples (`BLIND_DRAW`, `face_up_draws`) and any other
+    face-up draw checked on the state as `Legal.__contains__` checks them: the referee's check of
+    an `Agent.second_draw` answer, made without a `Legal`."""
+    if a is _BLIND or (a.__class__ is tuple and len(a) == 2 and a[0] == FACE_UP and a[0].__class__ is int):
+        return _draw_legal(s, a)
+    return is_legal(s, a)
+
+
 def draw_actions(s: State) -> list[tuple]:
     """The card draws open now (first or second card of the turn)."""
     fu = s.face_up

@@ -47,32 +47,39 @@ def longest_trail(edges: list[tuple[int, int, int]], budget: int = DEFAULT_BUDGE
     for start in adj:
         if start in seen:
             continue
-        # the component of start
+        # the component of start, and in the same pass its odd stations, its edges' lengths (each
+        # edge is met from both ends: twice) and their count (seventh round: one pass, not four)
         comp, stack = {start}, [start]
+        odd = 0
+        twice = []
         while stack:
             n = stack.pop()
-            for _, m, _ in adj[n]:
+            links = adj[n]
+            if len(links) % 2:
+                odd += 1
+            for _, m, w in links:
+                twice.append(w)
                 if m not in comp:
                     comp.add(m)
                     stack.append(m)
         seen |= comp
-        comp_edges = sorted({i for n in comp for i, _, _ in adj[n]})
-        total = sum(edges[i][2] for i in comp_edges)
-        odd = [n for n in comp if len(adj[n]) % 2]
-        if len(odd) <= 2:
+        total = sum(twice) // 2
+        if odd <= 2:
             best, best_bound = max(best, total), max(best_bound, total)
             continue
-        shortest = sorted(edges[i][2] for i in comp_edges)
-        bound = total - sum(shortest[: (len(odd) - 2) // 2])
+        twice.sort()  # each length twice, so every other one is the lengths sorted once
+        bound = total - sum(twice[: (odd - 2) // 2 * 2: 2])
         if bound <= best:
             best_bound = max(best_bound, bound)
             continue
-        if len(comp_edges) == len(comp) - 1:
+        if len(twice) // 2 == len(comp) - 1:
             # a tree (most networks players build): its longest trail is its longest path, the
             # weighted diameter, found in two passes; the search below finds the same length
             best = max(best, _tree_diameter(adj, start))
             best_bound = max(best_bound, bound)
             continue
+        comp_edges = sorted({i for n in comp for i, _, _ in adj[n]})
+        odd = [n for n in comp if len(adj[n]) % 2]
         # a quick search settles the networks players build; dense ones get the T-join bounds
         found, done = _search(adj, sorted(odd), bound, QUICK_BUDGET, len(edges))
         best = max(best, found)

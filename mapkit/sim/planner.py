@@ -12,7 +12,9 @@ it stays whole, its own searches read int costs (BIG for INF), and choosing tick
 ticket's search when the routes kept since touch no station that search expanded. Fourth round:
 a class that keeps the steps of `act` plays the turn in one pass (planner_turn.py). Fifth round:
 the claims since the plan's last check and since the costs' last update come from the state's
-claim log (`_plan_touched`, `_own_costs`).
+claim log (`_plan_touched`, `_own_costs`). Seventh round: the one-pass turn answers the referee's
+`second_draw` (a turn's second card without a `Legal`), and an untouched board's costs are the
+route lengths.
 """
 
 from __future__ import annotations
@@ -84,6 +86,7 @@ class PlannerAgent(FusedTurn, PlannerMoves, Agent):
         # `PlannerAgent.act` stays the step-by-step turn (and the reference it is tested against)
         if fused_ok(cls, PlannerAgent):
             self.act = self._fused_act
+            self.second_draw = self._fused_second  # the referee's call for a turn's second card
 
     # ------------------------------------------------------------ planning
 
@@ -91,8 +94,10 @@ class PlannerAgent(FusedTurn, PlannerMoves, Agent):
         """Trains each route would cost `seat` now: 0 its own (and its `mates`'), inf closed or taken."""
         owner = view.owner
         t = self.t
-        shared = view.shared_doubles
         partner, lens = t.route_partner, t.route_len
+        if owner.count(-1) == len(owner):
+            return list(lens)  # nothing owned (every seat's first look): each route costs its length
+        shared = view.shared_doubles
         costs = []
         append = costs.append
         # zip rather than indexing four tables by route: this runs at every replan
@@ -116,7 +121,7 @@ class PlannerAgent(FusedTurn, PlannerMoves, Agent):
         if own is None:
             costs = self._seat_costs(view, self.seat, self._mates(view))
             self._own = (costs, [len(view.claims_of(q)) for q in range(view.players)], claimed)
-            self._own_big = [BIG if c == INF else c for c in costs]
+            self._own_big = [BIG if c == INF else c for c in costs] if INF in costs else list(costs)
             return list(costs)
         costs, seen, at = own
         if claimed != at:

@@ -64,14 +64,25 @@ class FusedTurn:
             if held[0] == routes:
                 want, keep, reach = held[1], held[2], held[3]
             else:
+                # the planned routes and their doubles' other tracks, `_keep_colors` and `_reach`
+                # (double_either_color is handled above), in two passes instead of four
                 want = set(routes)
-                partner = t.route_partner
+                partner, colors, lens = t.route_partner, t.route_color, t.route_len
+                keep = {}
                 for r in routes:
                     q = partner[r]
                     if q >= 0:
                         want.add(q)
-                keep = self._keep_colors(routes)
-                reach = self._reach(view, want)
+                    c = colors[r]
+                    if c != GRAY:
+                        keep[c] = keep.get(c, 0) + lens[r]
+                shortest = {}
+                get = shortest.get
+                for r in want:
+                    c, L = colors[r], lens[r]
+                    if L < get(c, L + 1):
+                        shortest[c] = L
+                reach = tuple(shortest.items())
                 self._want = (routes, want, keep, reach)
             # _may_pay (reach is not None: double_either_color is handled above)
             wild = t.wild
@@ -130,6 +141,17 @@ class FusedTurn:
         draw = self._draw_now(s, self._need(s.hands[seat], routes), phase)
         return draw if draw is not None else self.draw(view, legal, {})
 
+    def _fused_second(self, view):
+        """`Agent.second_draw`: `_fused_act`'s second card of a draw turn without a `Legal`, when
+        the plan stands as checked for the turn's first card (nothing is claimed or kept between a
+        turn's two cards, so `_fused_act` would take it as it is); None, to be asked through
+        `act`, otherwise or when no draw is open (`_draw_now` None: act's `draw` decides)."""
+        s = view._s
+        seat = self.seat
+        if self._plan_key != len(s.tickets[seat]) or self._plan_claimed != s.claimed:
+            return None
+        return self._draw_now(s, self._need(s.hands[seat], self._plan[0]), DRAW2)
+
     def act_steps(self, view, legal, routes, cost):
         """The rest of `PlannerAgent.act`'s turn with a plan, step by step (open tickets, transit)."""
         claim = self.plan_claim(view, legal, routes)
@@ -146,15 +168,19 @@ class FusedTurn:
         """`wanted_colors` on the seat's hand (a list, not changed)."""
         held = self._need_of
         if held[0] != routes:  # read once per plan: each planned route's (color, length), and
-            t = self.t         # without gray routes each color's total length
-            pairs = [(t.route_color[r], t.route_len[r]) for r in routes]
-            totals = None
-            if all(c != GRAY for c, _ in pairs):
-                totals = {}
-                for c, L in pairs:
-                    totals[c] = totals.get(c, 0) + L
-                totals = tuple(totals.items())
-            held = self._need_of = (routes, pairs, totals)
+            t = self.t         # without gray routes each color's total length (one pass)
+            colors, lens = t.route_color, t.route_len
+            pairs = []
+            totals = {}
+            for r in routes:
+                c, L = colors[r], lens[r]
+                pairs.append((c, L))
+                if totals is not None:
+                    if c == GRAY:
+                        totals = None
+                    else:
+                        totals[c] = totals.get(c, 0) + L
+            held = self._need_of = (routes, pairs, None if totals is None else tuple(totals.items()))
         if held[2] is not None:
             # one color's routes taken in turn from its cards miss their total less the cards
             # (once a route takes every card, each later one misses its whole length)
@@ -183,12 +209,31 @@ class FusedTurn:
 
         The same loop over the same face-up slots in the same order (`legal.draw_actions` lists
         the open ones, then the blind draw last), returning the same shared action tuples, which
-        the referee's `in legal` checks directly (`Legal.__contains__`); fifth round."""
+        the referee's `in legal` checks directly (`Legal.__contains__`); fifth round.
+
+        Seventh round: `need` holds the cards missing per color (each positive, as `_need`
+        returns them), so a needed color's slot scores 3 + min(need, 3), at least 4, a face-up
+        wild 2.5 at most and any other card 0: the best slot is the first one of the best needed
+        color in the row (looked up in the row, not rated slot by slot), else the first wild
+        where one scores, else the blind draw; only without a blind draw are the slots rated."""
         blind = s.deck or s.discard
         if not need and blind:
             return BLIND_DRAW
         wild = self.t.wild
         fu = s.face_up
+        top, at = 0, -1
+        for c, n in need.items():
+            if c != wild and c in fu:
+                score = 3 + (n if n < 3 else 3)
+                i = fu.index(c)
+                if score > top or (score == top and i < at):
+                    top, at = score, i
+        if at < 0 and phase != DRAW2 and wild in fu and sum(need.values()) >= 4:
+            at = fu.index(wild)  # (a first card: a wild is open)
+        if at >= 0:
+            return face_up_draws(len(fu))[at]
+        if blind:
+            return BLIND_DRAW
         face = face_up_draws(len(fu))
         closed = wild if phase == DRAW2 and s.rules.face_up_wild_takes_turn else EMPTY  # no wild second
         best, key = None, None

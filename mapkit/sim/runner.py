@@ -22,7 +22,7 @@ import random
 import numpy as np
 
 from mapkit.sim import engine
-from mapkit.sim.legal import Legal
+from mapkit.sim.legal import Legal, draw_legal
 from mapkit.sim.agents import make_agent
 from mapkit.sim.rules import RuleSet
 from mapkit.sim.scoring import final_scores, winners
@@ -62,15 +62,37 @@ def play_game(t: Tables, rules: RuleSet, agent_names: list[str], seed: int, log:
         agent.reset(seat, t, players, random.Random(agent_rng.getrandbits(64)))
         agents.append(agent)
     views = [SeatView(s, p) for p in range(players)]
+    seconds = [getattr(agent, "second_draw", None) for agent in agents]  # Agent.second_draw: most have none
     actions = [] if log else None
     errors = 0
     final = {"turns": 0, "scoring_legal": 0, "draws_while_scoring_legal": 0}
     offers: dict[int, list[int]] = {}
     claim_log = []  # (route, wilds) of every claim, in play order
-    OVER, TURN, KEEP, CLAIM, apply = engine.OVER, engine.TURN, engine.KEEP, engine.CLAIM, engine.apply  # the loop's names
+    OVER, TURN, DRAW2, KEEP, CLAIM, apply = engine.OVER, engine.TURN, engine.DRAW2, engine.KEEP, engine.CLAIM, engine.apply  # the loop's names
     while s.phase != OVER:
-        legal = Legal(s)
         p = s.current
+        if s.phase == DRAW2 and seconds[p] is not None:
+            # the second card of a draw turn from the agent's `second_draw`, checked on the state:
+            # the same action `act` would return, checked as `in legal` checks it (draw_legal)
+            try:
+                a = seconds[p](views[p])
+                ok = a is None or draw_legal(s, a)
+            except Exception:  # a broken agent must not stop the game
+                a, ok = False, False
+            if a is not None:
+                if ok:
+                    if log:
+                        actions.append(list(a))
+                    apply(s, a)
+                else:  # what the act path does with a broken second card: the turn ends
+                    errors += 1
+                    s.gaps["agent_error"] += 1
+                    engine._end_turn(s)
+                    if log:
+                        actions.append(["end"])
+                continue
+            # None: the agent asks to be asked through act
+        legal = Legal(s)
         # a turn started in the final round is that seat's last: note whether it could score
         last_turn = s.phase == TURN and s.final_turns_left is not None
         if last_turn:
