@@ -455,7 +455,11 @@ class ExpertAgent(EndgameMixin, TicketDrawMixin, ScarceColorMixin, BlockMixin, P
 
         # last turns: score what the hand can, never end drawing with a full hand
         if turns <= self.cash_out_turns:
-            claim = self._best_scoring_claim(view, legal, tickets)
+            if self.endgame_bonus and view.final_round:
+                # the last turn, with the longest-path bonus it can take (expert_endgame.py)
+                claim = self._final_claim(view, legal, tickets)
+            else:
+                claim = self._best_scoring_claim(view, legal, tickets)
             if claim is not None:
                 return claim
             station = self.transit_move(view, legal)
