@@ -40,16 +40,21 @@ class EndgameMixin:
     # search the last two turns exactly when the next turn is surely the last. False: the play
     # before (fifth round)
     endgame_search = True
-    # "surely": an opponent holds at most end trigger + this many trains (measured, seed 23:
-    # 1 / 2 / 3 gave 128.6 / 129.2 / 129.4 winner points, 37.14 / 37.07 / 37.07 turns a seat)
+    # "surely": an opponent holds at most end trigger + this many trains (measured, seed 23, 200
+    # games, docs/expert.md fifth round: 3 gave 129.35 winner points against 129.16, within the
+    # noise; 1 lost 1.5 points in the first version)
     endgame_margin = 2
-    # ... and this seat more than end trigger + this many (None: whatever it holds; 1: 129.4
-    # winner points but 37.29 turns a seat, as two low seats wait for each other)
+    # ... and this seat more than end trigger + this many (None: whatever it holds, 129.61 winner
+    # points but 37.56 turns a seat against 37.07, as two low seats each wait for the other to end
+    # the game; 1: 129.43 and 37.29 turns; 3: 128.92, 37.06)
     endgame_self_margin = 2
     # a face-up wild in the search while a blind draw is legal: False keeps the expert's habit
-    # (expert.py's `draw`); True was 129.4 winner points against 129.2 (seed 23, within noise)
+    # (expert.py's `draw`, tests/test_expert.py); True: 129.42 winner points (seed 23, within
+    # the noise)
     endgame_face_up_wild = False
-    # the last turn (final round) counts the longest-path bonus a claim takes
+    # the last turn (final round) counts the longest-path bonus a claim takes: a transfer between
+    # seats in self-play (winner 129.22, the seats' bonus 2.74 -> 3.12, their route points
+    # 64.3 -> 64.0), so off; for play against other agents (not measured)
     endgame_bonus = False
 
     # ------------------------------------------------------------ the pieces
