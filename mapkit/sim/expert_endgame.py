@@ -92,10 +92,12 @@ class EndgameMixin:
         (c = wild: gray routes, paid by the color held best). `cands` are (route, length, color),
         `vals` their claim values; `skip` (and its other track) is left out. With `base` (tables
         of other values and without the skip), only the rows of skip's colors and of `keys` are
-        built again."""
+        built again. Without `base`, also sets `_end_users`: the routes a row's best values come
+        from (leaving any other route out changes no row)."""
         wild = self.t.wild
         partner = self.t.route_partner
         rebuild = None
+        setter = None
         if base is not None:
             colors = self.t.route_color
             keys = rebuild = set(keys) | {wild if colors[x] == GRAY else colors[x] for x in (skip, partner[skip]) if x >= 0}
@@ -104,6 +106,7 @@ class EndgameMixin:
                 best.pop(k, None)
         else:
             best = {}
+            setter = {}
         for r, L, c in cands:
             if L > trains or (skip >= 0 and (r == skip or partner[r] == skip)):
                 continue
@@ -114,13 +117,23 @@ class EndgameMixin:
             row = best.get(key)
             if row is None:
                 row = best[key] = [0.0] * (trains + 1)
+                if setter is not None:
+                    setter[key] = [-1] * (trains + 1)
             if v > row[L]:
                 row[L] = v
+                if setter is not None:
+                    setter[key][L] = r
+        users = set()
         for k, row in best.items():
             if rebuild is None or k in rebuild:
+                by = setter[k] if setter is not None else None
                 for n in range(1, trains + 1):
-                    if row[n - 1] > row[n]:
+                    if row[n - 1] >= row[n]:
                         row[n] = row[n - 1]
+                    elif by is not None:
+                        users.add(by[n])
+        if setter is not None:
+            self._end_users = users
         return best
 
     def _last_value(self, hand, best, trains) -> float:
@@ -174,7 +187,8 @@ class EndgameMixin:
         ends = self._ticket_ends(comp, tickets)
         vals = {r: self._claim_value(r, comp, tickets, factor, ends) for r, _, _ in cands}
         base = self._last_tables(cands, vals, trains)
-        ra, rb, colors = t.route_a, t.route_b, t.route_color
+        users = self._end_users
+        ra, rb, partner = t.route_a, t.route_b, t.route_partner
         by_route = {}
         for a in legal.claims():
             by_route.setdefault(a[1], []).append(a)
@@ -198,10 +212,18 @@ class EndgameMixin:
                                 after[x] = nv
                                 changed.add(wild if cx == GRAY else cx)
                     tables = self._last_tables(cands, after, trains, skip=r, base=base, keys=changed)
-                else:
+                elif r in users or partner[r] in users:
                     tables = self._last_tables(cands, vals, trains, skip=r, base=base)
+                else:
+                    tables = base  # r gives no row its best value: leaving it out changes nothing
+            fewest = {}
             for a in acts:
                 c, w = a[2], a[3]
+                # a payment with more wilds than an earlier one of the same color leaves a hand
+                # the earlier one's rest dominates (a wild pays whatever a card pays)
+                if fewest.get(c, w + 1) <= w:
+                    continue
+                fewest[c] = w
                 total = v
                 if tables:
                     rest = list(hand)
