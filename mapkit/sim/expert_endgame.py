@@ -252,6 +252,7 @@ class EndgameMixin:
                     h[c] -= 1
                 return e
 
+            by_color = {}  # two slots of one color are the same draw
             for a in draws:
                 if a[0] == BLIND:
                     # two blind cards: each unordered pair once
@@ -268,6 +269,8 @@ class EndgameMixin:
                     c = fu[a[1]]
                     if c == wild and blind_ok and not self.endgame_face_up_wild:
                         continue
+                    if c in by_color:
+                        continue  # worth what the first slot of its color is: not more
                     hand[c] += 1
                     if c == wild:
                         e = self._last_value(hand, tables, trains)  # a face-up wild ends the turn
@@ -277,13 +280,16 @@ class EndgameMixin:
                         # changes after it)
                         first = 1e-3 * self._last_value(hand, tables, trains)
                         e = after_one(hand)
-                        for j, c2 in enumerate(fu):
-                            if j != a[1] and c2 >= 0 and c2 != wild:
+                        rest = list(fu)
+                        rest.pop(a[1])
+                        for c2 in set(rest):
+                            if c2 >= 0 and c2 != wild:
                                 hand[c2] += 1
                                 e = max(e, self._last_value(hand, tables, trains))
                                 hand[c2] -= 1
                         e += first
                     hand[c] -= 1
+                    by_color[c] = e
                 else:
                     continue
                 if e > best_v + 1e-9:
