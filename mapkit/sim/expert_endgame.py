@@ -54,7 +54,8 @@ class EndgameMixin:
     endgame_face_up_wild = False
     # the last turn (final round) counts the longest-path bonus a claim takes: a transfer between
     # seats in self-play (winner 129.22, the seats' bonus 2.74 -> 3.12, their route points
-    # 64.3 -> 64.0), so off; for play against other agents (not measured)
+    # 64.3 -> 64.0), so off; against route-focus at two players 68.1 % against 67.0 % (seed 41,
+    # 500 games an order: within the noise)
     endgame_bonus = False
 
     # ------------------------------------------------------------ the pieces
