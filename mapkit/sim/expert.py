@@ -41,6 +41,7 @@ import math
 
 from mapkit.sim.agents import INF, PlannerAgent, cheapest_path
 from mapkit.sim.expert_block import BlockMixin
+from mapkit.sim.expert_endgame import EndgameMixin
 from mapkit.sim.expert_tickets import TicketDrawMixin
 from mapkit.sim.expert_wilds import ScarceColorMixin
 from mapkit.sim.engine import BLIND, DRAW2, FACE_UP, KEEP_PHASE, SETUP
@@ -56,7 +57,7 @@ CLAIM_TURN = 3.0
 POINTS_WEIGHT = 0.25
 
 
-class ExpertAgent(TicketDrawMixin, ScarceColorMixin, BlockMixin, PlannerAgent):
+class ExpertAgent(EndgameMixin, TicketDrawMixin, ScarceColorMixin, BlockMixin, PlannerAgent):
     name = "expert"
     # tuned on north-america self-play and against route-focus (see the module docstring)
     p_offset, p_scale = -2.0, 5.0    # completion chance: logistic in the slack (turns and trains)
@@ -441,6 +442,11 @@ class ExpertAgent(TicketDrawMixin, ScarceColorMixin, BlockMixin, PlannerAgent):
         trains = view.trains[seat]
         routes, need = self.plan(view)
         tickets = view.tickets
+        if self.endgame_search and self._next_is_last(view):
+            # the next turn is the last: this one and that one searched exactly (expert_endgame.py)
+            a = self._last_second_card(view, legal) if phase == DRAW2 else self._last_two(view, legal)[0]
+            if a is not None:
+                return a
         if phase == DRAW2:
             return self.draw(view, legal, self.wanted_colors(view, routes) or self._spare_need(view))
         turns = self.turns_left(view)
@@ -449,7 +455,11 @@ class ExpertAgent(TicketDrawMixin, ScarceColorMixin, BlockMixin, PlannerAgent):
 
         # last turns: score what the hand can, never end drawing with a full hand
         if turns <= self.cash_out_turns:
-            claim = self._best_scoring_claim(view, legal, tickets)
+            if self.endgame_bonus and view.final_round:
+                # the last turn, with the longest-path bonus it can take (expert_endgame.py)
+                claim = self._final_claim(view, legal, tickets)
+            else:
+                claim = self._best_scoring_claim(view, legal, tickets)
             if claim is not None:
                 return claim
             station = self.transit_move(view, legal)
