@@ -41,6 +41,7 @@ import math
 
 from mapkit.sim.agents import INF, PlannerAgent, cheapest_path
 from mapkit.sim.expert_block import BlockMixin
+from mapkit.sim.expert_chance import TicketChanceMixin
 from mapkit.sim.expert_tickets import TicketDrawMixin
 from mapkit.sim.expert_wilds import ScarceColorMixin
 from mapkit.sim.engine import BLIND, DRAW2, FACE_UP, KEEP_PHASE, SETUP
@@ -56,7 +57,7 @@ CLAIM_TURN = 3.0
 POINTS_WEIGHT = 0.25
 
 
-class ExpertAgent(TicketDrawMixin, ScarceColorMixin, BlockMixin, PlannerAgent):
+class ExpertAgent(TicketChanceMixin, TicketDrawMixin, ScarceColorMixin, BlockMixin, PlannerAgent):
     name = "expert"
     # tuned on north-america self-play and against route-focus (see the module docstring)
     p_offset, p_scale = -2.0, 5.0    # completion chance: logistic in the slack (turns and trains)
@@ -261,17 +262,22 @@ class ExpertAgent(TicketDrawMixin, ScarceColorMixin, BlockMixin, PlannerAgent):
             mask = a[1]
             kept = [offer[i] for i in range(len(offer)) if mask >> i & 1]
             tickets = held + tuple(kept)
-            routes, need, given_up = self.plan_for(view, tickets, costs, budget)
-            plans[mask] = (need, len(given_up))
-            p = self._completion(need, trains, turns)
-            value = 0.0
-            for k in tickets:
-                if view.connected(k[0], k[1]):
-                    value += k[2]  # already complete: its points are certain
-                elif k in given_up:
-                    value -= factor * k[2]
-                else:
-                    value += k[2] * p - factor * k[2] * (1 - p)
+            if self.ticket_chance:
+                # a chance per ticket (expert_chance.py), not the plan's one curve
+                value, routes, need, given_up = self.keep_value_by_ticket(view, tickets, costs, budget, trains, turns)
+                plans[mask] = (need, len(given_up))
+            else:
+                routes, need, given_up = self.plan_for(view, tickets, costs, budget)
+                plans[mask] = (need, len(given_up))
+                p = self._completion(need, trains, turns)
+                value = 0.0
+                for k in tickets:
+                    if view.connected(k[0], k[1]):
+                        value += k[2]  # already complete: its points are certain
+                    elif k in given_up:
+                        value -= factor * k[2]
+                    else:
+                        value += k[2] * p - factor * k[2] * (1 - p)
             # route points of the plan's trains are points the seat would score anyway; a long
             # plan leaves fewer trains for freely chosen long routes: a small premium on slack
             value += self.slack_value * (trains - need)

@@ -69,11 +69,13 @@ class TicketDrawMixin:
         conn = self._connections(view, trains, unseen)
         factor = -view.rules.failed_ticket_factor  # 1 standard, 0 family
         values = []
+        # the chance per ticket (expert_chance.py) when the agent keeps by it, else the plan's curve
+        chance = self.draw_chance(view, trains, turns) if self.draw_chance_on else None
         for (_, _, pts, *_), c in zip(unseen, conn):
             if c > trains:
                 values.append(-factor * pts)  # more trains than the seat has: it would fail
                 continue
-            p = self._completion(c, trains, turns)
+            p = chance(c, pts) if chance else self._completion(c, trains, turns)
             values.append(pts * p - factor * pts * (1 - p))
         values.sort(reverse=True)
         total = k / n * sum(v for v in values if v > 0)
