@@ -145,11 +145,10 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     from pathlib import Path
 
-    from mapkit.errors import UsageError
+    from mapkit.cli import load_or_exit
     from mapkit.sim.rules import rules_for_board
     from mapkit.sim.runner import game_seeds
     from mapkit.sim.tables import build_tables
-    from mapkit.validate import load_valid_board
 
     try:
         counts = [int(x) for x in args.players.split(",")]
@@ -160,10 +159,9 @@ def main(argv=None) -> int:
         print("error: --games must be at least 1 and --random-share in (0, 1]", file=sys.stderr)
         return 2
     try:
-        board = load_valid_board(Path(args.board))
-    except (UsageError, OSError, ValueError) as e:
-        print(f"error: {args.board}: {e}", file=sys.stderr)
-        return 1
+        board = load_or_exit(Path(args.board))  # prints the board's problems, exits 1
+    except SystemExit as e:
+        return int(e.code)
     t, rules = build_tables(board), rules_for_board(board)
     rows = []
     for n in counts:

@@ -32,6 +32,7 @@ class TicketDrawMixin:
 
     draw_ev_min = -3.0     # draw tickets after the plan while a draw is worth this many points
                            # (None: the old rule, more_tickets_trains and _turns, at any player count)
+    draw_train_cost = 0.0  # points a train of a drawn ticket's connection costs (expert_chance.py)
     draw_ev_trains = 6     # ... and only with this many trains (measured: 12 gave 0.2 tickets less)
 
     def _reset_tickets(self) -> None:
@@ -76,7 +77,7 @@ class TicketDrawMixin:
                 values.append(-factor * pts)  # more trains than the seat has: it would fail
                 continue
             p = chance(c, pts) if chance else self._completion(c, trains, turns)
-            values.append(pts * p - factor * pts * (1 - p))
+            values.append(pts * p - factor * pts * (1 - p) - self.draw_train_cost * c)
         values.sort(reverse=True)
         total = k / n * sum(v for v in values if v > 0)
         if view.rules.keep_on_draw >= 1:
