@@ -13,14 +13,18 @@ its own. This module estimates each ticket's chance from what is known when it i
 - `hclock`: the turns left by the hands as well (each seat's trains past the end trigger, a
   claim turn per 3 of them and a draw turn per 2 cards it still lacks), less the long clock's:
   the end comes sooner than the long clock says when a seat holds the cards for its trains,
-- `detour`: the trains a second connection costs over the first (with the first's routes taken
-  away; capped at 10): a ticket with an alternative survives a blocked route,
+- `detour`: the planning weight of a second connection over the first's (with the first's
+  routes taken away; capped at 10): whether a ticket has an alternative to a blocked route,
 - `contest`: opponent routes touching the stations of its connection, per route of it.
 
 p = 1 / (1 + exp(−(c · features))). The coefficients below were fitted by
 mapkit/sim/expert_chance_fit.py on games where the kept tickets were chosen at random among the
 legal keeps (not by the agent: its own keeps are the ones it expected to complete, the bias that
 made the old curve pessimistic); `python -m mapkit.sim.expert_chance_fit --help` refits them.
+
+A better chance alone made worse keeps (docs/expert.md, fifth round): the keep's value counts a
+ticket's points and its failure, not the turns its connection takes, for which the old curve's
+pessimism had stood in. So the keep charges `keep_train_cost` points a planned train as well.
 """
 
 from __future__ import annotations
@@ -30,11 +34,12 @@ import math
 from mapkit.sim.paths import INF
 
 FEATURES = ("bias", "slack", "inc", "points", "seats", "hclock", "detour", "contest")
-# fitted by mapkit/sim/expert_chance_fit.py (see its docstring for the command)
-COEF = (2.2714, 0.1389, -0.0655, -0.048, 0.2472, 0.14, -0.0407, -0.3796)
+# fitted by mapkit/sim/expert_chance_fit.py on north-america (600 four-, 500 two- and 300
+# three-player games, seed 100: 9,092 tickets kept at random, 73 % completed)
+COEF = (2.3144, 0.1373, -0.0652, -0.05, 0.2392, 0.136, -0.0411, -0.3836)
 # the same fit without detour and contest (0): the ticket draw values every unseen ticket on
 # every turn after the plan, where a second path search each would cost a quarter of the speed
-COEF_DRAW = (1.8984, 0.1539, -0.0396, -0.0564, 0.0911, 0.1869, 0.0, 0.0)
+COEF_DRAW = (1.939, 0.1524, -0.0392, -0.0583, 0.0804, 0.1824, 0.0, 0.0)
 DETOUR_CAP = 10
 DRAW_DROPS = ("detour", "contest")  # the features COEF_DRAW leaves out
 
@@ -70,10 +75,17 @@ def chance(x, coef=COEF, shift=0.0) -> float:
 class TicketChanceMixin:
     """Mixed into ExpertAgent: keeps valued by a completion chance per ticket (`ticket_chance`)."""
 
-    ticket_chance = True   # False: every kept ticket valued by the plan's one curve (the play before)
-    chance_shift = 0.0     # log-odds added to the fitted chance when keeping and drawing
-    keep_train_cost = 0.5  # points a train of the plan costs in the keep (the turns it takes)
-    draw_chance_on = False # the ticket draw values the unseen tickets by it too (False: by the curve)
+    # False: every kept ticket valued by the plan's one curve (the play before). Measured with the
+    # train cost below (docs/expert.md, fifth round): +1.2 / +3.5 winner points, 0.35 turns a seat
+    # shorter, the same tickets held (4-player self-play, seeds 23 / 29)
+    ticket_chance = True
+    # points a train of the plan costs in the keep (the turns it takes); 0.5 best of 0-1.5
+    # (without it the fitted chance keeps more and worse: 4 winner points lost)
+    keep_train_cost = 0.5
+    chance_shift = 0.0     # log-odds added to the fitted chance (measured: −0.5 to −2 lost)
+    # the ticket draw values the unseen tickets by the fitted chance too (COEF_DRAW) instead of
+    # the curve: +0.45 tickets held but −1.2 winner points at every threshold tried, so off
+    draw_chance_on = False
 
     def plan_detail(self, view, tickets, costs, budget=INF):
         """`plan_for` (the better of two ticket orders), and for each ticket planned its

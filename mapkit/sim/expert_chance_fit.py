@@ -1,6 +1,8 @@
 """Refit the expert's completion chance per ticket (mapkit/sim/expert_chance.py, COEF).
 
-    python -m mapkit.sim.expert_chance_fit boards/north-america.json --games 300 --players 2,3,4 --seed 0
+    python -m mapkit.sim.expert_chance_fit boards/north-america.json --players 4,2,3 --games 600,500,300 --seed 100
+
+(the fit shipped in expert_chance.COEF; a few minutes of one core, see docs/expert.md, fifth round)
 
 plays expert self-play in which each keep (at setup and after a ticket draw) is, with chance
 `--random-share`, a legal keep chosen at random instead of the agent's own, records the features
@@ -9,8 +11,9 @@ completed it when the game ended, and fits a logistic regression to those record
 likelihood, scipy.optimize, a small ridge on the coefficients but the bias). Only the random keeps
 are recorded: the agent's own keeps are the tickets it expected to complete, so fitting on them
 makes long and risky tickets look better or worse than they are depending on what it chose (the
-survivor bias of the curve before, docs/expert.md). The other keeps are the agent's own so the
-games look like its real games. It prints the coefficients to paste into expert_chance.COEF, and
+survivor bias of the curve before, docs/expert.md). The other keeps are the agent's own (by the
+plan's one curve, `ticket_chance = False`, so a refit does not depend on the fit it replaces), so
+the games look like its real games. It prints the coefficients to paste into expert_chance.COEF, and
 the log-loss of the fit and of the plan's one curve on the same records.
 """
 
@@ -37,6 +40,8 @@ class CollectAgent(ExpertAgent):
 
     name = "expert-collect"
     random_share = 0.5
+    # its own keeps by the plan's one curve, so a refit does not depend on the fit it replaces
+    ticket_chance = False
 
     def reset(self, seat, tables, players, rng):
         super().reset(seat, tables, players, rng)
@@ -137,7 +142,7 @@ def curve_loss(rows) -> float:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m mapkit.sim.expert_chance_fit", description=__doc__.split("\n\n")[0])
     ap.add_argument("board", help="board file (boards/north-america.json)")
-    ap.add_argument("--games", type=int, default=300, help="games per player count (default 300)")
+    ap.add_argument("--games", default="300", help="games per player count, or one number per count of --players (default 300)")
     ap.add_argument("--players", default="2,3,4", help="player counts, comma-separated (default 2,3,4)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--random-share", type=float, default=0.5, help="share of keeps chosen at random (default 0.5)")
@@ -155,8 +160,15 @@ def main(argv=None) -> int:
     except ValueError:
         print(f"error: --players {args.players!r}: give player counts like 2,3,4", file=sys.stderr)
         return 2
-    if args.games < 1 or not 0 < args.random_share <= 1:
-        print("error: --games must be at least 1 and --random-share in (0, 1]", file=sys.stderr)
+    try:
+        games = [int(x) for x in args.games.split(",")]
+    except ValueError:
+        games = []
+    if len(games) == 1:
+        games *= len(counts)
+    if len(games) != len(counts) or min(games) < 1 or not 0 < args.random_share <= 1:
+        print(f"error: --games {args.games!r}: give a number of games of at least 1 (or one per player count) "
+              "and --random-share in (0, 1]", file=sys.stderr)
         return 2
     try:
         board = load_or_exit(Path(args.board))  # prints the board's problems, exits 1
@@ -168,7 +180,8 @@ def main(argv=None) -> int:
         if not rules.min_players <= n <= rules.max_players:
             print(f"error: --players {n}: the board plays {rules.min_players}-{rules.max_players}", file=sys.stderr)
             return 2
-        rows += collect(t, rules, n, game_seeds([args.seed, n], args.games), args.random_share)
+    for n, g in zip(counts, games):
+        rows += collect(t, rules, n, game_seeds([args.seed, n], g), args.random_share)
     try:
         coef, ll = fit(rows)
     except ValueError as e:
