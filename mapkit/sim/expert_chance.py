@@ -130,6 +130,21 @@ class TicketChanceMixin:
         inc = sum(lens[r] for r in routes)
         slack = min(turns - need, trains - need - 3)
         hclock = hturns - turns
+        detour, contest = self._around(view, ticket, routes, costs)
+        return (slack, inc, ticket[2], self.players - 2, hclock, detour, contest)
+
+    def _around(self, view, ticket, routes, costs) -> tuple:
+        """(detour, contest) of `ticket` planned over `routes`. Kept for the turn: the keeps of
+        one offer plan the same ticket over the same routes again and again (half the cost of
+        valuing them by ticket was these searches)."""
+        key = (view.turn, view.claimed, ticket, tuple(routes))
+        memo = self._around_memo
+        if memo is None or memo[0] != key[:2]:
+            memo = self._around_memo = (key[:2], {})
+        got = memo[1].get(key)
+        if got is not None:
+            return got
+        t = self.t
         detour = 0.0
         contest = 0.0
         if routes:
@@ -148,7 +163,8 @@ class TicketChanceMixin:
                     if o != -1 and o != seat:
                         n += 1
             contest = n / len(routes)
-        return (slack, inc, ticket[2], self.players - 2, hclock, detour, contest)
+        memo[1][key] = (detour, contest)
+        return detour, contest
 
     def draw_chance(self, view, trains, turns):
         """For the ticket draw (expert_tickets.py): a function (trains its connection takes,

@@ -40,6 +40,7 @@ class TicketDrawMixin:
         self._pool_cache = None
         self._seen_tickets = set()
         self._conn_key = self._conn = None
+        self._around_memo = None  # expert_chance.py's detour and contest of the turn
 
     def _pool(self, view) -> tuple:
         """The game's ticket pool (every deck the rules play), kept for the game."""
