@@ -14,7 +14,8 @@ its own. This module estimates each ticket's chance from what is known when it i
   claim turn per 3 of them and a draw turn per 2 cards it still lacks), less the long clock's:
   the end comes sooner than the long clock says when a seat holds the cards for its trains,
 - `detour`: the planning weight of a second connection over the first's (with the first's
-  routes taken away; capped at 10): whether a ticket has an alternative to a blocked route,
+  routes taken away; capped at 10): whether a ticket has an alternative to a blocked route
+  (read only with `chance_detour = True`: it hardly improves the fit and costs a path search),
 - `contest`: opponent routes touching the stations of its connection, per route of it.
 
 p = 1 / (1 + exp(−(c · features))). The coefficients below were fitted by
@@ -85,7 +86,7 @@ class TicketChanceMixin:
     # points a train of the plan costs in the keep (the turns it takes); 0.5 best of 0-1.5
     # (without it the fitted chance keeps more and worse: 4 winner points lost)
     keep_train_cost = 0.5
-    chance_detour = True   # False: no second path search a ticket, COEF_NO_DETOUR
+    chance_detour = False  # True: a second path search a ticket for `detour`, COEF (slower, no better)
     chance_shift = 0.0     # log-odds added to the fitted chance (measured: −0.5 to −2 lost)
     # the ticket draw values the unseen tickets by the fitted chance too (COEF_DRAW) instead of
     # the curve: +0.45 tickets held but −1.2 winner points at every threshold tried, so off
