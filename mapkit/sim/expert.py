@@ -13,7 +13,10 @@ It sees only its SeatView. What it does, and why:
 - estimates the turns left from the seat with the fewest trains and its pace, and keeps tickets by
   expected value: points × completion chance − points × failure chance, the chance a logistic
   curve in the slack (turns and trains left beyond the plan), fitted to self-play at 2 and 4
-  players; a ticket already complete counts in full, one that no longer fits is given up;
+  players; a ticket already complete counts in full, one that no longer fits is given up; the
+  keeps value each ticket by its own chance instead (fitted on random keeps: its connection's
+  trains, points, the opponents around it, the clock by hands) less half a point a planned train
+  (expert_chance.py; `ticket_chance = False` gives the curve);
 - draws more tickets once its plan is done (not before: measured): from three players while a
   draw is worth it by its exact expected value over the tickets it has not seen, each valued by
   its connection to the network (expert_tickets.py); at two players while 25+ trains and 8 turns
@@ -41,6 +44,7 @@ import math
 
 from mapkit.sim.agents import INF, PlannerAgent, cheapest_path
 from mapkit.sim.expert_block import BlockMixin
+from mapkit.sim.expert_chance import TicketChanceMixin
 from mapkit.sim.expert_endgame import EndgameMixin
 from mapkit.sim.expert_tickets import TicketDrawMixin
 from mapkit.sim.expert_wilds import ScarceColorMixin
@@ -57,7 +61,7 @@ CLAIM_TURN = 3.0
 POINTS_WEIGHT = 0.25
 
 
-class ExpertAgent(EndgameMixin, TicketDrawMixin, ScarceColorMixin, BlockMixin, PlannerAgent):
+class ExpertAgent(EndgameMixin, TicketChanceMixin, TicketDrawMixin, ScarceColorMixin, BlockMixin, PlannerAgent):
     name = "expert"
     # tuned on north-america self-play and against route-focus (see the module docstring)
     p_offset, p_scale = -2.0, 5.0    # completion chance: logistic in the slack (turns and trains)
@@ -262,17 +266,22 @@ class ExpertAgent(EndgameMixin, TicketDrawMixin, ScarceColorMixin, BlockMixin, P
             mask = a[1]
             kept = [offer[i] for i in range(len(offer)) if mask >> i & 1]
             tickets = held + tuple(kept)
-            routes, need, given_up = self.plan_for(view, tickets, costs, budget)
-            plans[mask] = (need, len(given_up))
-            p = self._completion(need, trains, turns)
-            value = 0.0
-            for k in tickets:
-                if view.connected(k[0], k[1]):
-                    value += k[2]  # already complete: its points are certain
-                elif k in given_up:
-                    value -= factor * k[2]
-                else:
-                    value += k[2] * p - factor * k[2] * (1 - p)
+            if self.ticket_chance:
+                # a chance per ticket (expert_chance.py), not the plan's one curve
+                value, routes, need, given_up = self.keep_value_by_ticket(view, tickets, costs, budget, trains, turns)
+                plans[mask] = (need, len(given_up))
+            else:
+                routes, need, given_up = self.plan_for(view, tickets, costs, budget)
+                plans[mask] = (need, len(given_up))
+                p = self._completion(need, trains, turns)
+                value = 0.0
+                for k in tickets:
+                    if view.connected(k[0], k[1]):
+                        value += k[2]  # already complete: its points are certain
+                    elif k in given_up:
+                        value -= factor * k[2]
+                    else:
+                        value += k[2] * p - factor * k[2] * (1 - p)
             # route points of the plan's trains are points the seat would score anyway; a long
             # plan leaves fewer trains for freely chosen long routes: a small premium on slack
             value += self.slack_value * (trains - need)

@@ -1,0 +1,202 @@
+"""A completion chance for each ticket, not one for the whole plan (docs/expert.md, fifth round).
+
+The expert valued every kept ticket by one logistic curve in the plan's slack (turns and trains
+left beyond the trains the plan needs). That curve was fitted on the tickets the agent had chosen
+to keep, so it is pessimistic where the agent keeps little (survivor bias), and it gives a long
+ticket whose connection is mostly shared with the others the same chance as a short ticket off on
+its own. This module estimates each ticket's chance from what is known when it is kept:
+
+- `slack`: the plan's slack by the long clock (as the curve before),
+- `inc`: the trains this ticket's own connection adds to the plan (the others' routes free),
+- `points`: its points (a long ticket crosses more of the board others claim on),
+- `seats`: players − 2 (more seats take more of the routes it needs),
+- `hclock`: the turns left by the hands as well (each seat's trains past the end trigger, a
+  claim turn per 3 of them and a draw turn per 2 cards it still lacks), less the long clock's:
+  the end comes sooner than the long clock says when a seat holds the cards for its trains,
+- `detour`: the planning weight of a second connection over the first's (with the first's
+  routes taken away; capped at 10): whether a ticket has an alternative to a blocked route
+  (read only with `chance_detour = True`: it hardly improves the fit and costs a path search),
+- `contest`: opponent routes touching the stations of its connection, per route of it.
+
+p = 1 / (1 + exp(−(c · features))). The coefficients below were fitted by
+mapkit/sim/expert_chance_fit.py on games where the kept tickets were chosen at random among the
+legal keeps (not by the agent: its own keeps are the ones it expected to complete, the bias that
+made the old curve pessimistic); `python -m mapkit.sim.expert_chance_fit --help` refits them.
+
+A better chance alone made worse keeps (docs/expert.md, fifth round): the keep's value counts a
+ticket's points and its failure, not the turns its connection takes, for which the old curve's
+pessimism had stood in. So the keep charges `keep_train_cost` points a planned train as well.
+"""
+
+from __future__ import annotations
+
+import math
+
+from mapkit.sim.paths import INF
+
+FEATURES = ("bias", "slack", "inc", "points", "seats", "hclock", "detour", "contest")
+# fitted by mapkit/sim/expert_chance_fit.py on north-america (600 four-, 500 two- and 300
+# three-player games, seed 100: 9,092 tickets kept at random, 73 % completed)
+COEF = (2.3144, 0.1373, -0.0652, -0.05, 0.2392, 0.136, -0.0411, -0.3836)
+# the same fit without detour and contest (0): the ticket draw values every unseen ticket on
+# every turn after the plan, where a second path search each would cost a quarter of the speed
+COEF_DRAW = (1.939, 0.1524, -0.0392, -0.0583, 0.0804, 0.1824, 0.0, 0.0)
+# the same fit without detour (0): log-loss 0.4331 against 0.4316, for one path search fewer a
+# ticket in every keep (about 11 % of the agent's searches); `chance_detour = False` uses it
+COEF_NO_DETOUR = (2.2167, 0.1388, -0.062, -0.0578, 0.2416, 0.135, 0.0, -0.3983)
+DETOUR_CAP = 10
+DRAW_DROPS = ("detour", "contest")  # the features COEF_DRAW leaves out
+
+
+def hand_clock(view, seat_turns: float) -> float:
+    """Turns this seat has left if the game ends as soon as a seat could lay its trains with the
+    cards it holds: for each seat, its trains past the end trigger x take x / 3 claim turns and
+    (x − its cards) / 2 draw turns; the fewest over the seats, this turn included, and never more
+    than `seat_turns` (the long clock)."""
+    trigger = view.rules.end_trigger
+    best = seat_turns
+    for trains, cards in zip(view.trains, view.hand_sizes):
+        x = trains - trigger
+        if x <= 0:
+            return 1.0
+        t = x / 3.0 + max(0, x - cards) / 2.0 + 1
+        if t < best:
+            best = t
+    return best
+
+
+def chance(x, coef=COEF, shift=0.0) -> float:
+    """The fitted completion chance of a ticket with features `x` (FEATURES without the bias),
+    its log-odds moved by `shift`."""
+    z = coef[0] + shift
+    for c, v in zip(coef[1:], x):
+        z += c * v
+    if z < -30:
+        return 0.0
+    return 1.0 / (1.0 + math.exp(-z))
+
+
+class TicketChanceMixin:
+    """Mixed into ExpertAgent: keeps valued by a completion chance per ticket (`ticket_chance`)."""
+
+    # False: every kept ticket valued by the plan's one curve (the play before). Measured with the
+    # train cost below (docs/expert.md, fifth round): +1.2 / +3.5 winner points, 0.35 turns a seat
+    # shorter, the same tickets held (4-player self-play, seeds 23 / 29)
+    ticket_chance = True
+    # points a train of the plan costs in the keep (the turns it takes); 0.5 best of 0-1.5
+    # (without it the fitted chance keeps more and worse: 4 winner points lost)
+    keep_train_cost = 0.5
+    chance_detour = False  # True: a second path search a ticket for `detour`, COEF (slower, no better)
+    chance_shift = 0.0     # log-odds added to the fitted chance (measured: −0.5 to −2 lost)
+    # the ticket draw values the unseen tickets by the fitted chance too (COEF_DRAW) instead of
+    # the curve: +0.45 tickets held but −1.2 winner points at every threshold tried, so off
+    draw_chance_on = False
+
+    def plan_detail(self, view, tickets, costs, budget=INF):
+        """`plan_for` (the better of two ticket orders), and for each ticket planned its
+        connection's routes that still cost something: (routes, need, given_up, {ticket: routes})."""
+        order = sorted((x for x in tickets if not view.connected(x[0], x[1])), key=lambda x: -x[2])
+        best = self._plan_detail(view, order, costs, budget)
+        if len(order) > 1:
+            other = self._plan_detail(view, order[::-1], costs, budget)
+            if (len(other[2]), other[1]) < (len(best[2]), best[1]):
+                return other
+        return best
+
+    def _plan_detail(self, view, tickets, costs, budget):
+        """ExpertAgent._plan_for, also giving each planned ticket's own routes."""
+        free: set = set()
+        given_up = []
+        costs = list(costs)
+        lens = self.t.route_len
+        need = 0
+        own = {}
+        for ticket in tickets:
+            a, b = ticket[0], ticket[1]
+            if view.connected(a, b):
+                continue
+            c, routes = self._path(costs, a, b, ())
+            extra = sum(lens[r] for r in routes)
+            if c == INF or need + extra > budget:
+                given_up.append(ticket)
+                continue
+            need += extra
+            own[ticket] = routes
+            free.update(routes)
+            for r in routes:
+                costs[r] = 0
+        return sorted(free, key=lambda r: (-lens[r], r)), need, given_up, own
+
+    def ticket_features(self, view, ticket, routes, need, trains, turns, hturns, costs) -> tuple:
+        """The features of `ticket` (FEATURES without the bias) planned with its own `routes`
+        in a plan of `need` trains; `costs` the seat's planning costs (for the detour)."""
+        t = self.t
+        lens = t.route_len
+        inc = sum(lens[r] for r in routes)
+        slack = min(turns - need, trains - need - 3)
+        hclock = hturns - turns
+        detour, contest = self._around(view, ticket, routes, costs)
+        return (slack, inc, ticket[2], self.players - 2, hclock, detour, contest)
+
+    def _around(self, view, ticket, routes, costs) -> tuple:
+        """(detour, contest) of `ticket` planned over `routes`. Kept for the turn: the keeps of
+        one offer plan the same ticket over the same routes again and again (half the cost of
+        valuing them by ticket was these searches)."""
+        key = (view.turn, view.claimed, ticket, tuple(routes))
+        memo = self._around_memo
+        if memo is None or memo[0] != key[:2]:
+            memo = self._around_memo = (key[:2], {})
+        got = memo[1].get(key)
+        if got is not None:
+            return got
+        t = self.t
+        detour = 0.0
+        contest = 0.0
+        if routes and self.chance_detour:
+            c0 = sum(costs[r] for r in routes)
+            work = list(costs)
+            for r in routes:
+                work[r] = INF
+            c1 = self._path(work, ticket[0], ticket[1], ())[0]
+            detour = DETOUR_CAP if c1 == INF else min(DETOUR_CAP, c1 - c0)
+        if routes:
+            owner, seat, at, ra, rb = view.owner, self.seat, t.routes_at, t.route_a, t.route_b
+            stations = {ra[r] for r in routes} | {rb[r] for r in routes}
+            n = 0
+            for st in stations:
+                for x in at[st]:
+                    o = owner[x]
+                    if o != -1 and o != seat:
+                        n += 1
+            contest = n / len(routes)
+        memo[1][key] = (detour, contest)
+        return detour, contest
+
+    def draw_chance(self, view, trains, turns):
+        """For the ticket draw (expert_tickets.py): a function (trains its connection takes,
+        points) -> completion chance of a ticket drawn now, with the plan done (COEF_DRAW)."""
+        hclock = hand_clock(view, turns) - turns
+        seats = self.players - 2
+        shift = self.chance_shift
+
+        def p(c, pts):
+            return chance((min(turns - c, trains - c - 3), c, pts, seats, hclock, 0.0, 0.0), COEF_DRAW, shift)
+
+        return p
+
+    def keep_value_by_ticket(self, view, tickets, costs, budget, trains, turns):
+        """(value, routes, need, given_up) of holding `tickets`: each open ticket valued by its own
+        chance (points × p − penalty × (1 − p)), a complete one in full, one given up as failed."""
+        routes, need, given_up, own = self.plan_detail(view, tickets, costs, budget)
+        factor = -view.rules.failed_ticket_factor  # 1 standard, 0 family
+        hturns = hand_clock(view, turns)
+        value = 0.0
+        for k in tickets:
+            if view.connected(k[0], k[1]):
+                value += k[2]
+            elif k in given_up or k not in own:
+                value -= factor * k[2]
+            else:
+                p = chance(self.ticket_features(view, k, own[k], need, trains, turns, hturns, costs), COEF if self.chance_detour else COEF_NO_DETOUR, self.chance_shift)
+                value += k[2] * p - factor * k[2] * (1 - p)
+        return value - self.keep_train_cost * need, routes, need, given_up

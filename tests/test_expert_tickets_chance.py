@@ -1,0 +1,142 @@
+"""The expert's completion chance per ticket (mapkit/sim/expert_chance.py) and its refit script
+(mapkit/sim/expert_chance_fit.py)."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from mapkit.boardfile import load_board
+from mapkit.resources import boards_dir
+from mapkit.sim import engine
+from mapkit.sim.agents import make_agent
+from mapkit.sim.expert_chance import FEATURES, chance, hand_clock
+from mapkit.sim.legal import Legal
+from mapkit.sim.rules import rules_for_board
+from mapkit.sim.tables import build_tables
+from mapkit.sim.view import SeatView
+
+
+@pytest.fixture(scope="module")
+def na():
+    board = load_board(boards_dir() / "north-america.json")
+    return build_tables(board), rules_for_board(board)
+
+
+@pytest.mark.parametrize("by_ticket, kept", [(True, 0b101), (False, 0b011)])
+def test_expert_keeps_two_long_tickets_that_share_a_station_at_setup(na, by_ticket, kept):
+    """Setup of game seed 10 (four players), seat 0 offered sault-st-marie-seattle (15),
+    atlanta-little-rock (5) and los-angeles-sault-st-marie (17). By one curve in the plan's slack
+    the expert keeps the 15 and the short 5 (a plan of both long ones leaves little slack, and the
+    curve gives every ticket of it the same low chance); by a chance per ticket (fitted on random
+    keeps: a long ticket kept by chance completes about 60 % of the time, not the curve's 40 %)
+    it keeps the two long ones, whose connections share sault-st-marie."""
+    t, rules = na
+    s = engine.new_game(t, rules, 4, 10)
+    assert s.phase == engine.SETUP and s.current == 0
+    names = [f"{t.station_ids[x[0]]}-{t.station_ids[x[1]]}" for x in (s.ticket_pool[i] for i in s.offer)]
+    assert names == ["sault-st-marie-seattle", "atlanta-little-rock", "los-angeles-sault-st-marie"]
+    agent = make_agent("expert")
+    agent.ticket_chance = by_ticket
+    agent.reset(0, t, 4, random.Random(1))
+    assert agent.act(SeatView(s, 0), Legal(s)) == (engine.KEEP, kept)
+
+
+def _turn_position(t, rules):
+    s = engine.new_game(t, rules, 4, 3)
+    while s.phase == engine.SETUP:
+        engine.apply(s, (engine.KEEP, (1 << s.min_keep) - 1))
+    s.tickets[0] = []
+    return s
+
+
+def test_a_ticket_whose_connection_opponents_crowd_has_a_lower_chance(na):
+    """denver-chicago planned over the open board, then with opponents' routes at the stations
+    of its connection (not on it): the `contest` feature rises and the chance falls."""
+    t, rules = na
+    s = _turn_position(t, rules)
+    a, b = t.station_ids.index("denver"), t.station_ids.index("chicago")
+    ticket = (a, b, 11, 0)
+    agent = make_agent("expert")
+    agent.reset(0, t, 4, random.Random(1))
+
+    def p_of():
+        view = SeatView(s, 0)
+        costs = agent._costs(view)
+        _, need, _, own = agent.plan_detail(view, (ticket,), costs)
+        x = agent.ticket_features(view, ticket, own[ticket], need, 40, 30, 30, costs)
+        return x, chance(x), own[ticket]
+
+    x0, p0, routes = p_of()
+    on_path = set(routes)
+    stations = {t.route_a[r] for r in routes} | {t.route_b[r] for r in routes}
+    # every route touching the connection's stations but not on it goes to seat 1
+    for r in range(t.n_routes):
+        if r not in on_path and (t.route_a[r] in stations or t.route_b[r] in stations):
+            partner = t.route_partner[r]
+            if partner in on_path:
+                continue
+            s.owner[r] = 1
+    agent._around_memo = None  # the table was changed by hand, not by a claim the memo would see
+    x1, p1, routes1 = p_of()
+    assert routes1 == routes
+    contest = FEATURES.index("contest") - 1
+    assert x0[contest] == 0 and x1[contest] > 1
+    assert p1 < p0 - 0.1
+
+
+def test_the_hand_clock_counts_a_seat_that_holds_the_cards_for_its_trains(na):
+    """Seat 2 has 11 trains and 14 cards: it can lay them in 9 / 3 = 3 claim turns, so the
+    game ends about 4 turns from now whatever the long clock says; with 2 cards it needs
+    (9 - 2) / 2 draw turns more."""
+    t, rules = na
+    s = _turn_position(t, rules)
+    s.trains[2] = 11
+    s.hands[2] = [0] * (t.wild + 1)
+    s.hands[2][0] = 14
+    view = SeatView(s, 0)
+    assert rules.end_trigger == 2
+    assert hand_clock(view, 20.0) == pytest.approx(9 / 3 + 1)
+    s.hands[2][0] = 2
+    assert hand_clock(view, 20.0) == pytest.approx(9 / 3 + 7 / 2 + 1)
+    assert hand_clock(view, 2.5) == 2.5  # never longer than the long clock
+
+
+def test_the_fit_recovers_a_known_logistic():
+    """Records drawn from a known logistic in slack and contest: the fit finds its signs and
+    sizes (the same code fits expert_chance.COEF on the logged games)."""
+    from mapkit.sim.expert_chance_fit import curve_loss, fit
+
+    rng = np.random.default_rng(5)
+    rows = []
+    for _ in range(3000):
+        slack, contest = rng.normal(3, 6), rng.exponential(1.0)
+        x = (slack, rng.normal(9, 4), rng.normal(11, 4), 2.0, rng.normal(-1, 2), rng.normal(4, 3), contest)
+        p = 1 / (1 + np.exp(-(1.0 + 0.15 * slack - 0.5 * contest)))
+        rows.append((x, bool(rng.random() < p), 0.5))
+    coef, ll = fit(rows)
+    assert coef[FEATURES.index("slack")] == pytest.approx(0.15, abs=0.04)
+    assert coef[FEATURES.index("contest")] == pytest.approx(-0.5, abs=0.15)
+    assert abs(coef[FEATURES.index("points")]) < 0.05
+    assert ll < curve_loss(rows) == pytest.approx(np.log(2))
+    with pytest.raises(ValueError, match="too few"):
+        fit(rows[:3])
+
+
+def test_the_fit_script_on_one_game(na, capsys):
+    """The refit plays games with random keeps and fits them; on one two-player game it records
+    the tickets kept at random (features and whether they completed). Bad input: a clear message."""
+    from mapkit.sim.expert_chance_fit import collect, main
+
+    t, rules = na
+    rows = collect(t, rules, 2, [11], 1.0)
+    assert rows and all(len(x) == len(FEATURES) - 1 and isinstance(ok, bool) for x, ok, _ in rows)
+    assert {x[FEATURES.index("seats") - 1] for x, _, _ in rows} == {0}
+    board = str(boards_dir() / "north-america.json")
+    assert main([board, "--players", "x"]) == 2
+    assert "give player counts like 2,3,4" in capsys.readouterr().err
+    assert main([board, "--players", "9", "--games", "1"]) == 2
+    assert main(["no-such-board.json", "--games", "1"]) == 1
+    assert "no-such-board.json" in capsys.readouterr().err
