@@ -140,3 +140,34 @@ def test_the_fit_script_on_one_game(na, capsys):
     assert main([board, "--players", "9", "--games", "1"]) == 2
     assert main(["no-such-board.json", "--games", "1"]) == 1
     assert "no-such-board.json" in capsys.readouterr().err
+
+
+def test_a_keep_decision_reusing_plan_prefixes_gets_the_plans_planned_afresh(na):
+    """choose_keep's options share their tickets' prefixes, and `_plan_detail` picks a plan up
+    from the longest prefix planned before in the same decision: every such plan, in every keep
+    of two 4-player games, equals the plan made from scratch (a memo keyed on the prefix's
+    tickets without their order fails here)."""
+    from mapkit.sim.expert import ExpertAgent
+    t, rules = na
+    reused = []
+
+    class Checked(ExpertAgent):
+        def _plan_detail(self, view, tickets, costs, budget):
+            got = super()._plan_detail(view, tickets, costs, budget)
+            memo, self._prefix_memo = self._prefix_memo, None
+            try:
+                assert got == super()._plan_detail(view, tickets, costs, budget)
+            finally:
+                self._prefix_memo = memo
+            reused.append(memo is not None and len(memo) > len(tickets))
+            return got
+
+    for seed in (4, 7):
+        s = engine.new_game(t, rules, 4, seed)
+        agents = [Checked() for _ in range(4)]
+        for seat, agent in enumerate(agents):
+            agent.reset(seat, t, 4, random.Random(seed * 10 + seat))
+        while s.phase != engine.OVER:
+            seat = s.current
+            engine.apply(s, agents[seat].act(SeatView(s, seat), Legal(s)))
+    assert sum(reused) > 20  # the memo was in use, with plans of other options in it

@@ -262,6 +262,7 @@ class ExpertAgent(EndgameMixin, TicketChanceMixin, TicketDrawMixin, ScarceColorM
         best, best_value = None, -INF
         extra = self.extra_keep_trains if view.phase == SETUP or self.extra_keep_late else 0
         plans = {}
+        self._prefix_memo = {}  # the keeps share plan prefixes (expert_chance._plan_detail)
         for a in legal:
             mask = a[1]
             kept = [offer[i] for i in range(len(offer)) if mask >> i & 1]
@@ -290,6 +291,7 @@ class ExpertAgent(EndgameMixin, TicketChanceMixin, TicketDrawMixin, ScarceColorM
                 value += self.keep_route_credit * (sum(pts[r] for r in routes) - self.keep_route_base * need)
             if value > best_value:
                 best, best_value = a, value
+        self._prefix_memo = None
         if extra and best is not None:
             best = self._one_more(legal, best, plans, extra)
         return best if best is not None else legal[0]
