@@ -109,7 +109,7 @@ def layout(board, out, write, style, size, keep, seed, geo_anchor, fmt):
         wps = [p for p in res.changes if p[0] == "routes"]
         click.echo(f"{data['id']}: {moved} station positions, {len(wps)} route waypoint changes"
                    + (f", board {figures['board_mm'][0]:g} x {figures['board_mm'][1]:g} mm"
-                      f"{' (chosen: smallest standard size that fits)' if size == 'auto' else ''}"))
+                      f"{_auto_note(figures) if size == 'auto' else ''}"))
         for k, v in figures.items():
             click.echo(f"  {k:<26} {v}")
         for p in res.problems:
@@ -120,3 +120,12 @@ def layout(board, out, write, style, size, keep, seed, geo_anchor, fmt):
                    + (f"; written to {written}" if written else "; nothing written (give --out FILE or --write)"))
     if not passes:
         raise SystemExit(1)
+
+
+def _auto_note(figures: dict) -> str:
+    """What --size auto chose: the smallest standard size that holds the network, or, when that
+    one left problems, a larger one the layout came out better on (figure auto_sizes_tried)."""
+    if "auto_sizes_tried" in figures and not figures["auto_sizes_tried"].startswith(
+            f"{figures['board_mm'][0]:g}x{figures['board_mm'][1]:g} "):
+        return " (chosen: the smallest standard size that fits left problems; this larger one has fewer)"
+    return " (chosen: smallest standard size that fits)"

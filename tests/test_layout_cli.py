@@ -84,3 +84,16 @@ def test_the_shipped_layouts_are_what_layout_computes(tmp_path, name, size):
     res = run("layout", copy, "--size", size, "--geo-anchor", "1.0", "--write")
     assert res.exit_code == 0, res.output
     assert copy.read_bytes() == src.read_bytes()
+
+
+def test_size_auto_says_when_it_went_past_the_smallest_size():
+    """--size auto's line names the smallest size that fits, unless the layout it kept is on a
+    larger one because the smallest left problems (figure auto_sizes_tried)."""
+    from mapkit.cli_layout import _auto_note
+    smallest = {"board_mm": [841.0, 1189.0]}
+    assert "smallest standard size that fits)" in _auto_note(smallest)
+    same = {"board_mm": [841.0, 1189.0], "auto_sizes_tried": "841x1189 clean"}
+    assert "smallest standard size that fits)" in _auto_note(same)
+    larger = {"board_mm": [1000.0, 1400.0],
+              "auto_sizes_tried": "841x1189 0 error(s), 1 warning(s); 1000x1400 clean"}
+    assert "larger one" in _auto_note(larger)
