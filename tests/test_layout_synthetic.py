@@ -81,7 +81,7 @@ def test_too_small_a_size_says_which_routes_do_not_fit_and_by_how_much():
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(reason="60 stations: clean now, but about 25 s of CPU, not 10; 200: one error left (docs/layout-speed.md)",
+@pytest.mark.xfail(reason="60 stations: clean, but about 18 s of CPU, not 10 (docs/layout-speed.md); 200: clean within 60 s",
                    strict=False)
 def test_bench_meets_the_issue_targets():
     rows = run_layout_bench()
