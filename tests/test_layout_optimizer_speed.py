@@ -229,3 +229,10 @@ def test_a_round_gives_the_plain_rounds_positions(seed):
                           max_nfev=12, x_scale=1.0, xtol=1e-7, ftol=1e-8, tr_solver="lsmr", tr_options={"maxiter": 40})
     assert _bits(fast) == _bits(prob.positions(plain.x))
     assert not np.array_equal(fast, prob.dr.pos)   # it moved
+
+
+def test_the_private_kernels_are_checked_before_they_are_used():
+    """lsq.py uses scipy's private sparse kernels only when a check at import finds them giving
+    the public products' numbers; on this scipy they do (else the optimizer runs the public path)."""
+    from mapkit.layout import lsq
+    assert lsq._kernels_work() is (lsq._kernels is not None)

@@ -28,6 +28,30 @@ except ImportError:  # pragma: no cover - a scipy without them: the public produ
     _kernels = None
 
 
+def _kernels_work() -> bool:
+    """The private kernels are not scipy's promise: a scipy whose calls differ (or give other
+    numbers) falls back to the public products, checked once at import on a small matrix."""
+    if _kernels is None:
+        return False
+    try:
+        a = csr_matrix(np.array([[1.0, 0.0, 2.0], [0.0, 3.0, 0.0]]))
+        x, y = np.array([1.0, 2.0, 3.0]), np.zeros(2)
+        _kernels.csr_matvec(2, 3, a.indptr, a.indices, a.data, x, y)
+        z, w = np.array([1.0, 2.0]), np.zeros(3)
+        _kernels.csc_matvec(3, 2, a.indptr, a.indices, a.data, z, w)  # a.T as rmatvec uses it
+        bp, bj, bx = np.empty(3, dtype=np.int32), np.empty(3, dtype=np.int32), np.empty(3)
+        _kernels.coo_tocsr(2, 3, 3, np.array([0, 1, 0], dtype=np.int32), np.array([0, 1, 2], dtype=np.int32),
+                           np.array([1.0, 3.0, 2.0]), bp, bj, bx)
+        built = csr_matrix((bx, bj, bp), shape=(2, 3)).toarray()
+        return bool(np.array_equal(y, a @ x) and np.array_equal(w, a.T @ z) and np.array_equal(built, a.toarray()))
+    except Exception:  # pragma: no cover - a changed private signature
+        return False
+
+
+if not _kernels_work():  # pragma: no cover
+    _kernels = None
+
+
 class SparseJacobian(LinearOperator):
     """J as a LinearOperator over a csr matrix, with the products the matrix itself would give."""
 
