@@ -413,17 +413,21 @@ class ExpertAgent(EndgameMixin, TicketChanceMixin, TicketDrawMixin, ScarceColorM
                 gain += pts * factor
         return gain
 
-    def _best_scoring_claim(self, view, legal, tickets):
-        """The claim worth the most now: route points plus tickets it completes."""
+    def _best_scoring_claim(self, view, legal, tickets, bonus=False):
+        """The claim worth the most now: route points plus tickets it completes, and with `bonus`
+        the longest-path bonus it takes (expert_endgame._bonus_gains); None when nothing is
+        claimable."""
         t = self.t
         by_route = {}
         for a in legal.claims():
             by_route.setdefault(a[1], []).append(a)
         if not by_route:
             return None
+        gains = self._bonus_gains(view, by_route) if bonus else {}
         best, best_v = None, -INF
         for r in by_route:
-            v = t.route_points[r] + self._ticket_gain(view, r, tickets) + 0.01 * r / max(1, t.n_routes)
+            v = (t.route_points[r] + self._ticket_gain(view, r, tickets) + gains.get(r, 0)
+                 + 0.01 * r / max(1, t.n_routes))
             if v > best_v:
                 best, best_v = r, v
         return self._pay(view, by_route[best], {})

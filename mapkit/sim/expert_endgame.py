@@ -349,20 +349,7 @@ class EndgameMixin:
         """The last turn's claim: route points, the ticket swing and the longest-path bonus it
         takes (this seat's longest trail with the route reaching the longest of the others' as
         they stand); None when nothing is claimable."""
-        t = self.t
-        by_route = {}
-        for a in legal.claims():
-            by_route.setdefault(a[1], []).append(a)
-        if not by_route:
-            return None
-        gains = self._bonus_gains(view, by_route)
-        best, best_v = None, -INF
-        for r in by_route:
-            v = (t.route_points[r] + self._ticket_gain(view, r, tickets) + gains.get(r, 0)
-                 + 0.01 * r / max(1, t.n_routes))
-            if v > best_v:
-                best, best_v = r, v
-        return self._pay(view, by_route[best], {})
+        return self._best_scoring_claim(view, legal, tickets, bonus=True)
 
     def _bonus_gains(self, view, routes) -> dict:
         """route -> bonus points a claim of it wins (0 when this seat already holds the longest
