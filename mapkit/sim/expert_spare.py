@@ -26,6 +26,8 @@ class SpareMixin:
     spare_by_hand = True
     # how many routes the draw goes for
     spare_routes = 3
+    # turns a claim counts for, besides a draw turn per two missing cards
+    spare_claim_turn = 1
 
     def _spare_by_hand(self, view):
         """Colors for the open routes of most points a turn by the hand; None when none fits."""
@@ -45,7 +47,7 @@ class SpareMixin:
             c = colors[r]
             have = gray if c == GRAY else hand[c] + hw
             missing = L - have
-            turns = 1 + (missing + 1) // 2 if missing > 0 else 1
+            turns = self.spare_claim_turn + ((missing + 1) // 2 if missing > 0 else 0)
             scored.append((-pts[r] / turns, -L, r))
         if not scored:
             return None
