@@ -19,20 +19,33 @@ def inner_box(width: float, height: float, margin: float) -> tuple[float, float,
     return (e, e, width - e, height - e)
 
 
+def fills(span_w: float, span_h: float, width: float, height: float, margin: float) -> bool:
+    """Whether a span_w × span_h layout fills the inner area of that board FILL each way."""
+    return span_w >= FILL * (width - 2 * margin) and span_h >= FILL * (height - 2 * margin)
+
+
 def pick_size(span_w: float, span_h: float, margin: float) -> tuple[float, float]:
-    """The smallest standard size (by area) whose station box holds a span_w × span_h layout;
-    the largest one when none does (the fit report then says by how much)."""
+    """The smallest standard size (by area, either way round) whose station box holds a span_w ×
+    span_h layout, preferring one the layout fills FILL each way (a larger board the network would
+    leave a third empty is the wrong choice even where it is the first that holds it: the fill
+    is asked for, and a layout held to its routes' gaps cannot grow into it); the largest one when
+    none holds it (the fit report then says by how much)."""
     need_w, need_h = span_w + 2 * (margin + EDGE_MM), span_h + 2 * (margin + EDGE_MM)
     options = []
     for w, h in STANDARD_SIZES:
         for W, H in ((w, h), (h, w)):
             if W >= need_w and H >= need_h:
-                options.append((W * H, abs(W / H - need_w / need_h), W, H))
+                options.append((not fills(span_w, span_h, W, H, margin), W * H, abs(W / H - need_w / need_h), W, H))
     if not options:
         w, h = STANDARD_SIZES[-1]
         return (w, h) if span_w >= span_h else (h, w)
     options.sort()
-    return options[0][2], options[0][3]
+    return options[0][3], options[0][4]
+
+
+def filled_size(span_w: float, span_h: float, margin: float) -> tuple[float, float]:
+    """The board (rounded down to 10 mm) that a span_w × span_h layout would fill FILL each way."""
+    return (10 * int((span_w / FILL + 2 * margin) // 10), 10 * int((span_h / FILL + 2 * margin) // 10))
 
 
 def next_size(width: float, height: float) -> tuple[float, float] | None:
