@@ -11,6 +11,7 @@ STANDARD_SIZES = ((420, 297), (594, 420), (800, 530), (841, 594), (900, 600), (1
                   (1400, 1000), (1682, 1189))
 EDGE_MM = 12.0  # station centres this far inside the inner area: a double's spaces reach 11 mm aside
 FILL = 0.8      # the stations' bounding box spans at least this share of the inner area each way
+SHRINK_OK = 0.9  # --size auto may pick a size the network fills once shrunk this much (pick_size)
 
 
 def inner_box(width: float, height: float, margin: float) -> tuple[float, float, float, float]:
@@ -25,17 +26,22 @@ def fills(span_w: float, span_h: float, width: float, height: float, margin: flo
 
 
 def pick_size(span_w: float, span_h: float, margin: float) -> tuple[float, float]:
-    """The smallest standard size (by area, either way round) whose station box holds a span_w ×
-    span_h layout, preferring one the layout fills FILL each way (a larger board the network would
-    leave a third empty is the wrong choice even where it is the first that holds it: the fill
-    is asked for, and a layout held to its routes' gaps cannot grow into it); the largest one when
-    none holds it (the fit report then says by how much)."""
+    """The smallest standard size (by area, either way round) for a span_w × span_h layout, first
+    among those it fills FILL each way and holds as it is, then among those it fills once shrunk
+    to no less than SHRINK_OK (its gaps have room below network.MAX_GAP_MM; the layout shrinks it
+    gradually), then the smallest that holds it: a board the network would leave a third empty is
+    the wrong choice even where it is the first that holds it, since a layout held to its routes'
+    gaps cannot grow into it. The largest size when none holds it (the fit report then says by how much)."""
     need_w, need_h = span_w + 2 * (margin + EDGE_MM), span_h + 2 * (margin + EDGE_MM)
     options = []
     for w, h in STANDARD_SIZES:
         for W, H in ((w, h), (h, w)):
-            if W >= need_w and H >= need_h:
-                options.append((not fills(span_w, span_h, W, H, margin), W * H, abs(W / H - need_w / need_h), W, H))
+            holds = W >= need_w and H >= need_h
+            shrink = min(1.0, (W - 2 * (margin + EDGE_MM)) / span_w, (H - 2 * (margin + EDGE_MM)) / span_h)
+            filled = fills(span_w * shrink, span_h * shrink, W, H, margin)
+            if holds or (filled and shrink >= SHRINK_OK):
+                rank = 0 if holds and filled else 1 if filled else 2
+                options.append((rank, W * H, abs(W / H - need_w / need_h), W, H))
     if not options:
         w, h = STANDARD_SIZES[-1]
         return (w, h) if span_w >= span_h else (h, w)

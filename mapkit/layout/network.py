@@ -61,10 +61,21 @@ class Network:
     min_station_dist: float
     route_ids: list[str]
     order_rows: np.ndarray | None = None   # mapkit.layout.order.order_pairs, computed once
+    _at: dict | None = None                # at_station, computed once
 
     @property
     def n(self) -> int:
         return len(self.ids)
+
+    def at_station(self, s: int) -> list[int]:
+        """The bundles (flights left out) with an end at station s."""
+        if self._at is None:
+            self._at = {}
+            for k, b in enumerate(self.bundles):
+                if not b.flight:
+                    self._at.setdefault(b.a, []).append(k)
+                    self._at.setdefault(b.b, []).append(k)
+        return self._at.get(s, [])
 
 
 def needed_mm(n: int, ph) -> float:
@@ -131,3 +142,26 @@ def build_network(data: dict, keep: frozenset = frozenset()) -> Network:
     return Network(board, data, ids, [s["name"] for s in data["stations"]], geo, given, fixed, bundles, r,
                    ph.space_length_mm, ph.space_gap_mm, ph.space_width_mm, ph.margin_mm, 2 * r + 3 + 1.0,
                    route_ids)
+
+
+def gaps_kept(net: Network, dr, s: int, old) -> bool:
+    """After station s moved from `old` to where it is now: no route at it wider gapped than its
+    gap_max unless no wider than before (the polish and the label moves keep the layout's gap rule;
+    a bent route's gaps from its whole line, its stations' positions moved through its waypoints)."""
+    ks = net.at_station(s)
+    if not ks:
+        return True
+    def gaps(pos):
+        out = []
+        for k in ks:
+            pts = pos[dr.lines[k]]
+            L = float(np.hypot(*np.diff(pts, axis=0).T).sum())
+            b = net.bundles[k]
+            out.append((L - 2 * net.radius - b.length * net.space_len) / (b.length + 1))
+        return np.array(out)
+    now = gaps(dr.pos)
+    before_pos = dr.pos.copy()
+    before_pos[s] = old
+    before = gaps(before_pos)
+    limit = np.array([net.bundles[k].gap_max for k in ks])
+    return bool(np.all((now <= limit) | (now <= before + 1e-9)))

@@ -164,7 +164,7 @@ def layout_once(data: dict, *, style: str, size, seed: int, keep: frozenset, geo
         if not found:
             break
         widen(net, dr, found)
-        if attempt:  # still touching after the first widening asked for a wider angle: wider gaps too
+        if attempt >= RELAX_FROM:  # still touching after widenings asked for a wider angle: wider gaps too
             relax_gaps(net, found)
         if attempt:  # still covering a station after more room was asked: go round it
             short |= {p.subject[len("route "):] for p in found if p.code == "space-on-station"}
@@ -214,25 +214,31 @@ def layout_once(data: dict, *, style: str, size, seed: int, keep: frozenset, geo
     problems = (notes if found else []) + fit_report(found, net, size_out or (W, H))
     from mapkit.layout.figures import measure
 
+    # routes allowed gaps wider than MAX_GAP_MM: at a crowded station (crowding.py) or relaxed (relax_gaps)
+    widened = sum(len(b.routes) for b in net.bundles if b.gap_max > MAX_GAP_MM and not b.flight)
     figures = {"size_chosen": size == "auto", "bends": sum(len(line) - 2 for line in dr.lines),
+               "routes_gap_widened": widened,
                **({"labels_without_room": lacking, "polished": nudged} if lacking is not None else {}),
                **measure(new, labels=False)}
-    problems += fill_note(figures, ph.margin_mm)
+    note = fill_note(figures, ph.margin_mm)
+    if note:
+        figures["fill_note"] = note
     return new, changes, figures, problems
 
 
-def fill_note(figures: dict, margin: float) -> list[str]:
-    """A board the stations do not fill FILL each way, said with the size they would fill: the routes'
-    gaps are held to network.MAX_GAP_MM, so a network too small for its board is not stretched to it."""
+def fill_note(figures: dict, margin: float) -> str | None:
+    """A board the stations do not fill FILL each way, said with the size they would fill (figure
+    fill_note, beside fill_w and fill_h): the routes' gaps are held to network.MAX_GAP_MM, so a network
+    too small for its board is not stretched to it. Not a problem of the geometry: the board is valid."""
     fw, fh = figures["fill_w"], figures["fill_h"]
     if fw >= fit.FILL and fh >= fit.FILL:
-        return []
+        return None
     W, H = figures["board_mm"]
     span_w, span_h = fw * (W - 2 * margin), fh * (H - 2 * margin)
     sw, sh = fit.filled_size(span_w, span_h, margin)
-    return [f"the stations fill {fw:.0%} x {fh:.0%} of {W:g} x {H:g} mm at gaps between spaces of at most"
+    return (f"the stations fill {fw:.0%} x {fh:.0%} of {W:g} x {H:g} mm at gaps between spaces of at most"
             f" {MAX_GAP_MM:g} mm (asked: {fit.FILL:.0%} each way): a {min(W, sw):g} x {min(H, sh):g} mm board would be"
-            " filled, or lengthen routes"]
+            " filled, or lengthen routes")
 
 
 def shrink_gradually(net, dr, w, style, s, c, centre, box) -> None:
@@ -337,6 +343,7 @@ def shared_overlaps(net, found) -> list[tuple[int, int]]:
     return out
 
 
+RELAX_FROM = 1  # the repair attempt from which those routes get wider gaps (relax_gaps)
 GAP_RELAX_MM = 1.0  # a route whose first space still touches a neighbour's at their station: this much wider a gap
 
 

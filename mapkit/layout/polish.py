@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from mapkit.layout.labels import LABEL_REACH_MM, fill_kept, station_span, without_room
+from mapkit.layout.network import gaps_kept
 from mapkit.layout.repair import score
 
 POLISH_STEPS_MM = (1.5, 3.0, 6.0, 10.0)
@@ -140,7 +141,7 @@ def _polish(rp, net, dr, bent, touching, dirs, max_tries) -> int:
                 tries += 1
                 new = old + step * np.array(d)
                 dr.pos[s] = new
-                if not fill_kept(dr, span):
+                if not fill_kept(dr, span) or not gaps_kept(net, dr, s, old):
                     dr.pos[s] = old
                     continue
                 sub = rp.part_data(part)
