@@ -40,7 +40,7 @@ def test_a_crowded_station_needs_wider_gaps_and_a_quiet_one_does_not():
 
 
 def test_only_the_routes_of_crowded_stations_may_have_gaps_over_6_mm():
-    net = build_network(json.loads((BOARDS / "north-america.json").read_text(encoding="utf-8")))
+    net = build_network(json.loads((BOARDS / "north-america.json").read_text(encoding="utf-8")), gap_rule=True)
     ph = net.board.physical
     wide = {net.route_ids[b.routes[0]] for b in net.bundles if b.gap_max > MAX_GAP_MM}
     assert wide and len(wide) < len(net.bundles) / 3
@@ -59,7 +59,14 @@ def test_routes_over_gap_counts_a_stretched_route():
     before = measure(res.data, labels=False)
     data = copy.deepcopy(res.data)
     stations = {s["id"]: s for s in data["stations"]}
-    r = next(r for r in data["routes"] if not r.get("waypoints") and r.get("kind") != "flight")
+    from mapkit.boardfile import build_board
+    from mapkit.geometry import Layout
+    board = build_board(data)
+    shapes, ph = Layout(board).routes, board.physical
+    # a straight route within 6 mm (its id as the checks name it), made to stretch
+    rid = next(r.id for r in board.routes if not r.waypoints and r.kind != "flight" and not r.double
+               and (shapes[r.id].usable_mm - r.length * ph.space_length_mm) / (r.length + 1) <= MAX_GAP_MM)
+    r = next(x for x, br in zip(data["routes"], board.routes) if br.id == rid)
     a, b = stations[r["from"]]["board"], stations[r["to"]]["board"]
     # its far end pulled out along the route to 1.5 times its length: gaps well over 6 mm
     b["x"], b["y"] = a["x"] + 1.5 * (b["x"] - a["x"]), a["y"] + 1.5 * (b["y"] - a["y"])
@@ -70,7 +77,7 @@ def test_routes_over_gap_counts_a_stretched_route():
 
 
 def test_a_small_board_comes_out_with_its_gaps_held():
-    res = layout_board(layout_board_data(14, seed=3), seed=0)
+    res = layout_board(layout_board_data(14, seed=3), seed=0, gap_rule=True)
     assert res.figures["errors"] == 0 and res.figures["warnings"] == 0
     # over 6 mm only where a crowded station or first spaces still touching asked for wider gaps
     assert res.figures["routes_over_gap"] <= res.figures["routes_gap_widened"], res.figures
@@ -92,8 +99,18 @@ def test_a_board_not_filled_says_which_size_would_be():
 def test_size_auto_prefers_a_size_the_network_fills():
     # 560 x 330 mm of stations: 594 x 420 holds it shrunk to 97.5 % and is filled; 800 x 530 holds it
     # as it is but would be filled only 75 % across
-    assert pick_size(560, 330, 25) == (594, 420)
+    assert pick_size(560, 330, 25, prefer_fill=True) == (594, 420)
+    assert pick_size(560, 330, 25) == (800, 530)   # without the gap rule: the smallest that holds it
     # a network that fits 800 x 530 and fills it stays there
-    assert pick_size(700, 400, 25) == (800, 530)
+    assert pick_size(700, 400, 25, prefer_fill=True) == (800, 530)
     # too much to shrink (below fit.SHRINK_OK): the first size that holds it
-    assert pick_size(640, 330, 25) == (800, 530)
+    assert pick_size(640, 330, 25, prefer_fill=True) == (800, 530)
+
+
+def test_without_the_gap_rule_the_layout_is_as_it_was():
+    net = build_network(json.loads((BOARDS / "north-america.json").read_text(encoding="utf-8")))
+    ph = net.board.physical
+    assert not net.gap_rule and all(b.gap_max == math.inf for b in net.bundles)
+    for b in net.bundles:   # lsoft: the soft term's 6 mm preference, no margin, no crowding
+        at6 = b.length * ph.space_length_mm + (b.length + 1) * MAX_GAP_MM + 2 * ph.station_radius_mm
+        assert b.lsoft == pytest.approx(min(b.lmax, max(b.lmin + 1.0, at6)))

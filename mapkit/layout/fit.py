@@ -25,13 +25,14 @@ def fills(span_w: float, span_h: float, width: float, height: float, margin: flo
     return span_w >= FILL * (width - 2 * margin) and span_h >= FILL * (height - 2 * margin)
 
 
-def pick_size(span_w: float, span_h: float, margin: float) -> tuple[float, float]:
+def pick_size(span_w: float, span_h: float, margin: float, prefer_fill: bool = False) -> tuple[float, float]:
     """The smallest standard size (by area, either way round) for a span_w × span_h layout, first
     among those it fills FILL each way and holds as it is, then among those it fills once shrunk
     to no less than SHRINK_OK (its gaps have room below network.MAX_GAP_MM; the layout shrinks it
     gradually), then the smallest that holds it: a board the network would leave a third empty is
     the wrong choice even where it is the first that holds it, since a layout held to its routes'
-    gaps cannot grow into it. The largest size when none holds it (the fit report then says by how much)."""
+    gaps cannot grow into it (prefer_fill, with the gap rule; without it, the smallest that holds it).
+    The largest size when none holds it (the fit report then says by how much)."""
     need_w, need_h = span_w + 2 * (margin + EDGE_MM), span_h + 2 * (margin + EDGE_MM)
     options = []
     for w, h in STANDARD_SIZES:
@@ -39,6 +40,8 @@ def pick_size(span_w: float, span_h: float, margin: float) -> tuple[float, float
             holds = W >= need_w and H >= need_h
             shrink = min(1.0, (W - 2 * (margin + EDGE_MM)) / span_w, (H - 2 * (margin + EDGE_MM)) / span_h)
             filled = fills(span_w * shrink, span_h * shrink, W, H, margin)
+            if not prefer_fill:
+                filled = False   # the layout's fill term stretches the network into a larger board
             if holds or (filled and shrink >= SHRINK_OK):
                 rank = 0 if holds and filled else 1 if filled else 2
                 options.append((rank, W * H, abs(W / H - need_w / need_h), W, H))

@@ -62,6 +62,7 @@ class Network:
     route_ids: list[str]
     order_rows: np.ndarray | None = None   # mapkit.layout.order.order_pairs, computed once
     _at: dict | None = None                # at_station, computed once
+    gap_rule: bool = False                 # gaps held to gap_max as a rule (layout_board(gap_rule=True))
 
     @property
     def n(self) -> int:
@@ -88,7 +89,10 @@ def preferred_mm(n: int, ph) -> float:
     return n * ph.space_length_mm + (n + 1) * PREFERRED_GAP_MM + 2 * ph.station_radius_mm
 
 
-def build_network(data: dict, keep: frozenset = frozenset()) -> Network:
+def build_network(data: dict, keep: frozenset = frozenset(), gap_rule: bool = False) -> Network:
+    """The network of a board dict; gap_rule: each route's longest drawing (lsoft) at gap_max, 6 mm or
+    what a crowded end station needs, less GAP_MARGIN_MM, held as a rule; without it lsoft is the
+    6 mm preference of the soft gap term and gap_max is unbounded (the layout as it was)."""
     board = build_board(data)
     ph = board.physical
     ids = [s["id"] for s in data["stations"]]
@@ -118,7 +122,7 @@ def build_network(data: dict, keep: frozenset = frozenset()) -> Network:
             continue   # a flight leaves on its own path (flights.py), not among the station's bands
         half = (ph.space_width_mm / 2 + 1 if len(members) == 2 else 0.0) + ph.space_width_mm / 2
         ends.append((index[first.a], index[first.b], half))
-    crowd = station_gaps(len(ids), ends, geo, r, MAX_GAP_MM)
+    crowd = station_gaps(len(ids), ends, geo, r, MAX_GAP_MM) if gap_rule else None
     bundles = []
     for members in order:
         first = routes[members[0]]
@@ -130,8 +134,12 @@ def build_network(data: dict, keep: frozenset = frozenset()) -> Network:
         lmin = need + 2 * r + SAFETY_MM + (0.6 if double else 0.0)
         lmax = math.inf if flight else max(lmin + 1.0, need * ph.max_stretch + 2 * r - 2.5)
         a, b = index[first.a], index[first.b]
-        gap_max = MAX_GAP_MM if flight else max(crowd[a], crowd[b])
-        lsoft = min(lmax, max(lmin + 1.0, n * ph.space_length_mm + (n + 1) * (gap_max - GAP_MARGIN_MM) + 2 * r))
+        if gap_rule:
+            gap_max = MAX_GAP_MM if flight else max(crowd[a], crowd[b])
+            lsoft = min(lmax, max(lmin + 1.0, n * ph.space_length_mm + (n + 1) * (gap_max - GAP_MARGIN_MM) + 2 * r))
+        else:
+            gap_max = math.inf
+            lsoft = min(lmax, max(lmin + 1.0, n * ph.space_length_mm + (n + 1) * MAX_GAP_MM + 2 * r))
         lpref = min(lsoft, preferred_mm(n, ph))
         fixed_wp = []
         if fixed[a] and fixed[b] and first.waypoints:
@@ -141,7 +149,7 @@ def build_network(data: dict, keep: frozenset = frozenset()) -> Network:
                               fixed_wp))
     return Network(board, data, ids, [s["name"] for s in data["stations"]], geo, given, fixed, bundles, r,
                    ph.space_length_mm, ph.space_gap_mm, ph.space_width_mm, ph.margin_mm, 2 * r + 3 + 1.0,
-                   route_ids)
+                   route_ids, gap_rule=gap_rule)
 
 
 def gaps_kept(net: Network, dr, s: int, old) -> bool:
@@ -149,7 +157,7 @@ def gaps_kept(net: Network, dr, s: int, old) -> bool:
     gap_max unless no wider than before (the polish and the label moves keep the layout's gap rule;
     a bent route's gaps from its whole line, its stations' positions moved through its waypoints)."""
     ks = net.at_station(s)
-    if not ks:
+    if not ks or not net.gap_rule:
         return True
     def gaps(pos):
         out = []

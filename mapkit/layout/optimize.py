@@ -43,6 +43,7 @@ TWO_PI = 2 * np.pi
 class Weights:
     hard: float = 4.0         # the checks' rules
     pref: float = 0.25        # route length near its preferred gaps
+    gaps: float = 1.0         # gaps of at most about 6 mm (a route reads as one line; with the gap rule, beside its hinge)
     geo: float = 0.03         # stations near their scaled real positions
     bearing: float = 6.0      # route directions near their real bearings (per unit vector difference)
     octilinear: float = 0.0   # schematic style: directions at multiples of 45°
@@ -102,6 +103,8 @@ class Problem:
                                                                     (self.sp, self.sq, self.sown, self.sfirst, self.slast))
         self.lmin = np.array([0.0 if b.flight else b.lmin for b in B])
         self.lmax = np.array([b.lmax if np.isfinite(b.lmax) else 1e9 for b in B])
+        if net.gap_rule:   # the longest a route may be drawn: its gaps at gap_max (network.build_network)
+            self.lmax = np.minimum(self.lmax, np.array([b.lsoft if np.isfinite(b.lsoft) else 1e9 for b in B]))
         self.lpref = np.array([b.lpref for b in B])
         self.lsoft = np.array([b.lsoft if np.isfinite(b.lsoft) else 1e9 for b in B])
         self.half = np.array([b.half_width for b in B])

@@ -63,7 +63,8 @@ def check_keep(data: dict, keep: frozenset) -> None:
                               " \"board\" position to keep; give it one or leave it free")
 
 
-def layout_board_impl(data: dict, *, style: str, size, seed: int, keep: frozenset, geo_anchor: float | None = None):
+def layout_board_impl(data: dict, *, style: str, size, seed: int, keep: frozenset, geo_anchor: float | None = None,
+                      gap_rule: bool = False):
     """The layout; with --size auto, a size that leaves problems is followed by the next standard
     size up (AUTO_LARGER times at most), and the first clean one (or the least bad) is kept: the
     smallest size that holds the routes' lengths may still leave a knot the larger one has not
@@ -71,7 +72,8 @@ def layout_board_impl(data: dict, *, style: str, size, seed: int, keep: frozense
     leaving 1 mm² where the Sounder crosses; on 1000 x 1400 mm the unfolding clears it). A board
     the smallest size gets clean lays out once; the price is a second layout where it does not."""
     check_keep(data, keep)
-    out = layout_once(data, style=style, size=size, seed=seed, keep=keep, geo_anchor=geo_anchor)
+    rule = {"gap_rule": True} if gap_rule else {}   # (passed only when asked: layout_once as it was otherwise)
+    out = layout_once(data, style=style, size=size, seed=seed, keep=keep, geo_anchor=geo_anchor, **rule)
     if size != "auto" or keep or any(s.get("pinned") for s in data["stations"]):
         return out   # pinned stations fix the scale: a larger board would not give them more room
     def status(res) -> str:
@@ -88,7 +90,7 @@ def layout_board_impl(data: dict, *, style: str, size, seed: int, keep: frozense
         bigger = fit.next_size(*last[2]["board_mm"]) if worse(last) != (0, 0) else None
         if bigger is None:
             break
-        last = layout_once(data, style=style, size=bigger, seed=seed, keep=keep, geo_anchor=geo_anchor)
+        last = layout_once(data, style=style, size=bigger, seed=seed, keep=keep, geo_anchor=geo_anchor, **rule)
         tried.append(status(last))
         if worse(last) < worse(out):
             out = last
@@ -99,10 +101,11 @@ def layout_board_impl(data: dict, *, style: str, size, seed: int, keep: frozense
     return new, changes, figures, problems
 
 
-def layout_once(data: dict, *, style: str, size, seed: int, keep: frozenset, geo_anchor: float | None = None):
+def layout_once(data: dict, *, style: str, size, seed: int, keep: frozenset, geo_anchor: float | None = None,
+                gap_rule: bool = False):
     """One layout on one size ("auto": the smallest standard size that holds the network)."""
     rng = np.random.default_rng(seed)
-    net = build_network(data, keep)
+    net = build_network(data, keep, gap_rule)
     pos0, _ = initial_positions(net)
     # a tiny seeded jitter breaks exact ties (stations at the same spot, collinear lines)
     jitter = rng.normal(0.0, 0.05, pos0.shape)
@@ -129,7 +132,7 @@ def layout_once(data: dict, *, style: str, size, seed: int, keep: frozenset, geo
     st = dr.pos[:n]
     span = st.max(0) - st.min(0)
     if size == "auto":
-        W, H = fit.pick_size(float(span[0]), float(span[1]), ph.margin_mm)
+        W, H = fit.pick_size(float(span[0]), float(span[1]), ph.margin_mm, prefer_fill=gap_rule)
         if any_fixed:
             W, H = max(W, ph.width_mm), max(H, ph.height_mm)
         size_out = (W, H)
@@ -165,7 +168,8 @@ def layout_once(data: dict, *, style: str, size, seed: int, keep: frozenset, geo
             break
         widen(net, dr, found)
         if attempt >= RELAX_FROM:  # still touching after widenings asked for a wider angle: wider gaps too
-            relax_gaps(net, found)
+            if gap_rule:
+                relax_gaps(net, found)
         if attempt:  # still covering a station after more room was asked: go round it
             short |= {p.subject[len("route "):] for p in found if p.code == "space-on-station"}
         bend = [k for k, b in enumerate(net.bundles)
@@ -215,12 +219,12 @@ def layout_once(data: dict, *, style: str, size, seed: int, keep: frozenset, geo
     from mapkit.layout.figures import measure
 
     # routes allowed gaps wider than MAX_GAP_MM: at a crowded station (crowding.py) or relaxed (relax_gaps)
-    widened = sum(len(b.routes) for b in net.bundles if b.gap_max > MAX_GAP_MM and not b.flight)
-    figures = {"size_chosen": size == "auto", "bends": sum(len(line) - 2 for line in dr.lines),
-               "routes_gap_widened": widened,
+    widened = {"routes_gap_widened": sum(len(b.routes) for b in net.bundles if b.gap_max > MAX_GAP_MM
+                                         and not b.flight)} if gap_rule else {}
+    figures = {"size_chosen": size == "auto", "bends": sum(len(line) - 2 for line in dr.lines), **widened,
                **({"labels_without_room": lacking, "polished": nudged} if lacking is not None else {}),
                **measure(new, labels=False)}
-    note = fill_note(figures, ph.margin_mm)
+    note = fill_note(figures, ph.margin_mm) if gap_rule else None
     if note:
         figures["fill_note"] = note
     return new, changes, figures, problems

@@ -24,7 +24,9 @@ from mapkit.layout.repair import score
 POLISH_STEPS_MM = (1.5, 3.0, 6.0, 10.0)
 POLISH_TRIES = 900
 POLISH_ROUNDS = 4
-GAP_WEIGHT = 1.0      # rad² per mm² beyond a route's gap_max: 1 mm over weighs as a route 57° off (a rule, in effect)
+GAP_MM = 6.0          # wider gaps between spaces cost too (see _cost)
+GAP_WEIGHT = 0.004    # rad² per mm² beyond GAP_MM: a 16 mm gap weighs as a route 36° off
+RULE_GAP_WEIGHT = 1.0  # with the gap rule, per mm² beyond a route's gap_max: 1 mm over weighs as a route 57° off
 
 
 def _errors(net, pos, bundles) -> np.ndarray:
@@ -44,10 +46,10 @@ def _cost(net, pos, bundles, bent=frozenset()) -> float:
     L = np.array([np.linalg.norm(pos[net.bundles[k].b] - pos[net.bundles[k].a]) for k in ks])
     n = np.array([net.bundles[k].length for k in ks], dtype=float)
     fl = np.array([net.bundles[k].flight or k in bent for k in ks])   # a bent route's length is not its chord
-    gmax = np.array([net.bundles[k].gap_max for k in ks], dtype=float)
+    gmax = np.array([net.bundles[k].gap_max if net.gap_rule else GAP_MM for k in ks], dtype=float)
     gap = (L - 2 * net.radius - n * net.space_len) / (n + 1)
     over = np.where(fl, 0.0, np.maximum(gap - gmax, 0.0))
-    return float(_errors(net, pos, ks).sum() + GAP_WEIGHT * (over ** 2).sum())
+    return float(_errors(net, pos, ks).sum() + (RULE_GAP_WEIGHT if net.gap_rule else GAP_WEIGHT) * (over ** 2).sum())
 
 
 class Costs:
@@ -57,13 +59,14 @@ class Costs:
 
     def __init__(self, net, touching, bent):
         self.radius, self.space_len = net.radius, net.space_len
+        self.weight = RULE_GAP_WEIGHT if net.gap_rule else GAP_WEIGHT
         self.at = {}
         for s, ks in touching.items():
             a = np.array([net.bundles[k].a for k in ks], dtype=int)
             b = np.array([net.bundles[k].b for k in ks], dtype=int)
             n = np.array([net.bundles[k].length for k in ks], dtype=float)
             fl = np.array([net.bundles[k].flight or k in bent for k in ks])
-            gmax = np.array([net.bundles[k].gap_max for k in ks], dtype=float)
+            gmax = np.array([net.bundles[k].gap_max if net.gap_rule else GAP_MM for k in ks], dtype=float)
             self.at[s] = (a, b, n, fl, gmax, net.geo[b] - net.geo[a])
 
     def _of(self, d, n, fl, gmax, g):
@@ -72,7 +75,7 @@ class Costs:
         gap = (L - 2 * self.radius - n * self.space_len) / (n + 1)
         over = np.where(fl, 0.0, np.maximum(gap - gmax, 0.0))
         ang = np.arctan2(g[:, 0] * d[..., 1] - g[:, 1] * d[..., 0], (g * d).sum(-1))
-        return (ang ** 2).sum(-1) + GAP_WEIGHT * (over ** 2).sum(-1)
+        return (ang ** 2).sum(-1) + self.weight * (over ** 2).sum(-1)
 
     def of(self, pos, s) -> float:
         a, b, n, fl, gmax, g = self.at[s]

@@ -333,7 +333,7 @@ class Repair:
             trace, complete = seen
             start = self.tries
             for (inc, gain, stop), m in zip(trace, moves):
-                if self.tries + inc > self.max_tries:
+                if self.tries >= self.max_tries:
                     break
                 self.tries += inc
                 if gain < best_gain:
@@ -348,15 +348,14 @@ class Repair:
             parts: dict[float, tuple] = {}
             trace, complete = [], True
             for m in moves:
+                if self.tries >= self.max_tries:
+                    complete = False
+                    break
                 before = self.tries
                 i = self.dr.lines[m[1]][0] if m[0] == "bend" else m[0]
                 dist = float(np.linalg.norm(m[-1] - self.dr.pos[i])) if m[0] != "bend" else \
                     float(np.min(np.linalg.norm(self.dr.pos[self.dr.lines[m[1]]] - m[2], axis=1)))
                 reach = next((s for s in STEPS_MM if s >= dist - 1e-6), 2 * dist)
-                # a move costs one check, and one more where its part of the board is new: never past the budget
-                if self.tries + (reach not in parts) + 1 > self.max_tries:
-                    complete = False
-                    break
                 if reach not in parts:
                     part = self.select(centres, REACH_MM + reach)
                     parts[reach] = (part, self.local(part))
