@@ -63,8 +63,12 @@ def _path_text(path: tuple) -> str:
               help="How strongly the first drawing is held to the real map (0 to 10; default: the layout's "
                    "own, 0). 1.0 keeps Portland and north-america nearer their geography; the Seattle "
                    "network comes out with problems at 1.0.")
+@click.option("--gap-rule", "gap_rule", is_flag=True,
+              help="Hold the gaps between spaces to 6 mm as a rule (wider only at crowded stations) and let "
+                   "--size auto prefer a size the network fills 80 % each way (docs/layout-gaps.md; not yet "
+                   "the default).")
 @FORMAT
-def layout(board, out, write, style, size, keep, seed, geo_anchor, fmt):
+def layout(board, out, write, style, size, keep, seed, geo_anchor, gap_rule, fmt):
     """Compute station board positions (and route waypoints) from lat/lon and route lengths, so that
     the board passes the geometry checks.
 
@@ -86,7 +90,8 @@ def layout(board, out, write, style, size, keep, seed, geo_anchor, fmt):
         check_output(out)
     keep_ids = frozenset(k.strip() for k in keep.split(",") if k.strip())
     data = _load(board)
-    res = layout_board(data, style=style, size=size, seed=seed, keep=keep_ids, geo_anchor=geo_anchor)
+    res = layout_board(data, style=style, size=size, seed=seed, keep=keep_ids, geo_anchor=geo_anchor,
+                       gap_rule=gap_rule)
     figures = {**res.figures, **measure(res.data)}  # with the label figures (the renderer's placement)
     from mapkit.layout.pipeline import geometry_problems
     left = geometry_problems(res.data)

@@ -14,7 +14,7 @@ from dataclasses import replace
 
 from mapkit.layout.bends import bend_point, needs_bend
 from mapkit.layout.flights import route_flights
-from mapkit.layout.network import build_network
+from mapkit.layout.network import GAP_MARGIN_MM, MAX_GAP_MM, build_network
 from mapkit.layout.optimize import Drawing, Weights, run_rounds
 from mapkit.layout.project import initial_positions
 from mapkit.layout.stress import majorize
@@ -63,7 +63,8 @@ def check_keep(data: dict, keep: frozenset) -> None:
                               " \"board\" position to keep; give it one or leave it free")
 
 
-def layout_board_impl(data: dict, *, style: str, size, seed: int, keep: frozenset, geo_anchor: float | None = None):
+def layout_board_impl(data: dict, *, style: str, size, seed: int, keep: frozenset, geo_anchor: float | None = None,
+                      gap_rule: bool = False):
     """The layout; with --size auto, a size that leaves problems is followed by the next standard
     size up (AUTO_LARGER times at most), and the first clean one (or the least bad) is kept: the
     smallest size that holds the routes' lengths may still leave a knot the larger one has not
@@ -71,7 +72,8 @@ def layout_board_impl(data: dict, *, style: str, size, seed: int, keep: frozense
     leaving 1 mm² where the Sounder crosses; on 1000 x 1400 mm the unfolding clears it). A board
     the smallest size gets clean lays out once; the price is a second layout where it does not."""
     check_keep(data, keep)
-    out = layout_once(data, style=style, size=size, seed=seed, keep=keep, geo_anchor=geo_anchor)
+    rule = {"gap_rule": True} if gap_rule else {}   # (passed only when asked: layout_once as it was otherwise)
+    out = layout_once(data, style=style, size=size, seed=seed, keep=keep, geo_anchor=geo_anchor, **rule)
     if size != "auto" or keep or any(s.get("pinned") for s in data["stations"]):
         return out   # pinned stations fix the scale: a larger board would not give them more room
     def status(res) -> str:
@@ -84,10 +86,11 @@ def layout_board_impl(data: dict, *, style: str, size, seed: int, keep: frozense
 
     tried, last = [status(out)], out
     for _ in range(AUTO_LARGER):
-        bigger = fit.next_size(*last[2]["board_mm"]) if last[3] else None
+        # a board only short of its fill is not helped by a larger one (fill_note): errors and warnings are
+        bigger = fit.next_size(*last[2]["board_mm"]) if worse(last) != (0, 0) else None
         if bigger is None:
             break
-        last = layout_once(data, style=style, size=bigger, seed=seed, keep=keep, geo_anchor=geo_anchor)
+        last = layout_once(data, style=style, size=bigger, seed=seed, keep=keep, geo_anchor=geo_anchor, **rule)
         tried.append(status(last))
         if worse(last) < worse(out):
             out = last
@@ -98,10 +101,11 @@ def layout_board_impl(data: dict, *, style: str, size, seed: int, keep: frozense
     return new, changes, figures, problems
 
 
-def layout_once(data: dict, *, style: str, size, seed: int, keep: frozenset, geo_anchor: float | None = None):
+def layout_once(data: dict, *, style: str, size, seed: int, keep: frozenset, geo_anchor: float | None = None,
+                gap_rule: bool = False):
     """One layout on one size ("auto": the smallest standard size that holds the network)."""
     rng = np.random.default_rng(seed)
-    net = build_network(data, keep)
+    net = build_network(data, keep, gap_rule)
     pos0, _ = initial_positions(net)
     # a tiny seeded jitter breaks exact ties (stations at the same spot, collinear lines)
     jitter = rng.normal(0.0, 0.05, pos0.shape)
@@ -128,7 +132,7 @@ def layout_once(data: dict, *, style: str, size, seed: int, keep: frozenset, geo
     st = dr.pos[:n]
     span = st.max(0) - st.min(0)
     if size == "auto":
-        W, H = fit.pick_size(float(span[0]), float(span[1]), ph.margin_mm)
+        W, H = fit.pick_size(float(span[0]), float(span[1]), ph.margin_mm, prefer_fill=gap_rule)
         if any_fixed:
             W, H = max(W, ph.width_mm), max(H, ph.height_mm)
         size_out = (W, H)
@@ -163,6 +167,9 @@ def layout_once(data: dict, *, style: str, size, seed: int, keep: frozenset, geo
         if not found:
             break
         widen(net, dr, found)
+        if attempt >= RELAX_FROM:  # still touching after widenings asked for a wider angle: wider gaps too
+            if gap_rule:
+                relax_gaps(net, found)
         if attempt:  # still covering a station after more room was asked: go round it
             short |= {p.subject[len("route "):] for p in found if p.code == "space-on-station"}
         bend = [k for k, b in enumerate(net.bundles)
@@ -211,10 +218,31 @@ def layout_once(data: dict, *, style: str, size, seed: int, keep: frozenset, geo
     problems = (notes if found else []) + fit_report(found, net, size_out or (W, H))
     from mapkit.layout.figures import measure
 
-    figures = {"size_chosen": size == "auto", "bends": sum(len(line) - 2 for line in dr.lines),
+    # routes allowed gaps wider than MAX_GAP_MM: at a crowded station (crowding.py) or relaxed (relax_gaps)
+    widened = {"routes_gap_widened": sum(len(b.routes) for b in net.bundles if b.gap_max > MAX_GAP_MM
+                                         and not b.flight)} if gap_rule else {}
+    figures = {"size_chosen": size == "auto", "bends": sum(len(line) - 2 for line in dr.lines), **widened,
                **({"labels_without_room": lacking, "polished": nudged} if lacking is not None else {}),
                **measure(new, labels=False)}
+    note = fill_note(figures, ph.margin_mm) if gap_rule else None
+    if note:
+        figures["fill_note"] = note
     return new, changes, figures, problems
+
+
+def fill_note(figures: dict, margin: float) -> str | None:
+    """A board the stations do not fill FILL each way, said with the size they would fill (figure
+    fill_note, beside fill_w and fill_h): the routes' gaps are held to network.MAX_GAP_MM, so a network
+    too small for its board is not stretched to it. Not a problem of the geometry: the board is valid."""
+    fw, fh = figures["fill_w"], figures["fill_h"]
+    if fw >= fit.FILL and fh >= fit.FILL:
+        return None
+    W, H = figures["board_mm"]
+    span_w, span_h = fw * (W - 2 * margin), fh * (H - 2 * margin)
+    sw, sh = fit.filled_size(span_w, span_h, margin)
+    return (f"the stations fill {fw:.0%} x {fh:.0%} of {W:g} x {H:g} mm at gaps between spaces of at most"
+            f" {MAX_GAP_MM:g} mm (asked: {fit.FILL:.0%} each way): a {min(W, sw):g} x {min(H, sh):g} mm board would be"
+            " filled, or lengthen routes")
 
 
 def shrink_gradually(net, dr, w, style, s, c, centre, box) -> None:
@@ -317,6 +345,26 @@ def shared_overlaps(net, found) -> list[tuple[int, int]]:
         if {ba.a, ba.b} & {bb.a, bb.b}:
             out.append((a, b) if ba.length >= bb.length else (b, a))
     return out
+
+
+RELAX_FROM = 1  # the repair attempt from which those routes get wider gaps (relax_gaps)
+GAP_RELAX_MM = 1.0  # a route whose first space still touches a neighbour's at their station: this much wider a gap
+
+
+def relax_gaps(net, found) -> None:
+    """Where two routes' first spaces still overlap at the station they share, let both be drawn
+    with wider gaps (GAP_RELAX_MM more, within the checks' stretch limit): the gaps are held to
+    6 mm as a rule, but a station whose routes leave it close together may need its first spaces
+    farther out (crowding.py reckons that for evenly spread routes; the drawing's real angles can
+    ask for more)."""
+    ph = net.board.physical
+    named = sorted({i for pair in shared_overlaps(net, found) for i in pair})
+    for i in named:   # once per round however many of its neighbours it touches
+        b = net.bundles[i]
+        if not b.flight:
+            b.gap_max += GAP_RELAX_MM
+            longest = b.length * ph.space_length_mm + (b.length + 1) * (b.gap_max - GAP_MARGIN_MM) + 2 * ph.station_radius_mm
+            b.lsoft = min(b.lmax, max(b.lsoft, longest))
 
 
 def widen(net, dr, found) -> None:

@@ -68,6 +68,9 @@ def terms(pb, x):
     def along(fac):   # a block of one row per bundle, through its segments' lengths
         gp, gq = seg_g()
         return [(pb.sown, pb.sq, gp * fac[:, None]), (pb.sown, pb.sp, gq * fac[:, None])]
+    # too short for its spaces, or stretched; with the gap rule, longer than its gaps may be (gap_max:
+    # 6 mm, or what a crowded station needs), as strong as the checks' rules (the soft gap term below
+    # loses to the clearances, which a longer route always eases: most of north-america at 8-14 mm)
     lo, flo = hinge(pb.lmin, L, w.hard)
     hi, fhi = hinge(-pb.lmax, -L, w.hard)
     block(lo + hi, lambda flo, fhi: along((flo - fhi)[pb.sown]), flo, fhi)

@@ -25,12 +25,21 @@ from mapkit.writer import dump_board_json
 
 HERE = Path(__file__).resolve().parent
 BOARDS = HERE.parent.parent / "boards"
-COLUMNS = ("board_mm", "errors", "warnings", "stretched_routes", "largest_gap_mm", "label_pt_smallest",
+COLUMNS = ("board_mm", "errors", "warnings", "stretched_routes", "largest_gap_mm", "routes_over_gap", "label_pt_smallest",
            "labels_with_room", "empty_share", "direction_error_deg_mean", "direction_error_deg_max", "within_45deg",
            "routes_over_90deg", "order_kept", "trunk_sides_swapped", "fill_w", "fill_h", "seconds")
 NEAR = 1.0   # the third layout: the stress drawing held to the real map (layout_board's geo_anchor)
-PAIRS = {"labels_with_room": "labels_total", "order_kept": "order_stations",
+PAIRS = {"routes_over_gap": "routes_drawn", "labels_with_room": "labels_total", "order_kept": "order_stations",
          "trunk_sides_swapped": "trunk_sides_swapped_raw"}   # shown as "a/b" (swapped: as drawn/raw)
+
+
+INTRO = [   # comparison.md's first lines
+    "Computed layouts against the hand layouts (`PYTHONPATH=. python reports/layout/compare.py BOARD`, then `--table`).",
+    'The rows "hand" of portland and north-america are the hand layouts those boards had until the computed',
+    '"hand size, geo_anchor 1.0" layouts were shipped in boards/ (`mapkit layout --geo-anchor 1.0`); Seattle keeps its'
+    " hand layout.",
+    "routes_over_gap: routes with gaps between spaces over 6 mm, of those drawn (left blank for the earlier hand",
+    "layouts, measured after they were replaced); the same layouts with `--gap-rule`: docs/layout-gaps.md.", ""]
 
 
 def stripped(data: dict) -> dict:
@@ -75,7 +84,7 @@ def table(names) -> None:
     rows = [r for name in names for r in json.loads((HERE / f"{name}.rows.json").read_text(encoding="utf-8"))]
     atomic_write_text(HERE / "comparison.json", json.dumps(rows, indent=2) + "\n")
     head = "| board | layout | " + " | ".join(COLUMNS) + " |"
-    lines = [head, "|" + "---|" * (len(COLUMNS) + 2)]
+    lines = INTRO + [head, "|" + "---|" * (len(COLUMNS) + 2)]
     for r in rows:
         lines.append(f"| {r['board']} | {r['layout']} | " + " | ".join(cell(r, c) for c in COLUMNS) + " |")
     atomic_write_text(HERE / "comparison.md", "\n".join(lines) + "\n")
