@@ -47,6 +47,7 @@ from mapkit.sim.expert_block import BlockMixin
 from mapkit.sim.expert_chance import TicketChanceMixin
 from mapkit.sim.expert_endgame import EndgameMixin
 from mapkit.sim.expert_tickets import TicketDrawMixin
+from mapkit.sim.expert_trunk import TrunkMixin
 from mapkit.sim.expert_wilds import ScarceColorMixin
 from mapkit.sim.engine import BLIND, DRAW2, FACE_UP, KEEP_PHASE, SETUP
 from mapkit.sim.tables import GRAY
@@ -61,7 +62,7 @@ CLAIM_TURN = 3.0
 POINTS_WEIGHT = 0.25
 
 
-class ExpertAgent(EndgameMixin, TicketChanceMixin, TicketDrawMixin, ScarceColorMixin, BlockMixin, PlannerAgent):
+class ExpertAgent(EndgameMixin, TrunkMixin, TicketChanceMixin, TicketDrawMixin, ScarceColorMixin, BlockMixin, PlannerAgent):
     name = "expert"
     # tuned on north-america self-play and against route-focus (see the module docstring)
     p_offset, p_scale = -2.0, 5.0    # completion chance: logistic in the slack (turns and trains)
@@ -263,6 +264,8 @@ class ExpertAgent(EndgameMixin, TicketChanceMixin, TicketDrawMixin, ScarceColorM
         extra = self.extra_keep_trains if view.phase == SETUP or self.extra_keep_late else 0
         plans = {}
         self._prefix_memo = {}  # the keeps share plan prefixes (expert_chance._plan_detail)
+        self._trunk_memo = None  # expert_trunk.py's connections, for this decision
+        trunk = self.keep_share_credit or self.keep_trail_credit
         for a in legal:
             mask = a[1]
             kept = [offer[i] for i in range(len(offer)) if mask >> i & 1]
@@ -289,6 +292,9 @@ class ExpertAgent(EndgameMixin, TicketChanceMixin, TicketDrawMixin, ScarceColorM
             if self.keep_route_credit:
                 pts = self.t.route_points
                 value += self.keep_route_credit * (sum(pts[r] for r in routes) - self.keep_route_base * need)
+            if trunk:
+                # keeps that build one trunk (expert_trunk.py; off by default)
+                value += self.trunk_value(view, tickets, routes, need, costs, given_up)
             if value > best_value:
                 best, best_value = a, value
         self._prefix_memo = None
