@@ -68,6 +68,7 @@ def test_the_share_credit_counts_the_trains_tickets_share(na):
     view = SeatView(s, 0)
     agent = make_agent("expert")
     agent.keep_share_credit = 1.0
+    agent.keep_trail_credit = 0.0  # the share credit alone
     agent.reset(0, t, 4, random.Random(1))
     ix = t.station_ids.index
     long = (ix("seattle"), ix("sault-st-marie"), 15, 0)
