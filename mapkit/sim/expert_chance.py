@@ -89,18 +89,20 @@ class TicketChanceMixin:
     # train cost below (docs/expert.md, fifth round): +1.2 / +3.5 winner points, 0.35 turns a seat
     # shorter, the same tickets held (4-player self-play, seeds 23 / 29)
     ticket_chance = True
-    # points a train of the plan costs in the keep (the turns it takes); 0.5 best of 0-1.5
-    # (without it the fitted chance keeps more and worse: 4 winner points lost)
-    keep_train_cost = 0.5
+    # points a train of the plan costs in the keep (the turns it takes); 0.5 best of 0-1.5 in the
+    # fifth round (without it the fitted chance keeps more and worse: 4 winner points lost), 0.6
+    # with the sixth round's trail credit and refit (0.4 / 0.5 / 0.6 tried; docs/expert.md)
+    keep_train_cost = 0.6
     chance_detour = False  # True: a second path search a ticket for `detour`, COEF (slower, no better)
     chance_shift = 0.0     # log-odds added to the fitted chance (measured: −0.5 to −2 lost)
     # the ticket draw values the unseen tickets by the fitted chance too (COEF_DRAW) instead of
     # the curve: +0.45 tickets held but −1.2 winner points at every threshold tried, so off
     draw_chance_on = False
     # True: the sixth round's refit on the agent's own play (REFIT_NO_DETOUR, REFIT_DRAW) instead of
-    # the fifth round's (the other keeps by the curve). Measured (docs/expert.md, sixth round):
-    # the same play within the noise (seed 0, 1,000 games: 129.19 → 129.20 winner points), so off
-    chance_own_fit = False
+    # the fifth round's (the other keeps by the curve; False gives it). Alone within the noise
+    # (seed 0, 1,000 games, with the trail credit: 129.19 → 129.20 winner points); on with the
+    # trail credit and keep_train_cost 0.6, the sixth round's combination (docs/expert.md)
+    chance_own_fit = True
     _prefix_memo = None    # {ticket prefix: plan state} of one keep decision (see _plan_detail)
 
     def plan_detail(self, view, tickets, costs, budget=INF):
