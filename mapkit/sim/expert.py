@@ -15,8 +15,9 @@ It sees only its SeatView. What it does, and why:
   curve in the slack (turns and trains left beyond the plan), fitted to self-play at 2 and 4
   players; a ticket already complete counts in full, one that no longer fits is given up; the
   keeps value each ticket by its own chance instead (fitted on random keeps: its connection's
-  trains, points, the opponents around it, the clock by hands) less half a point a planned train
-  (expert_chance.py; `ticket_chance = False` gives the curve);
+  trains, points, the opponents around it, the clock by hands; refit on its own play) less 0.6
+  of a point a planned train, plus a tenth of a point a train of the longest trail the plan
+  makes (expert_chance.py, expert_trunk.py; `ticket_chance = False` gives the curve);
 - draws more tickets once its plan is done (not before: measured): from three players while a
   draw is worth it by its exact expected value over the tickets it has not seen, each valued by
   its connection to the network (expert_tickets.py); at two players while 25+ trains and 8 turns

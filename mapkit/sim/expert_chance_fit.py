@@ -13,9 +13,9 @@ are recorded: the agent's own keeps are the tickets it expected to complete, so 
 makes long and risky tickets look better or worse than they are depending on what it chose (the
 survivor bias of the curve before, docs/expert.md). The other keeps are the agent's own (by the
 plan's one curve, `ticket_chance = False`, so a refit does not depend on the fit it replaces), so
-the games look like its real games; `--own-keeps chance` makes them the current agent's own keeps
-(by the fitted chance it ships, and the switches it ships), the refit of the sixth round
-(docs/expert.md). It prints the coefficients to paste into expert_chance.COEF, and
+the games look like its real games; `--own-keeps chance` makes them the agent's own keeps by its
+chance per ticket as it played before the sixth round (the fifth round's fit, 0.5 a planned train,
+no trail credit): the refit of the sixth round, expert_chance.REFIT_NO_DETOUR (docs/expert.md). It prints the coefficients to paste into expert_chance.COEF, and
 the log-loss of the fit and of the plan's one curve on the same records.
 """
 
@@ -81,7 +81,13 @@ def collect(t, rules, players: int, seeds, share: float, own: str = "curve") -> 
             ag = CollectAgent()
             ag.random_share = share
             if own == "chance":
-                ag.ticket_chance = True  # the agent as it plays (its shipped fit), not the curve
+                # the agent by its chance per ticket as it played before the sixth round (the
+                # records of expert_chance.REFIT_NO_DETOUR): the fifth round's fit, 0.5 a planned
+                # train, no trail credit
+                ag.ticket_chance = True
+                ag.chance_own_fit = False
+                ag.keep_train_cost = 0.5
+                ag.keep_trail_credit = 0.0
             ag.reset(seat, t, players, random.Random(agent_rng.getrandbits(64)))
             agents.append(ag)
         views = [SeatView(s, p) for p in range(players)]
@@ -152,7 +158,7 @@ def main(argv=None) -> int:
     ap.add_argument("--random-share", type=float, default=0.5, help="share of keeps chosen at random (default 0.5)")
     ap.add_argument("--own-keeps", choices=("curve", "chance"), default="curve",
                     help="the keeps not chosen at random: by the plan's one curve (default, the fifth round's fit) "
-                         "or by the shipped chance per ticket (the agent as it plays: the sixth round's refit)")
+                         "or by the chance per ticket as the agent played before the sixth round (the sixth round's refit)")
     ap.add_argument("--format", choices=("text", "json"), default="text")
     args = ap.parse_args(argv)
     from pathlib import Path
