@@ -173,9 +173,10 @@ def test_a_keep_decision_reusing_plan_prefixes_gets_the_plans_planned_afresh(na)
     assert sum(reused) > 20  # the memo was in use, with plans of other options in it
 
 
-def test_the_refit_can_take_the_current_agents_own_keeps(na):
-    """`--own-keeps chance`: the keeps not chosen at random are the agent's own by the chance it
-    ships (the sixth round's refit), not the plan's one curve; the games, so the records, differ."""
+def test_the_refit_can_take_the_agents_own_keeps(na):
+    """`--own-keeps chance`: the keeps not chosen at random are the agent's own by its chance per
+    ticket (the records of the sixth round's refit), not the plan's one curve; the games, so the
+    records, differ."""
     from mapkit.sim.expert_chance_fit import collect
 
     t, rules = na
