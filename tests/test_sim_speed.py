@@ -921,3 +921,59 @@ def test_a_seats_costs_on_the_untouched_board_are_the_rule_route_by_route(player
             acts = Legal(s).all()
             engine.apply(s, acts[rng.randrange(len(acts))])
     assert min(found.values()) > 10, found
+
+
+# ------------------------------------------------------------ eighth round (the expert's games)
+
+def test_a_views_connected_is_the_engines_and_halves_paths_alike():
+    """SeatView.connected has engine.connected's two finds written out: the same answers, and the
+    same parent lists afterwards (path halving changes them; later finds must walk the same
+    links). Forests made by random unions without compression (long chains), asked at random."""
+    rng = random.Random(8)
+    t, rules = setup("north-america")
+    n = t.n_stations
+    halved = 0
+    for trial in range(60):
+        s = engine.new_game(t, rules, 2, trial)
+        plain = list(range(n))
+        for _ in range(rng.randrange(0, 3 * n)):
+            x, y = rng.randrange(n), rng.randrange(n)
+            while plain[x] != x:
+                x = plain[x]
+            while plain[y] != y:
+                y = plain[y]
+            if x != y:
+                plain[x] = y
+        s.parent[1] = list(plain)
+        state = engine.State.__new__(engine.State)
+        state.parent = [None, plain]
+        view = SeatView(s, 1)
+        for _ in range(40):
+            a, b = rng.randrange(n), rng.randrange(n)
+            before = list(plain)
+            assert view.connected(a, b) == engine.connected(state, 1, a, b)
+            assert s.parent[1] == plain
+            halved += before != plain
+    assert halved > 100  # the finds did change the lists: the comparison above means something
+
+
+def test_the_views_field_getters_read_the_state():
+    """The SeatView properties made `attrgetter`s read the state's fields as they change."""
+    t, rules = setup("north-america")
+    s = engine.new_game(t, rules, 3, 1)
+    views = [SeatView(s, p) for p in range(3)]
+    fields = {"tables": "t", "rules": "rules", "players": "players", "min_keep": "min_keep", "phase": "phase",
+              "owner": "owner", "claim_log": "claim_log", "claimed": "claimed", "shared_doubles": "shared",
+              "markers": "markers", "turn": "turn"}
+    rng = random.Random(3)
+    steps = 0
+    while s.phase != engine.OVER and steps < 400:
+        for v in views:
+            for name, field in fields.items():
+                assert getattr(v, name) is getattr(s, field), name
+        acts = Legal(s).all()
+        engine.apply(s, acts[rng.randrange(len(acts))])
+        steps += 1
+    assert s.claimed > 5 and s.turn > 20
+    with pytest.raises(AttributeError):
+        views[0].turn = 3

@@ -47,6 +47,8 @@ from mapkit.sim.agents import INF, PlannerAgent, cheapest_path
 from mapkit.sim.expert_block import BlockMixin
 from mapkit.sim.expert_chance import TicketChanceMixin
 from mapkit.sim.expert_endgame import EndgameMixin
+from mapkit.sim.expert_endgame3 import ThreeTurnMixin
+from mapkit.sim.expert_spare import SpareMixin
 from mapkit.sim.expert_tickets import TicketDrawMixin
 from mapkit.sim.expert_trunk import TrunkMixin
 from mapkit.sim.expert_wilds import ScarceColorMixin
@@ -63,7 +65,8 @@ CLAIM_TURN = 3.0
 POINTS_WEIGHT = 0.25
 
 
-class ExpertAgent(EndgameMixin, TrunkMixin, TicketChanceMixin, TicketDrawMixin, ScarceColorMixin, BlockMixin, PlannerAgent):
+class ExpertAgent(SpareMixin, ThreeTurnMixin, EndgameMixin, TrunkMixin, TicketChanceMixin, TicketDrawMixin, ScarceColorMixin, BlockMixin,
+                  PlannerAgent):
     name = "expert"
     # tuned on north-america self-play and against route-focus (see the module docstring)
     p_offset, p_scale = -2.0, 5.0    # completion chance: logistic in the slack (turns and trains)
@@ -469,6 +472,14 @@ class ExpertAgent(EndgameMixin, TrunkMixin, TicketChanceMixin, TicketDrawMixin, 
             a = self._last_second_card(view, legal) if phase == DRAW2 else self._last_two(view, legal)[0]
             if a is not None:
                 return a
+        elif self.endgame_search and self.endgame_three_q:
+            # the turn after next is likelier the last: three turns (expert_endgame3.py;
+            # `endgame_three_q = {}` is the play before)
+            q = self._three_q(view)
+            if q is not None:
+                a = self._last_three(view, legal, q)[0]
+                if a is not None:
+                    return a
         if phase == DRAW2:
             return self.draw(view, legal, self.wanted_colors(view, routes) or self._spare_need(view))
         turns = self.turns_left(view)
@@ -547,7 +558,12 @@ class ExpertAgent(EndgameMixin, TrunkMixin, TicketChanceMixin, TicketDrawMixin, 
         return legal.claims(wanted)
 
     def _spare_need(self, view) -> dict:
-        """Colors for the longest open routes the seat could still fit (nothing planned)."""
+        """Colors for the longest open routes the seat could still fit (nothing planned); by the
+        hand with `spare_by_hand` (expert_spare.py; False: the play before)."""
+        if self.spare_by_hand:
+            need = self._spare_by_hand(view)
+            if need is not None:
+                return need
         t = self.t
         costs = self._costs(view)
         trains = view.trains[self.seat]

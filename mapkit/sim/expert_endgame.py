@@ -170,8 +170,11 @@ class EndgameMixin:
 
     # ------------------------------------------------------------ the search
 
-    def _last_two(self, view, legal):
-        """(action, value) of the best plan for this turn and one last turn after it."""
+    def _last_two(self, view, legal, record=None):
+        """(action, value) of the best plan for this turn and one last turn after it. With
+        `record` (a dict), every action searched is recorded there: claim -> (value, claim value,
+        hand left, trains left, claim values after it), draw -> (value, None, ...), and None ->
+        (candidates, claim values): the three-turn search (expert_endgame3.py) builds on them."""
         t = self.t
         wild = t.wild
         seat = self.seat
@@ -189,6 +192,8 @@ class EndgameMixin:
         vals = {r: self._claim_value(r, comp, tickets, factor, ends) for r, _, _ in cands}
         base = self._last_tables(cands, vals, trains)
         users = self._end_users
+        if record is not None:
+            record[None] = (cands, vals)
         ra, rb, partner = t.route_a, t.route_b, t.route_partner
         by_route = {}
         for a in legal.claims():
@@ -199,6 +204,7 @@ class EndgameMixin:
             v = vals[r] if r in vals else self._claim_value(r, comp, tickets, factor, ends)
             left = trains - L
             tables = None
+            after = vals
             if left > 0:
                 ca, cb = comp[t.route_a[r]], comp[t.route_b[r]]
                 if ca != cb and (ca in ends or cb in ends):
@@ -232,6 +238,12 @@ class EndgameMixin:
                     if c != wild:
                         rest[c] -= L - w
                     total += self._last_value(rest, tables, left)
+                if record is not None:
+                    rest = list(hand)
+                    rest[wild] -= w
+                    if c != wild:
+                        rest[c] -= L - w
+                    record[a] = (total, v, rest, left, after)
                 if total > best_v + 1e-9:
                     best_a, best_v = a, total
         draws = legal.draws()
@@ -293,6 +305,8 @@ class EndgameMixin:
                     by_color[c] = e
                 else:
                     continue
+                if record is not None:
+                    record[a] = (e, None, None, trains, vals)
                 if e > best_v + 1e-9:
                     best_a, best_v = a, e
         return best_a, best_v
