@@ -171,3 +171,37 @@ def test_a_keep_decision_reusing_plan_prefixes_gets_the_plans_planned_afresh(na)
             seat = s.current
             engine.apply(s, agents[seat].act(SeatView(s, seat), Legal(s)))
     assert sum(reused) > 20  # the memo was in use, with plans of other options in it
+
+
+def test_the_refit_can_take_the_agents_own_keeps(na):
+    """`--own-keeps chance`: the keeps not chosen at random are the agent's own by its chance per
+    ticket (the records of the sixth round's refit), not the plan's one curve; the games, so the
+    records, differ."""
+    from mapkit.sim.expert_chance_fit import collect
+
+    t, rules = na
+    by_curve = collect(t, rules, 2, [11], 0.5)
+    by_chance = collect(t, rules, 2, [11], 0.5, own="chance")
+    assert by_chance and all(len(x) == len(FEATURES) - 1 for x, _, _ in by_chance)
+    assert by_chance != by_curve
+
+
+def test_the_own_play_refit_is_read_by_the_keep_when_switched_on(na):
+    """`chance_own_fit = True`: the keep values a ticket by the sixth round's refit
+    (REFIT_NO_DETOUR), a different chance from the shipped fit's."""
+    from mapkit.sim.expert_chance import COEF_NO_DETOUR, REFIT_NO_DETOUR
+
+    t, rules = na
+    s = _turn_position(t, rules)
+    view = SeatView(s, 0)
+    a, b = t.station_ids.index("denver"), t.station_ids.index("chicago")
+    ticket = (a, b, 11, 0)
+    values = {}
+    for own in (False, True):
+        agent = make_agent("expert")
+        agent.chance_own_fit = own
+        agent.reset(0, t, 4, random.Random(1))
+        costs = agent._costs(view)
+        values[own] = agent.keep_value_by_ticket(view, (ticket,), costs, 45, 45, 30)[0]
+    assert REFIT_NO_DETOUR != COEF_NO_DETOUR
+    assert values[True] != values[False]

@@ -15,8 +15,9 @@ It sees only its SeatView. What it does, and why:
   curve in the slack (turns and trains left beyond the plan), fitted to self-play at 2 and 4
   players; a ticket already complete counts in full, one that no longer fits is given up; the
   keeps value each ticket by its own chance instead (fitted on random keeps: its connection's
-  trains, points, the opponents around it, the clock by hands) less half a point a planned train
-  (expert_chance.py; `ticket_chance = False` gives the curve);
+  trains, points, the opponents around it, the clock by hands; refit on its own play) less 0.6
+  of a point a planned train, plus a tenth of a point a train of the longest trail the plan
+  makes (expert_chance.py, expert_trunk.py; `ticket_chance = False` gives the curve);
 - draws more tickets once its plan is done (not before: measured): from three players while a
   draw is worth it by its exact expected value over the tickets it has not seen, each valued by
   its connection to the network (expert_tickets.py); at two players while 25+ trains and 8 turns
@@ -49,6 +50,7 @@ from mapkit.sim.expert_endgame import EndgameMixin
 from mapkit.sim.expert_endgame3 import ThreeTurnMixin
 from mapkit.sim.expert_spare import SpareMixin
 from mapkit.sim.expert_tickets import TicketDrawMixin
+from mapkit.sim.expert_trunk import TrunkMixin
 from mapkit.sim.expert_wilds import ScarceColorMixin
 from mapkit.sim.engine import BLIND, DRAW2, FACE_UP, KEEP_PHASE, SETUP
 from mapkit.sim.tables import GRAY
@@ -63,7 +65,8 @@ CLAIM_TURN = 3.0
 POINTS_WEIGHT = 0.25
 
 
-class ExpertAgent(SpareMixin, ThreeTurnMixin, EndgameMixin, TicketChanceMixin, TicketDrawMixin, ScarceColorMixin, BlockMixin, PlannerAgent):
+class ExpertAgent(SpareMixin, ThreeTurnMixin, EndgameMixin, TrunkMixin, TicketChanceMixin, TicketDrawMixin, ScarceColorMixin, BlockMixin,
+                  PlannerAgent):
     name = "expert"
     # tuned on north-america self-play and against route-focus (see the module docstring)
     p_offset, p_scale = -2.0, 5.0    # completion chance: logistic in the slack (turns and trains)
@@ -265,6 +268,8 @@ class ExpertAgent(SpareMixin, ThreeTurnMixin, EndgameMixin, TicketChanceMixin, T
         extra = self.extra_keep_trains if view.phase == SETUP or self.extra_keep_late else 0
         plans = {}
         self._prefix_memo = {}  # the keeps share plan prefixes (expert_chance._plan_detail)
+        self._trunk_memo = None  # expert_trunk.py's connections, for this decision
+        trunk = self.keep_share_credit or self.keep_trail_credit
         for a in legal:
             mask = a[1]
             kept = [offer[i] for i in range(len(offer)) if mask >> i & 1]
@@ -291,6 +296,9 @@ class ExpertAgent(SpareMixin, ThreeTurnMixin, EndgameMixin, TicketChanceMixin, T
             if self.keep_route_credit:
                 pts = self.t.route_points
                 value += self.keep_route_credit * (sum(pts[r] for r in routes) - self.keep_route_base * need)
+            if trunk:
+                # keeps that build one trunk (expert_trunk.py; off by default)
+                value += self.trunk_value(view, tickets, routes, need, costs, given_up)
             if value > best_value:
                 best, best_value = a, value
         self._prefix_memo = None

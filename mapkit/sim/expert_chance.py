@@ -44,6 +44,12 @@ COEF_DRAW = (1.939, 0.1524, -0.0392, -0.0583, 0.0804, 0.1824, 0.0, 0.0)
 # the same fit without detour (0): log-loss 0.4331 against 0.4316, for one path search fewer a
 # ticket in every keep (about 11 % of the agent's searches); `chance_detour = False` uses it
 COEF_NO_DETOUR = (2.2167, 0.1388, -0.062, -0.0578, 0.2416, 0.135, 0.0, -0.3983)
+# the sixth round's refit on the agent's own play (`chance_own_fit = True`; docs/expert.md):
+# `python -m mapkit.sim.expert_chance_fit boards/north-america.json --players 4,2,3 --games
+# 600,500,300 --seed 100 --own-keeps chance` (the keeps not chosen at random by COEF_NO_DETOUR,
+# not the plan's one curve): 9,140 tickets kept at random, 74 % completed, log-loss 0.4289
+REFIT_NO_DETOUR = (2.3005, 0.1359, -0.0617, -0.0573, 0.2259, 0.1255, 0.0, -0.3706)
+REFIT_DRAW = (2.0093, 0.1492, -0.0377, -0.0577, 0.0707, 0.1658, 0.0, 0.0)
 DETOUR_CAP = 10
 DRAW_DROPS = ("detour", "contest")  # the features COEF_DRAW leaves out
 
@@ -83,14 +89,20 @@ class TicketChanceMixin:
     # train cost below (docs/expert.md, fifth round): +1.2 / +3.5 winner points, 0.35 turns a seat
     # shorter, the same tickets held (4-player self-play, seeds 23 / 29)
     ticket_chance = True
-    # points a train of the plan costs in the keep (the turns it takes); 0.5 best of 0-1.5
-    # (without it the fitted chance keeps more and worse: 4 winner points lost)
-    keep_train_cost = 0.5
+    # points a train of the plan costs in the keep (the turns it takes); 0.5 best of 0-1.5 in the
+    # fifth round (without it the fitted chance keeps more and worse: 4 winner points lost), 0.6
+    # with the sixth round's trail credit and refit (0.4 / 0.5 / 0.6 tried; docs/expert.md)
+    keep_train_cost = 0.6
     chance_detour = False  # True: a second path search a ticket for `detour`, COEF (slower, no better)
     chance_shift = 0.0     # log-odds added to the fitted chance (measured: −0.5 to −2 lost)
     # the ticket draw values the unseen tickets by the fitted chance too (COEF_DRAW) instead of
     # the curve: +0.45 tickets held but −1.2 winner points at every threshold tried, so off
     draw_chance_on = False
+    # True: the sixth round's refit on the agent's own play (REFIT_NO_DETOUR, REFIT_DRAW) instead of
+    # the fifth round's (the other keeps by the curve; False gives it). Alone within the noise
+    # (seed 0, 1,000 games, with the trail credit: 129.19 → 129.20 winner points); on with the
+    # trail credit and keep_train_cost 0.6, the sixth round's combination (docs/expert.md)
+    chance_own_fit = True
     _prefix_memo = None    # {ticket prefix: plan state} of one keep decision (see _plan_detail)
 
     def plan_detail(self, view, tickets, costs, budget=INF):
@@ -199,9 +211,10 @@ class TicketChanceMixin:
         hclock = hand_clock(view, turns) - turns
         seats = self.players - 2
         shift = self.chance_shift
+        coef = REFIT_DRAW if self.chance_own_fit else COEF_DRAW
 
         def p(c, pts):
-            return chance((min(turns - c, trains - c - 3), c, pts, seats, hclock, 0.0, 0.0), COEF_DRAW, shift)
+            return chance((min(turns - c, trains - c - 3), c, pts, seats, hclock, 0.0, 0.0), coef, shift)
 
         return p
 
@@ -211,6 +224,7 @@ class TicketChanceMixin:
         routes, need, given_up, own = self.plan_detail(view, tickets, costs, budget)
         factor = -view.rules.failed_ticket_factor  # 1 standard, 0 family
         hturns = hand_clock(view, turns)
+        coef = COEF if self.chance_detour else REFIT_NO_DETOUR if self.chance_own_fit else COEF_NO_DETOUR
         value = 0.0
         for k in tickets:
             if view.connected(k[0], k[1]):
@@ -218,6 +232,6 @@ class TicketChanceMixin:
             elif k in given_up or k not in own:
                 value -= factor * k[2]
             else:
-                p = chance(self.ticket_features(view, k, own[k], need, trains, turns, hturns, costs), COEF if self.chance_detour else COEF_NO_DETOUR, self.chance_shift)
+                p = chance(self.ticket_features(view, k, own[k], need, trains, turns, hturns, costs), coef, self.chance_shift)
                 value += k[2] * p - factor * k[2] * (1 - p)
         return value - self.keep_train_cost * need, routes, need, given_up

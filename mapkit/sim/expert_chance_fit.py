@@ -13,7 +13,9 @@ are recorded: the agent's own keeps are the tickets it expected to complete, so 
 makes long and risky tickets look better or worse than they are depending on what it chose (the
 survivor bias of the curve before, docs/expert.md). The other keeps are the agent's own (by the
 plan's one curve, `ticket_chance = False`, so a refit does not depend on the fit it replaces), so
-the games look like its real games. It prints the coefficients to paste into expert_chance.COEF, and
+the games look like its real games; `--own-keeps chance` makes them the agent's own keeps by its
+chance per ticket as it played before the sixth round (the fifth round's fit, 0.5 a planned train,
+no trail credit): the refit of the sixth round, expert_chance.REFIT_NO_DETOUR (docs/expert.md). It prints the coefficients to paste into expert_chance.COEF, and
 the log-loss of the fit and of the plan's one curve on the same records.
 """
 
@@ -68,7 +70,7 @@ class CollectAgent(ExpertAgent):
         return a
 
 
-def collect(t, rules, players: int, seeds, share: float) -> list:
+def collect(t, rules, players: int, seeds, share: float, own: str = "curve") -> list:
     """(features, completed, one-curve chance) of every ticket kept at random in games `seeds`."""
     rows = []
     for seed in seeds:
@@ -78,6 +80,14 @@ def collect(t, rules, players: int, seeds, share: float) -> list:
         for seat in range(players):
             ag = CollectAgent()
             ag.random_share = share
+            if own == "chance":
+                # the agent by its chance per ticket as it played before the sixth round (the
+                # records of expert_chance.REFIT_NO_DETOUR): the fifth round's fit, 0.5 a planned
+                # train, no trail credit
+                ag.ticket_chance = True
+                ag.chance_own_fit = False
+                ag.keep_train_cost = 0.5
+                ag.keep_trail_credit = 0.0
             ag.reset(seat, t, players, random.Random(agent_rng.getrandbits(64)))
             agents.append(ag)
         views = [SeatView(s, p) for p in range(players)]
@@ -146,6 +156,9 @@ def main(argv=None) -> int:
     ap.add_argument("--players", default="2,3,4", help="player counts, comma-separated (default 2,3,4)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--random-share", type=float, default=0.5, help="share of keeps chosen at random (default 0.5)")
+    ap.add_argument("--own-keeps", choices=("curve", "chance"), default="curve",
+                    help="the keeps not chosen at random: by the plan's one curve (default, the fifth round's fit) "
+                         "or by the chance per ticket as the agent played before the sixth round (the sixth round's refit)")
     ap.add_argument("--format", choices=("text", "json"), default="text")
     args = ap.parse_args(argv)
     from pathlib import Path
@@ -181,7 +194,7 @@ def main(argv=None) -> int:
             print(f"error: --players {n}: the board plays {rules.min_players}-{rules.max_players}", file=sys.stderr)
             return 2
     for n, g in zip(counts, games):
-        rows += collect(t, rules, n, game_seeds([args.seed, n], g), args.random_share)
+        rows += collect(t, rules, n, game_seeds([args.seed, n], g), args.random_share, args.own_keeps)
     try:
         coef, ll = fit(rows)
     except ValueError as e:
