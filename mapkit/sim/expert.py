@@ -100,16 +100,25 @@ class ExpertAgent(SpareMixin, ThreeTurnMixin, EndgameMixin, TrunkMixin, TicketCh
     def reset(self, seat, tables, players, rng):
         super().reset(seat, tables, players, rng)
         t = tables
-        adj = [[] for _ in range(t.n_stations)]
-        for r in range(t.n_routes):
-            adj[t.route_a[r]].append((t.route_b[r], r))
-            adj[t.route_b[r]].append((t.route_a[r], r))
-        self.adj = tuple(tuple(x) for x in adj)
-        self.weight = tuple(max(0.5, L + CLAIM_TURN - POINTS_WEIGHT * p) for L, p in zip(t.route_len, t.route_points))
+        # self.adj is the planner's (paths.adjacency: the board's, built once on the tables, the
+        # same pairs in the same order); the weights are kept on the tables too, with the
+        # constants they were made of (every seat of every game used to build both again)
+        got = t.__dict__.get("_expert_weight")
+        if got is None or got[0] != (CLAIM_TURN, POINTS_WEIGHT):
+            got = ((CLAIM_TURN, POINTS_WEIGHT),
+                   tuple(max(0.5, L + CLAIM_TURN - POINTS_WEIGHT * p) for L, p in zip(t.route_len, t.route_points)))
+            object.__setattr__(t, "_expert_weight", got)  # Tables is frozen; a cache, like the adjacency
+        self.weight = got[1]
         self._plan_key = None
         self._plan = ([], 0)
+        self._plan_claimed = None
         self._plan_hand = 0
         self._start_trains = None
+        self._turns_key = None
+        self._turns = None
+        self._base_key = None
+        self._base = None
+        self._open = {}
         self._target = None
         self._target_missing = 0
         self._reset_scarce(tables, players)
@@ -121,35 +130,67 @@ class ExpertAgent(SpareMixin, ThreeTurnMixin, EndgameMixin, TrunkMixin, TicketCh
         """Planning weight of each route for this seat: 0 own, inf taken or closed, else its trains
         plus a claim turn; with `hand`, plus half a turn for each card it still lacks (the colour
         held best, wilds included), so a stuck plan turns to routes the hand can already pay."""
-        owner, seat, t, shared, w = view.owner, self.seat, self.t, view.shared_doubles, self.weight
-        partner = t.route_partner
-        colors, lens = t.route_color, t.route_len
-        if hand is not None:
-            wild = t.wild
-            hw = hand[wild]
-            gray = max(hand[:wild]) + hw if wild else hw
-        costs = []
-        for r in range(t.n_routes):
-            o = owner[r]
-            if o == seat:
-                costs.append(0)
-            elif o != -1:
-                costs.append(INF)
+        # owners change only by claims: the hand-free costs (and the open routes a hand adds to)
+        # are kept, and brought up to date claim by claim from the claim log (a claim changes
+        # only its route's cost and its double's other track's)
+        claimed = view.claimed
+        if self._base_key != claimed:
+            log = view.claim_log
+            if self._base_key is None or self._base_key > claimed or len(log) != claimed:
+                self._costs_now(view)  # a first look, or a position made by hand: every route
             else:
-                q = partner[r]
-                if q >= 0 and owner[q] != -1 and (owner[q] == seat or not shared[r]):
-                    costs.append(INF)
-                elif hand is None:
-                    costs.append(w[r])
-                else:
-                    c = colors[r]
-                    have = gray if c == GRAY else hand[c] + hw
-                    if q >= 0 and owner[q] == -1:
-                        cq = colors[q]
-                        have = max(have, gray if cq == GRAY else hand[cq] + hw)
-                    missing = lens[r] - have
-                    costs.append(w[r] + 0.5 * missing if missing > 0 else w[r])
+                partner = self.t.route_partner
+                for x in log[self._base_key:claimed]:
+                    self._cost_of(view, x)
+                    if partner[x] >= 0:
+                        self._cost_of(view, partner[x])
+            self._base_key = claimed
+        costs = list(self._base)
+        if hand is None:
+            return costs
+        wild = self.t.wild
+        hw = hand[wild]
+        gray = max(hand[:wild]) + hw if wild else hw
+        for r, c, cq, L, wr in self._open.values():
+            have = gray if c == GRAY else hand[c] + hw
+            if cq is not None:  # the other track of an open double: the better-paid of the two
+                h2 = gray if cq == GRAY else hand[cq] + hw
+                if h2 > have:
+                    have = h2
+            if L > have:
+                costs[r] = wr + 0.5 * (L - have)
         return costs
+
+    def _costs_now(self, view) -> None:
+        """The hand-free costs of every route (`_base`) and the open routes (`_open`: route ->
+        (route, color, the other track's color or None when that track is not open, length,
+        weight)), from the owners as they are."""
+        self._base = [0] * self.t.n_routes
+        self._open = {}
+        for r in range(self.t.n_routes):
+            self._cost_of(view, r)
+
+    def _cost_of(self, view, r) -> None:
+        """Route r's entry in `_base` and `_open`: 0 own, INF taken or closed, else its weight."""
+        owner, seat = view.owner, self.seat
+        o = owner[r]
+        if o == seat:
+            self._base[r] = 0
+            self._open.pop(r, None)
+        elif o != -1:
+            self._base[r] = INF
+            self._open.pop(r, None)
+        else:
+            t = self.t
+            q = t.route_partner[r]
+            if q >= 0 and owner[q] != -1 and (owner[q] == seat or not view.shared_doubles[r]):
+                self._base[r] = INF
+                self._open.pop(r, None)
+            else:
+                w = self.weight[r]
+                self._base[r] = w
+                self._open[r] = (r, t.route_color[r], t.route_color[q] if q >= 0 and owner[q] == -1 else None,
+                                 t.route_len[r], w)
 
     def _path(self, costs, a, b, free):
         return cheapest_path(self.adj, costs, a, b, free)
@@ -190,7 +231,7 @@ class ExpertAgent(SpareMixin, ThreeTurnMixin, EndgameMixin, TrunkMixin, TicketCh
             if view.connected(a, b):
                 continue
             c, routes = self._path(costs, a, b, ())
-            extra = sum(lens[r] for r in routes)
+            extra = sum(map(lens.__getitem__, routes))
             if c == INF or need + extra > budget:
                 given_up.append(ticket)
                 continue
@@ -198,12 +239,13 @@ class ExpertAgent(SpareMixin, ThreeTurnMixin, EndgameMixin, TrunkMixin, TicketCh
             free.update(routes)
             for r in routes:
                 costs[r] = 0
-        return sorted(free, key=lambda r: (-lens[r], r)), need, given_up
+        # longest first, then by route: (-lens[r], r) without a key call a route (a reversed sort is stable)
+        return sorted(sorted(free), key=lens.__getitem__, reverse=True), need, given_up
 
     def _budget(self, view, turns) -> float:
         """Trains the seat can still lay: its trains, and the cards it holds and can draw in the
         turns left (two a turn, a turn for each claim counted as one fewer card)."""
-        return min(view.trains[self.seat], sum(view.hand) + 1.5 * turns)
+        return min(view.own_trains, view.hand_count + 1.5 * turns)
 
     def plan(self, view, replan=False):
         """Planned routes and their trains; replanned when a planned route is taken or closed, the
@@ -211,9 +253,11 @@ class ExpertAgent(SpareMixin, ThreeTurnMixin, EndgameMixin, TrunkMixin, TicketCh
         Own claims only shorten the plan."""
         budget = self._budget(view, self.turns_left(view))
         if self._plan_key == view.ticket_count and not replan:
-            routes = self.still_open(view, self._plan[0])
+            # nothing claimed since the plan was checked: still_open would find the same routes
+            routes = list(self._plan[0]) if view.claimed == self._plan_claimed else self.still_open(view, self._plan[0])
+            self._plan_claimed = view.claimed
             if routes is not None:
-                need = sum(self.t.route_len[r] for r in routes)
+                need = sum(map(self.t.route_len.__getitem__, routes))
                 if need <= budget:
                     self._plan = (routes, need)
                     return self._plan
@@ -222,12 +266,23 @@ class ExpertAgent(SpareMixin, ThreeTurnMixin, EndgameMixin, TrunkMixin, TicketCh
         routes, cost, _ = self.plan_for(view, view.tickets, self._costs(view, hand), budget)
         self._plan = (routes, cost)
         self._plan_key = view.ticket_count
+        self._plan_claimed = view.claimed
         self._plan_hand = sum(hand)
         return self._plan
 
     def turns_left(self, view) -> float:
         """This seat's expected turns left, this one included: the seat with the fewest trains ends
         the game when it reaches the end trigger, spending trains at the rate seats have so far."""
+        # a function of the turn and the trains (claims only change them): kept while neither
+        # moves (plan, _act and choose_keep ask it two or three times a turn)
+        key = (view.turn, view.claimed)
+        if key == self._turns_key:
+            return self._turns
+        self._turns_key = key
+        self._turns = got = self._turns_left(view)
+        return got
+
+    def _turns_left(self, view) -> float:
         trains = view.trains
         if view.final_round:
             return 1
@@ -295,9 +350,9 @@ class ExpertAgent(SpareMixin, ThreeTurnMixin, EndgameMixin, TrunkMixin, TicketCh
             value += self.slack_value * (trains - need)
             if self.keep_route_credit:
                 pts = self.t.route_points
-                value += self.keep_route_credit * (sum(pts[r] for r in routes) - self.keep_route_base * need)
+                value += self.keep_route_credit * (sum(map(pts.__getitem__, routes)) - self.keep_route_base * need)
             if trunk:
-                # keeps that build one trunk (expert_trunk.py; off by default)
+                # keeps that build one trunk (expert_trunk.py)
                 value += self.trunk_value(view, tickets, routes, need, costs, given_up)
             if value > best_value:
                 best, best_value = a, value
@@ -326,7 +381,7 @@ class ExpertAgent(SpareMixin, ThreeTurnMixin, EndgameMixin, TrunkMixin, TicketCh
         goes for first (one route finished soon is claimed before others take it, and turns
         cards into trains sooner than spreading draws over every route)."""
         t = self.t
-        hand = list(view.hand)
+        hand = view.hand_list()  # list(view.hand) without the tuple
         wild = t.wild
         owner, partner, colors, lens = view.owner, t.route_partner, t.route_color, t.route_len
         short = []
@@ -338,7 +393,8 @@ class ExpertAgent(SpareMixin, ThreeTurnMixin, EndgameMixin, TrunkMixin, TicketCh
                 if cq != GRAY and (c == GRAY or hand[cq] > hand[c]):
                     c = cq
             if c == GRAY:
-                c = max(range(wild), key=lambda x: (hand[x], -x))
+                # the color held best, the first of a tie: max by (hand[x], -x), without a key call a color
+                c = hand.index(max(hand[:wild]))
             missing = lens[r] - hand[c]
             hand[c] = max(0, hand[c] - lens[r])
             if missing > 0:
@@ -412,14 +468,19 @@ class ExpertAgent(SpareMixin, ThreeTurnMixin, EndgameMixin, TrunkMixin, TicketCh
 
     def _ticket_gain(self, view, r, tickets) -> int:
         """Points a claim of r adds by completing tickets (a failed ticket counts against)."""
+        if not tickets:
+            return 0
         t = self.t
-        a, b = t.route_a[r], t.route_b[r]
+        comp = view.component
+        ca, cb = comp(t.route_a[r]), comp(t.route_b[r])
         factor = 1 - view.rules.failed_ticket_factor
         gain = 0
+        # connected(u, v) is comp(u) == comp(v): the same tests on the parts' ids
         for x, y, pts, *_ in tickets:
-            if view.connected(x, y):
+            cx, cy = comp(x), comp(y)
+            if cx == cy:
                 continue
-            if (view.connected(x, a) and view.connected(y, b)) or (view.connected(x, b) and view.connected(y, a)):
+            if (cx == ca and cy == cb) or (cx == cb and cy == ca):
                 gain += pts * factor
         return gain
 
@@ -428,6 +489,17 @@ class ExpertAgent(SpareMixin, ThreeTurnMixin, EndgameMixin, TrunkMixin, TicketCh
         the longest-path bonus it takes (expert_endgame._bonus_gains); None when nothing is
         claimable."""
         t = self.t
+        if not bonus and not view.rules.double_either_color:
+            # the claimable routes, each once in the listing's order (`fewest_wild_claims`, not
+            # every payment of every route), and then the payments of the best one only
+            # (`claims(routes)`: the full listing's, in its order): the same claim, and paid alike
+            best, best_v = None, -INF
+            for a in legal.fewest_wild_claims():
+                r = a[1]
+                v = t.route_points[r] + self._ticket_gain(view, r, tickets) + 0.01 * r / max(1, t.n_routes)
+                if v > best_v:
+                    best, best_v = r, v
+            return None if best is None else self._pay(view, legal.claims((best,)), {})
         by_route = {}
         for a in legal.claims():
             by_route.setdefault(a[1], []).append(a)
@@ -463,10 +535,8 @@ class ExpertAgent(SpareMixin, ThreeTurnMixin, EndgameMixin, TrunkMixin, TicketCh
         if phase == SETUP or phase == KEEP_PHASE:
             return self.choose_keep(view, legal)
         t = self.t
-        seat = self.seat
-        trains = view.trains[seat]
+        trains = view.own_trains
         routes, need = self.plan(view)
-        tickets = view.tickets
         if self.endgame_search and self._next_is_last(view):
             # the next turn is the last: this one and that one searched exactly (expert_endgame.py)
             a = self._last_second_card(view, legal) if phase == DRAW2 else self._last_two(view, legal)[0]
@@ -483,16 +553,15 @@ class ExpertAgent(SpareMixin, ThreeTurnMixin, EndgameMixin, TrunkMixin, TicketCh
         if phase == DRAW2:
             return self.draw(view, legal, self.wanted_colors(view, routes) or self._spare_need(view))
         turns = self.turns_left(view)
-        hand = view.hand
-        cards = sum(hand)
+        cards = view.hand_count
 
         # last turns: score what the hand can, never end drawing with a full hand
         if turns <= self.cash_out_turns:
             if self.endgame_bonus and view.final_round:
                 # the last turn, with the longest-path bonus it can take (expert_endgame.py)
-                claim = self._final_claim(view, legal, tickets)
+                claim = self._final_claim(view, legal, view.tickets)
             else:
-                claim = self._best_scoring_claim(view, legal, tickets)
+                claim = self._best_scoring_claim(view, legal, view.tickets)
             if claim is not None:
                 return claim
             station = self.transit_move(view, legal)
@@ -521,7 +590,7 @@ class ExpertAgent(SpareMixin, ThreeTurnMixin, EndgameMixin, TrunkMixin, TicketCh
             # no tickets while the plan is open: measured, drawing when it needed ≤ 3 trains lost
             # 2–5 points of win share, ≤ 6 trains lost 13 (a turn spent, and a forced keep)
             if turns <= 3 and need > trains:
-                claim = self._best_scoring_claim(view, legal, tickets)
+                claim = self._best_scoring_claim(view, legal, view.tickets)
                 if claim is not None:
                     return claim
             block = self._block(view, legal, trains - need)
@@ -529,7 +598,7 @@ class ExpertAgent(SpareMixin, ThreeTurnMixin, EndgameMixin, TrunkMixin, TicketCh
                 return block
             if legal.draws() and cards < trains:
                 return self.draw(view, legal, self.wanted_colors(view, routes))
-            claim = self._best_scoring_claim(view, legal, tickets)
+            claim = self._best_scoring_claim(view, legal, view.tickets)
             return claim or self._draw_or_any(view, legal, self.wanted_colors(view, routes))
 
         station = self.transit_move(view, legal)

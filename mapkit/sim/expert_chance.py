@@ -127,9 +127,10 @@ class TicketChanceMixin:
         memo = self._prefix_memo
         lens = self.t.route_len
         start, state = 0, None
+        whole = tuple(tickets)
         if memo is not None:
             for i in range(len(tickets), 0, -1):
-                state = memo.get(tuple(tickets[:i]))
+                state = memo.get(whole[:i])
                 if state is not None:
                     start = i
                     break
@@ -146,8 +147,20 @@ class TicketChanceMixin:
             ticket = tickets[i]
             a, b = ticket[0], ticket[1]
             if not view.connected(a, b):
-                c, routes = self._path(costs, a, b, ())
-                extra = sum(lens[r] for r in routes)
+                if memo is None:
+                    c, routes = self._path(costs, a, b, ())
+                else:
+                    # within the decision the costs are the given ones with `free` zeroed: the
+                    # same free routes, the same search (a prefix of tickets given up or already
+                    # joined, in another option, leaves them as they were)
+                    key = ("path", a, b, frozenset(free))
+                    got = memo.get(key)
+                    if got is None:
+                        c, routes = self._path(costs, a, b, ())
+                        memo[key] = (c, tuple(routes))
+                    else:
+                        c, routes = got[0], list(got[1])
+                extra = sum(map(lens.__getitem__, routes))
                 if c == INF or need + extra > budget:
                     given_up.append(ticket)
                 else:
@@ -157,15 +170,16 @@ class TicketChanceMixin:
                     for r in routes:
                         costs[r] = 0
             if memo is not None:
-                memo[tuple(tickets[:i + 1])] = (tuple(costs), need, tuple(given_up), dict(own), frozenset(free))
-        return sorted(free, key=lambda r: (-lens[r], r)), need, given_up, own
+                memo[whole[:i + 1]] = (tuple(costs), need, tuple(given_up), dict(own), frozenset(free))
+        # longest first, then by route: (-lens[r], r) without a key call a route (a reversed sort is stable)
+        return sorted(sorted(free), key=lens.__getitem__, reverse=True), need, given_up, own
 
     def ticket_features(self, view, ticket, routes, need, trains, turns, hturns, costs) -> tuple:
         """The features of `ticket` (FEATURES without the bias) planned with its own `routes`
         in a plan of `need` trains; `costs` the seat's planning costs (for the detour)."""
         t = self.t
         lens = t.route_len
-        inc = sum(lens[r] for r in routes)
+        inc = sum(map(lens.__getitem__, routes))
         slack = min(turns - need, trains - need - 3)
         hclock = hturns - turns
         detour, contest = self._around(view, ticket, routes, costs)
@@ -223,7 +237,13 @@ class TicketChanceMixin:
         chance (points × p − penalty × (1 − p)), a complete one in full, one given up as failed."""
         routes, need, given_up, own = self.plan_detail(view, tickets, costs, budget)
         factor = -view.rules.failed_ticket_factor  # 1 standard, 0 family
-        hturns = hand_clock(view, turns)
+        memo = self._prefix_memo
+        if memo is None:
+            hturns = hand_clock(view, turns)
+        else:  # one keep decision: the same position and turns for every option
+            hturns = memo.get(("clock", turns))
+            if hturns is None:
+                hturns = memo[("clock", turns)] = hand_clock(view, turns)
         coef = COEF if self.chance_detour else REFIT_NO_DETOUR if self.chance_own_fit else COEF_NO_DETOUR
         value = 0.0
         for k in tickets:

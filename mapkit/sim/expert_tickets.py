@@ -24,7 +24,7 @@ from __future__ import annotations
 import heapq
 import math
 
-from mapkit.sim.paths import INF
+from mapkit.sim.paths import INF, cheapest_path, route_ends
 
 
 class TicketDrawMixin:
@@ -105,13 +105,14 @@ class TicketDrawMixin:
         for a, b, *_ in unseen:
             best = INF
             for d in dists:
-                c = d.get(a, INF) + d.get(b, INF)
+                c = d[a] + d[b]
                 if c < best:
                     best = c
             if best > trains:
                 # no piece of the network within reach of both ends (or no network yet): the
                 # ticket's own cheapest connection
-                best = self._path(costs, a, b, ())[0]
+                # whole-number costs (lengths, 0, INF): the int search, the same cost
+                best = cheapest_path(self.adj, costs, a, b, (), whole=True, ends=route_ends(self.t))[0]
             out.append(best)
         self._conn_key, self._conn = key, out
         return out
@@ -141,21 +142,28 @@ class TicketDrawMixin:
             pieces.setdefault(find(x), []).append(x)
         return list(pieces.values())
 
-    def _dist_from(self, sources, costs, reach) -> dict:
-        """Trains from the nearest of `sources` to each station closer than `reach` (Dijkstra)."""
-        dist = {s: 0 for s in sources}
-        heap = [(0, s) for s in sources]
+    def _dist_from(self, sources, costs, reach) -> list:
+        """Trains from the nearest of `sources` to each station closer than `reach` (Dijkstra), INF
+        for the others: a list by station (a dict's `get` on every route read was the slower
+        part; the distances, and so every answer, are the same)."""
+        # the costs are whole (lengths, 0, INF): the queue holds cost << bits | station ints
         adj = self.adj
+        bits = len(adj).bit_length()
+        low = (1 << bits) - 1
+        dist = [INF] * len(adj)
+        for s in sources:
+            dist[s] = 0
+        heap = list(sources)
+        heapq.heapify(heap)
+        pop, push = heapq.heappop, heapq.heappush
         while heap:
-            d, x = heapq.heappop(heap)
+            k = pop(heap)
+            d, x = k >> bits, k & low
             if d > dist[x]:
                 continue
             for y, r in adj[x]:
-                c = costs[r]
-                if c == INF:
-                    continue
-                nd = d + c
-                if nd < reach and nd < dist.get(y, INF):
+                nd = d + costs[r]  # INF for a closed route: never below reach, never queued
+                if nd < reach and nd < dist[y]:
                     dist[y] = nd
-                    heapq.heappush(heap, (nd, y))
+                    push(heap, nd << bits | y)
         return dist

@@ -39,6 +39,7 @@ class ScarceColorMixin:
     stuck_wild_hand = 6
     stuck_wild_missing = 1
     stuck_wild_players = 3
+    _needed_key = _needed = None  # wilds_needed's last answer and what it was asked
 
     def _reset_scarce(self, tables, players):
         total = [0] * (tables.wild + 1)
@@ -50,6 +51,7 @@ class ScarceColorMixin:
         self._discard_seen = 0
         self._deck_margin = 2 * players + 5 * _WIPES_ALLOWED
         self._wild_short = False
+        self._needed_key = self._needed = None
 
     def _look(self, view):
         """Forget the own payments once the discards may have been shuffled back into the deck."""
@@ -76,6 +78,11 @@ class ScarceColorMixin:
         planned routes need beyond those the seat can still obtain. Also returns the scarce
         colors. A double counts on its track of the more plentiful color; gray routes never count
         (any color pays them)."""
+        # a function of the routes, the owners (claims only change them) and the own payments
+        # still in the discards: kept while none changes (a turn asks it two or three times)
+        key = (view.claimed, tuple(routes), tuple(self._gone))
+        if key == self._needed_key:
+            return self._needed
         t = self.t
         owner, partner, colors, lens = view.owner, t.route_partner, t.route_color, t.route_len
         total, gone = self._color_total, self._gone
@@ -97,6 +104,7 @@ class ScarceColorMixin:
             if d > total[c] - gone[c]:
                 need += d - (total[c] - gone[c])
                 scarce.add(c)
+        self._needed_key, self._needed = key, (need, scarce)
         return need, scarce
 
     def wilds_short(self, view, routes) -> bool:
