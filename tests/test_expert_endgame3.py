@@ -10,6 +10,7 @@ from mapkit.resources import boards_dir
 from mapkit.sim import engine
 from mapkit.sim.agents import make_agent
 from mapkit.sim.legal import Legal
+from mapkit.sim.expert_endgame3 import THREE_Q_MEASURED
 from mapkit.sim.rules import rules_for_board
 from mapkit.sim.tables import build_tables
 from mapkit.sim.view import SeatView
@@ -39,7 +40,9 @@ def _position(t, rules, trains, others, hand, face_up):
 
 
 def _agent(t, **switches):
+    """The expert with the three-turn search on (it is off by default: its cost), then `switches`."""
     agent = make_agent("expert")
+    agent.endgame_three_q = THREE_Q_MEASURED
     for k, v in switches.items():
         setattr(agent, k, v)
     agent.reset(0, t, 4, random.Random(7))

@@ -35,12 +35,20 @@ from mapkit.sim.engine import BLIND, DRAW2, FACE_UP
 from mapkit.sim.tables import GRAY
 
 
+# the chances measured in the fifth round (21 % at trigger + 3 trains, about 5 % at + 4): the value
+# that turns the three-turn search on (`endgame_three_q = THREE_Q_MEASURED`)
+THREE_Q_MEASURED = {3: 0.21, 4: 0.05}
+
+
 class ThreeTurnMixin:
     """Mixed into ExpertAgent (before EndgameMixin's user): `_three_q` and `_last_three`."""
 
     # the chance the next turn is the last, by the fewest trains an opponent holds past the end
-    # trigger; the three-turn search runs at these margins ({}: off, the play before)
-    endgame_three_q = {3: 0.21, 4: 0.05}  # {3: 0.21} alone: seat +0.5, winner +0.1 (seed 23)
+    # trigger; the three-turn search runs at these margins ({}: off). OFF by default: measured with
+    # {3: 0.21, 4: 0.05} it gave the winner +0.27 (about one standard error; the mean seat +0.5) for
+    # 13 % more instructions a 4-player game (156.8 M against 138.2 M after the merge of the sixth
+    # round), which the 20 games/s target cannot spare (docs/expert.md, sixth round, lead's note)
+    endgame_three_q: dict = {}
     # ... and only while this seat holds more than end trigger + this many trains (None: the
     # two-turn search's `endgame_self_margin`, 2: at trigger + 4 games got 0.1 turn a seat longer,
     # seats that would end the game drawing for a bigger last claim)
