@@ -74,10 +74,8 @@ class Layout:
     def __init__(self, board: Board):
         self.board = board
         ph = board.physical
-        project = projector(board)
-        self._project = project
         self.positions: dict[str, XY] = {
-            s.id: (s.board.x, s.board.y) if s.board is not None else project(s.lat, s.lon)
+            s.id: (s.board.x, s.board.y) if s.board is not None else self._project(s.lat, s.lon)
             for s in board.stations
         }
         self.routes: dict[str, RouteShape] = {}
@@ -116,6 +114,12 @@ class Layout:
             usable = max(0.0, total - 2 * radius)
             self.routes[r.id] = RouteShape(r.id, coords, usable, n * length + (n + 1) * gap, spaces)
         self._route_index = [r.id for r in todo]
+
+    @cached_property
+    def _project(self):
+        """projector(board), made only for a station or waypoint without a board position (the
+        layout's boards have none such)."""
+        return projector(self.board)
 
     def point(self, p) -> XY:
         return (p.x, p.y) if p.is_board else self._project(p.lat, p.lon)

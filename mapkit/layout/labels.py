@@ -44,7 +44,11 @@ def without_room(data: dict, only=None, size: float = LABEL_PT) -> list[str]:
     """Ids of the stations (of `only`, or all) with no label candidate of `size` pt or more that is
     clear of markers and spaces and inside the label bounds."""
     board = build_board(data)
-    layout = Layout(board)
+    return board_without_room(board, Layout(board), only, size)
+
+
+def board_without_room(board, layout: Layout, only=None, size: float = LABEL_PT) -> list[str]:
+    """without_room of a built board and its Layout (mapkit.layout.repair.Part: the one its checks used)."""
     ph = board.physical
     markers = shapely.buffer(shapely.points(np.asarray(list(layout.positions.values()), dtype=float).reshape(-1, 2)),
                              ph.station_radius_mm, quad_segs=8)
@@ -108,8 +112,9 @@ def label_repair(rp, max_tries: int = LABEL_TRIES) -> list[str]:
         centres = rp._centres([s])
         part = rp.select(centres, 25.0 + max(LABEL_STEPS_MM))
         near = _near(net, dr, s)
-        base = len(without_room(rp.part_data(part), only=near))
-        checks = score(rp.check(rp.part_data(part)))
+        before = rp.view(part)
+        base = len(before.without_room(only=near))
+        checks = score(before.problems())
         span = station_span(dr)
         for xy in moves:
             if tries >= max_tries:
@@ -119,8 +124,8 @@ def label_repair(rp, max_tries: int = LABEL_TRIES) -> list[str]:
             tries += 1
             old = dr.pos[s].copy()
             dr.pos[s] = xy
-            sub = rp.part_data(part)
-            ok = fill_kept(dr, span) and score(rp.check(sub)) <= checks and len(without_room(sub, only=near)) < base
+            sub = rp.view(part)
+            ok = fill_kept(dr, span) and score(sub.problems()) <= checks and len(sub.without_room(only=near)) < base
             if ok and rp.no_worse():
                 break                       # kept
             dr.pos[s] = old

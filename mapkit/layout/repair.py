@@ -19,9 +19,11 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from dataclasses import replace
 
 import numpy as np
 
+from mapkit.boardfile import build_board, default_route_ids, route_model, station_model
 from mapkit.layout.result import _xy, build_result
 
 STEPS_MM = (4.0, 9.0, 18.0, 32.0)
@@ -93,6 +95,7 @@ class Repair:
         self.max_tries = MAX_TRIES
         self.baseline = None    # the score the label and polish steps must keep (no_worse)
         self._physical = None   # the "physical" of the board laid out (part_data)
+        self._boards = None     # PartBoards, made when first needed (view)
 
     def no_worse(self) -> bool:
         """The whole board's checks no worse than when the repair was made (self.baseline; clean
@@ -164,7 +167,15 @@ class Repair:
     def local(self, part) -> tuple[int, float]:
         """The checks' score of that part of the board, with the points where they are now."""
         self.tries += 1
-        return score(self.check(self.part_data(part)))
+        return score(self.view(part).problems())
+
+    def view(self, part) -> "Part":
+        """That part of the board with the points where they are now, for its checks and label room."""
+        if self.check is not _pipeline_check():
+            return Part(self, self.part_data(part), None)
+        if self._boards is None:
+            self._boards = PartBoards(self)
+        return Part(self, None, self._boards.board(part))
 
     def part_data(self, part) -> dict:
         """A board dict of only that part (its stations and bundles), for the checks or label room."""
@@ -439,6 +450,99 @@ class Repair:
             if not improved:
                 break
         return found
+
+
+def _pipeline_check():
+    from mapkit.layout.pipeline import geometry_problems   # (pipeline imports this module)
+
+    return geometry_problems
+
+
+class Part:
+    """A part of the board as Repair.part_data makes it, for its checks (self.problems) and its
+    stations' label room (self.without_room). With the layout's own check (check_geometry of
+    build_board(data): mapkit.layout.pipeline.geometry_problems) the part is a Board from
+    PartBoards and both use one Layout of it; with any other check it is the dict, as before."""
+
+    def __init__(self, rp, data, board):
+        self.rp, self.data, self.board = rp, data, board
+        self._layout = None
+
+    def layout(self):
+        if self._layout is None:
+            from mapkit.geometry import Layout
+
+            self._layout = Layout(self.board)
+        return self._layout
+
+    def problems(self) -> list:
+        if self.board is None:
+            return self.rp.check(self.data)
+        from mapkit.checks import check_geometry
+
+        return list(check_geometry(self.board, self.layout()))
+
+    def without_room(self, only=None) -> list[str]:
+        from mapkit.layout.labels import board_without_room, without_room
+
+        if self.board is None:
+            return without_room(self.data, only=only)
+        return board_without_room(self.board, self.layout(), only)
+
+
+class PartBoards:
+    """build_board(rp.part_data(part)) without the dict and with the model objects of unmoved
+    stations and routes made once: the repair and the polish judge thousands of parts that differ
+    from the one before in a point (building them was about a tenth of a check). Each Station and
+    Route is boardfile's own station_model / route_model of the dict part_data would write, keyed
+    by everything that dict and its place in the part depend on, so the Board is equal field for
+    field to build_board's (tests/test_layout_speed.py compares them)."""
+
+    def __init__(self, rp):
+        self.rp = rp
+        self.template = build_board(rp.part_data(([], [])))   # everything but the stations and routes
+        self.kinds = {c.id: c.kind for c in self.template.palette}
+        self._stations: dict = {}   # (station index, place in the part, x, y) -> Station
+        self._routes: dict = {}     # (route index, place in the part, id, waypoints) -> Route
+        self._ids: dict = {}        # route indices of a part -> their ids (default_route_ids)
+
+    def board(self, part):
+        rp, net = self.rp, self.rp.net
+        pos, raw_stations, raw_routes = rp.dr.pos, net.data["stations"], net.data["routes"]
+        stations_in, bundles = part
+        if len(self._stations) >= 50_000:   # bounded memory (a few dozen bytes of key a point)
+            self._stations.clear()
+            self._routes.clear()
+            self._ids.clear()
+        stations = []
+        for j, i in enumerate(stations_in):
+            xy = _xy(pos[i])
+            key = (i, j, xy["x"], xy["y"])
+            st = self._stations.get(key)
+            if st is None:
+                st = self._stations[key] = station_model({**raw_stations[i], "board": xy}, j)
+            stations.append(st)
+        wps_of = {}
+        for k in bundles:
+            wps = tuple((w["x"], w["y"]) for w in (_xy(pos[q]) for q in rp.dr.lines[k][1:-1]))
+            for ri in net.bundles[k].routes:
+                wps_of[ri] = wps
+        order = tuple(sorted(wps_of))
+        ids = self._ids.get(order)
+        if ids is None:
+            ids = self._ids[order] = default_route_ids([raw_routes[ri] for ri in order])
+        routes = []
+        for j, (ri, rid) in enumerate(zip(order, ids)):
+            key = (ri, j, rid, wps_of[ri])
+            r = self._routes.get(key)
+            if r is None:
+                raw = dict(raw_routes[ri])
+                raw.pop("waypoints", None)
+                if wps_of[ri]:
+                    raw["waypoints"] = [{"x": x, "y": y} for x, y in wps_of[ri]]
+                r = self._routes[key] = route_model(raw, j, rid, self.kinds, self.template.gray_kind)
+            routes.append(r)
+        return replace(self.template, stations=tuple(stations), routes=tuple(routes))
 
 
 def repair(net, dr, size_out, check, max_tries: int | None = None) -> list:
