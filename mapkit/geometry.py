@@ -73,26 +73,10 @@ class Layout:
 
     def __init__(self, board: Board):
         self.board = board
+        todo, keys = self._route_keys()
         ph = board.physical
-        self.positions: dict[str, XY] = {
-            s.id: (s.board.x, s.board.y) if s.board is not None else self._project(s.lat, s.lon)
-            for s in board.stations
-        }
+        radius, length, gap = ph.station_radius_mm, ph.space_length_mm, ph.space_gap_mm
         self.routes: dict[str, RouteShape] = {}
-        offsets = _track_offsets(board, ph.space_width_mm / 2 + 1)
-        todo = [r for r in board.routes if r.a in self.positions and r.b in self.positions and r.a != r.b]
-        radius, length, gap, width = ph.station_radius_mm, ph.space_length_mm, ph.space_gap_mm, ph.space_width_mm
-        phys = (radius, length, gap, width)
-        # a route's shape depends only on its points, its offset, its length and the board's sizes:
-        # that is its key in _SHAPES, so an unmoved route is not rebuilt (the repair and the polish
-        # judge hundreds of boards that differ in one point)
-        keys = []
-        for r in todo:
-            # offset relative to the route's canonical direction, so that a track written b→a
-            # still lands on its own side
-            d = (1 if r.a <= r.b else -1) * offsets.get(r.id, 0.0)
-            pts = tuple(_dedupe([self.positions[r.a], *(self.point(w) for w in r.waypoints), self.positions[r.b]]))
-            keys.append((pts, d, r.length, phys))
         # one look-up a key (hashing these nested tuples is a good part of a warm Layout's time)
         shapes, missing = [], {}
         for n, key in enumerate(keys):
@@ -120,6 +104,29 @@ class Layout:
         """projector(board), made only for a station or waypoint without a board position (the
         layout's boards have none such)."""
         return projector(self.board)
+
+    def _route_keys(self) -> tuple[list, list]:
+        """self.positions, and (the routes drawn, each one's key in _SHAPES)."""
+        board = self.board
+        ph = board.physical
+        self.positions: dict[str, XY] = {
+            s.id: (s.board.x, s.board.y) if s.board is not None else self._project(s.lat, s.lon)
+            for s in board.stations
+        }
+        offsets = _track_offsets(board, ph.space_width_mm / 2 + 1)
+        todo = [r for r in board.routes if r.a in self.positions and r.b in self.positions and r.a != r.b]
+        phys = (ph.station_radius_mm, ph.space_length_mm, ph.space_gap_mm, ph.space_width_mm)
+        # a route's shape depends only on its points, its offset, its length and the board's sizes:
+        # that is its key in _SHAPES, so an unmoved route is not rebuilt (the repair and the polish
+        # judge hundreds of boards that differ in one point)
+        keys = []
+        for r in todo:
+            # offset relative to the route's canonical direction, so that a track written b→a
+            # still lands on its own side
+            d = (1 if r.a <= r.b else -1) * offsets.get(r.id, 0.0)
+            pts = tuple(_dedupe([self.positions[r.a], *(self.point(w) for w in r.waypoints), self.positions[r.b]]))
+            keys.append((pts, d, r.length, phys))
+        return todo, keys
 
     def point(self, p) -> XY:
         return (p.x, p.y) if p.is_board else self._project(p.lat, p.lon)
@@ -315,6 +322,33 @@ _MEETS: dict = {}    # the keys of _AREAS or two clipped lines' serials -> wheth
 _CROSSED: dict = {}  # two clipped lines' serials -> the point_on_surface of their intersection
 _AREAS: dict = {}    # (space, space) or (marker, space) -> the area they share, a space named by its shape's serial
 _SERIAL = itertools.count()  # a new number for each shape built, so a rebuilt shape is never taken for an old one
+
+
+def prepare_shapes(boards) -> None:
+    """Build the route shapes and station markers of these boards that are not built yet, in one
+    array call each, before Layouts of them are made: the repair judges a hundred boards that each
+    differ from the one before in a point, and one call per board cost several times a route's own
+    share (about 0.4 ms a call against 0.1 ms a route). The shapes are the ones a Layout would
+    build (the same keys, the same functions), so what the checks find is unchanged."""
+    shapes, discs = {}, {}
+    for board in boards:
+        lay = Layout.__new__(Layout)
+        lay.board = board
+        _, keys = lay._route_keys()
+        for key in keys:
+            if key not in shapes and _SHAPES.get(key) is None:
+                shapes.setdefault(key[3], {})[key] = None
+        r = board.physical.station_radius_mm
+        for xy in lay.positions.values():
+            key = (*xy, r)
+            if _DISCS.get(key) is None:
+                discs.setdefault(r, {})[key] = None
+    for keys in shapes.values():   # _build_shapes takes one board's sizes a call
+        _build_shapes(list(keys))
+    for r, keys in discs.items():
+        todo = list(keys)
+        pts = shapely.points(np.array([key[:2] for key in todo], dtype=float).reshape(-1, 2))
+        _remember(_DISCS, dict(zip(todo, shapely.buffer(pts, r, quad_segs=16))))
 
 
 def _found(cache: dict, keys) -> dict:

@@ -30,6 +30,7 @@ STEPS_MM = (4.0, 9.0, 18.0, 32.0)
 DIRECTIONS = [np.array([np.cos(a), np.sin(a)]) for a in np.arange(8) * np.pi / 4]
 REACH_MM = 25.0        # routes and stations this close to a changed segment can change their problems
 SAMPLE_MM = 30.0       # spacing of the points sampled along a changed segment
+PREPARE = 16           # moves whose shapes are built in one call (Repair._prepare)
 MAX_TRIES = 1000       # candidate evaluations over a whole repair (about 0.02 s each)
 PASSES = 4             # sweeps over the remaining problems
 
@@ -357,29 +358,21 @@ class Repair:
                     best_gain, best_move = (0, 0.0), None
         if seen is None:
             parts: dict[float, tuple] = {}
+            selected: dict[float, tuple] = {}   # reach -> part (the drawing is the same for every move)
+            fast = self.check is _pipeline_check()
             trace, complete = [], True
-            for m in moves:
+            for n, m in enumerate(moves):
                 if self.tries >= self.max_tries:
                     complete = False
                     break
+                if fast and n % PREPARE == 0:
+                    self._prepare(moves[n:n + min(PREPARE, self.max_tries - self.tries)], centres, selected)
                 before = self.tries
-                i = self.dr.lines[m[1]][0] if m[0] == "bend" else m[0]
-                dist = float(np.linalg.norm(m[-1] - self.dr.pos[i])) if m[0] != "bend" else \
-                    float(np.min(np.linalg.norm(self.dr.pos[self.dr.lines[m[1]]] - m[2], axis=1)))
-                reach = next((s for s in STEPS_MM if s >= dist - 1e-6), 2 * dist)
+                reach, part = self._part_of(m, centres, selected)
                 if reach not in parts:
-                    part = self.select(centres, REACH_MM + reach)
                     parts[reach] = (part, self.local(part))
                 part, base = parts[reach]
-                if m[0] == "bend":
-                    self.dr.add_waypoint(m[1], m[2])
-                    sc = self.local(part)
-                    self._drop_last_waypoint(m[1])
-                else:
-                    old = self.dr.pos[m[0]].copy()
-                    self.dr.pos[m[0]] = m[1]
-                    sc = self.local(part)
-                    self.dr.pos[m[0]] = old
+                sc = self._moved(m, lambda: self.local(part))
                 gain = (sc[0] - base[0], sc[1] - base[1])
                 stop = gain[0] < 0 and sc[0] == 0   # this part of the board is clean: nothing better to find
                 trace.append((self.tries - before, gain, stop))
@@ -395,6 +388,47 @@ class Repair:
         else:
             self.dr.pos[best_move[0]] = best_move[1]
         return True
+
+    def _part_of(self, m, centres, selected) -> tuple[float, tuple]:
+        """(reach, the part of the board judged) of a move: the part grows with how far it goes."""
+        i = self.dr.lines[m[1]][0] if m[0] == "bend" else m[0]
+        dist = float(np.linalg.norm(m[-1] - self.dr.pos[i])) if m[0] != "bend" else \
+            float(np.min(np.linalg.norm(self.dr.pos[self.dr.lines[m[1]]] - m[2], axis=1)))
+        reach = next((s for s in STEPS_MM if s >= dist - 1e-6), 2 * dist)
+        if reach not in selected:
+            selected[reach] = self.select(centres, REACH_MM + reach)
+        return reach, selected[reach]
+
+    def _moved(self, m, judge):
+        """judge() with move m made, the drawing put back after it."""
+        if m[0] == "bend":
+            self.dr.add_waypoint(m[1], m[2])
+            try:
+                return judge()
+            finally:
+                self._drop_last_waypoint(m[1])
+        old = self.dr.pos[m[0]].copy()
+        self.dr.pos[m[0]] = m[1]
+        try:
+            return judge()
+        finally:
+            self.dr.pos[m[0]] = old
+
+    def _prepare(self, moves, centres, selected) -> None:
+        """The shapes of the next moves' boards (and of their parts as they are) built together
+        (mapkit.geometry.prepare_shapes): the same shapes the checks would build one board at a time."""
+        from mapkit.geometry import prepare_shapes
+
+        if self._boards is None:
+            self._boards = PartBoards(self)
+        boards, bases = [], set()
+        for m in moves:
+            reach, part = self._part_of(m, centres, selected)
+            if reach not in bases:
+                bases.add(reach)
+                boards.append(self._boards.board(part))
+            boards.append(self._moved(m, lambda: self._boards.board(part)))
+        prepare_shapes(boards)
 
     def _bend_points(self, k, p) -> list[np.ndarray]:
         """A bend at the middle pushed to either side, and (a station covered) one that goes round it."""
