@@ -124,3 +124,23 @@ def test_containment_by_bounds_is_shapelys_contains(board_name):
         assert not all(shapely.contains(inner, discs).tolist())   # some did go over the edge
     flat = shapely.polygons(np.array([[[100.0, 100.0], [120.0, 100.0], [140.0, 100.0], [100.0, 100.0]]]))
     assert layout._inside(flat).tolist() == shapely.contains(inner, flat).tolist()
+
+
+@pytest.mark.parametrize("board_name", ["portland", "north-america"])
+def test_prepared_shapes_are_what_each_layout_builds(board_name, monkeypatch):
+    """geometry.prepare_shapes builds the route shapes, markers and clipped lines of many boards in
+    one call each (the repair's next moves): a Layout made afterwards builds none of its own, and
+    finds what the plain one-shape-at-a-time version finds on each board."""
+    boards = [build_board(d) for d in walk(bundled(board_name), 23, 12, mm=20.0)]
+    clear()
+    fast.prepare_shapes(boards)
+    assert fast._SHAPES and fast._DISCS and fast._CLIPPED
+
+    def built(*_):
+        raise AssertionError("a shape prepare_shapes should have made")
+    monkeypatch.setattr(fast, "_build_shapes", built)
+    monkeypatch.setattr(fast, "_clip", built)
+    problems = 0
+    for n, board in enumerate(boards):
+        problems += same(board, f"{board_name} board {n}")
+    assert problems > 0
