@@ -73,7 +73,11 @@ class Layout:
 
     def __init__(self, board: Board):
         self.board = board
-        todo, keys = self._route_keys()
+        self._finish(*self._route_keys())
+
+    def _finish(self, todo: list, keys: list) -> None:
+        """The route shapes of a Layout whose positions and route keys are known (_route_keys)."""
+        board = self.board
         ph = board.physical
         radius, length, gap = ph.station_radius_mm, ph.space_length_mm, ph.space_gap_mm
         self.routes: dict[str, RouteShape] = {}
@@ -318,12 +322,13 @@ _AREAS: dict = {}    # (space, space) or (marker, space) -> the area they share,
 _SERIAL = itertools.count()  # a new number for each shape built, so a rebuilt shape is never taken for an old one
 
 
-def prepare_shapes(boards) -> None:
-    """Build the route shapes and station markers of these boards that are not built yet, in one
-    array call each, before Layouts of them are made: the repair judges a hundred boards that each
-    differ from the one before in a point, and one call per board cost several times a route's own
-    share (about 0.4 ms a call against 0.1 ms a route). The shapes are the ones a Layout would
-    build (the same keys, the same functions), so what the checks find is unchanged."""
+def layouts_of(boards) -> list[Layout]:
+    """Layout(board) of each board, the route shapes, station markers and clipped lines none of
+    them finds in the caches built first for all of them, in one array call each: the repair judges
+    a hundred boards that each differ from the one before in a point, and one call per board cost
+    several times a route's own share (about 0.4 ms a call against 0.1 ms a route). The shapes are
+    the ones each Layout would build (the same keys, the same functions), so what the checks find
+    is unchanged."""
     shapes, discs, made = {}, {}, []
     for board in boards:
         lay = Layout.__new__(Layout)
@@ -361,6 +366,9 @@ def prepare_shapes(boards) -> None:
     if clip:
         got = list(clip.values())
         _clip(list(clip), np.array([g[0] for g in got], dtype=object), [g[1] for g in got], [g[2] for g in got])
+    for lay, todo, keys in made:
+        lay._finish(todo, keys)
+    return [lay for lay, _, _ in made]
 
 
 def _clip(keys: list, lines, at_a: list, at_b: list) -> dict:

@@ -127,20 +127,24 @@ def test_containment_by_bounds_is_shapelys_contains(board_name):
 
 
 @pytest.mark.parametrize("board_name", ["portland", "north-america"])
-def test_prepared_shapes_are_what_each_layout_builds(board_name, monkeypatch):
-    """geometry.prepare_shapes builds the route shapes, markers and clipped lines of many boards in
-    one call each (the repair's next moves): a Layout made afterwards builds none of its own, and
-    finds what the plain one-shape-at-a-time version finds on each board."""
+def test_layouts_made_together_are_what_each_layout_builds(board_name, monkeypatch):
+    """geometry.layouts_of builds the route shapes, markers and clipped lines of many boards in
+    one call each (the repair's next moves): its Layouts find what the plain one-shape-at-a-time
+    version finds on each board, and a Layout made afterwards finds every shape made already."""
     boards = [build_board(d) for d in walk(bundled(board_name), 23, 12, mm=20.0)]
     clear()
-    fast.prepare_shapes(boards)
-    assert fast._SHAPES and fast._DISCS and fast._CLIPPED
-
-    def built(*_):
-        raise AssertionError("a shape prepare_shapes should have made")
-    monkeypatch.setattr(fast, "_build_shapes", built)
-    monkeypatch.setattr(fast, "_clip", built)
+    calls = []
+    build, clip = fast._build_shapes, fast._clip
+    monkeypatch.setattr(fast, "_build_shapes", lambda keys: calls.append("shapes") or build(keys))
+    monkeypatch.setattr(fast, "_clip", lambda *a: calls.append("clip") or clip(*a))
+    layouts = fast.layouts_of(boards)
+    assert calls == ["shapes", "clip"]   # one call each for all the boards
     problems = 0
-    for n, board in enumerate(boards):
-        problems += same(board, f"{board_name} board {n}")
-    assert problems > 0
+    for n, (board, layout) in enumerate(zip(boards, layouts)):
+        want = findings(plain.Layout(board))
+        got = findings(layout)
+        for key in want:
+            assert got[key] == want[key], f"{board_name} board {n}: {key} differs"
+        problems += sum(len(v) for k, v in want.items() if k not in ("positions", "routes"))
+        assert findings(fast.Layout(board)) == got
+    assert problems > 0 and calls == ["shapes", "clip"]   # the later Layouts built nothing

@@ -165,10 +165,11 @@ class Repair:
     def full_data(self) -> dict:
         return build_result(self.net, self.dr, self.size_out)[0]
 
-    def local(self, part) -> tuple[int, float]:
-        """The checks' score of that part of the board, with the points where they are now."""
+    def local(self, part, view=None) -> tuple[int, float]:
+        """The checks' score of that part of the board, with the points where they are now (view:
+        that part made already, Repair._prepare)."""
         self.tries += 1
-        return score(self.view(part).problems())
+        return score((self.view(part) if view is None else view).problems())
 
     def view(self, part) -> "Part":
         """That part of the board with the points where they are now, for its checks and label room."""
@@ -361,18 +362,19 @@ class Repair:
             selected: dict[float, tuple] = {}   # reach -> part (the drawing is the same for every move)
             fast = self.check is _pipeline_check()
             trace, complete = [], True
+            ready: dict = {}   # move number or ("base", reach) -> its Part, made ahead (_prepare)
             for n, m in enumerate(moves):
                 if self.tries >= self.max_tries:
                     complete = False
                     break
                 if fast and n % PREPARE == 0:
-                    self._prepare(moves[n:n + min(PREPARE, self.max_tries - self.tries)], centres, selected)
+                    ready = self._prepare(moves, n, min(PREPARE, self.max_tries - self.tries), centres, selected, parts)
                 before = self.tries
                 reach, part = self._part_of(m, centres, selected)
                 if reach not in parts:
-                    parts[reach] = (part, self.local(part))
+                    parts[reach] = (part, self.local(part, ready.get(("base", reach))))
                 part, base = parts[reach]
-                sc = self._moved(m, lambda: self.local(part))
+                sc = self.local(part, ready[n]) if n in ready else self._moved(m, lambda: self.local(part))
                 gain = (sc[0] - base[0], sc[1] - base[1])
                 stop = gain[0] < 0 and sc[0] == 0   # this part of the board is clean: nothing better to find
                 trace.append((self.tries - before, gain, stop))
@@ -414,21 +416,24 @@ class Repair:
         finally:
             self.dr.pos[m[0]] = old
 
-    def _prepare(self, moves, centres, selected) -> None:
-        """The shapes of the next moves' boards (and of their parts as they are) built together
-        (mapkit.geometry.prepare_shapes): the same shapes the checks would build one board at a time."""
-        from mapkit.geometry import prepare_shapes
+    def _prepare(self, moves, start, count, centres, selected, parts) -> dict:
+        """The Parts of moves[start:start + count] (and of the parts they are judged on as they are,
+        those not judged yet), their Layouts made together (mapkit.geometry.layouts_of: the shapes
+        none has in the caches built in one call): the same boards and shapes the checks would make
+        one move at a time. By move number, and ("base", reach)."""
+        from mapkit.geometry import layouts_of
 
         if self._boards is None:
             self._boards = PartBoards(self)
-        boards, bases = [], set()
-        for m in moves:
-            reach, part = self._part_of(m, centres, selected)
-            if reach not in bases:
-                bases.add(reach)
+        keys, boards = [], []
+        for n in range(start, min(start + count, len(moves))):
+            reach, part = self._part_of(moves[n], centres, selected)
+            if reach not in parts and ("base", reach) not in keys:
+                keys.append(("base", reach))
                 boards.append(self._boards.board(part))
-            boards.append(self._moved(m, lambda: self._boards.board(part)))
-        prepare_shapes(boards)
+            keys.append(n)
+            boards.append(self._moved(moves[n], lambda: self._boards.board(part)))
+        return {key: Part(self, None, board, layout) for key, board, layout in zip(keys, boards, layouts_of(boards))}
 
     def _bend_points(self, k, p) -> list[np.ndarray]:
         """A bend at the middle pushed to either side, and (a station covered) one that goes round it."""
@@ -498,9 +503,9 @@ class Part:
     build_board(data): mapkit.layout.pipeline.geometry_problems) the part is a Board from
     PartBoards and both use one Layout of it; with any other check it is the dict, as before."""
 
-    def __init__(self, rp, data, board):
+    def __init__(self, rp, data, board, layout=None):
         self.rp, self.data, self.board = rp, data, board
-        self._layout = None
+        self._layout = layout
 
     def layout(self):
         if self._layout is None:
