@@ -317,3 +317,30 @@ def test_the_repair_on_part_boards_is_the_repair_on_dicts(tangled, prepare, monk
     assert plain.run() == fast
     assert plain.tries == rp.tries > 10 and np.array_equal(pdr.pos, dr.pos) and pdr.lines == dr.lines
     assert rp._boards is not None and plain._boards is None
+
+
+@pytest.mark.parametrize("name", ["synthetic", "portland.json"])
+def test_the_whole_board_as_a_part_is_build_board_of_build_result(name):
+    """Repair.full checks the whole board as a part (PartBoards, no deep copy of the file): the
+    Board equal to build_board of build_result's dict, its problems the dict's, as stations move
+    and bends come and go; a network with a bundle keeping the file's waypoints takes the dict."""
+    data = layout_board_data(30, seed=3) if name == "synthetic" else json.loads((BOARDS / name).read_text())
+    net = build_network(data, frozenset())
+    rng = np.random.default_rng(1)
+    pos = np.array([[s["board"]["x"], s["board"]["y"]] if "board" in s else rng.uniform(50, 700, 2)
+                    for s in data["stations"]], dtype=float) + rng.normal(0, 8, (net.n, 2))
+    dr = O.Drawing(pos, net.n, [[b.a, b.b] for b in net.bundles], np.ones(net.n, dtype=bool))
+    rp = Repair(net, dr, (1000, 700), geometry_problems)
+    whole = rp._whole()
+    assert (whole is None) == any(b.fixed_waypoints for b in net.bundles)
+    found = 0
+    for t in range(6):
+        want = geometry_problems(build_result(net, dr, (1000, 700))[0])
+        assert rp.full() == want
+        if whole is not None:
+            assert rp._boards.board(whole) == build_board(build_result(net, dr, (1000, 700))[0])
+        found += len(want)
+        dr.pos[rng.integers(net.n)] += rng.normal(0, 15, 2)
+        if t == 2:
+            dr.add_waypoint(1, dr.pos[net.bundles[1].a] + 7.0)
+    assert found

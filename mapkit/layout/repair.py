@@ -97,6 +97,7 @@ class Repair:
         self.baseline = None    # the score the label and polish steps must keep (no_worse)
         self._physical = None   # the "physical" of the board laid out (part_data)
         self._boards = None     # PartBoards, made when first needed (view)
+        self._whole_part = None  # the whole board as a part, or False (_whole)
 
     def no_worse(self) -> bool:
         """The whole board's checks no worse than when the repair was made (self.baseline; clean
@@ -115,6 +116,19 @@ class Repair:
         """The whole board's checks; a board already checked (the same positions, as written) is
         not checked again: the repair retries a board it reverted to, the untangling's kicks
         that change nothing leave one."""
+        whole = self._whole()
+        if whole is not None:
+            # the layout's own check: the whole board as a Board from PartBoards (no deep copy of
+            # the file and no build_board), the same Board build_result's dict gives (_whole)
+            board = self._boards.board(whole)
+            memo = self._memo("full-board")
+            key = hashlib.sha256(repr([[(s.board.x, s.board.y) for s in board.stations],
+                                       [r.waypoints for r in board.routes], self.size_out]).encode()).digest()
+            if key not in memo:
+                from mapkit.checks import check_geometry
+
+                memo[key] = list(check_geometry(board))
+            return list(memo[key])
         data, _ = build_result(self.net, self.dr, self.size_out)
         memo = self._memo("full")
         key = hashlib.sha256(json.dumps([data["stations"], data["routes"], data.get("physical")],
@@ -122,6 +136,23 @@ class Repair:
         if key not in memo:
             memo[key] = list(self.check(data))
         return list(memo[key])
+
+    def _whole(self):
+        """(every station, every bundle): the part that is the whole board, when its Board from
+        PartBoards is build_board of build_result's dict: the layout's own check, every route in a
+        bundle (then the routes are in the file's order) and no bundle with the file's own waypoints
+        (build_result keeps those as written, lat/lon maybe; the part writes the drawing's points).
+        None otherwise."""
+        if self.check is not _pipeline_check():
+            return None
+        if self._whole_part is None:
+            net = self.net
+            routes = sorted(ri for b in net.bundles for ri in b.routes)
+            ok = routes == list(range(len(net.data["routes"]))) and not any(b.fixed_waypoints for b in net.bundles)
+            self._whole_part = (list(range(net.n)), list(range(len(net.bundles)))) if ok else False
+            if self._boards is None:
+                self._boards = PartBoards(self)
+        return self._whole_part or None
 
     def _state(self) -> bytes:
         """Everything a try_problem depends on besides the problem and the tries left."""
