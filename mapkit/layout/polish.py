@@ -132,11 +132,7 @@ def _polish(rp, net, dr, bent, touching, dirs, max_tries) -> int:
             # when a move first needs it, which on a clean board is seldom
             base = room = None
             span = station_span(dr)
-            top = sorted(moves)[:4]
-            # the parts of the moves that may be judged made together (the shapes of all in one call)
-            trial = [old + step * np.array(d) for _, step, d in top[:max(max_tries - tries, 0)]]
-            ahead = rp.ahead(part, s, [xy for xy in trial if _fills(dr, s, xy, span)])
-            for _, step, d in top:
+            for _, step, d in sorted(moves)[:4]:
                 if tries >= max_tries:
                     break
                 tries += 1
@@ -145,7 +141,7 @@ def _polish(rp, net, dr, bent, touching, dirs, max_tries) -> int:
                 if not fill_kept(dr, span):
                     dr.pos[s] = old
                     continue
-                sub = ahead.get(new.tobytes()) or rp.view(part)   # its checks and its label room on one board
+                sub = rp.view(part)   # its checks and its label room on one board
                 found = score(sub.problems())
                 if found[0]:
                     if base is None:
@@ -167,12 +163,3 @@ def _polish(rp, net, dr, bent, touching, dirs, max_tries) -> int:
                 kept += 1
                 break
     return kept
-
-
-def _fills(dr, s, xy, span) -> bool:
-    """fill_kept with station s at xy."""
-    old = dr.pos[s].copy()
-    dr.pos[s] = xy
-    ok = fill_kept(dr, span)
-    dr.pos[s] = old
-    return ok

@@ -202,22 +202,6 @@ class Repair:
         self.tries += 1
         return score((self.view(part) if view is None else view).problems())
 
-    def ahead(self, part, s: int, xys: list) -> dict:
-        """The Parts of that part with point s at each of xys, their Layouts made together
-        (mapkit.geometry.layouts_of), by xy.tobytes(); none with a check other than the layout's own."""
-        if self.check is not _pipeline_check() or not xys:
-            return {}
-        from mapkit.geometry import layouts_of
-
-        if self._boards is None:
-            self._boards = PartBoards(self)
-        old, boards = self.dr.pos[s].copy(), []
-        for xy in xys:
-            self.dr.pos[s] = xy
-            boards.append(self._boards.board(part))
-        self.dr.pos[s] = old
-        return {xy.tobytes(): Part(self, None, b, lay) for xy, b, lay in zip(xys, boards, layouts_of(boards))}
-
     def view(self, part) -> "Part":
         """That part of the board with the points where they are now, for its checks and label room."""
         if self.check is not _pipeline_check():
