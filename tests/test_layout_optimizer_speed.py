@@ -219,7 +219,7 @@ def test_a_round_gives_the_plain_rounds_positions(seed):
     assert (J != _plain_jacobian(prob, x0)).nnz == 0
     vals = prob.terms(x0)[0]
     assert len(prob.cs_s) and len(prob.cc_1) and len(prob.an_s)
-    in_force = [int(np.count_nonzero(vals[b:e])) for _, b, e in prob.block_names[4:7]]   # near, apart, angle
+    in_force = [int(np.count_nonzero(vals[b:e])) for _, b, e in prob.block_names[3:6]]   # near, apart, angle
     assert min(in_force) > 5 and sum(in_force) > 100
     fd = np.stack([(prob.terms(x0 + h)[0] - prob.terms(x0 - h)[0]) / 2e-6 for h in np.eye(len(x0)) * 1e-6], axis=1)
     off = np.abs(J.toarray() - fd) > 1e-3 * np.maximum(1.0, np.abs(fd))

@@ -183,8 +183,8 @@ def _plain_angle_need(prob, L):
     """Problem._angle_need(L, grad=True) as it was: five need_of calls, both branches everywhere."""
     net = prob.net
     raw = (L - 2 * net.radius - prob.nsp * net.space_len) / (prob.nsp + 1)
-    spread = np.maximum(raw, net.space_gap)
-    dspread = np.where(raw > net.space_gap, 1.0 / (prob.nsp + 1), 0.0)
+    spread = np.clip(raw, net.space_gap, prob.gap_max)   # no wider than the route may be drawn
+    dspread = np.where((raw > net.space_gap) & (raw < prob.gap_max), 1.0 / (prob.nsp + 1), 0.0)
     start, h = net.radius + spread, prob.half + 0.5
     s1, h1, s2, h2 = start[prob.an_b1], h[prob.an_b1], start[prob.an_b2], h[prob.an_b2]
 

@@ -2,7 +2,7 @@
 
 A route needs a bend when its stations are held closer than its spaces need: by the other routes
 between them (its length is more than the longest drawing of another path between its ends, a
-triangle that cannot close), by both ends being pinned, by a second route between the same two
+triangle that cannot close; "longest" is at the widest gaps the layout allows, network.Bundle.lsoft), by both ends being pinned, by a second route between the same two
 stations (it must leave the first one's line), or, after an optimization, when the real check
 still finds it too short.
 """
@@ -24,9 +24,9 @@ def needs_bend(net: Network) -> list[int]:
         if b.flight:
             continue
         if g.has_edge(b.a, b.b):
-            g[b.a][b.b]["lmax"] = max(g[b.a][b.b]["lmax"], b.lmax)
+            g[b.a][b.b]["lmax"] = max(g[b.a][b.b]["lmax"], b.lsoft)
         else:
-            g.add_edge(b.a, b.b, lmax=b.lmax)
+            g.add_edge(b.a, b.b, lmax=b.lsoft)
     out, seen_pairs = [], set()
     for k, b in enumerate(net.bundles):
         pair = frozenset((b.a, b.b))

@@ -3,6 +3,8 @@
 - errors, warnings: what `mapkit validate` says of the geometry (and crossings among them)
 - stretched_routes: routes drawn longer than max_stretch (the route-stretched warning)
 - largest_gap_mm: the widest gap between a route's spaces (about 6 mm still reads as one line)
+- routes_over_gap: routes whose gaps are wider than network.MAX_GAP_MM (6 mm; 6.1 as rounded here),
+  of routes_drawn (flights not counted: their spaces are spread along a path of their own)
 - label_pt_smallest, labels_unplaced: the smallest font size a station label needed to find room
   (12 pt is the normal size; the renderer falls back to 7 pt) and how many found none
 - empty_share: the share of the inner area farther than 30 mm from every station and space
@@ -30,6 +32,7 @@ from shapely.ops import unary_union
 from mapkit.boardfile import build_board
 from mapkit.checks import check_geometry
 from mapkit.geometry import Layout
+from mapkit.layout.network import MAX_GAP_MM
 from mapkit.layout.order import cyclic_order
 from mapkit.render.sides import chains, keep_sides, track_side
 
@@ -56,6 +59,9 @@ def measure(data: dict, labels: bool = True) -> dict:
             continue
         gaps.append((shape.usable_mm - r.length * ph.space_length_mm) / (r.length + 1))
     out["largest_gap_mm"] = round(max(gaps), 1) if gaps else None
+    # a gap that rounds to 6.0 is within the rule (the layout aims a little inside it)
+    out["routes_over_gap"] = sum(round(g, 1) > MAX_GAP_MM for g in gaps)
+    out["routes_drawn"] = len(gaps)
     # directions against geography
     lat0 = math.radians(sum(s.lat for s in board.stations) / len(board.stations))
     st = {s.id: s for s in board.stations}

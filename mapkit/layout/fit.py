@@ -11,6 +11,7 @@ STANDARD_SIZES = ((420, 297), (594, 420), (800, 530), (841, 594), (900, 600), (1
                   (1400, 1000), (1682, 1189))
 EDGE_MM = 12.0  # station centres this far inside the inner area: a double's spaces reach 11 mm aside
 FILL = 0.8      # the stations' bounding box spans at least this share of the inner area each way
+SHRINK_OK = 0.9  # --size auto may pick a size the network fills once shrunk this much (pick_size)
 
 
 def inner_box(width: float, height: float, margin: float) -> tuple[float, float, float, float]:
@@ -19,20 +20,38 @@ def inner_box(width: float, height: float, margin: float) -> tuple[float, float,
     return (e, e, width - e, height - e)
 
 
+def fills(span_w: float, span_h: float, width: float, height: float, margin: float) -> bool:
+    """Whether a span_w × span_h layout fills the inner area of that board FILL each way."""
+    return span_w >= FILL * (width - 2 * margin) and span_h >= FILL * (height - 2 * margin)
+
+
 def pick_size(span_w: float, span_h: float, margin: float) -> tuple[float, float]:
-    """The smallest standard size (by area) whose station box holds a span_w × span_h layout;
-    the largest one when none does (the fit report then says by how much)."""
+    """The smallest standard size (by area, either way round) for a span_w × span_h layout, first
+    among those it fills FILL each way and holds as it is, then among those it fills once shrunk
+    to no less than SHRINK_OK (its gaps have room below network.MAX_GAP_MM; the layout shrinks it
+    gradually), then the smallest that holds it: a board the network would leave a third empty is
+    the wrong choice even where it is the first that holds it, since a layout held to its routes'
+    gaps cannot grow into it. The largest size when none holds it (the fit report then says by how much)."""
     need_w, need_h = span_w + 2 * (margin + EDGE_MM), span_h + 2 * (margin + EDGE_MM)
     options = []
     for w, h in STANDARD_SIZES:
         for W, H in ((w, h), (h, w)):
-            if W >= need_w and H >= need_h:
-                options.append((W * H, abs(W / H - need_w / need_h), W, H))
+            holds = W >= need_w and H >= need_h
+            shrink = min(1.0, (W - 2 * (margin + EDGE_MM)) / span_w, (H - 2 * (margin + EDGE_MM)) / span_h)
+            filled = fills(span_w * shrink, span_h * shrink, W, H, margin)
+            if holds or (filled and shrink >= SHRINK_OK):
+                rank = 0 if holds and filled else 1 if filled else 2
+                options.append((rank, W * H, abs(W / H - need_w / need_h), W, H))
     if not options:
         w, h = STANDARD_SIZES[-1]
         return (w, h) if span_w >= span_h else (h, w)
     options.sort()
-    return options[0][2], options[0][3]
+    return options[0][3], options[0][4]
+
+
+def filled_size(span_w: float, span_h: float, margin: float) -> tuple[float, float]:
+    """The board (rounded down to 10 mm) that a span_w × span_h layout would fill FILL each way."""
+    return (10 * int((span_w / FILL + 2 * margin) // 10), 10 * int((span_h / FILL + 2 * margin) // 10))
 
 
 def next_size(width: float, height: float) -> tuple[float, float] | None:

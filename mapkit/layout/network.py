@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from mapkit.boardfile import build_board, default_route_ids
+from mapkit.layout.crowding import station_gaps
 from mapkit.model import Board
 
 # gaps between spaces a route reads best with: at least the board's smallest gap plus a safety
@@ -20,6 +21,7 @@ from mapkit.model import Board
 PREFERRED_GAP_MM = 3.0
 MAX_GAP_MM = 6.0
 SAFETY_MM = 0.8
+GAP_MARGIN_MM = 0.3   # the optimizer aims this far inside a route's widest gap (its hinges end a little past)
 
 
 @dataclass
@@ -35,8 +37,9 @@ class Bundle:
     overpass: bool
     lmin: float                # shortest centreline between station centres that holds the spaces
     lmax: float                # longest before the check calls it stretched (inf for flights)
-    lsoft: float               # longest with gaps of at most MAX_GAP_MM (a preference, not a rule)
+    lsoft: float               # longest with gaps of at most gap_max (a rule of the layout's own)
     lpref: float               # the length it is aimed at
+    gap_max: float = MAX_GAP_MM  # its widest gap: MAX_GAP_MM, or what a crowded end station needs (crowding.py)
     fixed_waypoints: list = field(default_factory=list)  # kept as they are (both ends kept)
 
 
@@ -58,10 +61,21 @@ class Network:
     min_station_dist: float
     route_ids: list[str]
     order_rows: np.ndarray | None = None   # mapkit.layout.order.order_pairs, computed once
+    _at: dict | None = None                # at_station, computed once
 
     @property
     def n(self) -> int:
         return len(self.ids)
+
+    def at_station(self, s: int) -> list[int]:
+        """The bundles (flights left out) with an end at station s."""
+        if self._at is None:
+            self._at = {}
+            for k, b in enumerate(self.bundles):
+                if not b.flight:
+                    self._at.setdefault(b.a, []).append(k)
+                    self._at.setdefault(b.b, []).append(k)
+        return self._at.get(s, [])
 
 
 def needed_mm(n: int, ph) -> float:
@@ -97,6 +111,14 @@ def build_network(data: dict, keep: frozenset = frozenset()) -> Network:
             groups[route.double].append(i)
         else:
             order.append([i])
+    ends = []
+    for members in order:
+        first = routes[members[0]]
+        if all(routes[m].kind == "flight" for m in members):
+            continue   # a flight leaves on its own path (flights.py), not among the station's bands
+        half = (ph.space_width_mm / 2 + 1 if len(members) == 2 else 0.0) + ph.space_width_mm / 2
+        ends.append((index[first.a], index[first.b], half))
+    crowd = station_gaps(len(ids), ends, geo, r, MAX_GAP_MM)
     bundles = []
     for members in order:
         first = routes[members[0]]
@@ -107,14 +129,39 @@ def build_network(data: dict, keep: frozenset = frozenset()) -> Network:
         flight = all(routes[m].kind == "flight" for m in members)
         lmin = need + 2 * r + SAFETY_MM + (0.6 if double else 0.0)
         lmax = math.inf if flight else max(lmin + 1.0, need * ph.max_stretch + 2 * r - 2.5)
-        lsoft = min(lmax, max(lmin + 1.0, n * ph.space_length_mm + (n + 1) * MAX_GAP_MM + 2 * r))
-        lpref = min(lsoft, preferred_mm(n, ph))
         a, b = index[first.a], index[first.b]
+        gap_max = MAX_GAP_MM if flight else max(crowd[a], crowd[b])
+        lsoft = min(lmax, max(lmin + 1.0, n * ph.space_length_mm + (n + 1) * (gap_max - GAP_MARGIN_MM) + 2 * r))
+        lpref = min(lsoft, preferred_mm(n, ph))
         fixed_wp = []
         if fixed[a] and fixed[b] and first.waypoints:
             fixed_wp = list(data["routes"][members[0]].get("waypoints", []))
         bundles.append(Bundle(members, a, b, n, offset + ph.space_width_mm / 2, flight,
-                              any(routes[m].overpass for m in members), lmin, lmax, lsoft, max(lpref, lmin), fixed_wp))
+                              any(routes[m].overpass for m in members), lmin, lmax, lsoft, max(lpref, lmin), gap_max,
+                              fixed_wp))
     return Network(board, data, ids, [s["name"] for s in data["stations"]], geo, given, fixed, bundles, r,
                    ph.space_length_mm, ph.space_gap_mm, ph.space_width_mm, ph.margin_mm, 2 * r + 3 + 1.0,
                    route_ids)
+
+
+def gaps_kept(net: Network, dr, s: int, old) -> bool:
+    """After station s moved from `old` to where it is now: no route at it wider gapped than its
+    gap_max unless no wider than before (the polish and the label moves keep the layout's gap rule;
+    a bent route's gaps from its whole line, its stations' positions moved through its waypoints)."""
+    ks = net.at_station(s)
+    if not ks:
+        return True
+    def gaps(pos):
+        out = []
+        for k in ks:
+            pts = pos[dr.lines[k]]
+            L = float(np.hypot(*np.diff(pts, axis=0).T).sum())
+            b = net.bundles[k]
+            out.append((L - 2 * net.radius - b.length * net.space_len) / (b.length + 1))
+        return np.array(out)
+    now = gaps(dr.pos)
+    before_pos = dr.pos.copy()
+    before_pos[s] = old
+    before = gaps(before_pos)
+    limit = np.array([net.bundles[k].gap_max for k in ks])
+    return bool(np.all((now <= limit) | (now <= before + 1e-9)))

@@ -10,7 +10,8 @@ within seconds. The pairs of things that may collide are found with a k-d tree a
 between rounds.
 
 Rules and their terms (docs/board-format.md):
-- route-too-short / route-stretched: polyline length between lmin and lmax (hinge)
+- route-too-short / gaps: polyline length between lmin and lsoft (hinge; lsoft holds the gaps between
+  spaces to at most network.MAX_GAP_MM, or what a crowded station needs, inside the checks' lmax)
 - station-overlap: station centres at least 2r + 3 mm (+1) apart (hinge)
 - space-on-station: a station at least r + half-width + 1 from every other bundle's segments
 - space-overlap: segments of bundles that share no station at least both half-widths + 1 apart,
@@ -31,10 +32,10 @@ from scipy.spatial import cKDTree
 from mapkit.layout import order as O
 from mapkit.layout import residuals as R
 from mapkit.layout import terms as T
+from mapkit.layout.crowding import ANGLE_CLEAR, alpha, need_of
 from mapkit.layout.lsq import SparseJacobian, Structure, ZeroJacobian
 from mapkit.layout.network import Network
 
-ANGLE_CLEAR = 0.04      # radians beyond the corners' need at a shared station
 TWO_PI = 2 * np.pi
 
 
@@ -42,7 +43,6 @@ TWO_PI = 2 * np.pi
 class Weights:
     hard: float = 4.0         # the checks' rules
     pref: float = 0.25        # route length near its preferred gaps
-    gaps: float = 1.0         # gaps of at most about 6 mm (a route reads as one line)
     geo: float = 0.03         # stations near their scaled real positions
     bearing: float = 6.0      # route directions near their real bearings (per unit vector difference)
     octilinear: float = 0.0   # schematic style: directions at multiples of 45°
@@ -82,26 +82,8 @@ class Drawing:
                 np.array(first, dtype=bool), np.array(last, dtype=bool))
 
 
-def _alpha(rho, s_, h_, corner):
-    """The angle a first space occupies at distance rho from the station centre (Problem._angle_need):
-    0 before the space starts, acos(s / rho) up to its near corner (at hypot(s, h), which _need_of
-    has), asin(h / rho) beyond; each only where it is the one taken."""
-    out = np.zeros_like(rho)
-    on = ~(rho < s_)
-    inside = on & (rho <= corner)
-    beyond = on & ~(rho <= corner)
-    out[inside] = np.arccos(np.clip(s_[inside] / rho[inside], -1, 1))
-    out[beyond] = np.arcsin(np.clip(h_[beyond] / rho[beyond], -1, 1))
-    return out
-
-
-def _need_of(s1, s2, h1, h2):
-    # only where both spaces exist at that distance can they meet
-    r1, r2 = np.hypot(s1, h1), np.hypot(s2, h2)
-    both1 = (r1 >= s1) & (r1 >= s2)
-    both2 = (r2 >= s1) & (r2 >= s2)
-    return np.maximum(np.where(both1, _alpha(r1, s1, h1, r1) + _alpha(r1, s2, h2, r2), 0.0),
-                      np.where(both2, _alpha(r2, s1, h1, r1) + _alpha(r2, s2, h2, r2), 0.0))
+# kept under their old names (tests and the speed notes refer to them)
+_alpha, _need_of = alpha, need_of
 
 
 class Problem:
@@ -123,6 +105,7 @@ class Problem:
         self.lpref = np.array([b.lpref for b in B])
         self.lsoft = np.array([b.lsoft if np.isfinite(b.lsoft) else 1e9 for b in B])
         self.half = np.array([b.half_width for b in B])
+        self.gap_max = np.array([b.gap_max for b in B])
         self.nsp = np.array([b.length for b in B], dtype=float)
         self.ba = np.array([b.a for b in B], dtype=int)
         self.bb = np.array([b.b for b in B], dtype=int)
@@ -276,8 +259,10 @@ class Problem:
         net = self.net
         L = self.L0 if L is None else L
         raw = (L - 2 * net.radius - self.nsp * net.space_len) / (self.nsp + 1)
-        spread = np.maximum(raw, net.space_gap)
-        dspread = np.where(raw > net.space_gap, 1.0 / (self.nsp + 1), 0.0)
+        # no wider than the route may be drawn (its gap_max): a longer route would not be kept,
+        # so it must not seem to give its neighbours more room
+        spread = np.clip(raw, net.space_gap, self.gap_max)
+        dspread = np.where((raw > net.space_gap) & (raw < self.gap_max), 1.0 / (self.nsp + 1), 0.0)
         start = net.radius + spread
         h = self.half + 0.5
         return start[self.an_b1], start[self.an_b2], h[self.an_b1], h[self.an_b2], dspread

@@ -14,7 +14,7 @@ from dataclasses import replace
 
 from mapkit.layout.bends import bend_point, needs_bend
 from mapkit.layout.flights import route_flights
-from mapkit.layout.network import build_network
+from mapkit.layout.network import GAP_MARGIN_MM, MAX_GAP_MM, build_network
 from mapkit.layout.optimize import Drawing, Weights, run_rounds
 from mapkit.layout.project import initial_positions
 from mapkit.layout.stress import majorize
@@ -84,7 +84,8 @@ def layout_board_impl(data: dict, *, style: str, size, seed: int, keep: frozense
 
     tried, last = [status(out)], out
     for _ in range(AUTO_LARGER):
-        bigger = fit.next_size(*last[2]["board_mm"]) if last[3] else None
+        # a board only short of its fill is not helped by a larger one (fill_note): errors and warnings are
+        bigger = fit.next_size(*last[2]["board_mm"]) if worse(last) != (0, 0) else None
         if bigger is None:
             break
         last = layout_once(data, style=style, size=bigger, seed=seed, keep=keep, geo_anchor=geo_anchor)
@@ -163,6 +164,8 @@ def layout_once(data: dict, *, style: str, size, seed: int, keep: frozenset, geo
         if not found:
             break
         widen(net, dr, found)
+        if attempt >= RELAX_FROM:  # still touching after widenings asked for a wider angle: wider gaps too
+            relax_gaps(net, found)
         if attempt:  # still covering a station after more room was asked: go round it
             short |= {p.subject[len("route "):] for p in found if p.code == "space-on-station"}
         bend = [k for k, b in enumerate(net.bundles)
@@ -211,10 +214,31 @@ def layout_once(data: dict, *, style: str, size, seed: int, keep: frozenset, geo
     problems = (notes if found else []) + fit_report(found, net, size_out or (W, H))
     from mapkit.layout.figures import measure
 
+    # routes allowed gaps wider than MAX_GAP_MM: at a crowded station (crowding.py) or relaxed (relax_gaps)
+    widened = sum(len(b.routes) for b in net.bundles if b.gap_max > MAX_GAP_MM and not b.flight)
     figures = {"size_chosen": size == "auto", "bends": sum(len(line) - 2 for line in dr.lines),
+               "routes_gap_widened": widened,
                **({"labels_without_room": lacking, "polished": nudged} if lacking is not None else {}),
                **measure(new, labels=False)}
+    note = fill_note(figures, ph.margin_mm)
+    if note:
+        figures["fill_note"] = note
     return new, changes, figures, problems
+
+
+def fill_note(figures: dict, margin: float) -> str | None:
+    """A board the stations do not fill FILL each way, said with the size they would fill (figure
+    fill_note, beside fill_w and fill_h): the routes' gaps are held to network.MAX_GAP_MM, so a network
+    too small for its board is not stretched to it. Not a problem of the geometry: the board is valid."""
+    fw, fh = figures["fill_w"], figures["fill_h"]
+    if fw >= fit.FILL and fh >= fit.FILL:
+        return None
+    W, H = figures["board_mm"]
+    span_w, span_h = fw * (W - 2 * margin), fh * (H - 2 * margin)
+    sw, sh = fit.filled_size(span_w, span_h, margin)
+    return (f"the stations fill {fw:.0%} x {fh:.0%} of {W:g} x {H:g} mm at gaps between spaces of at most"
+            f" {MAX_GAP_MM:g} mm (asked: {fit.FILL:.0%} each way): a {min(W, sw):g} x {min(H, sh):g} mm board would be"
+            " filled, or lengthen routes")
 
 
 def shrink_gradually(net, dr, w, style, s, c, centre, box) -> None:
@@ -317,6 +341,26 @@ def shared_overlaps(net, found) -> list[tuple[int, int]]:
         if {ba.a, ba.b} & {bb.a, bb.b}:
             out.append((a, b) if ba.length >= bb.length else (b, a))
     return out
+
+
+RELAX_FROM = 1  # the repair attempt from which those routes get wider gaps (relax_gaps)
+GAP_RELAX_MM = 1.0  # a route whose first space still touches a neighbour's at their station: this much wider a gap
+
+
+def relax_gaps(net, found) -> None:
+    """Where two routes' first spaces still overlap at the station they share, let both be drawn
+    with wider gaps (GAP_RELAX_MM more, within the checks' stretch limit): the gaps are held to
+    6 mm as a rule, but a station whose routes leave it close together may need its first spaces
+    farther out (crowding.py reckons that for evenly spread routes; the drawing's real angles can
+    ask for more)."""
+    ph = net.board.physical
+    named = sorted({i for pair in shared_overlaps(net, found) for i in pair})
+    for i in named:   # once per round however many of its neighbours it touches
+        b = net.bundles[i]
+        if not b.flight:
+            b.gap_max += GAP_RELAX_MM
+            longest = b.length * ph.space_length_mm + (b.length + 1) * (b.gap_max - GAP_MARGIN_MM) + 2 * ph.station_radius_mm
+            b.lsoft = min(b.lmax, max(b.lsoft, longest))
 
 
 def widen(net, dr, found) -> None:

@@ -5,7 +5,8 @@ The optimization weighs bearings against everything else and stops where its hin
 margin; a clean board usually has room left to turn a few routes nearer their real direction. Here
 stations are taken worst first (the summed squared direction error of their routes, against the
 bearings from lat/lon, the figure `direction_error_deg_*` measures, plus a cost for gaps between
-spaces wider than 6 mm, the figure `largest_gap_mm`) and tried at a few short steps;
+spaces wider than the route may have, network.MAX_GAP_MM or what a crowded station needs, the figure
+`routes_over_gap`) and tried at a few short steps;
 a step is kept only when the routes it turns are nearer their bearings on the whole, the geometry
 checks find nothing more on the part of the board it changes (then on the whole board: a board
 left with a warning is polished too, and keeps no more than that warning), the
@@ -17,13 +18,13 @@ from __future__ import annotations
 import numpy as np
 
 from mapkit.layout.labels import LABEL_REACH_MM, fill_kept, station_span
+from mapkit.layout.network import gaps_kept
 from mapkit.layout.repair import score
 
 POLISH_STEPS_MM = (1.5, 3.0, 6.0, 10.0)
 POLISH_TRIES = 900
 POLISH_ROUNDS = 4
-GAP_MM = 6.0          # wider gaps between spaces cost too (see _cost)
-GAP_WEIGHT = 0.004    # rad² per mm² beyond GAP_MM: a 16 mm gap weighs as a route 36° off
+GAP_WEIGHT = 1.0      # rad² per mm² beyond a route's gap_max: 1 mm over weighs as a route 57° off (a rule, in effect)
 
 
 def _errors(net, pos, bundles) -> np.ndarray:
@@ -37,14 +38,15 @@ def _errors(net, pos, bundles) -> np.ndarray:
 
 
 def _cost(net, pos, bundles, bent=frozenset()) -> float:
-    """Direction errors, and gaps between spaces wider than GAP_MM (a route that no longer reads
-    as one line), GAP_WEIGHT rad² per mm² beyond it."""
+    """Direction errors, and gaps between spaces wider than the bundle's gap_max (a route that no
+    longer reads as one line), GAP_WEIGHT rad² per mm² beyond it."""
     ks = list(bundles)
     L = np.array([np.linalg.norm(pos[net.bundles[k].b] - pos[net.bundles[k].a]) for k in ks])
     n = np.array([net.bundles[k].length for k in ks], dtype=float)
     fl = np.array([net.bundles[k].flight or k in bent for k in ks])   # a bent route's length is not its chord
+    gmax = np.array([net.bundles[k].gap_max for k in ks], dtype=float)
     gap = (L - 2 * net.radius - n * net.space_len) / (n + 1)
-    over = np.where(fl, 0.0, np.maximum(gap - GAP_MM, 0.0))
+    over = np.where(fl, 0.0, np.maximum(gap - gmax, 0.0))
     return float(_errors(net, pos, ks).sum() + GAP_WEIGHT * (over ** 2).sum())
 
 
@@ -61,28 +63,29 @@ class Costs:
             b = np.array([net.bundles[k].b for k in ks], dtype=int)
             n = np.array([net.bundles[k].length for k in ks], dtype=float)
             fl = np.array([net.bundles[k].flight or k in bent for k in ks])
-            self.at[s] = (a, b, n, fl, net.geo[b] - net.geo[a])
+            gmax = np.array([net.bundles[k].gap_max for k in ks], dtype=float)
+            self.at[s] = (a, b, n, fl, gmax, net.geo[b] - net.geo[a])
 
-    def _of(self, d, n, fl, g):
+    def _of(self, d, n, fl, gmax, g):
         """Costs of direction vectors d (..., m, 2) of the m routes, one per leading index."""
         L = np.linalg.norm(d, axis=-1)
         gap = (L - 2 * self.radius - n * self.space_len) / (n + 1)
-        over = np.where(fl, 0.0, np.maximum(gap - GAP_MM, 0.0))
+        over = np.where(fl, 0.0, np.maximum(gap - gmax, 0.0))
         ang = np.arctan2(g[:, 0] * d[..., 1] - g[:, 1] * d[..., 0], (g * d).sum(-1))
         return (ang ** 2).sum(-1) + GAP_WEIGHT * (over ** 2).sum(-1)
 
     def of(self, pos, s) -> float:
-        a, b, n, fl, g = self.at[s]
-        return float(self._of(pos[b] - pos[a], n, fl, g))
+        a, b, n, fl, gmax, g = self.at[s]
+        return float(self._of(pos[b] - pos[a], n, fl, gmax, g))
 
     def moved(self, pos, s, xys) -> np.ndarray:
         """The cost with station s at each of xys (k, 2), everything else where it is."""
-        a, b, n, fl, g = self.at[s]
+        a, b, n, fl, gmax, g = self.at[s]
         pa = np.repeat(pos[a][None], len(xys), axis=0)
         pb = np.repeat(pos[b][None], len(xys), axis=0)
         pa[:, a == s] = xys[:, None, :]
         pb[:, b == s] = xys[:, None, :]
-        return self._of(pb - pa, n, fl, g)
+        return self._of(pb - pa, n, fl, gmax, g)
 
 
 def polish(rp, max_tries: int = POLISH_TRIES) -> int:
@@ -138,7 +141,7 @@ def _polish(rp, net, dr, bent, touching, dirs, max_tries) -> int:
                 tries += 1
                 new = old + step * np.array(d)
                 dr.pos[s] = new
-                if not fill_kept(dr, span):
+                if not fill_kept(dr, span) or not gaps_kept(net, dr, s, old):
                     dr.pos[s] = old
                     continue
                 sub = rp.view(part)   # its checks and its label room on one board

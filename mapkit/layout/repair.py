@@ -377,7 +377,7 @@ class Repair:
             trace, complete = seen
             start = self.tries
             for (inc, gain, stop), m in zip(trace, moves):
-                if self.tries >= self.max_tries:
+                if self.tries + inc > self.max_tries:
                     break
                 self.tries += inc
                 if gain < best_gain:
@@ -395,13 +395,14 @@ class Repair:
             trace, complete = [], True
             ready: dict = {}   # move number or ("base", reach) -> its Part, made ahead (_prepare)
             for n, m in enumerate(moves):
-                if self.tries >= self.max_tries:
-                    complete = False
-                    break
                 if fast and n % PREPARE == 0:
                     ready = self._prepare(moves, n, min(PREPARE, self.max_tries - self.tries), centres, selected, parts)
                 before = self.tries
                 reach, part = self._part_of(m, centres, selected)
+                # a move costs one check, and one more where its part of the board is new: never past the budget
+                if self.tries + (reach not in parts) + 1 > self.max_tries:
+                    complete = False
+                    break
                 if reach not in parts:
                     parts[reach] = (part, self.local(part, ready.get(("base", reach))))
                 part, base = parts[reach]

@@ -68,11 +68,12 @@ def terms(pb, x):
     def along(fac):   # a block of one row per bundle, through its segments' lengths
         gp, gq = seg_g()
         return [(pb.sown, pb.sq, gp * fac[:, None]), (pb.sown, pb.sp, gq * fac[:, None])]
+    # too short for its spaces, or longer than its gaps may be (gap_max: 6 mm, or what a crowded
+    # station needs): both rules, as strong as the checks' (a soft gap term lost to the clearances,
+    # which a longer route always eases, and left most routes of north-america at 8-14 mm gaps)
     lo, flo = hinge(pb.lmin, L, w.hard)
-    hi, fhi = hinge(-pb.lmax, -L, w.hard)
+    hi, fhi = hinge(-pb.lsoft, -L, w.hard)
     block(lo + hi, lambda flo, fhi: along((flo - fhi)[pb.sown]), flo, fhi)
-    v, f = hinge(-pb.lsoft, -L, w.gaps)
-    block(v, lambda f: along((-f)[pb.sown]), f)
     fp = np.where(pb.flight, 0.0, w.pref)
     block(fp * (L - pb.lpref), lambda: along(fp[pb.sown]))
     d, st = T.dist_value(pos[pb.st_i], pos[pb.st_j])

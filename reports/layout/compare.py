@@ -25,11 +25,11 @@ from mapkit.writer import dump_board_json
 
 HERE = Path(__file__).resolve().parent
 BOARDS = HERE.parent.parent / "boards"
-COLUMNS = ("board_mm", "errors", "warnings", "stretched_routes", "largest_gap_mm", "label_pt_smallest",
+COLUMNS = ("board_mm", "errors", "warnings", "stretched_routes", "largest_gap_mm", "routes_over_gap", "label_pt_smallest",
            "labels_with_room", "empty_share", "direction_error_deg_mean", "direction_error_deg_max", "within_45deg",
            "routes_over_90deg", "order_kept", "trunk_sides_swapped", "fill_w", "fill_h", "seconds")
 NEAR = 1.0   # the third layout: the stress drawing held to the real map (layout_board's geo_anchor)
-PAIRS = {"labels_with_room": "labels_total", "order_kept": "order_stations",
+PAIRS = {"routes_over_gap": "routes_drawn", "labels_with_room": "labels_total", "order_kept": "order_stations",
          "trunk_sides_swapped": "trunk_sides_swapped_raw"}   # shown as "a/b" (swapped: as drawn/raw)
 
 

@@ -1,0 +1,89 @@
+"""How wide a crowded station's first gaps must be: the angle two neighbouring routes' first spaces
+need at a shared station, and the smallest gap between spaces that lets every route leaving a
+station clear its neighbours.
+
+A route's spaces are spread evenly along it, so the first space starts one gap from the station's
+edge; the nearer it starts, the wider the angle its corners take. Seven routes with two doubles
+(north-america's Denver and Pittsburgh) take more than the full circle at 6 mm gaps: their first
+spaces clear only when the gaps are wider. The layout holds gaps to network.MAX_GAP_MM except on the
+routes of such stations, which get the gap their station needs (`station_gaps`), and says so.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+ANGLE_CLEAR = 0.04      # radians beyond the corners' need at a shared station (the optimizer's margin)
+HALF_EXTRA_MM = 0.5     # added to a band's half-width in the angle need, as the optimizer does
+WIDEST_GAP_MM = 40.0    # the search for a station's gap stops here (a station no gap can clear)
+
+
+def alpha(rho, s_, h_, corner):
+    """The angle a first space occupies at distance rho from the station centre: 0 before the
+    space starts (s), acos(s / rho) up to its near corner (at hypot(s, h)), asin(h / rho) beyond;
+    each only where it is the one taken."""
+    out = np.zeros_like(rho)
+    on = ~(rho < s_)
+    inside = on & (rho <= corner)
+    beyond = on & ~(rho <= corner)
+    out[inside] = np.arccos(np.clip(s_[inside] / rho[inside], -1, 1))
+    out[beyond] = np.arcsin(np.clip(h_[beyond] / rho[beyond], -1, 1))
+    return out
+
+
+def need_of(s1, s2, h1, h2):
+    """The angle between two bands leaving a station whose first spaces start at s1, s2 from its
+    centre with half-widths h1, h2: the sum of what each takes, at the nearer corner where both
+    exist (the sum peaks at one of the two near corners)."""
+    r1, r2 = np.hypot(s1, h1), np.hypot(s2, h2)
+    both1 = (r1 >= s1) & (r1 >= s2)
+    both2 = (r2 >= s1) & (r2 >= s2)
+    return np.maximum(np.where(both1, alpha(r1, s1, h1, r1) + alpha(r1, s2, h2, r2), 0.0),
+                      np.where(both2, alpha(r2, s1, h1, r1) + alpha(r2, s2, h2, r2), 0.0))
+
+
+def circle_need(halves: np.ndarray, gap: float, radius: float) -> float:
+    """The angle all bands of a station take round it (each with its cyclic neighbour) when every
+    first space starts one `gap` from the station's edge."""
+    m = len(halves)
+    if m < 2:
+        return 0.0
+    h = np.asarray(halves, dtype=float) + HALF_EXTRA_MM
+    s = np.full(m, radius + gap)
+    h2 = np.roll(h, -1)
+    return float(need_of(s, s, h, h2).sum() + ANGLE_CLEAR * m)
+
+
+def station_gap(halves, radius: float, smallest: float) -> float:
+    """The smallest gap (at least `smallest`) at which the bands with these half-widths, in this
+    cyclic order, fit round a station; WIDEST_GAP_MM when none up to it does."""
+    if circle_need(halves, smallest, radius) <= 2 * math.pi:
+        return smallest
+    if circle_need(halves, WIDEST_GAP_MM, radius) > 2 * math.pi:
+        return WIDEST_GAP_MM
+    lo, hi = smallest, WIDEST_GAP_MM
+    for _ in range(30):   # bisection: the need falls as the gap grows
+        mid = (lo + hi) / 2
+        if circle_need(halves, mid, radius) <= 2 * math.pi:
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+def station_gaps(n: int, ends: list[tuple[int, int, float]], geo: np.ndarray, radius: float,
+                 smallest: float) -> np.ndarray:
+    """(n,) the gap each station's routes need so that their first spaces clear round it, from the
+    bands (a, b, half-width) leaving it in their real cyclic order; `smallest` where that is enough."""
+    at: dict[int, list[tuple[float, float]]] = {}
+    for a, b, half in ends:
+        for s, o in ((a, b), (b, a)):
+            d = geo[o] - geo[s]
+            at.setdefault(s, []).append((math.atan2(d[1], d[0]), half))
+    out = np.full(n, float(smallest))
+    for s, items in at.items():
+        items.sort()
+        out[s] = station_gap(np.array([h for _, h in items]), radius, smallest)
+    return out
