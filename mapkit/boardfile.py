@@ -286,6 +286,27 @@ def default_route_ids(routes: list[dict]) -> list[str]:
     return ids
 
 
+def station_model(s: dict, i: int) -> model.Station:
+    """The model of station s, the i-th of its file (the layout builds parts of a board from these)."""
+    return model.Station(
+        id=s["id"], name=s["name"], lat=float(s["lat"]), lon=float(s["lon"]),
+        board=_point(s["board"]) if "board" in s else None, label=s.get("label"),
+        hub=bool(s.get("hub", False)), pinned=bool(s.get("pinned", False)), json_path=f"$.stations[{i}]",
+    )
+
+
+def route_model(r: dict, i: int, route_id: str, kinds: dict, gray_kind: str) -> model.Route:
+    """The model of route r, the i-th of its file; kinds: the palette's kind of each color id."""
+    return model.Route(
+        id=route_id, a=r["from"], b=r["to"], color=r["color"], length=r["length"],
+        kind=r.get("kind") or (gray_kind if r["color"] == model.GRAY else kinds.get(r["color"], gray_kind)),
+        double=r.get("double"), line=r.get("line"),
+        bonus=model.Bonus(**r["bonus"]) if "bonus" in r else None,
+        waypoints=tuple(_point(w) for w in r.get("waypoints", [])),
+        overpass=bool(r.get("overpass", False)), json_path=f"$.routes[{i}]",
+    )
+
+
 def build_board(data: dict, source: str = "") -> model.Board:
     """The model of a schema-valid board file."""
     palette = tuple(
@@ -298,26 +319,9 @@ def build_board(data: dict, source: str = "") -> model.Board:
     kinds = {c.id: c.kind for c in palette}
     gray = data.get("gray", {})
     gray_kind = gray.get("kind", "rail")
-    stations = tuple(
-        model.Station(
-            id=s["id"], name=s["name"], lat=float(s["lat"]), lon=float(s["lon"]),
-            board=_point(s["board"]) if "board" in s else None, label=s.get("label"),
-            hub=bool(s.get("hub", False)), pinned=bool(s.get("pinned", False)), json_path=f"$.stations[{i}]",
-        )
-        for i, s in enumerate(data["stations"])
-    )
+    stations = tuple(station_model(s, i) for i, s in enumerate(data["stations"]))
     route_ids = default_route_ids(data["routes"])
-    routes = tuple(
-        model.Route(
-            id=route_ids[i], a=r["from"], b=r["to"], color=r["color"], length=r["length"],
-            kind=r.get("kind") or (gray_kind if r["color"] == model.GRAY else kinds.get(r["color"], gray_kind)),
-            double=r.get("double"), line=r.get("line"),
-            bonus=model.Bonus(**r["bonus"]) if "bonus" in r else None,
-            waypoints=tuple(_point(w) for w in r.get("waypoints", [])),
-            overpass=bool(r.get("overpass", False)), json_path=f"$.routes[{i}]",
-        )
-        for i, r in enumerate(data["routes"])
-    )
+    routes = tuple(route_model(r, i, route_ids[i], kinds, gray_kind) for i, r in enumerate(data["routes"]))
     deck = None
     if "deck" in data:
         d = data["deck"]

@@ -382,13 +382,15 @@ def check_capacity(board: Board) -> Iterator[Problem]:
 
 # ------------------------------------------------------------------ geometry
 
-def check_geometry(board: Board) -> Iterator[Problem]:
+def check_geometry(board: Board, layout=None) -> Iterator[Problem]:
+    """layout: the board's mapkit.geometry.Layout when the caller has made it already (the layout
+    step judges a part of the board and then its label room on one Layout)."""
     from mapkit.geometry import Layout
 
     known = {s.id for s in board.stations}
     if any(r.a not in known or r.b not in known for r in board.routes):
         return  # reference errors first; geometry of a half-defined board says nothing useful
-    layout = Layout(board)
+    layout = Layout(board) if layout is None else layout
     stations = {s.id: s for s in board.stations}
     routes = {r.id: r for r in board.routes}
     r_mm = board.physical.station_radius_mm

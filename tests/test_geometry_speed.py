@@ -124,3 +124,27 @@ def test_containment_by_bounds_is_shapelys_contains(board_name):
         assert not all(shapely.contains(inner, discs).tolist())   # some did go over the edge
     flat = shapely.polygons(np.array([[[100.0, 100.0], [120.0, 100.0], [140.0, 100.0], [100.0, 100.0]]]))
     assert layout._inside(flat).tolist() == shapely.contains(inner, flat).tolist()
+
+
+@pytest.mark.parametrize("board_name", ["portland", "north-america"])
+def test_layouts_made_together_are_what_each_layout_builds(board_name, monkeypatch):
+    """geometry.layouts_of builds the route shapes, markers and clipped lines of many boards in
+    one call each (the repair's next moves): its Layouts find what the plain one-shape-at-a-time
+    version finds on each board, and a Layout made afterwards finds every shape made already."""
+    boards = [build_board(d) for d in walk(bundled(board_name), 23, 12, mm=20.0)]
+    clear()
+    calls = []
+    build, clip = fast._build_shapes, fast._clip
+    monkeypatch.setattr(fast, "_build_shapes", lambda keys: calls.append("shapes") or build(keys))
+    monkeypatch.setattr(fast, "_clip", lambda *a: calls.append("clip") or clip(*a))
+    layouts = fast.layouts_of(boards)
+    assert calls == ["shapes", "clip"]   # one call each for all the boards
+    problems = 0
+    for n, (board, layout) in enumerate(zip(boards, layouts)):
+        want = findings(plain.Layout(board))
+        got = findings(layout)
+        for key in want:
+            assert got[key] == want[key], f"{board_name} board {n}: {key} differs"
+        problems += sum(len(v) for k, v in want.items() if k not in ("positions", "routes"))
+        assert findings(fast.Layout(board)) == got
+    assert problems > 0 and calls == ["shapes", "clip"]   # the later Layouts built nothing

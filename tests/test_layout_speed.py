@@ -271,3 +271,76 @@ def test_a_part_of_the_board_is_checked_on_the_size_the_layout_chose():
     assert (sub["physical"]["width_mm"], sub["physical"]["height_mm"]) == (1189, 841)
     assert not [p for p in geometry_problems(sub) if p.code == "off-board"]
     assert not rp.full() or not [p for p in rp.full() if p.code == "off-board"]
+
+
+def test_a_part_board_is_build_board_of_its_dict():
+    """Repair.view builds a part of the board from model objects it made before (PartBoards): the
+    Board is build_board(part_data(part)) field for field, and its checks and label room (on one
+    Layout) are the dict's, on parts of a synthetic board and of Portland, with stations and bends
+    moving in between (the objects of unmoved ones reused, of moved ones made anew)."""
+    for data in (layout_board_data(30, seed=3), json.loads((BOARDS / "portland.json").read_text())):
+        net = build_network(data, frozenset())
+        rng = np.random.default_rng(0)
+        pos = np.array([[s["board"]["x"], s["board"]["y"]] if "board" in s else rng.uniform(50, 700, 2)
+                        for s in data["stations"]], dtype=float) + rng.normal(0, 8, (net.n, 2))
+        dr = O.Drawing(pos, net.n, [[b.a, b.b] for b in net.bundles], np.ones(net.n, dtype=bool))
+        dr.add_waypoint(0, pos[net.bundles[0].a] + 3.3)
+        rp = Repair(net, dr, (900, 600), geometry_problems)
+        found = lacking = 0
+        for t in range(20):
+            part = rp.select(dr.pos[rng.integers(net.n)][None], 90.0)
+            view, sub = rp.view(part), rp.part_data(part)
+            assert view.board is not None and view.board == build_board(sub)
+            assert view.problems() == geometry_problems(sub)
+            assert view.without_room() == _plain_without_room(sub)
+            found += len(view.problems())
+            lacking += len(view.without_room())
+            dr.pos[rng.integers(len(dr.pos))] += rng.normal(0, 6, 2)
+        assert found and lacking   # the parts had problems and stations without room to compare
+        rp.check = lambda d: geometry_problems(d)   # any other check: the dict, as before
+        assert rp.view(part).board is None and rp.view(part).problems() == geometry_problems(rp.part_data(part))
+
+
+@pytest.mark.parametrize("prepare", [16])
+def test_the_repair_on_part_boards_is_the_repair_on_dicts(tangled, prepare, monkeypatch):
+    """The repair with its part boards and prepared shapes (Repair.view, Repair._prepare) makes the
+    same moves, tries and findings as with the checks on part_data dicts (any check other than the
+    pipeline's takes that path)."""
+    from mapkit.layout import repair as R
+
+    monkeypatch.setattr(R, "PREPARE", prepare)
+    net, given = tangled
+    rp, dr = _repair(net, given, 300)
+    fast = rp.run()
+    plain, pdr = _repair(net, given, 300)
+    plain.check = lambda data: geometry_problems(data)
+    assert plain.run() == fast
+    assert plain.tries == rp.tries > 10 and np.array_equal(pdr.pos, dr.pos) and pdr.lines == dr.lines
+    assert rp._boards is not None and plain._boards is None
+
+
+@pytest.mark.parametrize("name", ["synthetic", "portland.json"])
+def test_the_whole_board_as_a_part_is_build_board_of_build_result(name):
+    """Repair.full checks the whole board as a part (PartBoards, no deep copy of the file): the
+    Board equal to build_board of build_result's dict, its problems the dict's, as stations move
+    and bends come and go; a network with a bundle keeping the file's waypoints takes the dict."""
+    data = layout_board_data(30, seed=3) if name == "synthetic" else json.loads((BOARDS / name).read_text())
+    net = build_network(data, frozenset())
+    rng = np.random.default_rng(1)
+    pos = np.array([[s["board"]["x"], s["board"]["y"]] if "board" in s else rng.uniform(50, 700, 2)
+                    for s in data["stations"]], dtype=float) + rng.normal(0, 8, (net.n, 2))
+    dr = O.Drawing(pos, net.n, [[b.a, b.b] for b in net.bundles], np.ones(net.n, dtype=bool))
+    rp = Repair(net, dr, (1000, 700), geometry_problems)
+    whole = rp._whole()
+    assert (whole is None) == any(b.fixed_waypoints for b in net.bundles)
+    found = 0
+    for t in range(6):
+        want = geometry_problems(build_result(net, dr, (1000, 700))[0])
+        assert rp.full() == want
+        if whole is not None:
+            assert rp._boards.board(whole) == build_board(build_result(net, dr, (1000, 700))[0])
+        found += len(want)
+        dr.pos[rng.integers(net.n)] += rng.normal(0, 15, 2)
+        if t == 2:
+            dr.add_waypoint(1, dr.pos[net.bundles[1].a] + 7.0)
+    assert found

@@ -44,12 +44,21 @@ def without_room(data: dict, only=None, size: float = LABEL_PT) -> list[str]:
     """Ids of the stations (of `only`, or all) with no label candidate of `size` pt or more that is
     clear of markers and spaces and inside the label bounds."""
     board = build_board(data)
-    layout = Layout(board)
+    return board_without_room(board, Layout(board), only, size)
+
+
+def board_without_room(board, layout: Layout, only=None, size: float = LABEL_PT) -> list[str]:
+    """without_room of a built board and its Layout (mapkit.layout.repair.Part: the one its checks used)."""
     ph = board.physical
-    markers = shapely.buffer(shapely.points(np.asarray(list(layout.positions.values()), dtype=float).reshape(-1, 2)),
-                             ph.station_radius_mm, quad_segs=8)
-    corners = [c for shape in layout.routes.values() for c in shape.spaces]
-    spaces = shapely.polygons(np.asarray(corners, dtype=float).reshape(-1, 4, 2))   # the same rings, in one call
+    markers = _markers(list(layout.positions.values()), ph.station_radius_mm)
+    if len(layout.routes) == len(layout._shapes):
+        # the Layout's own space polygons (its checks made them): shapely.polygons of the same
+        # corners, route by route in the same order (a board with a repeated route id has fewer
+        # entries in layout.routes: its spaces are made from those, as before)
+        spaces = layout.space_polygons
+    else:
+        corners = [c for shape in layout.routes.values() for c in shape.spaces]
+        spaces = shapely.polygons(np.asarray(corners, dtype=float).reshape(-1, 4, 2))   # the same rings, in one call
     tree = STRtree(np.concatenate([np.asarray(markers, dtype=object), spaces]))
     bounds = label_bounds(ph)
     shapely.prepare(bounds)   # the same answers, for hundreds of boxes at a time
@@ -61,7 +70,7 @@ def without_room(data: dict, only=None, size: float = LABEL_PT) -> list[str]:
         if only is not None and s.id not in only:
             continue
         need = size + (1.0 if s.hub else 0.0)
-        boxes = candidate_boxes(s.name, layout.positions[s.id], ph.station_radius_mm, s.label, s.hub, need)
+        boxes = _boxes(s.name, layout.positions[s.id], ph.station_radius_mm, s.label, s.hub, need)
         owner.append(np.full(len(boxes), len(ids), dtype=int))
         coords.append(boxes)
         ids.append(s.id)
@@ -92,6 +101,40 @@ def without_room(data: dict, only=None, size: float = LABEL_PT) -> list[str]:
     return out
 
 
+# A station's boxes and marker depend only on what they are made from: the polish asks about the
+# same few unmoved stations around each move hundreds of times. Emptied when full (bounded memory).
+_BOXES: dict = {}     # candidate_boxes arguments -> its (read-only) array
+_MARKERS: dict = {}   # (x, y, radius) -> the marker polygon (quad_segs=8, as the renderer's test uses)
+CACHE_SIZE = 20_000
+
+
+def _boxes(name, xy, radius, preferred, hub, need) -> np.ndarray:
+    key = (name, xy, radius, preferred, hub, need)
+    out = _BOXES.get(key)
+    if out is None:
+        out = candidate_boxes(name, xy, radius, preferred, hub, need)
+        out.setflags(write=False)
+        if len(_BOXES) >= CACHE_SIZE:
+            _BOXES.clear()
+        _BOXES[key] = out
+    return out
+
+
+def _markers(centres: list, radius: float) -> np.ndarray:
+    """shapely.buffer of the points at these centres, quad_segs=8: the ones made before reused
+    (GEOS's buffer of the same point is the same polygon)."""
+    got = [_MARKERS.get((*c, radius)) for c in centres]
+    todo = [n for n, g in enumerate(got) if g is None]
+    if todo:
+        made = shapely.buffer(shapely.points(np.asarray([centres[n] for n in todo], dtype=float).reshape(-1, 2)),
+                              radius, quad_segs=8)
+        if len(_MARKERS) >= CACHE_SIZE:
+            _MARKERS.clear()
+        for n, m in zip(todo, made):
+            got[n] = _MARKERS[(*centres[n], radius)] = m
+    return np.array(got, dtype=object)
+
+
 def label_repair(rp, max_tries: int = LABEL_TRIES) -> list[str]:
     """Move stations without label room a little where the checks allow (see the module); `rp` is
     the geometry repair (mapkit.layout.repair.Repair) of a board it left clean. Returns the
@@ -108,8 +151,9 @@ def label_repair(rp, max_tries: int = LABEL_TRIES) -> list[str]:
         centres = rp._centres([s])
         part = rp.select(centres, 25.0 + max(LABEL_STEPS_MM))
         near = _near(net, dr, s)
-        base = len(without_room(rp.part_data(part), only=near))
-        checks = score(rp.check(rp.part_data(part)))
+        before = rp.view(part)
+        base = len(before.without_room(only=near))
+        checks = score(before.problems())
         span = station_span(dr)
         for xy in moves:
             if tries >= max_tries:
@@ -119,8 +163,8 @@ def label_repair(rp, max_tries: int = LABEL_TRIES) -> list[str]:
             tries += 1
             old = dr.pos[s].copy()
             dr.pos[s] = xy
-            sub = rp.part_data(part)
-            ok = fill_kept(dr, span) and score(rp.check(sub)) <= checks and len(without_room(sub, only=near)) < base
+            sub = rp.view(part)
+            ok = fill_kept(dr, span) and score(sub.problems()) <= checks and len(sub.without_room(only=near)) < base
             if ok and rp.no_worse():
                 break                       # kept
             dr.pos[s] = old

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from mapkit.layout.labels import LABEL_REACH_MM, fill_kept, station_span, without_room
+from mapkit.layout.labels import LABEL_REACH_MM, fill_kept, station_span
 from mapkit.layout.network import gaps_kept
 from mapkit.layout.repair import score
 
@@ -147,21 +147,21 @@ def _polish(rp, net, dr, bent, touching, dirs, max_tries) -> int:
                 if not fill_kept(dr, span) or not gaps_kept(net, dr, s, old):
                     dr.pos[s] = old
                     continue
-                sub = rp.part_data(part)
-                found = score(rp.check(sub))
+                sub = rp.view(part)   # its checks and its label room on one board
+                found = score(sub.problems())
                 if found[0]:
                     if base is None:
                         dr.pos[s] = old
-                        base = score(rp.check(rp.part_data(part)))
+                        base = score(rp.view(part).problems())
                         dr.pos[s] = new
                     if found > base:
                         dr.pos[s] = old
                         continue
-                lacking = len(without_room(sub, only=near))
+                lacking = len(sub.without_room(only=near))
                 if lacking:
                     if room is None:
                         dr.pos[s] = old
-                        room = len(without_room(rp.part_data(part), only=near))
+                        room = len(rp.view(part).without_room(only=near))
                         dr.pos[s] = new
                     if lacking > room:
                         dr.pos[s] = old

@@ -19,15 +19,18 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from dataclasses import replace
 
 import numpy as np
 
+from mapkit.boardfile import build_board, default_route_ids, route_model, station_model
 from mapkit.layout.result import _xy, build_result
 
 STEPS_MM = (4.0, 9.0, 18.0, 32.0)
 DIRECTIONS = [np.array([np.cos(a), np.sin(a)]) for a in np.arange(8) * np.pi / 4]
 REACH_MM = 25.0        # routes and stations this close to a changed segment can change their problems
 SAMPLE_MM = 30.0       # spacing of the points sampled along a changed segment
+PREPARE = 16           # moves whose shapes are built in one call (Repair._prepare)
 MAX_TRIES = 1000       # candidate evaluations over a whole repair (about 0.02 s each)
 PASSES = 4             # sweeps over the remaining problems
 
@@ -93,6 +96,8 @@ class Repair:
         self.max_tries = MAX_TRIES
         self.baseline = None    # the score the label and polish steps must keep (no_worse)
         self._physical = None   # the "physical" of the board laid out (part_data)
+        self._boards = None     # PartBoards, made when first needed (view)
+        self._whole_part = None  # the whole board as a part, or False (_whole)
 
     def no_worse(self) -> bool:
         """The whole board's checks no worse than when the repair was made (self.baseline; clean
@@ -111,6 +116,19 @@ class Repair:
         """The whole board's checks; a board already checked (the same positions, as written) is
         not checked again: the repair retries a board it reverted to, the untangling's kicks
         that change nothing leave one."""
+        whole = self._whole()
+        if whole is not None:
+            # the layout's own check: the whole board as a Board from PartBoards (no deep copy of
+            # the file and no build_board), the same Board build_result's dict gives (_whole)
+            board = self._boards.board(whole)
+            memo = self._memo("full-board")
+            key = hashlib.sha256(repr([[(s.board.x, s.board.y) for s in board.stations],
+                                       [r.waypoints for r in board.routes], self.size_out]).encode()).digest()
+            if key not in memo:
+                from mapkit.checks import check_geometry
+
+                memo[key] = list(check_geometry(board))
+            return list(memo[key])
         data, _ = build_result(self.net, self.dr, self.size_out)
         memo = self._memo("full")
         key = hashlib.sha256(json.dumps([data["stations"], data["routes"], data.get("physical")],
@@ -118,6 +136,23 @@ class Repair:
         if key not in memo:
             memo[key] = list(self.check(data))
         return list(memo[key])
+
+    def _whole(self):
+        """(every station, every bundle): the part that is the whole board, when its Board from
+        PartBoards is build_board of build_result's dict: the layout's own check, every route in a
+        bundle (then the routes are in the file's order) and no bundle with the file's own waypoints
+        (build_result keeps those as written, lat/lon maybe; the part writes the drawing's points).
+        None otherwise."""
+        if self.check is not _pipeline_check():
+            return None
+        if self._whole_part is None:
+            net = self.net
+            routes = sorted(ri for b in net.bundles for ri in b.routes)
+            ok = routes == list(range(len(net.data["routes"]))) and not any(b.fixed_waypoints for b in net.bundles)
+            self._whole_part = (list(range(net.n)), list(range(len(net.bundles)))) if ok else False
+            if self._boards is None:
+                self._boards = PartBoards(self)
+        return self._whole_part or None
 
     def _state(self) -> bytes:
         """Everything a try_problem depends on besides the problem and the tries left."""
@@ -161,10 +196,19 @@ class Repair:
     def full_data(self) -> dict:
         return build_result(self.net, self.dr, self.size_out)[0]
 
-    def local(self, part) -> tuple[int, float]:
-        """The checks' score of that part of the board, with the points where they are now."""
+    def local(self, part, view=None) -> tuple[int, float]:
+        """The checks' score of that part of the board, with the points where they are now (view:
+        that part made already, Repair._prepare)."""
         self.tries += 1
-        return score(self.check(self.part_data(part)))
+        return score((self.view(part) if view is None else view).problems())
+
+    def view(self, part) -> "Part":
+        """That part of the board with the points where they are now, for its checks and label room."""
+        if self.check is not _pipeline_check():
+            return Part(self, self.part_data(part), None)
+        if self._boards is None:
+            self._boards = PartBoards(self)
+        return Part(self, None, self._boards.board(part))
 
     def part_data(self, part) -> dict:
         """A board dict of only that part (its stations and bundles), for the checks or label room."""
@@ -346,29 +390,22 @@ class Repair:
                     best_gain, best_move = (0, 0.0), None
         if seen is None:
             parts: dict[float, tuple] = {}
+            selected: dict[float, tuple] = {}   # reach -> part (the drawing is the same for every move)
+            fast = self.check is _pipeline_check()
             trace, complete = [], True
-            for m in moves:
+            ready: dict = {}   # move number or ("base", reach) -> its Part, made ahead (_prepare)
+            for n, m in enumerate(moves):
                 if self.tries >= self.max_tries:
                     complete = False
                     break
+                if fast and n % PREPARE == 0:
+                    ready = self._prepare(moves, n, min(PREPARE, self.max_tries - self.tries), centres, selected, parts)
                 before = self.tries
-                i = self.dr.lines[m[1]][0] if m[0] == "bend" else m[0]
-                dist = float(np.linalg.norm(m[-1] - self.dr.pos[i])) if m[0] != "bend" else \
-                    float(np.min(np.linalg.norm(self.dr.pos[self.dr.lines[m[1]]] - m[2], axis=1)))
-                reach = next((s for s in STEPS_MM if s >= dist - 1e-6), 2 * dist)
+                reach, part = self._part_of(m, centres, selected)
                 if reach not in parts:
-                    part = self.select(centres, REACH_MM + reach)
-                    parts[reach] = (part, self.local(part))
+                    parts[reach] = (part, self.local(part, ready.get(("base", reach))))
                 part, base = parts[reach]
-                if m[0] == "bend":
-                    self.dr.add_waypoint(m[1], m[2])
-                    sc = self.local(part)
-                    self._drop_last_waypoint(m[1])
-                else:
-                    old = self.dr.pos[m[0]].copy()
-                    self.dr.pos[m[0]] = m[1]
-                    sc = self.local(part)
-                    self.dr.pos[m[0]] = old
+                sc = self.local(part, ready[n]) if n in ready else self._moved(m, lambda: self.local(part))
                 gain = (sc[0] - base[0], sc[1] - base[1])
                 stop = gain[0] < 0 and sc[0] == 0   # this part of the board is clean: nothing better to find
                 trace.append((self.tries - before, gain, stop))
@@ -384,6 +421,50 @@ class Repair:
         else:
             self.dr.pos[best_move[0]] = best_move[1]
         return True
+
+    def _part_of(self, m, centres, selected) -> tuple[float, tuple]:
+        """(reach, the part of the board judged) of a move: the part grows with how far it goes."""
+        i = self.dr.lines[m[1]][0] if m[0] == "bend" else m[0]
+        dist = float(np.linalg.norm(m[-1] - self.dr.pos[i])) if m[0] != "bend" else \
+            float(np.min(np.linalg.norm(self.dr.pos[self.dr.lines[m[1]]] - m[2], axis=1)))
+        reach = next((s for s in STEPS_MM if s >= dist - 1e-6), 2 * dist)
+        if reach not in selected:
+            selected[reach] = self.select(centres, REACH_MM + reach)
+        return reach, selected[reach]
+
+    def _moved(self, m, judge):
+        """judge() with move m made, the drawing put back after it."""
+        if m[0] == "bend":
+            self.dr.add_waypoint(m[1], m[2])
+            try:
+                return judge()
+            finally:
+                self._drop_last_waypoint(m[1])
+        old = self.dr.pos[m[0]].copy()
+        self.dr.pos[m[0]] = m[1]
+        try:
+            return judge()
+        finally:
+            self.dr.pos[m[0]] = old
+
+    def _prepare(self, moves, start, count, centres, selected, parts) -> dict:
+        """The Parts of moves[start:start + count] (and of the parts they are judged on as they are,
+        those not judged yet), their Layouts made together (mapkit.geometry.layouts_of: the shapes
+        none has in the caches built in one call): the same boards and shapes the checks would make
+        one move at a time. By move number, and ("base", reach)."""
+        from mapkit.geometry import layouts_of
+
+        if self._boards is None:
+            self._boards = PartBoards(self)
+        keys, boards = [], []
+        for n in range(start, min(start + count, len(moves))):
+            reach, part = self._part_of(moves[n], centres, selected)
+            if reach not in parts and ("base", reach) not in keys:
+                keys.append(("base", reach))
+                boards.append(self._boards.board(part))
+            keys.append(n)
+            boards.append(self._moved(moves[n], lambda: self._boards.board(part)))
+        return {key: Part(self, None, board, layout) for key, board, layout in zip(keys, boards, layouts_of(boards))}
 
     def _bend_points(self, k, p) -> list[np.ndarray]:
         """A bend at the middle pushed to either side, and (a station covered) one that goes round it."""
@@ -439,6 +520,99 @@ class Repair:
             if not improved:
                 break
         return found
+
+
+def _pipeline_check():
+    from mapkit.layout.pipeline import geometry_problems   # (pipeline imports this module)
+
+    return geometry_problems
+
+
+class Part:
+    """A part of the board as Repair.part_data makes it, for its checks (self.problems) and its
+    stations' label room (self.without_room). With the layout's own check (check_geometry of
+    build_board(data): mapkit.layout.pipeline.geometry_problems) the part is a Board from
+    PartBoards and both use one Layout of it; with any other check it is the dict, as before."""
+
+    def __init__(self, rp, data, board, layout=None):
+        self.rp, self.data, self.board = rp, data, board
+        self._layout = layout
+
+    def layout(self):
+        if self._layout is None:
+            from mapkit.geometry import Layout
+
+            self._layout = Layout(self.board)
+        return self._layout
+
+    def problems(self) -> list:
+        if self.board is None:
+            return self.rp.check(self.data)
+        from mapkit.checks import check_geometry
+
+        return list(check_geometry(self.board, self.layout()))
+
+    def without_room(self, only=None) -> list[str]:
+        from mapkit.layout.labels import board_without_room, without_room
+
+        if self.board is None:
+            return without_room(self.data, only=only)
+        return board_without_room(self.board, self.layout(), only)
+
+
+class PartBoards:
+    """build_board(rp.part_data(part)) without the dict and with the model objects of unmoved
+    stations and routes made once: the repair and the polish judge thousands of parts that differ
+    from the one before in a point (building them was about a tenth of a check). Each Station and
+    Route is boardfile's own station_model / route_model of the dict part_data would write, keyed
+    by everything that dict and its place in the part depend on, so the Board is equal field for
+    field to build_board's (tests/test_layout_speed.py compares them)."""
+
+    def __init__(self, rp):
+        self.rp = rp
+        self.template = build_board(rp.part_data(([], [])))   # everything but the stations and routes
+        self.kinds = {c.id: c.kind for c in self.template.palette}
+        self._stations: dict = {}   # (station index, place in the part, x, y) -> Station
+        self._routes: dict = {}     # (route index, place in the part, id, waypoints) -> Route
+        self._ids: dict = {}        # route indices of a part -> their ids (default_route_ids)
+
+    def board(self, part):
+        rp, net = self.rp, self.rp.net
+        pos, raw_stations, raw_routes = rp.dr.pos, net.data["stations"], net.data["routes"]
+        stations_in, bundles = part
+        if len(self._stations) >= 50_000:   # bounded memory (a few dozen bytes of key a point)
+            self._stations.clear()
+            self._routes.clear()
+            self._ids.clear()
+        stations = []
+        for j, i in enumerate(stations_in):
+            xy = _xy(pos[i])
+            key = (i, j, xy["x"], xy["y"])
+            st = self._stations.get(key)
+            if st is None:
+                st = self._stations[key] = station_model({**raw_stations[i], "board": xy}, j)
+            stations.append(st)
+        wps_of = {}
+        for k in bundles:
+            wps = tuple((w["x"], w["y"]) for w in (_xy(pos[q]) for q in rp.dr.lines[k][1:-1]))
+            for ri in net.bundles[k].routes:
+                wps_of[ri] = wps
+        order = tuple(sorted(wps_of))
+        ids = self._ids.get(order)
+        if ids is None:
+            ids = self._ids[order] = default_route_ids([raw_routes[ri] for ri in order])
+        routes = []
+        for j, (ri, rid) in enumerate(zip(order, ids)):
+            key = (ri, j, rid, wps_of[ri])
+            r = self._routes.get(key)
+            if r is None:
+                raw = dict(raw_routes[ri])
+                raw.pop("waypoints", None)
+                if wps_of[ri]:
+                    raw["waypoints"] = [{"x": x, "y": y} for x, y in wps_of[ri]]
+                r = self._routes[key] = route_model(raw, j, rid, self.kinds, self.template.gray_kind)
+            routes.append(r)
+        return replace(self.template, stations=tuple(stations), routes=tuple(routes))
 
 
 def repair(net, dr, size_out, check, max_tries: int | None = None) -> list:
