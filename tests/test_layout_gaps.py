@@ -105,6 +105,8 @@ def test_size_auto_prefers_a_size_the_network_fills():
     assert pick_size(700, 400, 25, prefer_fill=True) == (800, 530)
     # too much to shrink (below fit.SHRINK_OK): the first size that holds it
     assert pick_size(640, 330, 25, prefer_fill=True) == (800, 530)
+    # a line of stations (no height): no division by its zero extent, the same size either way
+    assert pick_size(460, 0, 25, prefer_fill=True) == pick_size(460, 0, 25) == (594, 420)
 
 
 def test_without_the_gap_rule_the_layout_is_as_it_was():

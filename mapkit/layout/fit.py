@@ -38,7 +38,9 @@ def pick_size(span_w: float, span_h: float, margin: float, prefer_fill: bool = F
     for w, h in STANDARD_SIZES:
         for W, H in ((w, h), (h, w)):
             holds = W >= need_w and H >= need_h
-            shrink = min(1.0, (W - 2 * (margin + EDGE_MM)) / span_w, (H - 2 * (margin + EDGE_MM)) / span_h)
+            # a network with no extent one way (a line of stations) sets no shrink that way
+            shrink = min([1.0] + [(room - 2 * (margin + EDGE_MM)) / span
+                                  for room, span in ((W, span_w), (H, span_h)) if span > 0])
             filled = fills(span_w * shrink, span_h * shrink, W, H, margin)
             if not prefer_fill:
                 filled = False   # the layout's fill term stretches the network into a larger board
