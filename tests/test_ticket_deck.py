@@ -65,15 +65,14 @@ def test_bundled_seeds_still_give_the_bundled_decks(name, decks):
 
 
 def test_same_seed_same_deck_other_seed_other_deck(decks):
-    b, g = decks["portland"]
-    seed, required, count = BUNDLED_DECKS["portland"]
+    b, _ = decks["portland"]
     # the same seed twice: every step of the search draws from the seeded generator, so a short
     # search shows it as well as a full one
     once, again = (generate(b, seed=4, iterations=SHORT_SEARCH) for _ in range(2))
     assert [(x.a, x.b, x.points) for x in again.tickets] == [(x.a, x.b, x.points) for x in once.tickets]
-    # another seed, searched in full like the deck it is compared with, ends elsewhere
-    other = generate(b, seed=seed + 1, required=required, count=count)
-    assert [(x.a, x.b) for x in other.tickets] != [(x.a, x.b) for x in g.tickets]
+    # another seed, searched as briefly, ends elsewhere
+    other = generate(b, seed=5, iterations=SHORT_SEARCH)
+    assert [(x.a, x.b) for x in other.tickets] != [(x.a, x.b) for x in once.tickets]
 
 
 def test_required_pairs_are_kept(decks):
