@@ -156,6 +156,20 @@ class EndgameMixin:
         return [(r, t.route_len[r], t.route_color[r]) for r in range(t.n_routes)
                 if costs[r] != INF and costs[r] and t.route_len[r] <= trains]
 
+    def _end_start(self, view):
+        """What every end-game search starts from: (trains, candidate claims, the network's
+        component per station, the tickets, the failed-ticket factor, the components holding an
+        open ticket's end, each candidate's claim value)."""
+        trains = view.trains[self.seat]
+        cands = self._end_candidates(view, trains)
+        comp, tickets, factor = self._end_comp(view), view.tickets, 1 - view.rules.failed_ticket_factor
+        # the parts of the network (or lone stations) at the ends of tickets still open: a claim
+        # completes a ticket only between two of them, and a claim that joins two of them changes
+        # what the next claim completes (only the claims touching the joined part)
+        ends = self._ticket_ends(comp, tickets)
+        vals = {r: self._claim_value(r, comp, tickets, factor, ends) for r, _, _ in cands}
+        return trains, cands, comp, tickets, factor, ends, vals
+
     def _unseen_cards(self, view):
         """Chance of each card color on a blind draw: the deck less the own hand and the row."""
         left = list(self._color_total)
@@ -177,19 +191,9 @@ class EndgameMixin:
         (candidates, claim values): the three-turn search (expert_endgame3.py) builds on them."""
         t = self.t
         wild = t.wild
-        seat = self.seat
-        trains = view.trains[seat]
-        tickets = view.tickets
-        factor = 1 - view.rules.failed_ticket_factor
+        trains, cands, comp, tickets, factor, ends, vals = self._end_start(view)
         hand = list(view.hand)
-        comp = self._end_comp(view)
-        cands = self._end_candidates(view, trains)
         best_a, best_v = None, -1.0
-        # the parts of the network (or lone stations) at the ends of tickets still open: a claim
-        # completes a ticket only between two of them, and a claim that joins two of them changes
-        # what the next claim completes (only the claims touching the joined part)
-        ends = self._ticket_ends(comp, tickets)
-        vals = {r: self._claim_value(r, comp, tickets, factor, ends) for r, _, _ in cands}
         base = self._last_tables(cands, vals, trains)
         users = self._end_users
         if record is not None:
@@ -316,12 +320,8 @@ class EndgameMixin:
         claim likeliest (a face-up card exactly, the blind card in expectation)."""
         t = self.t
         wild = t.wild
-        trains = view.trains[self.seat]
-        cands = self._end_candidates(view, trains)
-        comp, tickets, factor = self._end_comp(view), view.tickets, 1 - view.rules.failed_ticket_factor
-        ends = self._ticket_ends(comp, tickets)
-        tables = self._last_tables(cands, {r: self._claim_value(r, comp, tickets, factor, ends) for r, _, _ in cands},
-                                   trains)
+        trains, cands, comp, tickets, factor, ends, vals = self._end_start(view)
+        tables = self._last_tables(cands, vals, trains)
         hand = list(view.hand)
         fu = view.face_up
         best_a, best_v = None, -1.0

@@ -267,11 +267,7 @@ class ThreeTurnMixin:
         after seeing the cards left out), at a fraction of the exact search's cost."""
         t = self.t
         wild = t.wild
-        trains = view.trains[self.seat]
-        cands = self._end_candidates(view, trains)
-        comp, tickets, factor = self._end_comp(view), view.tickets, 1 - view.rules.failed_ticket_factor
-        ends = self._ticket_ends(comp, tickets)
-        vals = {r: self._claim_value(r, comp, tickets, factor, ends) for r, _, _ in cands}
+        trains, cands, comp, tickets, factor, ends, vals = self._end_start(view)
         rows, users = self._rows3(cands, vals, trains)
         hand = list(view.hand)
         p = self._unseen_cards(view)
@@ -348,11 +344,7 @@ class ThreeTurnMixin:
         more draw and a last claim, or two claims."""
         t = self.t
         wild = t.wild
-        trains = view.trains[self.seat]
-        cands = self._end_candidates(view, trains)
-        comp, tickets, factor = self._end_comp(view), view.tickets, 1 - view.rules.failed_ticket_factor
-        ends = self._ticket_ends(comp, tickets)
-        vals = {r: self._claim_value(r, comp, tickets, factor, ends) for r, _, _ in cands}
+        trains, cands, comp, tickets, factor, ends, vals = self._end_start(view)
         tables = self._last_tables(cands, vals, trains)
         rows = self._rows3(cands, vals, trains)[0]
         hand = list(view.hand)
