@@ -9,6 +9,24 @@ FIXTURES = REPO / "tests" / "fixtures"
 BAD = REPO / "tests" / "bad_boards"
 
 
+def play_through(t, rules, agents, seed):
+    """One game of these agents to its end (each reset here with random.Random(seed * 10 + seat)),
+    for tests that check an agent's decisions from inside (a subclass asserting as it plays)."""
+    import random
+
+    from mapkit.sim import engine
+    from mapkit.sim.legal import Legal
+    from mapkit.sim.view import SeatView
+
+    s = engine.new_game(t, rules, len(agents), seed)
+    for seat, agent in enumerate(agents):
+        agent.reset(seat, t, len(agents), random.Random(seed * 10 + seat))
+    while s.phase != engine.OVER:
+        seat = s.current
+        engine.apply(s, agents[seat].act(SeatView(s, seat), Legal(s)))
+    return s
+
+
 @pytest.fixture
 def in_repo(monkeypatch):
     """Run with the repository as the working directory, so relative paths in outputs are stable."""

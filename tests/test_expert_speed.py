@@ -4,6 +4,7 @@ replace: each is checked at every decision of whole games, and breaking one fail
 import heapq
 import random
 
+from conftest import play_through
 from mapkit.boardfile import load_board
 from mapkit.resources import boards_dir
 from mapkit.sim import engine
@@ -293,11 +294,5 @@ def test_a_keep_decisions_values_with_its_memo_are_the_values_afresh():
             return got
 
     for seed in (3, 8):
-        s = engine.new_game(t, rules, 4, seed)
-        agents = [Checked() for _ in range(4)]
-        for seat, agent in enumerate(agents):
-            agent.reset(seat, t, 4, random.Random(seed * 10 + seat))
-        while s.phase != engine.OVER:
-            seat = s.current
-            engine.apply(s, agents[seat].act(SeatView(s, seat), Legal(s)))
+        play_through(t, rules, [Checked() for _ in range(4)], seed)
     assert sum(checked) > 30

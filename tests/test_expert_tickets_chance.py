@@ -8,6 +8,7 @@ import random
 import numpy as np
 import pytest
 
+from conftest import play_through
 from mapkit.boardfile import load_board
 from mapkit.resources import boards_dir
 from mapkit.sim import engine
@@ -163,13 +164,7 @@ def test_a_keep_decision_reusing_plan_prefixes_gets_the_plans_planned_afresh(na)
             return got
 
     for seed in (4, 7):
-        s = engine.new_game(t, rules, 4, seed)
-        agents = [Checked() for _ in range(4)]
-        for seat, agent in enumerate(agents):
-            agent.reset(seat, t, 4, random.Random(seed * 10 + seat))
-        while s.phase != engine.OVER:
-            seat = s.current
-            engine.apply(s, agents[seat].act(SeatView(s, seat), Legal(s)))
+        play_through(t, rules, [Checked() for _ in range(4)], seed)
     assert sum(reused) > 20  # the memo was in use, with plans of other options in it
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 import shapely
 from shapely import STRtree
-from shapely.geometry import Point, Polygon, box
+from shapely.geometry import Polygon, box
 
 from mapkit.boardfile import build_board
 from mapkit.geometry import Layout

@@ -170,6 +170,16 @@ class EndgameMixin:
         vals = {r: self._claim_value(r, comp, tickets, factor, ends) for r, _, _ in cands}
         return trains, cands, comp, tickets, factor, ends, vals
 
+    def _blind_last_value(self, hand, tables, trains, p) -> float:
+        """The best last claim's value expected after one blind card (p: each color's chance)."""
+        e = 0.0
+        for c in range(self.t.wild + 1):
+            if p[c]:
+                hand[c] += 1
+                e += p[c] * self._last_value(hand, tables, trains)
+                hand[c] -= 1
+        return e
+
     def _unseen_cards(self, view):
         """Chance of each card color on a blind draw: the deck less the own hand and the row."""
         left = list(self._color_total)
@@ -318,8 +328,6 @@ class EndgameMixin:
     def _last_second_card(self, view, legal):
         """The second card of a draw whose next turn is the last: the one that makes the best last
         claim likeliest (a face-up card exactly, the blind card in expectation)."""
-        t = self.t
-        wild = t.wild
         trains, cands, comp, tickets, factor, ends, vals = self._end_start(view)
         tables = self._last_tables(cands, vals, trains)
         hand = list(view.hand)
@@ -328,12 +336,7 @@ class EndgameMixin:
         for a in legal.draws():
             if a[0] == BLIND:
                 p = self._unseen_cards(view)
-                e = 0.0
-                for c in range(wild + 1):
-                    if p[c]:
-                        hand[c] += 1
-                        e += p[c] * self._last_value(hand, tables, trains)
-                        hand[c] -= 1
+                e = self._blind_last_value(hand, tables, trains, p)
             elif a[0] == FACE_UP:
                 c = fu[a[1]]
                 hand[c] += 1

@@ -40,6 +40,20 @@ from mapkit.sim.tables import GRAY
 THREE_Q_MEASURED = {3: 0.21, 4: 0.05}
 
 
+def _two_face_up(fu, i, wild) -> list[dict]:
+    """The cards of a draw that takes face-up slot i and then another face-up card (not a wild):
+    one {color: count} for each color the rest of the row offers."""
+    others = list(fu)
+    c = others.pop(i)
+    out = []
+    for c2 in set(others):
+        if c2 >= 0 and c2 != wild:
+            fixed = {c: 1}
+            fixed[c2] = fixed.get(c2, 0) + 1
+            out.append(fixed)
+    return out
+
+
 class ThreeTurnMixin:
     """Mixed into ExpertAgent (before EndgameMixin's user): `_three_q` and `_last_three`."""
 
@@ -231,13 +245,8 @@ class ThreeTurnMixin:
             return self._draw_last3(hand, rows, trains, set(), p, {wild: 1}, 2)
         # the second card: blind, or another face-up card (not a wild)
         e = self._draw_last3(hand, rows, trains, set(), p, {c: 1}, 3)
-        others = list(fu)
-        others.pop(a[1])
-        for c2 in set(others):
-            if c2 >= 0 and c2 != wild:
-                fixed = {c: 1}
-                fixed[c2] = fixed.get(c2, 0) + 1
-                e = max(e, self._draw_last3(hand, rows, trains, set(), p, fixed, 2))
+        for fixed in _two_face_up(fu, a[1], wild):
+            e = max(e, self._draw_last3(hand, rows, trains, set(), p, fixed, 2))
         return e
 
     def _last_three(self, view, legal, q):
@@ -324,14 +333,9 @@ class ThreeTurnMixin:
                 else:
                     now = self._draw_last3(hand, rows, trains, none, p, {c: 1}, 1)
                     later = self._draw_last3(hand, rows, trains, none, p, {c: 1}, 3)
-                    others = list(fu)
-                    others.pop(a[1])
-                    for c2 in set(others):
-                        if c2 >= 0 and c2 != wild:
-                            fixed = {c: 1}
-                            fixed[c2] = fixed.get(c2, 0) + 1
-                            now = max(now, self._draw_last3(hand, rows, trains, none, p, fixed, 0))
-                            later = max(later, self._draw_last3(hand, rows, trains, none, p, fixed, 2))
+                    for fixed in _two_face_up(fu, a[1], wild):
+                        now = max(now, self._draw_last3(hand, rows, trains, none, p, fixed, 0))
+                        later = max(later, self._draw_last3(hand, rows, trains, none, p, fixed, 2))
                     e = q * now + (1 - q) * later
             else:
                 continue
@@ -342,8 +346,6 @@ class ThreeTurnMixin:
     def _second_card3(self, view, legal, q):
         """The second card of a draw: q × the best last claim with it + (1 − q) × the best of one
         more draw and a last claim, or two claims."""
-        t = self.t
-        wild = t.wild
         trains, cands, comp, tickets, factor, ends, vals = self._end_start(view)
         tables = self._last_tables(cands, vals, trains)
         rows = self._rows3(cands, vals, trains)[0]
@@ -354,12 +356,7 @@ class ThreeTurnMixin:
         best_a, best_v = None, -1.0
         for a in legal.draws():
             if a[0] == BLIND:
-                e = 0.0
-                for c in range(wild + 1):
-                    if p[c]:
-                        hand[c] += 1
-                        e += p[c] * self._last_value(hand, tables, trains)
-                        hand[c] -= 1
+                e = self._blind_last_value(hand, tables, trains, p)
                 later = max(self._draw_last3(hand, rows, trains, none, p, {}, 3), self._pair3(hand, rows, trains, none))
             elif a[0] == FACE_UP:
                 c = fu[a[1]]

@@ -64,8 +64,8 @@ class FusedTurn:
             if held[0] == routes:
                 want, keep, reach = held[1], held[2], held[3]
             else:
-                # the planned routes and their doubles' other tracks, `_keep_colors` and `_reach`
-                # (double_either_color is handled above), in two passes instead of four
+                # the planned routes and their doubles' other tracks and `_keep_colors` in one pass,
+                # then `_reach` (double_either_color is handled above, so it is never None here)
                 want = set(routes)
                 partner, colors, lens = t.route_partner, t.route_color, t.route_len
                 keep = {}
@@ -76,13 +76,7 @@ class FusedTurn:
                     c = colors[r]
                     if c != GRAY:
                         keep[c] = keep.get(c, 0) + lens[r]
-                shortest = {}
-                get = shortest.get
-                for r in want:
-                    c, L = colors[r], lens[r]
-                    if L < get(c, L + 1):
-                        shortest[c] = L
-                reach = tuple(shortest.items())
+                reach = self._reach(view, want)
                 self._want = (routes, want, keep, reach)
             # _may_pay (reach is not None: double_either_color is handled above)
             wild = t.wild
