@@ -41,7 +41,10 @@ def _touching(net):
     return out
 
 
-def test_polish_costs_are_the_plain_costs_bit_for_bit():
+def test_polish_costs_are_the_plain_costs():
+    # The same arithmetic element for element, but not always the same last bit: numpy's SIMD
+    # kernels (AVX-512's arctan2 on some hosts) may round an element by an ulp depending on the
+    # array's shape, so the batched costs are held to 1e-12 of the plain ones, not to equality.
     net = build_network(layout_board_data(40, seed=1), frozenset())
     touching = _touching(net)
     rng = np.random.default_rng(0)
@@ -51,12 +54,12 @@ def test_polish_costs_are_the_plain_costs_bit_for_bit():
     for _ in range(3):
         pos = rng.uniform(0, 900, (net.n, 2))
         for s, ks in touching.items():
-            assert costs.of(pos, s) == _cost(net, pos, ks, bent)
+            assert costs.of(pos, s) == pytest.approx(_cost(net, pos, ks, bent), rel=1e-12, abs=1e-12)
             xys = np.array([pos[s] + step * d for step in POLISH_STEPS_MM for d in dirs])
             for xy, got in zip(xys, costs.moved(pos, s, xys)):
                 moved = pos.copy()
                 moved[s] = xy
-                assert got == _cost(net, moved, ks, bent)
+                assert got == pytest.approx(_cost(net, moved, ks, bent), rel=1e-12, abs=1e-12)
 
 
 @pytest.mark.parametrize("name", ["A", "Station 12", "Portland International Airport", "Gresham-Ruby Junction / East"])
