@@ -46,6 +46,7 @@ import math
 from mapkit.sim.agents import INF, PlannerAgent, cheapest_path
 from mapkit.sim.expert_block import BlockMixin
 from mapkit.sim.expert_chance import TicketChanceMixin
+from mapkit.sim.expert_early import EarlyDrawMixin
 from mapkit.sim.expert_endgame import EndgameMixin
 from mapkit.sim.expert_endgame3 import ThreeTurnMixin
 from mapkit.sim.expert_spare import SpareMixin
@@ -65,9 +66,12 @@ CLAIM_TURN = 3.0
 POINTS_WEIGHT = 0.25
 
 
-class ExpertAgent(SpareMixin, ThreeTurnMixin, EndgameMixin, TrunkMixin, TicketChanceMixin, TicketDrawMixin, ScarceColorMixin, BlockMixin,
+class ExpertAgent(EarlyDrawMixin, SpareMixin, ThreeTurnMixin, EndgameMixin, TrunkMixin, TicketChanceMixin, TicketDrawMixin, ScarceColorMixin, BlockMixin,
                   PlannerAgent):
     name = "expert"
+    claim_turn, points_weight = CLAIM_TURN, POINTS_WEIGHT  # the planning weight (above)
+    # the long clock's allowance for another seat overtaking the seat with the fewest trains
+    clock_factor = 0.85
     # tuned on north-america self-play and against route-focus (see the module docstring)
     p_offset, p_scale = -2.0, 5.0    # completion chance: logistic in the slack (turns and trains)
     p_offset_per_seat = 2.75
@@ -104,9 +108,9 @@ class ExpertAgent(SpareMixin, ThreeTurnMixin, EndgameMixin, TrunkMixin, TicketCh
         # same pairs in the same order); the weights are kept on the tables too, with the
         # constants they were made of (every seat of every game used to build both again)
         got = t.__dict__.get("_expert_weight")
-        if got is None or got[0] != (CLAIM_TURN, POINTS_WEIGHT):
-            got = ((CLAIM_TURN, POINTS_WEIGHT),
-                   tuple(max(0.5, L + CLAIM_TURN - POINTS_WEIGHT * p) for L, p in zip(t.route_len, t.route_points)))
+        ct, pw = self.claim_turn, self.points_weight
+        if got is None or got[0] != (ct, pw):
+            got = ((ct, pw), tuple(max(0.5, L + ct - pw * p) for L, p in zip(t.route_len, t.route_points)))
             object.__setattr__(t, "_expert_weight", got)  # Tables is frozen; a cache, like the adjacency
         self.weight = got[1]
         self._plan_key = None
@@ -121,6 +125,8 @@ class ExpertAgent(SpareMixin, ThreeTurnMixin, EndgameMixin, TrunkMixin, TicketCh
         self._open = {}
         self._target = None
         self._target_missing = 0
+        self._others_trail_memo = None  # expert_trunk.py
+        self._own_turns = 0  # expert_early.py: this seat's turns so far
         self._reset_scarce(tables, players)
         self._reset_tickets()
 
@@ -295,7 +301,7 @@ class ExpertAgent(SpareMixin, ThreeTurnMixin, EndgameMixin, TrunkMixin, TicketCh
         # with a typical 1.3 trains a turn while few turns are played (checked against self-play)
         rate = (start - m + 1.3 * 6) / (turn + 6)
         # 0.85: another seat may overtake it (a long claim); the estimate ran ~15 % long without
-        return 0.85 * max(0.0, (m - view.rules.end_trigger) / max(0.6, rate)) + 1
+        return self.clock_factor * max(0.0, (m - view.rules.end_trigger) / max(0.6, rate)) + 1
 
     # ------------------------------------------------------------ tickets
 
@@ -554,6 +560,12 @@ class ExpertAgent(SpareMixin, ThreeTurnMixin, EndgameMixin, TrunkMixin, TicketCh
             return self.draw(view, legal, self.wanted_colors(view, routes) or self._spare_need(view))
         turns = self.turns_left(view)
         cards = view.hand_count
+        self._own_turns += 1
+        if routes and self.early_draw_turns:
+            # tickets drawn in the first turns, on the network the plan will build (expert_early.py)
+            a = self._early_draw(view, legal, routes, need, trains, turns)
+            if a is not None:
+                return a
 
         # last turns: score what the hand can, never end drawing with a full hand
         if turns <= self.cash_out_turns:
