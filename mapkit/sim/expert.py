@@ -99,6 +99,8 @@ class ExpertAgent(EarlyDrawMixin, SpareMixin, ThreeTurnMixin, EndgameMixin, Trun
     # value (expert_tickets.py) +1.4 / +0.4 winner points, +0.17 / +0.14 tickets (seeds 23 / 29);
     # 5 trains lost 2.3 winner points, and 5-7 at setup alone gave nothing
     extra_keep_trains = 3
+    # points a planned route (its claim turn) costs in the keep, besides its trains; 0: off
+    keep_claim_cost = 0.0
     extra_keep_late = True
 
     def reset(self, seat, tables, players, rng):
@@ -357,6 +359,9 @@ class ExpertAgent(EarlyDrawMixin, SpareMixin, ThreeTurnMixin, EndgameMixin, Trun
             if self.keep_route_credit:
                 pts = self.t.route_points
                 value += self.keep_route_credit * (sum(map(pts.__getitem__, routes)) - self.keep_route_base * need)
+            if self.keep_claim_cost:
+                # a claim turn for each planned route (seventh round, docs/expert.md)
+                value -= self.keep_claim_cost * len(routes)
             if trunk:
                 # keeps that build one trunk (expert_trunk.py)
                 value += self.trunk_value(view, tickets, routes, need, costs, given_up)
