@@ -69,8 +69,11 @@ POINTS_WEIGHT = 0.25
 class ExpertAgent(EarlyDrawMixin, SpareMixin, ThreeTurnMixin, EndgameMixin, TrunkMixin, TicketChanceMixin, TicketDrawMixin, ScarceColorMixin, BlockMixin,
                   PlannerAgent):
     name = "expert"
-    claim_turn, points_weight = CLAIM_TURN, POINTS_WEIGHT  # the planning weight (above)
+    # the planning weight (above), as attributes to measure it again (seventh round: points
+    # weight 0.3 lost 0.9 winner points)
+    claim_turn, points_weight = CLAIM_TURN, POINTS_WEIGHT
     # the long clock's allowance for another seat overtaking the seat with the fewest trains
+    # (_turns_left; seventh round: 0.8 and 0.9 within 0.05 winner points of it)
     clock_factor = 0.85
     # tuned on north-america self-play and against route-focus (see the module docstring)
     p_offset, p_scale = -2.0, 5.0    # completion chance: logistic in the slack (turns and trains)
@@ -99,9 +102,10 @@ class ExpertAgent(EarlyDrawMixin, SpareMixin, ThreeTurnMixin, EndgameMixin, Trun
     # value (expert_tickets.py) +1.4 / +0.4 winner points, +0.17 / +0.14 tickets (seeds 23 / 29);
     # 5 trains lost 2.3 winner points, and 5-7 at setup alone gave nothing
     extra_keep_trains = 3
-    # points a planned route (its claim turn) costs in the keep, besides its trains; 0: off
-    keep_claim_cost = 0.0
     extra_keep_late = True
+    # points a planned route (its claim turn) costs in the keep, besides its trains; 0: off.
+    # Measured (docs/expert.md, seventh round): 1.0 / 2.0 gave 0.0 / −0.5 winner points
+    keep_claim_cost = 0.0
 
     def reset(self, seat, tables, players, rng):
         super().reset(seat, tables, players, rng)

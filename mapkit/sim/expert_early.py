@@ -11,7 +11,8 @@ along (cheap) while every train is still free, so the network is planned once fo
 `early_draw_turns`: the seat's own turns (from its first) in which such a draw may be made (0:
 off); `early_draw_min`: the draw's expected value (TicketDrawMixin.draw_value over the unseen
 tickets, the planned routes free, with the trains and turns the plan leaves) it must reach;
-`early_draw_slack`: trains the plan must leave free.
+`early_draw_slack`: trains the plan must leave free. Measured (4-player self-play, seeds 23
+and 29): −0.2 to −0.4 winner points at every setting tried, so off.
 """
 
 from __future__ import annotations

@@ -32,7 +32,8 @@ class TrunkMixin:
     keep_trail_credit = 0.1
     _trunk_memo = None        # {ticket: trains of its own connection} of one keep decision
     # the trail credit only while the trail the plan makes is within this many trains of the
-    # longest trail another seat has laid (the bonus still winnable); None: always
+    # longest trail another seat has laid (the bonus still winnable); None: always. Measured
+    # (seventh round): margin 0, +0.07 winner points, within the noise
     trail_winnable_margin = None
     _others_trail_memo = None
 
