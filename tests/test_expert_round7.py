@@ -142,3 +142,29 @@ def test_setup_keeps_can_charge_their_own_train_cost(na):
         values[cost] = (value, need)
     assert values[None] == values[0.6]
     assert values[1.6][0] == pytest.approx(values[0.6][0] - values[0.6][1])
+
+
+def test_racing_by_the_way_round_skips_a_contested_route_with_a_cheap_detour(na):
+    """`race_bottleneck`: a contested planned route is raced for (claimed before a longer one)
+    only while the way round it costs at least that much more planning weight; None: every
+    contested route first, as before."""
+    t, rules = na
+    s = _network_position(t, rules, [], 45, 5)
+    short = t.route_ids.index("denver-santa-fe")
+    long = t.route_ids.index("seattle-helena")
+    # an opponent's route at denver: denver-santa-fe is contested, seattle-helena is not
+    opp = t.route_ids.index("denver-omaha#1") if "denver-omaha#1" in t.route_ids else t.route_ids.index("denver-omaha")
+    s.hands[1][t.wild] += t.route_len[opp]
+    engine._claim(s, 1, opp, t.wild, t.route_len[opp])
+    view = SeatView(s, 0)
+    agent = make_agent("expert")
+    agent.reset(0, t, 4, random.Random(7))
+    assert agent._contested(view, short) > 0 and agent._contested(view, long) == 0
+    detour = agent._detour(view, short, agent._costs(view))
+    assert 0 < detour < float("inf")
+    pick = lambda: max((short, long), key=agent._race_key(view, (short, long)))
+    assert pick() == short                      # as before: contested first
+    agent.race_bottleneck = detour              # the way round is long enough: still raced
+    assert pick() == short
+    agent.race_bottleneck = detour + 0.5        # a cheaper way round than asked: the longer route
+    assert pick() == long

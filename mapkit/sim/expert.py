@@ -45,6 +45,7 @@ import math
 
 from mapkit.sim.agents import INF, PlannerAgent, cheapest_path
 from mapkit.sim.expert_block import BlockMixin
+from mapkit.sim.expert_bottleneck import BottleneckMixin
 from mapkit.sim.expert_chance import TicketChanceMixin
 from mapkit.sim.expert_early import EarlyDrawMixin
 from mapkit.sim.expert_endgame import EndgameMixin
@@ -66,7 +67,7 @@ CLAIM_TURN = 3.0
 POINTS_WEIGHT = 0.25
 
 
-class ExpertAgent(EarlyDrawMixin, SpareMixin, ThreeTurnMixin, EndgameMixin, TrunkMixin, TicketChanceMixin, TicketDrawMixin, ScarceColorMixin, BlockMixin,
+class ExpertAgent(BottleneckMixin, EarlyDrawMixin, SpareMixin, ThreeTurnMixin, EndgameMixin, TrunkMixin, TicketChanceMixin, TicketDrawMixin, ScarceColorMixin, BlockMixin,
                   PlannerAgent):
     name = "expert"
     # the planning weight (above), as attributes to measure it again (seventh round: points
@@ -602,7 +603,10 @@ class ExpertAgent(EarlyDrawMixin, SpareMixin, ThreeTurnMixin, EndgameMixin, Trun
                 for a in claims:
                     by_route.setdefault(a[1], []).append(a)
                 # the route to claim first: contested ones, then the longest
-                r = max(by_route, key=lambda x: (self.race and self._contested(view, x) > 0, t.route_len[x], -x))
+                if self.race_bottleneck is None:
+                    r = max(by_route, key=lambda x: (self.race and self._contested(view, x) > 0, t.route_len[x], -x))
+                else:  # contested routes with a long way round first (expert_bottleneck.py)
+                    r = max(by_route, key=self._race_key(view, by_route))
                 rest = [x for x in routes if x != r and x != t.route_partner[r]]
                 return self._pay(view, by_route[r], self.wanted_colors(view, rest))
             station = self.transit_move(view, legal)
