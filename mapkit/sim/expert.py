@@ -45,7 +45,9 @@ import math
 
 from mapkit.sim.agents import INF, PlannerAgent, cheapest_path
 from mapkit.sim.expert_block import BlockMixin
+from mapkit.sim.expert_bottleneck import BottleneckMixin
 from mapkit.sim.expert_chance import TicketChanceMixin
+from mapkit.sim.expert_early import EarlyDrawMixin
 from mapkit.sim.expert_endgame import EndgameMixin
 from mapkit.sim.expert_endgame3 import ThreeTurnMixin
 from mapkit.sim.expert_spare import SpareMixin
@@ -65,9 +67,15 @@ CLAIM_TURN = 3.0
 POINTS_WEIGHT = 0.25
 
 
-class ExpertAgent(SpareMixin, ThreeTurnMixin, EndgameMixin, TrunkMixin, TicketChanceMixin, TicketDrawMixin, ScarceColorMixin, BlockMixin,
+class ExpertAgent(BottleneckMixin, EarlyDrawMixin, SpareMixin, ThreeTurnMixin, EndgameMixin, TrunkMixin, TicketChanceMixin, TicketDrawMixin, ScarceColorMixin, BlockMixin,
                   PlannerAgent):
     name = "expert"
+    # the planning weight (above), as attributes to measure it again (seventh round: points
+    # weight 0.3 lost 0.9 winner points)
+    claim_turn, points_weight = CLAIM_TURN, POINTS_WEIGHT
+    # the long clock's allowance for another seat overtaking the seat with the fewest trains
+    # (_turns_left; seventh round: 0.8 and 0.9 within 0.05 winner points of it)
+    clock_factor = 0.85
     # tuned on north-america self-play and against route-focus (see the module docstring)
     p_offset, p_scale = -2.0, 5.0    # completion chance: logistic in the slack (turns and trains)
     p_offset_per_seat = 2.75
@@ -96,6 +104,9 @@ class ExpertAgent(SpareMixin, ThreeTurnMixin, EndgameMixin, TrunkMixin, TicketCh
     # 5 trains lost 2.3 winner points, and 5-7 at setup alone gave nothing
     extra_keep_trains = 3
     extra_keep_late = True
+    # points a planned route (its claim turn) costs in the keep, besides its trains; 0: off.
+    # Measured (docs/expert.md, seventh round): 1.0 / 2.0 gave 0.0 / −0.5 winner points
+    keep_claim_cost = 0.0
 
     def reset(self, seat, tables, players, rng):
         super().reset(seat, tables, players, rng)
@@ -104,9 +115,9 @@ class ExpertAgent(SpareMixin, ThreeTurnMixin, EndgameMixin, TrunkMixin, TicketCh
         # same pairs in the same order); the weights are kept on the tables too, with the
         # constants they were made of (every seat of every game used to build both again)
         got = t.__dict__.get("_expert_weight")
-        if got is None or got[0] != (CLAIM_TURN, POINTS_WEIGHT):
-            got = ((CLAIM_TURN, POINTS_WEIGHT),
-                   tuple(max(0.5, L + CLAIM_TURN - POINTS_WEIGHT * p) for L, p in zip(t.route_len, t.route_points)))
+        ct, pw = self.claim_turn, self.points_weight
+        if got is None or got[0] != (ct, pw):
+            got = ((ct, pw), tuple(max(0.5, L + ct - pw * p) for L, p in zip(t.route_len, t.route_points)))
             object.__setattr__(t, "_expert_weight", got)  # Tables is frozen; a cache, like the adjacency
         self.weight = got[1]
         self._plan_key = None
@@ -121,6 +132,8 @@ class ExpertAgent(SpareMixin, ThreeTurnMixin, EndgameMixin, TrunkMixin, TicketCh
         self._open = {}
         self._target = None
         self._target_missing = 0
+        self._others_trail_memo = None  # expert_trunk.py
+        self._own_turns = 0  # expert_early.py: this seat's turns so far
         self._reset_scarce(tables, players)
         self._reset_tickets()
 
@@ -295,7 +308,7 @@ class ExpertAgent(SpareMixin, ThreeTurnMixin, EndgameMixin, TrunkMixin, TicketCh
         # with a typical 1.3 trains a turn while few turns are played (checked against self-play)
         rate = (start - m + 1.3 * 6) / (turn + 6)
         # 0.85: another seat may overtake it (a long claim); the estimate ran ~15 % long without
-        return 0.85 * max(0.0, (m - view.rules.end_trigger) / max(0.6, rate)) + 1
+        return self.clock_factor * max(0.0, (m - view.rules.end_trigger) / max(0.6, rate)) + 1
 
     # ------------------------------------------------------------ tickets
 
@@ -351,6 +364,9 @@ class ExpertAgent(SpareMixin, ThreeTurnMixin, EndgameMixin, TrunkMixin, TicketCh
             if self.keep_route_credit:
                 pts = self.t.route_points
                 value += self.keep_route_credit * (sum(map(pts.__getitem__, routes)) - self.keep_route_base * need)
+            if self.keep_claim_cost:
+                # a claim turn for each planned route (seventh round, docs/expert.md)
+                value -= self.keep_claim_cost * len(routes)
             if trunk:
                 # keeps that build one trunk (expert_trunk.py)
                 value += self.trunk_value(view, tickets, routes, need, costs, given_up)
@@ -554,6 +570,12 @@ class ExpertAgent(SpareMixin, ThreeTurnMixin, EndgameMixin, TrunkMixin, TicketCh
             return self.draw(view, legal, self.wanted_colors(view, routes) or self._spare_need(view))
         turns = self.turns_left(view)
         cards = view.hand_count
+        self._own_turns += 1
+        if routes and self.early_draw_turns:
+            # tickets drawn in the first turns, on the network the plan will build (expert_early.py)
+            a = self._early_draw(view, legal, routes, need, trains, turns)
+            if a is not None:
+                return a
 
         # last turns: score what the hand can, never end drawing with a full hand
         if turns <= self.cash_out_turns:
@@ -581,7 +603,10 @@ class ExpertAgent(SpareMixin, ThreeTurnMixin, EndgameMixin, TrunkMixin, TicketCh
                 for a in claims:
                     by_route.setdefault(a[1], []).append(a)
                 # the route to claim first: contested ones, then the longest
-                r = max(by_route, key=lambda x: (self.race and self._contested(view, x) > 0, t.route_len[x], -x))
+                if self.race_bottleneck is None:
+                    r = max(by_route, key=lambda x: (self.race and self._contested(view, x) > 0, t.route_len[x], -x))
+                else:  # contested routes with a long way round first (expert_bottleneck.py)
+                    r = max(by_route, key=self._race_key(view, by_route))
                 rest = [x for x in routes if x != r and x != t.route_partner[r]]
                 return self._pay(view, by_route[r], self.wanted_colors(view, rest))
             station = self.transit_move(view, legal)

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import math
 
+from mapkit.sim.engine import SETUP
 from mapkit.sim.paths import INF
 
 FEATURES = ("bias", "slack", "inc", "points", "seats", "hclock", "detour", "contest")
@@ -50,6 +51,12 @@ COEF_NO_DETOUR = (2.2167, 0.1388, -0.062, -0.0578, 0.2416, 0.135, 0.0, -0.3983)
 # not the plan's one curve): 9,140 tickets kept at random, 74 % completed, log-loss 0.4289
 REFIT_NO_DETOUR = (2.3005, 0.1359, -0.0617, -0.0573, 0.2259, 0.1255, 0.0, -0.3706)
 REFIT_DRAW = (2.0093, 0.1492, -0.0377, -0.0577, 0.0707, 0.1658, 0.0, 0.0)
+# the seventh round's refit on four-player games only (`chance_fit_four = True`, read at four
+# players; docs/expert.md): `python -m mapkit.sim.expert_chance_fit boards/north-america.json
+# --players 4 --games 2000 --seed 100 --own-keeps chance`: 18,376 tickets kept at random, 74.3 %
+# completed, log-loss 0.4185 (0.4336 without contest, the draw's). `seats` is constant there (0)
+REFIT4_NO_DETOUR = (2.691, 0.1429, -0.0694, -0.0439, 0.0, 0.1598, 0.0, -0.3484)
+REFIT4_DRAW = (2.118, 0.1578, -0.0427, -0.0445, 0.0, 0.2251, 0.0, 0.0)
 DETOUR_CAP = 10
 DRAW_DROPS = ("detour", "contest")  # the features COEF_DRAW leaves out
 
@@ -93,6 +100,10 @@ class TicketChanceMixin:
     # fifth round (without it the fitted chance keeps more and worse: 4 winner points lost), 0.6
     # with the sixth round's trail credit and refit (0.4 / 0.5 / 0.6 tried; docs/expert.md)
     keep_train_cost = 0.6
+    # the same cost for the keep at setup, when it is not None (seventh round, docs/expert.md:
+    # 0.4 lost 0.7 winner points; 0.8 / 1.0 / 1.2 gained 0.3 / 0.5 / 0.7 with games 0.13 / 0.16 /
+    # 0.27 turns a seat longer, 37.01 at seed 0 with 1.0: turns traded for points)
+    keep_train_cost_setup = None
     chance_detour = False  # True: a second path search a ticket for `detour`, COEF (slower, no better)
     chance_shift = 0.0     # log-odds added to the fitted chance (measured: −0.5 to −2 lost)
     # the ticket draw values the unseen tickets by the fitted chance too (COEF_DRAW) instead of
@@ -103,6 +114,9 @@ class TicketChanceMixin:
     # (seed 0, 1,000 games, with the trail credit: 129.19 → 129.20 winner points); on with the
     # trail credit and keep_train_cost 0.6, the sixth round's combination (docs/expert.md)
     chance_own_fit = True
+    # True: at four players the seventh round's refit on four-player games only (REFIT4_*;
+    # measured: the same play within the noise, +0.03 winner points)
+    chance_fit_four = False
     _prefix_memo = None    # {ticket prefix: plan state} of one keep decision (see _plan_detail)
 
     def plan_detail(self, view, tickets, costs, budget=INF):
@@ -226,6 +240,8 @@ class TicketChanceMixin:
         seats = self.players - 2
         shift = self.chance_shift
         coef = REFIT_DRAW if self.chance_own_fit else COEF_DRAW
+        if self.chance_fit_four and self.players == 4:
+            coef = REFIT4_DRAW
 
         def p(c, pts):
             return chance((min(turns - c, trains - c - 3), c, pts, seats, hclock, 0.0, 0.0), coef, shift)
@@ -245,6 +261,8 @@ class TicketChanceMixin:
             if hturns is None:
                 hturns = memo[("clock", turns)] = hand_clock(view, turns)
         coef = COEF if self.chance_detour else REFIT_NO_DETOUR if self.chance_own_fit else COEF_NO_DETOUR
+        if self.chance_fit_four and self.players == 4 and not self.chance_detour:
+            coef = REFIT4_NO_DETOUR
         value = 0.0
         for k in tickets:
             if view.connected(k[0], k[1]):
@@ -254,4 +272,7 @@ class TicketChanceMixin:
             else:
                 p = chance(self.ticket_features(view, k, own[k], need, trains, turns, hturns, costs), coef, self.chance_shift)
                 value += k[2] * p - factor * k[2] * (1 - p)
-        return value - self.keep_train_cost * need, routes, need, given_up
+        cost = self.keep_train_cost
+        if self.keep_train_cost_setup is not None and view.phase == SETUP:
+            cost = self.keep_train_cost_setup
+        return value - cost * need, routes, need, given_up

@@ -34,6 +34,11 @@ class TicketDrawMixin:
                            # (None: the old rule, more_tickets_trains and _turns, at any player count)
     draw_train_cost = 0.0  # points a train of a drawn ticket's connection costs (expert_chance.py)
     draw_ev_trains = 6     # ... and only with this many trains (measured: 12 gave 0.2 tickets less)
+    # a ticket the network already completes (connection of 0 trains) counts its points in full,
+    # not by the completion curve (seventh round, docs/expert.md); False: the play before.
+    # Measured: +0.13 winner's tickets, −0.15 winner points, +0.06 turns a seat (more draws late,
+    # and more failed forced keeps): off
+    draw_complete_certain = False
 
     def _reset_tickets(self) -> None:
         """Forget the game before: the pool, the tickets seen, the connections kept."""
@@ -59,16 +64,17 @@ class TicketDrawMixin:
         seen.update(view.offer)
         return [x for x in self._pool(view) if x not in seen]
 
-    def draw_value(self, view, trains, turns) -> float:
+    def draw_value(self, view, trains, turns, planned=None) -> float:
         """Expected points of a ticket draw now (see the module docstring). Exact over the unseen
         tickets, drawn without replacement: with their values sorted, ticket j is the best of k
-        offered all negative with chance C(n - 1 - j, k - 1) / C(n, k)."""
+        offered all negative with chance C(n - 1 - j, k - 1) / C(n, k). With `planned` (routes),
+        those count as the seat's own already (expert_early.py: the network its plan will build)."""
         unseen = self._unseen(view)
         n = len(unseen)
         k = view.rules.draw_tickets
         if n < max(1, k):
             return -INF
-        conn = self._connections(view, trains, unseen)
+        conn = self._connections(view, trains, unseen, planned)
         factor = -view.rules.failed_ticket_factor  # 1 standard, 0 family
         values = []
         # the chance per ticket (expert_chance.py) when the agent keeps by it, else the plan's curve
@@ -76,6 +82,11 @@ class TicketDrawMixin:
         for (_, _, pts, *_), c in zip(unseen, conn):
             if c > trains:
                 values.append(-factor * pts)  # more trains than the seat has: it would fail
+                continue
+            if c == 0 and self.draw_complete_certain and planned is None:
+                # both ends already on one piece of the network: complete, whatever the clock
+                # (on a network only planned, not yet: the curve as before)
+                values.append(pts)
                 continue
             p = chance(c, pts) if chance else self._completion(c, trains, turns)
             values.append(pts * p - factor * pts * (1 - p) - self.draw_train_cost * c)
@@ -89,16 +100,20 @@ class TicketDrawMixin:
                     total += v * math.comb(n - 1 - j, k - 1) / combos
         return total
 
-    def _connections(self, view, trains, unseen) -> list:
+    def _connections(self, view, trains, unseen, planned=None) -> list:
         """Trains to connect each unseen ticket to this seat's network: both ends to the nearest
         piece of it joined to both, or the ticket's own connection when no piece is within
         `trains` of both (INF when it cannot be connected). Kept while no route is claimed and no
-        ticket seen: a turn that draws cards changes neither."""
+        ticket seen: a turn that draws cards changes neither. `planned`: routes counted as own
+        (not kept)."""
         key = (view.claimed, len(unseen), trains)
-        if self._conn_key == key:
+        if self._conn_key == key and planned is None:
             return self._conn
         lens = self.t.route_len
         costs = [c if c == 0 or c == INF else lens[r] for r, c in enumerate(self._costs(view))]
+        if planned is not None:
+            for r in planned:
+                costs[r] = 0
         reach = trains + 1
         dists = [self._dist_from(piece, costs, reach) for piece in self._network_pieces(costs)]
         out = []
@@ -114,7 +129,8 @@ class TicketDrawMixin:
                 # whole-number costs (lengths, 0, INF): the int search, the same cost
                 best = cheapest_path(self.adj, costs, a, b, (), whole=True, ends=route_ends(self.t))[0]
             out.append(best)
-        self._conn_key, self._conn = key, out
+        if planned is None:
+            self._conn_key, self._conn = key, out
         return out
 
     def _network_pieces(self, costs) -> list:
