@@ -169,7 +169,7 @@ def layout_once(data: dict, *, style: str, size, seed: int, keep: frozenset, geo
         widen(net, dr, found)
         if attempt >= RELAX_FROM:  # still touching after widenings asked for a wider angle: wider gaps too
             if gap_rule:
-                relax_gaps(net, found)
+                relax_gaps(net, found, dr)
         if attempt:  # still covering a station after more room was asked: go round it
             short |= {p.subject[len("route "):] for p in found if p.code == "space-on-station"}
         bend = [k for k, b in enumerate(net.bundles)
@@ -351,20 +351,86 @@ RELAX_FROM = 1  # the repair attempt from which those routes get wider gaps (rel
 GAP_RELAX_MM = 1.0  # a route whose first space still touches a neighbour's at their station: this much wider a gap
 
 
-def relax_gaps(net, found) -> None:
+def relax_gaps(net, found, dr=None) -> None:
     """Where two routes' first spaces still overlap at the station they share, let both be drawn
-    with wider gaps (GAP_RELAX_MM more, within the checks' stretch limit): the gaps are held to
-    6 mm as a rule, but a station whose routes leave it close together may need its first spaces
-    farther out (crowding.py reckons that for evenly spread routes; the drawing's real angles can
-    ask for more)."""
-    ph = net.board.physical
-    named = sorted({i for pair in shared_overlaps(net, found) for i in pair})
-    for i in named:   # once per round however many of its neighbours it touches
+    with wider gaps (GAP_RELAX_MM more, or at once the gap their drawn angle needs,
+    crowding.pair_gap; within the checks' stretch limit): the gaps are held to 6 mm as a rule, but
+    a station whose routes leave it close together may need its first spaces farther out
+    (crowding.py reckons that for evenly spread routes; the drawing's real angles can ask for more).
+    A route still too short whose ends the routes of a cycle hold too close (each at its widest):
+    those routes get GAP_RELAX_MM more (cycle_gaps)."""
+    from mapkit.layout.crowding import pair_gap
+
+    named: dict[int, float] = {}
+    for k, j in shared_overlaps(net, found):
+        need = 0.0
+        if dr is not None:
+            need = drawn_pair_gap(net, dr, k, j, pair_gap)
+        for i in (k, j):   # once per round however many of its neighbours it touches
+            named[i] = max(named.get(i, 0.0), need)
+    for i in cycle_gaps(net, found):
+        named.setdefault(i, 0.0)
+    for i in sorted(named):
         b = net.bundles[i]
         if not b.flight:
-            b.gap_max += GAP_RELAX_MM
-            longest = b.length * ph.space_length_mm + (b.length + 1) * (b.gap_max - GAP_MARGIN_MM) + 2 * ph.station_radius_mm
-            b.lsoft = min(b.lmax, max(b.lsoft, longest))
+            set_gap_max(net, b, max(b.gap_max + GAP_RELAX_MM, named[i]))
+
+
+def set_gap_max(net, b, gap: float) -> None:
+    """A bundle's widest gap, and the longest drawing (lsoft) it allows, no shorter than before and
+    inside the checks' stretch limit (lmax)."""
+    ph = net.board.physical
+    b.gap_max = gap
+    longest = b.length * ph.space_length_mm + (b.length + 1) * (b.gap_max - GAP_MARGIN_MM) + 2 * ph.station_radius_mm
+    b.lsoft = min(b.lmax, max(b.lsoft, longest))
+
+
+def drawn_pair_gap(net, dr, k: int, j: int, pair_gap) -> float:
+    """The gap at which bundles k and j, leaving their shared station at the angle the drawing has
+    between their first segments, would have first spaces that clear (0 when they share none)."""
+    bk, bj = net.bundles[k], net.bundles[j]
+    shared = ({bk.a, bk.b} & {bj.a, bj.b})
+    if len(shared) != 1:
+        return 0.0
+    s = shared.pop()
+
+    def out(m):
+        line = dr.lines[m]
+        nxt = line[1] if line[0] == s else line[-2]
+        return dr.pos[nxt] - dr.pos[s]
+
+    u, v = out(k), out(j)
+    theta = float(np.arccos(np.clip(u @ v / max(np.linalg.norm(u) * np.linalg.norm(v), 1e-12), -1, 1)))
+    return pair_gap(theta, bk.half_width, bj.half_width, net.radius, max(bk.gap_max, bj.gap_max))
+
+
+def cycle_gaps(net, found) -> list[int]:
+    """For each route still too short (not a flight): the bundles of the shortest other path between
+    its ends at their widest drawings (lsoft), the cycle that holds its ends too close."""
+    import networkx as nx
+
+    bundle_of = {net.route_ids[r]: k for k, b in enumerate(net.bundles) for r in b.routes}
+    short = {bundle_of.get(p.subject.split(" ", 1)[-1]) for p in found if p.code == "route-too-short"} - {None}
+    if not short:
+        return []
+    g = nx.Graph()
+    for k, b in enumerate(net.bundles):
+        if not b.flight and (not g.has_edge(b.a, b.b) or g[b.a][b.b]["w"] < b.lsoft):
+            g.add_edge(b.a, b.b, w=b.lsoft, k=k)
+    out: set[int] = set()
+    for k in sorted(short):
+        b = net.bundles[k]
+        if b.flight or not g.has_edge(b.a, b.b):
+            continue
+        saved = g[b.a][b.b]
+        g.remove_edge(b.a, b.b)
+        try:
+            path = nx.dijkstra_path(g, b.a, b.b, weight="w")
+            out |= {g[p][q]["k"] for p, q in zip(path, path[1:])}
+        except nx.NetworkXNoPath:
+            pass
+        g.add_edge(b.a, b.b, **saved)
+    return sorted(out)
 
 
 def widen(net, dr, found) -> None:
