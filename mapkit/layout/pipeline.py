@@ -349,6 +349,7 @@ def shared_overlaps(net, found) -> list[tuple[int, int]]:
 
 RELAX_FROM = 1  # the repair attempt from which those routes get wider gaps (relax_gaps)
 GAP_RELAX_MM = 1.0  # a route whose first space still touches a neighbour's at their station: this much wider a gap
+GAP_JUMP_MM = 2.0   # ... or up to this much, where the drawn angle asks for it (crowding.pair_gap)
 
 
 def relax_gaps(net, found, dr=None) -> None:
@@ -373,7 +374,9 @@ def relax_gaps(net, found, dr=None) -> None:
     for i in sorted(named):
         b = net.bundles[i]
         if not b.flight:
-            set_gap_max(net, b, max(b.gap_max + GAP_RELAX_MM, named[i]))
+            # at most GAP_JUMP_MM at once: a narrow drawn angle would ask for far wider gaps than the
+            # optimization needs once the angle term opens it a little (Portland's largest gap 7 -> 17 mm)
+            set_gap_max(net, b, max(b.gap_max + GAP_RELAX_MM, min(named[i], b.gap_max + GAP_JUMP_MM)))
 
 
 def set_gap_max(net, b, gap: float) -> None:
