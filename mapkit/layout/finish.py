@@ -37,6 +37,7 @@ import re
 
 import numpy as np
 
+from mapkit.layout.unfold import _flip
 from mapkit.layout.repair import DIRECTIONS, REACH_MM, Repair, _route_names, _station_names, score
 
 SMALL_STEPS_MM = (1.0, 2.5)          # the generic steps of every point a problem names
@@ -46,6 +47,7 @@ TURN_DEG = (1.5, 3.0, 5.0, 8.0)      # routes turned about the station where two
 MAX_TRIES = 600                      # candidate evaluations over one finishing (Repair.run's sweeps)
 MAX_KICKS = 8                        # kicks, each with a local re-optimization, after the finishing moves
 KICK_EXTRA_MM = 4.0                  # a kick lengthens a short route by what is missing and this much
+KICK_TURN_DEG = (12.0, 20.0)         # a kick turns routes at a crowded station this far
 KICK_TRIES = 200                     # the finishing moves' evaluations after each kick
 
 Move = list   # [(point, new xy), ...] then ("bend", bundle, xy), ... (new waypoints)
@@ -172,15 +174,33 @@ class Finish(Repair):
     def _in_the_way(self, k) -> list[tuple[int, list[np.ndarray]]]:
         """Free stations (not k's ends) closer to k's line than its band and their radius: each
         with the spots just clear of it on either side."""
-        line, pos, out = self.dr.lines[k], self.dr.pos, []
-        reach = self._clearance(k) + 1.0
-        for s in range(self.net.n):
-            if s in (line[0], line[-1]) or not self.dr.free[s]:
-                continue
-            dist, _, foot, _, nrm, side = self._nearest(k, pos[s])
-            if dist < reach:
-                c = self._clearance(k) + MARGIN_MM[1]
-                out.append((s, [foot + side * nrm * c, foot - side * nrm * c]))
+        return [(s, spots) for s, _, spots, _ in self._covered(k, [k])]
+
+    def _covered(self, k, bundles) -> list[tuple[int, int, list[np.ndarray], list]]:
+        """(station, bundle, the station's spots just clear of the bundle on either side, the
+        bundle's moves just clear of the station on either side) for every free station closer to
+        one of these bundles' lines than its band and their radius (not its ends)."""
+        pos, out = self.dr.pos, []
+        for k2 in bundles:
+            line = self.dr.lines[k2]
+            reach = self._clearance(k2) + 1.0
+            lo, hi = pos[line].min(0) - reach, pos[line].max(0) + reach
+            for s in range(self.net.n):
+                if s in (line[0], line[-1]) or not self.dr.free[s] or np.any(pos[s] < lo) or np.any(pos[s] > hi):
+                    continue
+                dist, j, foot, t, nrm, side = self._nearest(k2, pos[s])
+                if dist >= reach:
+                    continue
+                c = self._clearance(k2) + MARGIN_MM[1]
+                spots = [foot + side * nrm * c, foot - side * nrm * c]
+                # the bundle's nearest free waypoint put so that its line passes the station on either side
+                route = []
+                for q in (line[j], line[j + 1]):
+                    if q >= self.net.n and self.dr.free[q]:
+                        off = float(np.dot(pos[s] - foot, nrm))
+                        route.extend([(q, pos[q] + nrm * (off - c)), (q, pos[q] + nrm * (off + c))])
+                        break
+                out.append((s, k2, spots, route))
         return out
 
     def clear_station(self, p) -> list[Move]:
@@ -217,7 +237,7 @@ class Finish(Repair):
             out.extend([("bend", k, xy)] for xy in super()._bend_points(k, p))
         return out
 
-    def turn_apart(self, p) -> list[Move]:
+    def turn_apart(self, p, degrees=TURN_DEG, widest: int | None = None) -> list[Move]:
         """Two routes leaving one station: the named one's next point (its far end or first bend)
         turned about the station away from the other, alone or with the routes beyond it on that
         side (so the gap that closes is a wider one further round), each at the angles TURN_DEG."""
@@ -248,11 +268,11 @@ class Finish(Repair):
             # "away from the other": round the fan the way that does not pass the other first
             step = 1 if (o - i) % n == n - 1 or (o - i) % n > n // 2 else -1
             sign = 1.0 if step == 1 else -1.0     # arctan2 angles grow with the fan's order
-            for size in range(1, n - 1):
+            for size in range(1, min(n - 1, (widest or n) + 1)):
                 sector = [order[(i + step * m) % n] for m in range(size)]
                 if other in sector:
                     break
-                for deg in TURN_DEG:
+                for deg in degrees:
                     move = [it for k in sector for it in self._turned(k, s, nxt[k], sign * deg)]
                     if len(move) == len(sector):
                         out.append(sorted(move, key=lambda it: it[0] == "bend"))   # bends last (_apply)
@@ -347,9 +367,24 @@ def kicks(fn: Finish, p) -> list[Move]:
     if p.code == "route-too-short":
         k = fn._bundle(p)
         if k is not None:
-            out.extend([(o, xy)] for o, spots in fn._in_the_way(k) for xy in spots)
+            # a station on the route's way, or on a route from one of its ends (60 stations, seed 0:
+            # s48 on the double s49-s59 that leaves s49 along s48-s49): the check lays no spaces
+            # on a route too short, so lengthening it shows the overlap it hides
+            ends = {fn.dr.lines[k][0], fn.dr.lines[k][-1]}
+            near = [k] + [j for j, line in enumerate(fn.dr.lines) if j != k and {line[0], line[-1]} & ends]
+            for o, _, spots, route in fn._covered(k, near):
+                out.extend([(o, xy)] for xy in spots)
+                out.extend([m] for m in route)
             # what is missing and more, the neighbours then re-optimized round it: both ends apart, a bend
             out.extend(m for m in fn.lengthen(p, extras=(KICK_EXTRA_MM,), aside=False) if len(m) == 2 or m[0][0] == "bend")
+    elif p.code == "space-overlap":
+        # the fan at a crowded station turned further than the finishing's own angles, one or two
+        # routes at a time, then re-optimized round it
+        out.extend(fn.turn_apart(p, degrees=KICK_TURN_DEG, widest=2))
+    elif p.code == "route-stretched":
+        # drawn in as the repair would (a bend towards its neighbours' middle, an end towards the
+        # other), the neighbours then re-optimized round it
+        out.extend([m] for m in fn._shortenings(p))
     elif p.code == "space-on-station":
         k, names = fn._bundle(p), _station_names(p)
         s = fn.station_of.get(names[0]) if names else None
@@ -357,8 +392,13 @@ def kicks(fn: Finish, p) -> list[Move]:
             _, _, foot, _, nrm, side = fn._nearest(k, fn.dr.pos[s])
             c = fn._clearance(k) + MARGIN_MM[1]
             out.extend([[(s, foot + side * nrm * c)], [(s, foot - side * nrm * c)]])
-            # the route's segment moved off the station by its band and more
+            # the route's segment moved off the station by its band and more; its bend put beyond it
             out.extend(m for m in fn.clear_station(p) if len(m) == 2 and m[0][0] != s)
+            out.extend([m] for o, _, _, route in fn._covered(k, [k]) if o == s for m in route)
+            # a bent route round the station the wrong way: its bends put on the other side of its chord
+            flip = _flip(fn.dr, k)
+            if flip:
+                out.append(flip)
     return out
 
 
