@@ -45,9 +45,10 @@ EXTRA_MM = (0.6, 1.5, 3.0)           # a short route lengthened by what is missi
 MARGIN_MM = (0.7, 2.0, 3.5)          # a covered station and the route over it: this much clearer than touching
 TURN_DEG = (1.5, 3.0, 5.0, 8.0)      # routes turned about the station where two of them overlap
 MAX_TRIES = 600                      # candidate evaluations over one finishing (Repair.run's sweeps)
-MAX_KICKS = 8                        # kicks, each with a local re-optimization, after the finishing moves
+MAX_KICKS = 12                       # kicks, each with a local re-optimization, after the finishing moves
 KICK_EXTRA_MM = 4.0                  # a kick lengthens a short route by what is missing and this much
 KICK_TURN_DEG = (12.0, 20.0)         # a kick turns routes at a crowded station this far
+PIVOT_DEG = (30.0, 60.0)             # a covered station swung about its neighbour by this much
 KICK_TRIES = 200                     # the finishing moves' evaluations after each kick
 
 Move = list   # [(point, new xy), ...] then ("bend", bundle, xy), ... (new waypoints)
@@ -360,6 +361,21 @@ class Finish(Repair):
         return part
 
 
+def _swung(fn: Finish, o: int, k2: int) -> list[Move]:
+    """Station o, sitting on bundle k2's line, swung about an end of k2 it has a route to (its
+    distance kept), both ways, by PIVOT_DEG: a station that slid along a neighbour's route past
+    the station they share (60 stations, seed 0: s48 along the double s49-s59 past s49) goes back
+    round that station, where the real map has it."""
+    line, pos, out = fn.dr.lines[k2], fn.dr.pos, []
+    for e in (line[0], line[-1]):
+        if not any({b.a, b.b} == {o, e} for b in fn.net.bundles):
+            continue
+        v = pos[o] - pos[e]
+        for deg in PIVOT_DEG:
+            out.extend([(o, pos[e] + _rotated(v, sg * deg))] for sg in (1.0, -1.0))
+    return out
+
+
 def kicks(fn: Finish, p) -> list[Move]:
     """The bigger moves worth a local re-optimization after them (the second round): a station in
     a too-short route's way, or a covered station, put on either side of the route."""
@@ -372,9 +388,10 @@ def kicks(fn: Finish, p) -> list[Move]:
             # on a route too short, so lengthening it shows the overlap it hides
             ends = {fn.dr.lines[k][0], fn.dr.lines[k][-1]}
             near = [k] + [j for j, line in enumerate(fn.dr.lines) if j != k and {line[0], line[-1]} & ends]
-            for o, _, spots, route in fn._covered(k, near):
+            for o, k2, spots, route in fn._covered(k, near):
                 out.extend([(o, xy)] for xy in spots)
                 out.extend([m] for m in route)
+                out.extend(_swung(fn, o, k2))
             # what is missing and more, the neighbours then re-optimized round it: both ends apart, a bend
             out.extend(m for m in fn.lengthen(p, extras=(KICK_EXTRA_MM,), aside=False) if len(m) == 2 or m[0][0] == "bend")
     elif p.code == "space-overlap":
@@ -399,6 +416,7 @@ def kicks(fn: Finish, p) -> list[Move]:
             flip = _flip(fn.dr, k)
             if flip:
                 out.append(flip)
+            out.extend(_swung(fn, s, k))
     return out
 
 
