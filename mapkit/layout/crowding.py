@@ -113,3 +113,23 @@ def pair_gap(theta: float, h1: float, h2: float, radius: float, smallest: float)
         else:
             lo = mid
     return hi
+
+
+def drawn_pair_gap(net, dr, k: int, j: int) -> float:
+    """The gap at which bundles k and j, leaving their shared station at the angle the drawing has
+    between their first segments, would have first spaces that clear (0 when they share none)."""
+    bk, bj = net.bundles[k], net.bundles[j]
+    shared = ({bk.a, bk.b} & {bj.a, bj.b})
+    if len(shared) != 1:
+        return 0.0
+    s = shared.pop()
+
+    def out(m):
+        line = dr.lines[m]
+        nxt = line[1] if line[0] == s else line[-2]
+        return dr.pos[nxt] - dr.pos[s]
+
+    u, v = out(k), out(j)
+    theta = float(np.arccos(np.clip(u @ v / max(np.linalg.norm(u) * np.linalg.norm(v), 1e-12), -1, 1)))
+    return pair_gap(theta, bk.half_width, bj.half_width, net.radius, max(bk.gap_max, bj.gap_max))
+

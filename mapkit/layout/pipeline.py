@@ -29,6 +29,7 @@ from mapkit.layout.untangle import untangle
 
 
 REPAIRS = 4  # rounds of real checks and targeted repairs
+GAP_RULE_REPAIRS = 2  # more of them with the gap rule: each relaxes the gaps of routes still touching (relax_gaps)
 REPAIR_TRIES = 700  # local moves judged by the checks at most (mapkit.layout.repair)
 REPAIR_TRIES_PER_STATION = 25
 STRESS_WITHOUT_FLIGHTS = True
@@ -162,7 +163,7 @@ def layout_once(data: dict, *, style: str, size, seed: int, keep: frozenset, geo
     run_rounds(net, dr, w, style, rounds=4)
     route_flights(net, dr, size_out)
     # the real checks, and the repairs they point at: a bend where a route is still too short
-    for attempt in range(REPAIRS):
+    for attempt in range(REPAIRS + (GAP_RULE_REPAIRS if gap_rule else 0)):
         new, changes = build_result(net, dr, size_out)
         found = geometry_problems(new)
         short = {p.subject[len("route "):] for p in found if p.code == "route-too-short"}
@@ -365,13 +366,13 @@ def relax_gaps(net, found, dr=None) -> None:
     (crowding.py reckons that for evenly spread routes; the drawing's real angles can ask for more).
     A route still too short whose ends the routes of a cycle hold too close (each at its widest):
     those routes get GAP_RELAX_MM more (cycle_gaps)."""
-    from mapkit.layout.crowding import pair_gap
+    from mapkit.layout.crowding import drawn_pair_gap
 
     named: dict[int, float] = {}
     for k, j in shared_overlaps(net, found):
         need = 0.0
         if dr is not None:
-            need = drawn_pair_gap(net, dr, k, j, pair_gap)
+            need = drawn_pair_gap(net, dr, k, j)
         for i in (k, j):   # once per round however many of its neighbours it touches
             named[i] = max(named.get(i, 0.0), need)
     for i in cycle_gaps(net, found):
@@ -391,25 +392,6 @@ def set_gap_max(net, b, gap: float) -> None:
     b.gap_max = gap
     longest = b.length * ph.space_length_mm + (b.length + 1) * (b.gap_max - GAP_MARGIN_MM) + 2 * ph.station_radius_mm
     b.lsoft = min(b.lmax, max(b.lsoft, longest))
-
-
-def drawn_pair_gap(net, dr, k: int, j: int, pair_gap) -> float:
-    """The gap at which bundles k and j, leaving their shared station at the angle the drawing has
-    between their first segments, would have first spaces that clear (0 when they share none)."""
-    bk, bj = net.bundles[k], net.bundles[j]
-    shared = ({bk.a, bk.b} & {bj.a, bj.b})
-    if len(shared) != 1:
-        return 0.0
-    s = shared.pop()
-
-    def out(m):
-        line = dr.lines[m]
-        nxt = line[1] if line[0] == s else line[-2]
-        return dr.pos[nxt] - dr.pos[s]
-
-    u, v = out(k), out(j)
-    theta = float(np.arccos(np.clip(u @ v / max(np.linalg.norm(u) * np.linalg.norm(v), 1e-12), -1, 1)))
-    return pair_gap(theta, bk.half_width, bj.half_width, net.radius, max(bk.gap_max, bj.gap_max))
 
 
 def cycle_gaps(net, found) -> list[int]:
