@@ -26,9 +26,13 @@ boards, a kept move confirmed on the whole board by Repair.run):
   sector of the fan), away from the other; the angle closes where the fan has room;
 - and for any problem, steps of 1 and 2.5 mm in eight directions of every point it names.
 
-A move is kept only when the checks find less (overpass.rank: fewer errors, then fewer problems, or as many and
-smaller ones). The tries are bounded in number (MAX_TRIES), never in time, and made in a fixed
-order, so a seed gives one layout on a machine.
+A move is kept only when the checks find less (overpass.rank: fewer errors, then fewer problems,
+or as many and smaller ones). What is still left then gets a few kicks (kicks: a station put off a
+route, swung about its neighbour, a route lengthened, drawn in or turned further than the moves
+above), each followed by the untangling's local re-optimization and the moves again, kept only when
+the whole board's checks find less. The tries and kicks are bounded in number (MAX_TRIES,
+MAX_KICKS, KICK_TRIES), never in time, and made in a fixed order, so a seed gives one layout on a
+machine. A board the earlier steps leave clean never comes here.
 """
 
 from __future__ import annotations
