@@ -36,14 +36,15 @@ def test_synthetic_board_comes_out_clean(stations, seed):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("stations, seed", [
-    (20, 1), (60, 0), (60, 1), (200, 1),
-    (100, 0),   # its bent route threaded through a neighbour station: unfold.py puts the bend on the other side
-    (200, 0),   # 2 mm² of two first spaces at a 7-route station: cleared by the unfolding's bend flip
-    (40, 2),    # a long route bent round the wrong side of a station: uncross.py flips the bend
-    (60, 2),    # two crossings: a one-route station put across, then a bent route taken round a station
-    # not yet (docs/layout-speed.md): a network too big for the largest standard size, shrunk to 89 %
-    pytest.param(200, 2, marks=pytest.mark.xfail(reason="a double 8 mm short", strict=False))])
+    (20, 1), (20, 2), (40, 0), (40, 2), (60, 0), (60, 1), (60, 2), (100, 0), (100, 1), (100, 2),
+    (200, 0), (200, 1),
+    # a network that wants about 1872 x 1246 mm, shrunk to 89 % on the largest standard size: the
+    # earlier steps leave a double 8 mm short (or its overlaps); the finishing step (finish.py) clears it
+    (200, 2)])
 def test_large_synthetic_board_comes_out_clean(stations, seed):
+    """Which leftovers the earlier steps hand to the finishing step depends on the machine's
+    floating point (docs/layout-speed.md, "Finishing the last problems"): the board must come out
+    clean whatever they are."""
     laid_out_clean(stations, seed)
 
 
@@ -81,9 +82,9 @@ def test_too_small_a_size_says_which_routes_do_not_fit_and_by_how_much():
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(reason="60 stations: clean, but about 18 s of CPU, not 10 (docs/layout-speed.md); 200: clean within 60 s",
-                   strict=False)
 def test_bench_meets_the_issue_targets():
+    """Both bench boards clean, in CPU seconds within the issue's targets (60 stations 10 s, 200
+    stations 60 s; about 6 and 9 s on the development machine, docs/layout-speed.md)."""
     rows = run_layout_bench()
     text = format_layout_bench(rows)
     for r in rows:

@@ -26,9 +26,13 @@ boards, a kept move confirmed on the whole board by Repair.run):
   sector of the fan), away from the other; the angle closes where the fan has room;
 - and for any problem, steps of 1 and 2.5 mm in eight directions of every point it names.
 
-A move is kept only when the checks find less (repair.score: fewer problems, or as many and
-smaller ones). The tries are bounded in number (MAX_TRIES), never in time, and made in a fixed
-order, so a seed gives one layout on a machine.
+A move is kept only when the checks find less (overpass.rank: fewer errors, then fewer problems,
+or as many and smaller ones). What is still left then gets a few kicks (kicks: a station put off a
+route, swung about its neighbour, a route lengthened, drawn in or turned further than the moves
+above), each followed by the untangling's local re-optimization and the moves again, kept only when
+the whole board's checks find less. The tries and kicks are bounded in number (MAX_TRIES,
+MAX_KICKS, KICK_TRIES), never in time, and made in a fixed order, so a seed gives one layout on a
+machine. A board the earlier steps leave clean never comes here.
 """
 
 from __future__ import annotations
@@ -38,13 +42,15 @@ import re
 import numpy as np
 
 from mapkit.layout.unfold import _flip
-from mapkit.layout.repair import DIRECTIONS, REACH_MM, Repair, _route_names, _station_names, score
+from mapkit.layout.overpass import rank
+from mapkit.layout.repair import DIRECTIONS, REACH_MM, Repair, _route_names, _station_names
 
 SMALL_STEPS_MM = (1.0, 2.5)          # the generic steps of every point a problem names
 EXTRA_MM = (0.6, 1.5, 3.0)           # a short route lengthened by what is missing and this much more
 MARGIN_MM = (0.7, 2.0, 3.5)          # a covered station and the route over it: this much clearer than touching
 TURN_DEG = (1.5, 3.0, 5.0, 8.0)      # routes turned about the station where two of them overlap
-MAX_TRIES = 600                      # candidate evaluations over one finishing (Repair.run's sweeps)
+MAX_TRIES = 600                      # candidate evaluations over one finishing (its sweeps, Finish.run)
+PASSES = 4                           # sweeps over the problems left
 MAX_KICKS = 12                       # kicks, each with a local re-optimization, after the finishing moves
 KICK_EXTRA_MM = 4.0                  # a kick lengthens a short route by what is missing and this much
 KICK_TURN_DEG = (12.0, 20.0)         # a kick turns routes at a crowded station this far
@@ -328,7 +334,7 @@ class Finish(Repair):
         """The best of the moves for one problem by the checks of the part of the board around it,
         applied if it beats that part as it is (Repair.run confirms it on the whole board)."""
         bases: dict = {}
-        best_gain, best = (0, 0.0), None
+        best_gain, best = (0, 0, 0.0), None
         for move in self.moves(p):
             if self.tries >= self.max_tries:
                 break
@@ -337,28 +343,50 @@ class Finish(Repair):
             part = self.select(centres, REACH_MM + far)
             key = (tuple(part[0]), tuple(part[1]))
             if key not in bases:
-                bases[key] = self.local(part)
+                self.tries += 1
+                bases[key] = rank(self.view(part).problems())
             undo = self._apply(move)
             try:
-                sc = score(self.view(self._with_new_points(part, move)).problems())
+                sc = rank(self.view(part).problems())
                 self.tries += 1
             finally:
                 self._undo(undo)
             base = bases[key]
-            gain = (sc[0] - base[0], sc[1] - base[1])
+            gain = (sc[0] - base[0], sc[1] - base[1], sc[2] - base[2])
             if gain < best_gain:
                 best_gain, best = gain, move
-                if sc[0] == 0:   # this part of the board is clean: nothing better to find
+                if sc[1] == 0:   # this part of the board is clean: nothing better to find
                     break
         if best is None:
             return False
         self._apply(best)
         return True
 
-    def _with_new_points(self, part, move):
-        # a bend adds a waypoint to a bundle already in the part (its ends are moved points): the
-        # part's bundle list is the same, its line now has the new point
-        return part
+    def run(self):
+        """Repair.run's sweeps, judged by rank (an error never traded for a smaller warning: a
+        stretched route drawn in until it covers a station is not better)."""
+        found = self.full()
+        current = rank(found)
+        for _ in range(PASSES):
+            if not found or self.tries >= self.max_tries:
+                break
+            improved = False
+            for p in sorted(found, key=lambda q: (q.severity != "error", q.code, q.subject, q.message)):
+                if self.tries >= self.max_tries:
+                    break
+                snapshot = (self.dr.pos.copy(), self.dr.free.copy(), [list(line) for line in self.dr.lines])
+                if not self.try_problem(p):
+                    continue
+                new_found = self.full()
+                if rank(new_found) < current:
+                    found, current, improved = new_found, rank(new_found), True
+                else:   # better near the move, worse elsewhere: undo
+                    self.dr.pos, self.dr.free, self.dr.lines = snapshot
+                if not found:
+                    break
+            if not improved:
+                break
+        return found
 
 
 def _swung(fn: Finish, o: int, k2: int) -> list[Move]:
@@ -434,7 +462,7 @@ def finish(net, dr, size_out, check, found, w=None, style=None, max_tries: int =
         return found
     from mapkit.layout.untangle import Untangle
 
-    current, tried = score(found), 0
+    current, tried = rank(found), 0
     while found and tried < max_kicks:
         for p in sorted(found, key=lambda q: (q.severity != "error", q.code, q.subject, q.message)):
             kept = False
@@ -450,8 +478,8 @@ def finish(net, dr, size_out, check, found, w=None, style=None, max_tries: int =
                 after = Finish(net, dr, size_out, check)
                 after.max_tries = KICK_TRIES
                 new = after.run()
-                if score(new) < current:
-                    found, current, kept = new, score(new), True
+                if rank(new) < current:
+                    found, current, kept = new, rank(new), True
                     break
                 dr.pos, dr.free, dr.lines = snapshot
             if kept:
