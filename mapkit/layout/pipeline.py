@@ -66,8 +66,33 @@ def check_keep(data: dict, keep: frozenset) -> None:
                               " \"board\" position to keep; give it one or leave it free")
 
 
+GAP_RULE_FALLBACK = True  # a layout the gap rule leaves problems on: the soft layout too, the better kept
+
+
 def layout_board_impl(data: dict, *, style: str, size, seed: int, keep: frozenset, geo_anchor: float | None = None,
                       gap_rule: bool = False):
+    """The layout (layout_sizes); with the gap rule, where it leaves a geometry problem on every size
+    tried, the layout once more without it (gaps only preferred, as before the rule was the default)
+    and that one kept if its checks find less: a board that holds its gaps but does not pass the
+    checks is of no use to a designer, and which boards the rule leaves a knot on is the luck of the
+    floating point (docs/layout-gaps.md). The figure gap_rule says which was kept."""
+    out = layout_sizes(data, style=style, size=size, seed=seed, keep=keep, geo_anchor=geo_anchor, gap_rule=gap_rule)
+    if not gap_rule:
+        return out
+    out[2]["gap_rule"] = "held"
+    if not GAP_RULE_FALLBACK or (out[2]["errors"], out[2]["warnings"]) == (0, 0):
+        return out
+    soft = layout_sizes(data, style=style, size=size, seed=seed, keep=keep, geo_anchor=geo_anchor, gap_rule=False)
+    left = f"{out[2]['errors']} error(s), {out[2]['warnings']} warning(s)"
+    if (soft[2]["errors"], soft[2]["warnings"]) < (out[2]["errors"], out[2]["warnings"]):
+        soft[2]["gap_rule"] = f"not held: with it {left} left; without it less"
+        return soft
+    out[2]["gap_rule"] = f"held ({left} left; without it no less)"
+    return out
+
+
+def layout_sizes(data: dict, *, style: str, size, seed: int, keep: frozenset, geo_anchor: float | None = None,
+                 gap_rule: bool = False):
     """The layout; with --size auto, a size that leaves problems is followed by the next standard
     size up (AUTO_LARGER times at most), and the first clean one (or the least bad) is kept: the
     smallest size that holds the routes' lengths may still leave a knot the larger one has not
