@@ -426,6 +426,15 @@ def kicks(fn: Finish, p) -> list[Move]:
         # the fan at a crowded station turned further than the finishing's own angles, one or two
         # routes at a time, then re-optimized round it
         out.extend(fn.turn_apart(p, degrees=KICK_TURN_DEG, widest=2))
+    elif p.code == "crossing":
+        # the uncrossing's moves (a bend flipped, an end put across, a route taken round an end),
+        # here followed by the finishing's moves rather than the repair's
+        from mapkit.layout.uncross import _moves
+
+        for _, moves in _moves(fn, p):
+            m = [("bend", q[1], xy) if isinstance(q, tuple) else (q, xy) for q, xy in moves]
+            if all(it[0] != "bend" or len(fn.dr.lines[it[1]]) == 2 for it in m):
+                out.append(sorted(m, key=lambda it: it[0] == "bend"))
     elif p.code == "route-stretched":
         # drawn in as the repair would (a bend towards its neighbours' middle, an end towards the
         # other), the neighbours then re-optimized round it
