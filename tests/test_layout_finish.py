@@ -8,7 +8,6 @@ from __future__ import annotations
 import re
 
 import numpy as np
-import pytest
 
 from mapkit.layout.finish import finish
 from mapkit.layout.network import build_network
@@ -115,8 +114,7 @@ def test_two_first_spaces_overlapping_at_their_station_are_turned_apart():
     assert moved[:3].max() > 0.0 or bends > 0
 
 
-@pytest.mark.parametrize("kind", ["nothing left"])
-def test_a_clean_board_is_left_as_it_is(kind):
+def test_a_clean_board_is_left_as_it_is():
     stations = {"a": (200.0, 250.0), "b": (330.0, 250.0)}
     net, dr = _drawing(stations, [("a", "b", "red", 4)])
     assert _found(net, dr) == []
