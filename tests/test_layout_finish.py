@@ -8,7 +8,6 @@ from __future__ import annotations
 import re
 
 import numpy as np
-import pytest
 
 from mapkit.layout.finish import finish
 from mapkit.layout.network import build_network
@@ -77,7 +76,7 @@ def test_a_route_a_millimetre_too_short_is_lengthened_by_about_that():
     assert re.search(r"need (\d+) mm but the route is drawn (\d+) mm", before[0].message)
     _, moved = _finished(net, dr)
     assert moved[2] == 0.0 and moved[3] == 0.0     # c and d stay where they were
-    assert 0.0 < moved[:2].max() <= 6.0            # a or b moved, by what was missing and a little more
+    assert 0.0 < moved[:2].max() <= 4.0            # a or b moved, by what was missing (1 mm) and at most 3 mm more
     assert np.linalg.norm(dr.pos[1] - dr.pos[0]) > need + (need - drawn) - 1.0   # longer, not bent round
 
 
@@ -91,7 +90,7 @@ def test_a_space_over_a_station_is_cleared_by_a_small_move():
     assert "'c'" in before[0].message and before[0].subject == "route a-b"
     _, moved = _finished(net, dr)
     assert moved[3] == 0.0                          # d, far from it, stays
-    assert 0.0 < moved[:3].max() <= 8.0             # c off the route or the route off c: a few mm
+    assert 0.0 < moved[:3].max() <= 5.0             # c off the route or the route off c: the 1 mm missing and a margin
     # c is still on its own side of a-b (south, y down), not put across
     assert dr.pos[2][1] > (dr.pos[0][1] + dr.pos[1][1]) / 2
 
@@ -110,13 +109,12 @@ def test_two_first_spaces_overlapping_at_their_station_are_turned_apart():
     lines_before = [list(line) for line in dr.lines]
     _, moved = _finished(net, dr)
     assert moved[3] == 0.0 and dr.lines[2] == lines_before[2]   # the route the other way untouched
-    assert moved[:3].max() <= 20.0                 # a far end turned a few degrees, or a bend added
+    assert moved[:3].max() <= 10.0                 # a far end turned a few degrees, or a bend added
     bends = len(dr.pos) - 4
     assert moved[:3].max() > 0.0 or bends > 0
 
 
-@pytest.mark.parametrize("kind", ["nothing left"])
-def test_a_clean_board_is_left_as_it_is(kind):
+def test_a_clean_board_is_left_as_it_is():
     stations = {"a": (200.0, 250.0), "b": (330.0, 250.0)}
     net, dr = _drawing(stations, [("a", "b", "red", 4)])
     assert _found(net, dr) == []

@@ -51,7 +51,8 @@ MARGIN_MM = (0.7, 2.0, 3.5)          # a covered station and the route over it: 
 TURN_DEG = (1.5, 3.0, 5.0, 8.0)      # routes turned about the station where two of them overlap
 MAX_TRIES = 600                      # candidate evaluations over one finishing (its sweeps, Finish.run)
 PASSES = 4                           # sweeps over the problems left
-MAX_KICKS = 12                       # kicks, each with a local re-optimization, after the finishing moves
+MAX_KICKS = 16                       # kicks, each with a local re-optimization, after the finishing moves
+KICKS_PER_PROBLEM = 7                # of them at most on any one problem
 KICK_EXTRA_MM = 4.0                  # a kick lengthens a short route by what is missing and this much
 KICK_TURN_DEG = (12.0, 20.0)         # a kick turns routes at a crowded station this far
 PIVOT_DEG = (30.0, 60.0)             # a covered station swung about its neighbour by this much
@@ -426,6 +427,15 @@ def kicks(fn: Finish, p) -> list[Move]:
         # the fan at a crowded station turned further than the finishing's own angles, one or two
         # routes at a time, then re-optimized round it
         out.extend(fn.turn_apart(p, degrees=KICK_TURN_DEG, widest=2))
+    elif p.code == "crossing":
+        # the uncrossing's moves (a bend flipped, an end put across, a route taken round an end),
+        # here followed by the finishing's moves rather than the repair's
+        from mapkit.layout.uncross import _moves
+
+        for _, moves in _moves(fn, p):
+            m = [("bend", q[1], xy) if isinstance(q, tuple) else (q, xy) for q, xy in moves]
+            if all(it[0] != "bend" or len(fn.dr.lines[it[1]]) == 2 for it in m):
+                out.append(sorted(m, key=lambda it: it[0] == "bend"))
     elif p.code == "route-stretched":
         # drawn in as the repair would (a bend towards its neighbours' middle, an end towards the
         # other), the neighbours then re-optimized round it
@@ -463,13 +473,17 @@ def finish(net, dr, size_out, check, found, w=None, style=None, max_tries: int =
     from mapkit.layout.untangle import Untangle
 
     current, tried = rank(found), 0
+    per_problem: dict = {}   # kicks tried on each problem (by its words), so that one cannot use them all
     while found and tried < max_kicks:
-        for p in sorted(found, key=lambda q: (q.severity != "error", q.code, q.subject, q.message)):
+        # errors first; crossings last (their kicks are the uncrossing's, which already failed once)
+        for p in sorted(found, key=lambda q: (q.severity != "error", q.code == "crossing", q.code, q.subject, q.message)):
             kept = False
-            for kick in kicks(fn, p):
-                if tried >= max_kicks:
+            key = (p.code, p.subject, p.message)
+            for kick in kicks(fn, p)[per_problem.get(key, 0):]:
+                if tried >= max_kicks or per_problem.get(key, 0) >= KICKS_PER_PROBLEM:
                     break
                 tried += 1
+                per_problem[key] = per_problem.get(key, 0) + 1
                 snapshot = (dr.pos.copy(), dr.free.copy(), [list(line) for line in dr.lines])
                 pts, spots, _ = fn._moved_points(kick)
                 centres = np.vstack([dr.pos[pts], np.array(spots)])
