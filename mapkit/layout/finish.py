@@ -52,6 +52,7 @@ TURN_DEG = (1.5, 3.0, 5.0, 8.0)      # routes turned about the station where two
 MAX_TRIES = 600                      # candidate evaluations over one finishing (its sweeps, Finish.run)
 PASSES = 4                           # sweeps over the problems left
 MAX_KICKS = 16                       # kicks, each with a local re-optimization, after the finishing moves
+KICK_AT_MOST = 4                     # problems left after the moves, at most, for the kicks to be tried
 KICKS_PER_PROBLEM = 7                # of them at most on any one problem
 KICK_EXTRA_MM = 4.0                  # a kick lengthens a short route by what is missing and this much
 KICK_TURN_DEG = (12.0, 20.0)         # a kick turns routes at a crowded station this far
@@ -468,7 +469,10 @@ def finish(net, dr, size_out, check, found, w=None, style=None, max_tries: int =
     fn = Finish(net, dr, size_out, check)
     fn.max_tries = max_tries
     found = fn.run()
-    if not found or w is None:
+    if not found or w is None or len(found) > KICK_AT_MOST:
+        # many problems left is not a finishing job but a knotted drawing (the gap rule's first
+        # attempt on 200 stations leaves a dozen): kicks would cost seconds for nothing; the
+        # caller's fallback (another size, the soft layout) is the way out
         return found
     from mapkit.layout.untangle import Untangle
 
