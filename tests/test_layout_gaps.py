@@ -197,6 +197,35 @@ def test_a_too_short_route_widens_the_cycle_that_holds_its_ends():
     assert cycle_gaps(net, [SimpleNamespace(code="space-overlap", subject=f"route {rid}", message="")]) == []
 
 
+@pytest.mark.parametrize("degrees, widened", [(25, True), (150, False)])
+def test_first_spaces_touching_get_wider_gaps_only_where_their_angle_is_too_narrow(degrees, widened):
+    from types import SimpleNamespace
+    from mapkit.layout.optimize import Drawing
+    from mapkit.layout.pipeline import GAP_JUMP_MM, relax_gaps
+
+    net = build_network(layout_board_data(8, seed=1), gap_rule=True)
+    s = next(i for i in range(net.n) if len(net.at_station(i)) >= 2)
+    k, j = net.at_station(s)[:2]
+    # every station far apart on a circle, then the two routes' far ends at the angle asked from s
+    ang = np.arange(net.n) * 2 * np.pi / net.n
+    pos = np.c_[500 + 400 * np.cos(ang), 500 + 400 * np.sin(ang)]
+    fk, fj = (net.bundles[m].b if net.bundles[m].a == s else net.bundles[m].a for m in (k, j))
+    pos[s] = (500, 500)
+    pos[fk] = pos[s] + 100 * np.array([1.0, 0.0])
+    pos[fj] = pos[s] + 100 * np.array([math.cos(math.radians(degrees)), math.sin(math.radians(degrees))])
+    dr = Drawing(pos, net.n, [[b.a, b.b] for b in net.bundles], np.ones(net.n, dtype=bool))
+    before = {m: (net.bundles[m].gap_max, net.bundles[m].lsoft) for m in (k, j)}
+    rk, rj = (net.route_ids[net.bundles[m].routes[0]] for m in (k, j))
+    relax_gaps(net, [SimpleNamespace(code="space-overlap", subject=f"route {rk}", message=f"spaces overlap route '{rj}' (4 mm²)")], dr)
+    for m in (k, j):
+        b = net.bundles[m]
+        if widened:
+            assert before[m][0] < b.gap_max <= before[m][0] + GAP_JUMP_MM + 1e-9
+            assert b.lsoft >= before[m][1] and b.lsoft <= b.lmax
+        else:
+            assert (b.gap_max, b.lsoft) == before[m]
+
+
 def test_a_board_not_filled_says_which_size_would_be():
     figures = {"board_mm": [800, 530], "fill_w": 0.71, "fill_h": 0.64}
     note = fill_note(figures, 25.0)

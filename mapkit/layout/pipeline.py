@@ -380,6 +380,7 @@ def shared_overlaps(net, found) -> list[tuple[int, int]]:
 
 RELAX_FROM = 1  # the repair attempt from which those routes get wider gaps (relax_gaps)
 GAP_RELAX_MM = 1.0  # a route whose first space still touches a neighbour's at their station: this much wider a gap
+RELAX_ONLY_NARROW = True  # relax only pairs whose drawn angle is too narrow for their first spaces at their gaps
 GAP_JUMP_MM = 2.0   # ... or up to this much, where the drawn angle asks for it (crowding.pair_gap)
 
 
@@ -398,6 +399,8 @@ def relax_gaps(net, found, dr=None) -> None:
         need = 0.0
         if dr is not None:
             need = drawn_pair_gap(net, dr, k, j)
+            if RELAX_ONLY_NARROW and need <= max(net.bundles[k].gap_max, net.bundles[j].gap_max):
+                continue   # the drawn angle already clears their first spaces: they touch farther out, not a gap's doing
         for i in (k, j):   # once per round however many of its neighbours it touches
             named[i] = max(named.get(i, 0.0), need)
     for i in cycle_gaps(net, found):
