@@ -91,21 +91,44 @@ def test_seattle_computed_layout_is_strict_clean():
     assert d[0] * t[1] - d[1] * t[0] > 0, "Tukwila should be south of the TIBS-Renton line, as on the real map"
 
 
-@pytest.mark.slow
-def test_seattle_on_size_auto_is_strict_clean_on_the_next_size_up():
-    """--size auto from lat/lon alone: the smallest standard size that holds Seattle (841 x 1189 mm)
-    keeps the TIBS-Renton route stretched round Tukwila (the unfolding leaves 1 mm² where the Sounder
-    crosses); auto then lays it out on the next size up, 1000 x 1400 mm, where it is clean, and says so."""
-    from mapkit.layout import layout_board
-
-    data = json.loads((BOARDS / "seattle.json").read_text(encoding="utf-8"))
+def _stripped(name: str) -> dict:
+    """A bundled board with every board position and every waypoint taken out (lat/lon only)."""
+    data = json.loads((BOARDS / f"{name}.json").read_text(encoding="utf-8"))
     for s in data["stations"]:
-        s.pop("board")
+        s.pop("board", None)
     for r in data["routes"]:
         r.pop("waypoints", None)
-    res = layout_board(data, size="auto")
+    return data
+
+
+@pytest.mark.slow
+def test_seattle_on_size_auto_is_strict_clean():
+    """--size auto from lat/lon alone: strict clean on the smallest standard size that holds
+    Seattle (841 x 1189 mm) or, where that size leaves a problem, on the next size up, and then it
+    says which size left what (figure auto_sizes_tried). Which of the two depends on the machine's
+    floating point and on the gap rule (the layout is chaotic; docs/layout-speed.md, "Finishing the
+    last problems")."""
+    from mapkit.layout import layout_board
+
+    res = layout_board(_stripped("seattle"), size="auto")
     assert geometry_problems(res.data) == []
     assert res.problems == []
     assert res.figures["size_chosen"] is True
-    assert res.figures["board_mm"] == [1000.0, 1400.0]
-    assert res.figures["auto_sizes_tried"] == "841x1189 0 error(s), 1 warning(s); 1000x1400 clean"
+    w, h = res.figures["board_mm"]
+    assert [w, h] in ([841.0, 1189.0], [1000.0, 1400.0])
+    tried = res.figures.get("auto_sizes_tried")   # only where a first size left problems
+    if tried is not None:
+        assert tried.endswith(f"; {w:g}x{h:g} clean") and tried.count(";") == 1, tried
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name, size", [("portland", (900, 600)), ("north-america", (800, 530))])
+def test_bundled_board_from_lat_lon_alone_is_strict_clean(name, size):
+    """Portland and north-america with every position and waypoint stripped, laid out on the sizes
+    and with the pull towards the real map their shipped layouts use: no error and no warning."""
+    from mapkit.layout import layout_board
+
+    res = layout_board(_stripped(name), size=size, geo_anchor=1.0)
+    assert geometry_problems(res.data) == [], [p.format() for p in geometry_problems(res.data)]
+    assert res.problems == []
+    assert all("board" in s for s in res.data["stations"])

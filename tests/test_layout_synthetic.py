@@ -36,14 +36,15 @@ def test_synthetic_board_comes_out_clean(stations, seed):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("stations, seed", [
-    (20, 1), (60, 0), (60, 1), (200, 1),
-    (100, 0),   # its bent route threaded through a neighbour station: unfold.py puts the bend on the other side
-    (200, 0),   # 2 mm² of two first spaces at a 7-route station: cleared by the unfolding's bend flip
-    (40, 2),    # a long route bent round the wrong side of a station: uncross.py flips the bend
-    (60, 2),    # two crossings: a one-route station put across, then a bent route taken round a station
-    # not yet (docs/layout-speed.md): a network too big for the largest standard size, shrunk to 89 %
-    pytest.param(200, 2, marks=pytest.mark.xfail(reason="a double 8 mm short", strict=False))])
+    (20, 1), (20, 2), (40, 0), (40, 2), (60, 0), (60, 1), (60, 2), (100, 0), (100, 1), (100, 2),
+    (200, 0), (200, 1),
+    # a network that wants about 1872 x 1246 mm, shrunk to 89 % on the largest standard size: the
+    # earlier steps leave a double 8 mm short (or its overlaps); the finishing step (finish.py) clears it
+    (200, 2)])
 def test_large_synthetic_board_comes_out_clean(stations, seed):
+    """Which leftovers the earlier steps hand to the finishing step depends on the machine's
+    floating point (docs/layout-speed.md, "Finishing the last problems"): the board must come out
+    clean whatever they are."""
     laid_out_clean(stations, seed)
 
 
@@ -81,14 +82,22 @@ def test_too_small_a_size_says_which_routes_do_not_fit_and_by_how_much():
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(reason="60 stations: clean, but about 18 s of CPU, not 10 (docs/layout-speed.md); 200: clean within 60 s",
-                   strict=False)
-def test_bench_meets_the_issue_targets():
+def test_bench_boards_come_out_clean_and_200_stations_within_its_target():
+    """Both bench boards clean; 200 stations within the issue's 60 s of CPU (about 22 s with the
+    gap rule the default, docs/layout-speed.md)."""
     rows = run_layout_bench()
     text = format_layout_bench(rows)
     for r in rows:
         assert r["errors"] == 0 and r["warnings"] == 0, text
-        assert r["within_target"], text
+    assert [r["within_target"] for r in rows if r["stations"] == 200] == [True], text
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(reason="60 stations: clean, about 6 s of CPU with gaps only preferred but about 24 s with the gap "
+                          "rule the default (two sizes and the soft layout, docs/layout-speed.md), not 10", strict=False)
+def test_bench_60_stations_within_its_target():
+    rows = run_layout_bench(sizes=((60, 10.0),))
+    assert rows[0]["within_target"], format_layout_bench(rows)
 
 
 def test_size_auto_tries_the_next_size_up_when_its_size_leaves_problems(monkeypatch):

@@ -24,7 +24,7 @@ class LayoutResult:
 
 
 def layout_board(data: dict, *, style: str = "geographic", size="auto", seed: int = 0,
-                 keep: frozenset = frozenset(), geo_anchor: float | None = None, gap_rule: bool = False) -> LayoutResult:
+                 keep: frozenset = frozenset(), geo_anchor: float | None = None, gap_rule: bool = True) -> LayoutResult:
     """Lay out a schema-valid board dict (stations with lat/lon). See the module docstring.
 
     geo_anchor: how strongly the first (stress) drawing is held to the real map, as a share of a
@@ -32,15 +32,15 @@ def layout_board(data: dict, *, style: str = "geographic", size="auto", seed: in
     keeps Portland and North America nearer their geography and clean; Seattle, whose real map
     does not fit its routes' lengths on 600 x 900 mm, is not clean with it (reports/layout).
 
-    gap_rule: gaps between spaces held to network.MAX_GAP_MM (or what a crowded station needs) as a
-    rule, not a preference, and --size auto preferring a size the network fills (docs/layout-gaps.md:
-    better gaps on Portland and north-america, not yet on the synthetic bench boards and Seattle)."""
+    gap_rule (the default): gaps between spaces held to network.MAX_GAP_MM (or what a crowded station
+    needs) as a rule, not a preference, and --size auto preferring a size the network fills
+    (docs/layout-gaps.md); False: the older layout, which only prefers 6 mm gaps (--no-gap-rule)."""
     if style not in STYLES:
         raise LayoutError(f"unknown style '{style}': use geographic or schematic")
     if geo_anchor is not None and not 0 <= geo_anchor <= 10:
         raise LayoutError(f"geo_anchor {geo_anchor}: use a share from 0 to 10")
     new, changes, figures, problems = layout_board_impl(data, style=style, size=size, seed=seed, keep=frozenset(keep),
-                                                        geo_anchor=geo_anchor, **({"gap_rule": True} if gap_rule else {}))
+                                                        geo_anchor=geo_anchor, gap_rule=gap_rule)
     return LayoutResult(new, changes, figures, problems)
 
 

@@ -87,3 +87,49 @@ def station_gaps(n: int, ends: list[tuple[int, int, float]], geo: np.ndarray, ra
         items.sort()
         out[s] = station_gap(np.array([h for _, h in items]), radius, smallest)
     return out
+
+
+def pair_gap(theta: float, h1: float, h2: float, radius: float, smallest: float) -> float:
+    """The smallest gap (at least `smallest`) at which two bands with half-widths h1, h2 leaving a
+    station at the angle theta between them have first spaces that clear (with the optimizer's
+    margins, as circle_need counts them); WIDEST_GAP_MM when none up to it does. For the drawing's
+    real angle where two routes' first spaces still touch: the gap that would let them clear
+    without the angle opening any further."""
+    h = np.array([h1 + HALF_EXTRA_MM]), np.array([h2 + HALF_EXTRA_MM])
+
+    def need(gap):
+        s = np.array([radius + gap])
+        return float(need_of(s, s, *h)[0]) + ANGLE_CLEAR
+
+    if need(smallest) <= theta:
+        return smallest
+    if need(WIDEST_GAP_MM) > theta:
+        return WIDEST_GAP_MM
+    lo, hi = smallest, WIDEST_GAP_MM
+    for _ in range(30):   # bisection: the need falls as the gap grows
+        mid = (lo + hi) / 2
+        if need(mid) <= theta:
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+def drawn_pair_gap(net, dr, k: int, j: int) -> float:
+    """The gap at which bundles k and j, leaving their shared station at the angle the drawing has
+    between their first segments, would have first spaces that clear (0 when they share none)."""
+    bk, bj = net.bundles[k], net.bundles[j]
+    shared = ({bk.a, bk.b} & {bj.a, bj.b})
+    if len(shared) != 1:
+        return 0.0
+    s = shared.pop()
+
+    def out(m):
+        line = dr.lines[m]
+        nxt = line[1] if line[0] == s else line[-2]
+        return dr.pos[nxt] - dr.pos[s]
+
+    u, v = out(k), out(j)
+    theta = float(np.arccos(np.clip(u @ v / max(np.linalg.norm(u) * np.linalg.norm(v), 1e-12), -1, 1)))
+    return pair_gap(theta, bk.half_width, bj.half_width, net.radius, max(bk.gap_max, bj.gap_max))
+

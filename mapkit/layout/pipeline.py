@@ -13,6 +13,7 @@ from mapkit.layout import fit
 from dataclasses import replace
 
 from mapkit.layout.bends import bend_point, needs_bend
+from mapkit.layout.finish import finish
 from mapkit.layout.flights import route_flights
 from mapkit.layout.network import GAP_MARGIN_MM, MAX_GAP_MM, build_network
 from mapkit.layout.optimize import Drawing, Weights, run_rounds
@@ -28,11 +29,13 @@ from mapkit.layout.untangle import untangle
 
 
 REPAIRS = 4  # rounds of real checks and targeted repairs
+GAP_RULE_REPAIRS = 2  # more of them with the gap rule: each relaxes the gaps of routes still touching (relax_gaps)
 REPAIR_TRIES = 700  # local moves judged by the checks at most (mapkit.layout.repair)
 REPAIR_TRIES_PER_STATION = 25
 STRESS_WITHOUT_FLIGHTS = True
 UNFOLD = True  # a stretched route bent round a station: the station put across it (unfold.py)
 UNCROSS = True  # a crossing left on the board: a bend flipped or a station put across (uncross.py)
+FINISH = True  # the last few small problems (a millimetre short, a space over a station): finish.py
 UNTANGLE = True  # kicks with a local re-optimization where the repair leaves a knot (untangle.py)
 POLISH = True  # nudge the stations of a clean board towards their routes' real bearings (polish.py)
 GEO_ANCHOR = 0.0  # the stress drawing's pull towards the real map (share of a station's stress weight)
@@ -63,8 +66,33 @@ def check_keep(data: dict, keep: frozenset) -> None:
                               " \"board\" position to keep; give it one or leave it free")
 
 
+GAP_RULE_FALLBACK = True  # a layout the gap rule leaves problems on: the soft layout too, the better kept
+
+
 def layout_board_impl(data: dict, *, style: str, size, seed: int, keep: frozenset, geo_anchor: float | None = None,
                       gap_rule: bool = False):
+    """The layout (layout_sizes); with the gap rule, where it leaves a geometry problem on every size
+    tried, the layout once more without it (gaps only preferred, as before the rule was the default)
+    and that one kept if its checks find less: a board that holds its gaps but does not pass the
+    checks is of no use to a designer, and which boards the rule leaves a knot on is the luck of the
+    floating point (docs/layout-gaps.md). The figure gap_rule says which was kept."""
+    out = layout_sizes(data, style=style, size=size, seed=seed, keep=keep, geo_anchor=geo_anchor, gap_rule=gap_rule)
+    if not gap_rule:
+        return out
+    out[2]["gap_rule"] = "held"
+    if not GAP_RULE_FALLBACK or (out[2]["errors"], out[2]["warnings"]) == (0, 0):
+        return out
+    soft = layout_sizes(data, style=style, size=size, seed=seed, keep=keep, geo_anchor=geo_anchor, gap_rule=False)
+    left = f"{out[2]['errors']} error(s), {out[2]['warnings']} warning(s)"
+    if (soft[2]["errors"], soft[2]["warnings"]) < (out[2]["errors"], out[2]["warnings"]):
+        soft[2]["gap_rule"] = f"not held: with it {left} left; without it less"
+        return soft
+    out[2]["gap_rule"] = f"held ({left} left; without it no less)"
+    return out
+
+
+def layout_sizes(data: dict, *, style: str, size, seed: int, keep: frozenset, geo_anchor: float | None = None,
+                 gap_rule: bool = False):
     """The layout; with --size auto, a size that leaves problems is followed by the next standard
     size up (AUTO_LARGER times at most), and the first clean one (or the least bad) is kept: the
     smallest size that holds the routes' lengths may still leave a knot the larger one has not
@@ -160,7 +188,7 @@ def layout_once(data: dict, *, style: str, size, seed: int, keep: frozenset, geo
     run_rounds(net, dr, w, style, rounds=4)
     route_flights(net, dr, size_out)
     # the real checks, and the repairs they point at: a bend where a route is still too short
-    for attempt in range(REPAIRS):
+    for attempt in range(REPAIRS + (GAP_RULE_REPAIRS if gap_rule else 0)):
         new, changes = build_result(net, dr, size_out)
         found = geometry_problems(new)
         short = {p.subject[len("route "):] for p in found if p.code == "route-too-short"}
@@ -169,7 +197,7 @@ def layout_once(data: dict, *, style: str, size, seed: int, keep: frozenset, geo
         widen(net, dr, found)
         if attempt >= RELAX_FROM:  # still touching after widenings asked for a wider angle: wider gaps too
             if gap_rule:
-                relax_gaps(net, found)
+                relax_gaps(net, found, dr)
         if attempt:  # still covering a station after more room was asked: go round it
             short |= {p.subject[len("route "):] for p in found if p.code == "space-on-station"}
         bend = [k for k, b in enumerate(net.bundles)
@@ -204,6 +232,9 @@ def layout_once(data: dict, *, style: str, size, seed: int, keep: frozenset, geo
     if UNCROSS and any(p.code == "crossing" for p in found):
         # two routes crossing on a planar network: a bend round the wrong side, a station across a route
         found = uncross(net, dr, size_out, geometry_problems, found, w, style)
+    if FINISH and found:
+        # the leftovers the steps above leave by the luck of the floating point (1 mm short, 2 mm²)
+        found = finish(net, dr, size_out, geometry_problems, found, w, style)
     lacking = None
     if not any(p.severity == "error" for p in found):
         # labels as obstacles: stations left no room for their name move a little, where the checks
@@ -349,22 +380,75 @@ def shared_overlaps(net, found) -> list[tuple[int, int]]:
 
 RELAX_FROM = 1  # the repair attempt from which those routes get wider gaps (relax_gaps)
 GAP_RELAX_MM = 1.0  # a route whose first space still touches a neighbour's at their station: this much wider a gap
+RELAX_ONLY_NARROW = True  # relax only pairs whose drawn angle is too narrow for their first spaces at their gaps
+GAP_JUMP_MM = 2.0   # ... or up to this much, where the drawn angle asks for it (crowding.pair_gap)
 
 
-def relax_gaps(net, found) -> None:
+def relax_gaps(net, found, dr=None) -> None:
     """Where two routes' first spaces still overlap at the station they share, let both be drawn
-    with wider gaps (GAP_RELAX_MM more, within the checks' stretch limit): the gaps are held to
-    6 mm as a rule, but a station whose routes leave it close together may need its first spaces
-    farther out (crowding.py reckons that for evenly spread routes; the drawing's real angles can
-    ask for more)."""
-    ph = net.board.physical
-    named = sorted({i for pair in shared_overlaps(net, found) for i in pair})
-    for i in named:   # once per round however many of its neighbours it touches
+    with wider gaps (GAP_RELAX_MM more, or at once the gap their drawn angle needs,
+    crowding.pair_gap; within the checks' stretch limit): the gaps are held to 6 mm as a rule, but
+    a station whose routes leave it close together may need its first spaces farther out
+    (crowding.py reckons that for evenly spread routes; the drawing's real angles can ask for more).
+    A route still too short whose ends the routes of a cycle hold too close (each at its widest):
+    those routes get GAP_RELAX_MM more (cycle_gaps)."""
+    from mapkit.layout.crowding import drawn_pair_gap
+
+    named: dict[int, float] = {}
+    for k, j in shared_overlaps(net, found):
+        need = 0.0
+        if dr is not None:
+            need = drawn_pair_gap(net, dr, k, j)
+            if RELAX_ONLY_NARROW and need <= max(net.bundles[k].gap_max, net.bundles[j].gap_max):
+                continue   # the drawn angle already clears their first spaces: they touch farther out, not a gap's doing
+        for i in (k, j):   # once per round however many of its neighbours it touches
+            named[i] = max(named.get(i, 0.0), need)
+    for i in cycle_gaps(net, found):
+        named.setdefault(i, 0.0)
+    for i in sorted(named):
         b = net.bundles[i]
         if not b.flight:
-            b.gap_max += GAP_RELAX_MM
-            longest = b.length * ph.space_length_mm + (b.length + 1) * (b.gap_max - GAP_MARGIN_MM) + 2 * ph.station_radius_mm
-            b.lsoft = min(b.lmax, max(b.lsoft, longest))
+            # at most GAP_JUMP_MM at once: a narrow drawn angle would ask for far wider gaps than the
+            # optimization needs once the angle term opens it a little (Portland's largest gap 7 -> 17 mm)
+            set_gap_max(net, b, max(b.gap_max + GAP_RELAX_MM, min(named[i], b.gap_max + GAP_JUMP_MM)))
+
+
+def set_gap_max(net, b, gap: float) -> None:
+    """A bundle's widest gap, and the longest drawing (lsoft) it allows, no shorter than before and
+    inside the checks' stretch limit (lmax)."""
+    ph = net.board.physical
+    b.gap_max = gap
+    longest = b.length * ph.space_length_mm + (b.length + 1) * (b.gap_max - GAP_MARGIN_MM) + 2 * ph.station_radius_mm
+    b.lsoft = min(b.lmax, max(b.lsoft, longest))
+
+
+def cycle_gaps(net, found) -> list[int]:
+    """For each route still too short (not a flight): the bundles of the shortest other path between
+    its ends at their widest drawings (lsoft), the cycle that holds its ends too close."""
+    import networkx as nx
+
+    bundle_of = {net.route_ids[r]: k for k, b in enumerate(net.bundles) for r in b.routes}
+    short = {bundle_of.get(p.subject.split(" ", 1)[-1]) for p in found if p.code == "route-too-short"} - {None}
+    if not short:
+        return []
+    g = nx.Graph()
+    for k, b in enumerate(net.bundles):
+        if not b.flight and (not g.has_edge(b.a, b.b) or g[b.a][b.b]["w"] < b.lsoft):
+            g.add_edge(b.a, b.b, w=b.lsoft, k=k)
+    out: set[int] = set()
+    for k in sorted(short):
+        b = net.bundles[k]
+        if b.flight or not g.has_edge(b.a, b.b):
+            continue
+        saved = g[b.a][b.b]
+        g.remove_edge(b.a, b.b)
+        try:
+            path = nx.dijkstra_path(g, b.a, b.b, weight="w")
+            out |= {g[p][q]["k"] for p, q in zip(path, path[1:])}
+        except nx.NetworkXNoPath:
+            pass
+        g.add_edge(b.a, b.b, **saved)
+    return sorted(out)
 
 
 def widen(net, dr, found) -> None:
