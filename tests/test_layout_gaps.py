@@ -1,5 +1,5 @@
-"""Gaps between spaces held to about 6 mm (network.MAX_GAP_MM) as the layout's own rule (the
-default; --no-gap-rule for the older layout that only prefers it), except where a crowded station
+"""Gaps between spaces held to about 6 mm (network.MAX_GAP_MM) as the layout's own rule (--gap-rule;
+the default, --no-gap-rule, only prefers it: docs/layout-gaps.md says why), except where a crowded station
 needs its first spaces farther out (crowding.py) or first spaces still touching asked for more
 (pipeline.relax_gaps); the figure that counts routes over it; the fill note and --size auto's
 preference for a size the network fills."""
@@ -93,11 +93,11 @@ def _drawn_gaps(data: dict) -> dict:
             for r in board.routes if r.kind != "flight"}
 
 
-def test_by_default_a_small_board_comes_out_with_its_gaps_held(monkeypatch):
+def test_with_the_rule_a_small_board_comes_out_with_its_gaps_held(monkeypatch):
     nets = []
     build = pipeline.build_network
     monkeypatch.setattr(pipeline, "build_network", lambda *a, **k: nets.append(build(*a, **k)) or nets[-1])
-    res = layout_board(layout_board_data(14, seed=3), seed=0)   # no gap_rule given: the default
+    res = layout_board(layout_board_data(14, seed=3), seed=0, gap_rule=True)
     assert nets and all(net.gap_rule for net in nets)
     assert res.figures["errors"] == 0 and res.figures["warnings"] == 0
     assert res.figures["gap_rule"] == "held"
@@ -112,11 +112,12 @@ def test_by_default_a_small_board_comes_out_with_its_gaps_held(monkeypatch):
     assert res.figures["routes_over_gap"] <= res.figures["routes_gap_widened"], res.figures
     assert res.figures["routes_drawn"] == len(res.data["routes"])
     # fewer routes over 6 mm than the soft layout of the same board
-    soft = layout_board(layout_board_data(14, seed=3), seed=0, gap_rule=False)
+    soft = layout_board(layout_board_data(14, seed=3), seed=0)   # no gap_rule given: the default, soft
+    assert "gap_rule" not in soft.figures
     assert res.figures["routes_over_gap"] < soft.figures["routes_over_gap"]
 
 
-def test_no_gap_rule_gives_the_soft_layout(tmp_path):
+def test_no_gap_rule_the_default_gives_the_soft_layout(tmp_path):
     path = tmp_path / "b.json"
     data = layout_board_data(14, seed=3)
     path.write_text(json.dumps(data), encoding="utf-8")
@@ -126,7 +127,7 @@ def test_no_gap_rule_gives_the_soft_layout(tmp_path):
         assert res.exit_code in (0, 1), res.output
         outs[flag] = json.loads(res.output)
     default = CliRunner().invoke(main, ["layout", str(path), "--format", "json"])
-    assert json.loads(default.output)["figures"] == outs["--gap-rule"]["figures"]   # the rule is the default
+    assert json.loads(default.output)["figures"] == outs["--no-gap-rule"]["figures"]   # soft is the default
     soft = outs["--no-gap-rule"]["figures"]
     # the figures only the rule has (routes allowed wider gaps), and the soft layout's own positions
     assert "routes_gap_widened" in outs["--gap-rule"]["figures"] and "routes_gap_widened" not in soft

@@ -24,7 +24,7 @@ class LayoutResult:
 
 
 def layout_board(data: dict, *, style: str = "geographic", size="auto", seed: int = 0,
-                 keep: frozenset = frozenset(), geo_anchor: float | None = None, gap_rule: bool = True) -> LayoutResult:
+                 keep: frozenset = frozenset(), geo_anchor: float | None = None, gap_rule: bool = False) -> LayoutResult:
     """Lay out a schema-valid board dict (stations with lat/lon). See the module docstring.
 
     geo_anchor: how strongly the first (stress) drawing is held to the real map, as a share of a
@@ -32,9 +32,13 @@ def layout_board(data: dict, *, style: str = "geographic", size="auto", seed: in
     keeps Portland and North America nearer their geography and clean; Seattle, whose real map
     does not fit its routes' lengths on 600 x 900 mm, is not clean with it (reports/layout).
 
-    gap_rule (the default): gaps between spaces held to network.MAX_GAP_MM (or what a crowded station
-    needs) as a rule, not a preference, and --size auto preferring a size the network fills
-    (docs/layout-gaps.md); False: the older layout, which only prefers 6 mm gaps (--no-gap-rule)."""
+    gap_rule: gaps between spaces held to network.MAX_GAP_MM (or what a crowded station needs) as a
+    rule, not a preference, and --size auto preferring a size the network fills; where the rule
+    leaves a problem on every size, the soft layout is kept if cleaner (figure gap_rule).
+    False (the default, --no-gap-rule): the layout only prefers 6 mm gaps. Not the default because,
+    measured on the synthetic and bundled boards (docs/layout-gaps.md), the rule makes the
+    60-station bench board take about 4x the CPU (24-34 s against the 10 s target), keeps it on
+    14 of 18 cases only, and costs Portland two labels' room."""
     if style not in STYLES:
         raise LayoutError(f"unknown style '{style}': use geographic or schematic")
     if geo_anchor is not None and not 0 <= geo_anchor <= 10:

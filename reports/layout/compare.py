@@ -39,9 +39,9 @@ INTRO = [   # comparison.md's first lines
     '"hand size, geo_anchor 1.0" layouts were shipped in boards/ (`mapkit layout --geo-anchor 1.0`); Seattle keeps its'
     " hand layout.",
     "routes_over_gap: routes with gaps between spaces over 6 mm, of those drawn (left blank for the earlier hand",
-    "layouts, measured after they were replaced). The computed rows of this table were made before the 6 mm gap rule",
-    "became the default (they are what `--no-gap-rule` gives); the rule's rows, on another host: the table at the end",
-    "and docs/layout-gaps.md.", ""]
+    "layouts, measured after they were replaced). The computed rows of this table are the default layout",
+    "(`--no-gap-rule`), made on an earlier host; the 6 mm gap rule's rows (`--gap-rule`), on this stop's host: the",
+    "table at the end and docs/layout-gaps.md.", ""]
 
 
 def stripped(data: dict) -> dict:
