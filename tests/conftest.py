@@ -9,6 +9,37 @@ FIXTURES = REPO / "tests" / "fixtures"
 BAD = REPO / "tests" / "bad_boards"
 
 
+def red_blue_board(stations: list[dict], routes: list[dict]) -> dict:
+    """A small standard-rules board of red and blue routes: the layout tests' hand-made networks."""
+    return {
+        "schema_version": 1, "id": "t", "name": "T", "version": "1", "rules": {"preset": "standard"},
+        "route_points": [1, 2, 4, 7, 10, 15],
+        "palette": [{"id": "red", "name": "Red", "hex": "#d62728", "kind": "rail"},
+                    {"id": "blue", "name": "Blue", "hex": "#1f77b4", "kind": "rail"}],
+        "wild": {"name": "Locomotive", "hex": "#cccccc"}, "gray": {"name": "Gray", "kind": "rail"},
+        "stations": stations, "routes": routes,
+    }
+
+
+def network_position(t, rules, routes, trains, turn=40):
+    """Four players after setup, seat 0 to play holding no ticket and no card, owning `routes`
+    (route ids), with `trains` trains and `turn` turns a seat played: the expert's ticket tests."""
+    from mapkit.sim import engine
+
+    s = engine.new_game(t, rules, 4, 3)
+    while s.phase == engine.SETUP:
+        engine.apply(s, (engine.KEEP, (1 << s.min_keep) - 1))
+    s.current, s.tickets[0] = 0, []
+    for rid in routes:
+        r = t.route_ids.index(rid)
+        s.hands[0][t.wild] += t.route_len[r]
+        engine._claim(s, 0, r, t.wild, t.route_len[r])
+    s.hands[0] = [0] * (t.wild + 1)
+    s.trains[0] = trains
+    s.turn = 4 * turn
+    return s
+
+
 def play_through(t, rules, agents, seed):
     """One game of these agents to its end (each reset here with random.Random(seed * 10 + seat)),
     for tests that check an agent's decisions from inside (a subclass asserting as it plays)."""

@@ -13,6 +13,7 @@ from mapkit.sim.rules import PRESETS, VARIANTS, rules_for_board
 from mapkit.sim.runner import game_seeds, play_game
 from mapkit.sim.tables import build_tables
 from simhelp import TINY
+from conftest import network_position
 
 BOARDS = [TINY] + sorted(boards_dir().glob("*.json"))
 
@@ -446,23 +447,6 @@ def test_expert_keeps_a_ticket_more_when_it_adds_few_trains(na, extra, kept):
     assert 0 < both - alone <= 3
 
 
-def _network_position(t, rules, routes, trains):
-    """North-america, four players after setup, seat 0 to play holding no ticket, owning `routes`
-    (route ids), with `trains` trains and 40 turns a seat played."""
-    from mapkit.sim import engine
-
-    s = engine.new_game(t, rules, 4, 3)
-    while s.phase == engine.SETUP:
-        engine.apply(s, (engine.KEEP, (1 << s.min_keep) - 1))
-    s.current, s.tickets[0] = 0, []
-    for rid in routes:
-        r = t.route_ids.index(rid)
-        s.hands[0][t.wild] += t.route_len[r]
-        engine._claim(s, 0, r, t.wild, t.route_len[r])
-    s.hands[0] = [0] * (t.wild + 1)
-    s.trains[0] = trains
-    s.turn = 4 * 40
-    return s
 
 
 @pytest.mark.parametrize("unseen, draws", [
@@ -479,7 +463,7 @@ def test_expert_draws_tickets_by_what_the_pool_can_offer_its_network(na, unseen,
     from mapkit.sim.view import SeatView
 
     t, rules = na
-    s = _network_position(t, rules, ["denver-santa-fe", "santa-fe-el-paso", "salt-lake-city-denver#1",
+    s = network_position(t, rules, ["denver-santa-fe", "santa-fe-el-paso", "salt-lake-city-denver#1",
                                      "las-vegas-salt-lake-city", "los-angeles-las-vegas"], 14)
     agent = make_agent("expert")
     agent.reset(0, t, 4, __import__("random").Random(7))

@@ -16,6 +16,7 @@ from mapkit.sim.legal import Legal
 from mapkit.sim.rules import rules_for_board
 from mapkit.sim.tables import build_tables
 from mapkit.sim.view import SeatView
+from conftest import network_position
 
 
 @pytest.fixture(scope="module")
@@ -24,21 +25,6 @@ def na():
     return build_tables(board), rules_for_board(board)
 
 
-def _network_position(t, rules, routes, trains, turn):
-    """Four players after setup, seat 0 to play holding no ticket, owning `routes`, with `trains`
-    trains, `turn` turns a seat played."""
-    s = engine.new_game(t, rules, 4, 3)
-    while s.phase == engine.SETUP:
-        engine.apply(s, (engine.KEEP, (1 << s.min_keep) - 1))
-    s.current, s.tickets[0] = 0, []
-    for rid in routes:
-        r = t.route_ids.index(rid)
-        s.hands[0][t.wild] += t.route_len[r]
-        engine._claim(s, 0, r, t.wild, t.route_len[r])
-    s.hands[0] = [0] * (t.wild + 1)
-    s.trains[0] = trains
-    s.turn = 4 * turn
-    return s
 
 
 SOUTH_WEST = ["denver-santa-fe", "santa-fe-el-paso", "salt-lake-city-denver#1", "las-vegas-salt-lake-city",
@@ -63,7 +49,7 @@ def test_a_draw_of_tickets_the_network_completes_is_worth_their_points_when_cert
     few turns left the completion curve gives each well under an even chance; with
     `draw_complete_certain` the draw is worth their points in full (all three are offered)."""
     t, rules = na
-    s = _network_position(t, rules, SOUTH_WEST, 8, 30)
+    s = network_position(t, rules, SOUTH_WEST, 8, 30)
     view = SeatView(s, 0)
     agent = _agent(t, COMPLETE, view, draw_complete_certain=certain)
     pts = sum(x[2] for x in agent._unseen(view))
@@ -78,7 +64,7 @@ def test_an_early_draw_values_tickets_on_the_planned_network(na):
     """`planned` routes count as the seat's own in the draw's value: a ticket along them is
     complete (no train), so the same draw is worth more than on the bare board."""
     t, rules = na
-    s = _network_position(t, rules, [], 45, 1)
+    s = network_position(t, rules, [], 45, 1)
     view = SeatView(s, 0)
     agent = _agent(t, COMPLETE, view)
     planned = [t.route_ids.index(r) for r in SOUTH_WEST]
@@ -95,7 +81,7 @@ def test_the_early_draw_switch_draws_tickets_in_the_first_turns(na, turns, draws
     the three tickets it has not seen run along that plan: with `early_draw_turns` it draws
     tickets before claiming; off (0) it goes on with its plan."""
     t, rules = na
-    s = _network_position(t, rules, [], 45, 0)
+    s = network_position(t, rules, [], 45, 0)
     s.tickets[0] = [t.ticket_names["standard"].index("el-paso-vancouver")]
     view = SeatView(s, 0)
     agent = _agent(t, ["denver-el-paso", "helena-vancouver", "denver-seattle"], view, early_draw_turns=turns,
@@ -108,7 +94,7 @@ def test_the_trail_credit_can_wait_for_a_winnable_bonus(na):
     """`trail_winnable_margin`: the keep's trail credit counts only while the plan's trail is within
     the margin of the longest trail another seat has laid."""
     t, rules = na
-    s = _network_position(t, rules, [], 45, 5)
+    s = network_position(t, rules, [], 45, 5)
     # seat 1 owns a long chain in the west
     for rid in ("seattle-helena", "helena-duluth"):
         r = t.route_ids.index(rid)
@@ -149,7 +135,7 @@ def test_racing_by_the_way_round_skips_a_contested_route_with_a_cheap_detour(na)
     only while the way round it costs at least that much more planning weight; None: every
     contested route first, as before."""
     t, rules = na
-    s = _network_position(t, rules, [], 45, 5)
+    s = network_position(t, rules, [], 45, 5)
     short = t.route_ids.index("denver-santa-fe")
     long = t.route_ids.index("seattle-helena")
     # an opponent's route at denver: denver-santa-fe is contested, seattle-helena is not

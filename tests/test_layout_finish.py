@@ -14,20 +14,15 @@ from mapkit.layout.network import build_network
 from mapkit.layout.optimize import Drawing
 from mapkit.layout.pipeline import geometry_problems
 from mapkit.layout.result import build_result
+from conftest import red_blue_board
 
 
 def _board(stations, routes) -> dict:
-    return {
-        "schema_version": 1, "id": "t", "name": "T", "version": "1", "rules": {"preset": "standard"},
-        "route_points": [1, 2, 4, 7, 10, 15],
-        "palette": [{"id": "red", "name": "Red", "hex": "#d62728", "kind": "rail"},
-                    {"id": "blue", "name": "Blue", "hex": "#1f77b4", "kind": "rail"}],
-        "wild": {"name": "Locomotive", "hex": "#cccccc"}, "gray": {"name": "Gray", "kind": "rail"},
+    return red_blue_board(
         # lat/lon only for the network's bearings; the drawing is given in millimetres
-        "stations": [{"id": i, "name": i.upper(), "lat": 45.0 - y / 5000, "lon": -122.0 + x / 5000}
+        stations=[{"id": i, "name": i.upper(), "lat": 45.0 - y / 5000, "lon": -122.0 + x / 5000}
                      for i, (x, y) in stations.items()],
-        "routes": [{"from": a, "to": b, "color": c, "length": n} for a, b, c, n in routes],
-    }
+        routes=[{"from": a, "to": b, "color": c, "length": n} for a, b, c, n in routes])
 
 
 def _drawing(stations, routes):

@@ -11,23 +11,18 @@ from mapkit.layout.overpass import rank
 from mapkit.layout.pipeline import geometry_problems
 from mapkit.layout.repair import Repair
 from mapkit.layout.uncross import _end_moves, _moves, uncross
+from conftest import red_blue_board
 
 
 def _board() -> dict:
     """a-b a long route; c south of it on the real map, f further south, c-f a route."""
     st = [("a", 45.0, -122.0), ("b", 45.0, -121.9), ("c", 44.99, -121.95), ("f", 44.975, -121.95)]
-    return {
-        "schema_version": 1, "id": "t", "name": "T", "version": "1", "rules": {"preset": "standard"},
-        "route_points": [1, 2, 4, 7, 10, 15],
-        "palette": [{"id": "red", "name": "Red", "hex": "#d62728", "kind": "rail"},
-                    {"id": "blue", "name": "Blue", "hex": "#1f77b4", "kind": "rail"}],
-        "wild": {"name": "Locomotive", "hex": "#cccccc"}, "gray": {"name": "Gray", "kind": "rail"},
-        "stations": [{"id": i, "name": i.upper(), "lat": la, "lon": lo} for i, la, lo in st],
-        "routes": [{"from": "a", "to": "b", "color": "red", "length": 6},
+    return red_blue_board(
+        stations=[{"id": i, "name": i.upper(), "lat": la, "lon": lo} for i, la, lo in st],
+        routes=[{"from": "a", "to": "b", "color": "red", "length": 6},
                    {"from": "c", "to": "f", "color": "blue", "length": 2},
                    {"from": "a", "to": "c", "color": "blue", "length": 3},
-                   {"from": "c", "to": "b", "color": "blue", "length": 3}],
-    }
+                   {"from": "c", "to": "b", "color": "blue", "length": 3}])
 
 
 def _drawing(net, pos, bend) -> Drawing:

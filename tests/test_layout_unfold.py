@@ -9,23 +9,18 @@ import numpy as np
 from mapkit.layout.network import build_network
 from mapkit.layout.optimize import Drawing, Problem, Weights
 from mapkit.layout.unfold import _across, _flip, _loop_stations
+from conftest import red_blue_board
 
 
 def _board() -> dict:
     """a-b a route bent north round c; c south of a-b on the real map; d-e an overpass crossing a-b."""
     st = [("a", 45.0, -122.0), ("b", 45.0, -121.9), ("c", 44.99, -121.95), ("d", 45.03, -121.96), ("e", 44.97, -121.94)]
-    return {
-        "schema_version": 1, "id": "t", "name": "T", "version": "1", "rules": {"preset": "standard"},
-        "route_points": [1, 2, 4, 7, 10, 15],
-        "palette": [{"id": "red", "name": "Red", "hex": "#d62728", "kind": "rail"},
-                    {"id": "blue", "name": "Blue", "hex": "#1f77b4", "kind": "rail"}],
-        "wild": {"name": "Locomotive", "hex": "#cccccc"}, "gray": {"name": "Gray", "kind": "rail"},
-        "stations": [{"id": i, "name": i.upper(), "lat": la, "lon": lo} for i, la, lo in st],
-        "routes": [{"from": "a", "to": "b", "color": "red", "length": 4},
+    return red_blue_board(
+        stations=[{"id": i, "name": i.upper(), "lat": la, "lon": lo} for i, la, lo in st],
+        routes=[{"from": "a", "to": "b", "color": "red", "length": 4},
                    {"from": "a", "to": "c", "color": "red", "length": 1},
                    {"from": "c", "to": "b", "color": "red", "length": 2},
-                   {"from": "d", "to": "e", "color": "blue", "length": 3, "overpass": True}],
-    }
+                   {"from": "d", "to": "e", "color": "blue", "length": 3, "overpass": True}])
 
 
 def _drawing(net, pos, bend=None) -> Drawing:

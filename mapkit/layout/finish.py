@@ -49,8 +49,7 @@ SMALL_STEPS_MM = (1.0, 2.5)          # the generic steps of every point a proble
 EXTRA_MM = (0.6, 1.5, 3.0)           # a short route lengthened by what is missing and this much more
 MARGIN_MM = (0.7, 2.0, 3.5)          # a covered station and the route over it: this much clearer than touching
 TURN_DEG = (1.5, 3.0, 5.0, 8.0)      # routes turned about the station where two of them overlap
-MAX_TRIES = 600                      # candidate evaluations over one finishing (its sweeps, Finish.run)
-PASSES = 4                           # sweeps over the problems left
+MAX_TRIES = 600                      # candidate evaluations over one finishing (its sweeps: Repair.run)
 MAX_KICKS = 16                       # kicks, each with a local re-optimization, after the finishing moves
 KICK_AT_MOST = 4                     # problems left after the moves, at most, for the kicks to be tried
 KICKS_PER_PROBLEM = 7                # of them at most on any one problem
@@ -364,31 +363,9 @@ class Finish(Repair):
         self._apply(best)
         return True
 
-    def run(self):
-        """Repair.run's sweeps, judged by rank (an error never traded for a smaller warning: a
-        stretched route drawn in until it covers a station is not better)."""
-        found = self.full()
-        current = rank(found)
-        for _ in range(PASSES):
-            if not found or self.tries >= self.max_tries:
-                break
-            improved = False
-            for p in sorted(found, key=lambda q: (q.severity != "error", q.code, q.subject, q.message)):
-                if self.tries >= self.max_tries:
-                    break
-                snapshot = (self.dr.pos.copy(), self.dr.free.copy(), [list(line) for line in self.dr.lines])
-                if not self.try_problem(p):
-                    continue
-                new_found = self.full()
-                if rank(new_found) < current:
-                    found, current, improved = new_found, rank(new_found), True
-                else:   # better near the move, worse elsewhere: undo
-                    self.dr.pos, self.dr.free, self.dr.lines = snapshot
-                if not found:
-                    break
-            if not improved:
-                break
-        return found
+    # Repair.run's sweeps, judged by rank: an error is never traded for a smaller warning (a
+    # stretched route drawn in until it covers a station is not better), as Repair's score would
+    judge = staticmethod(rank)
 
 
 def _swung(fn: Finish, o: int, k2: int) -> list[Move]:

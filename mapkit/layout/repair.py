@@ -496,9 +496,12 @@ class Repair:
         self.dr.pos = self.dr.pos[:-1]
         self.dr.free = self.dr.free[:-1]
 
+    # how a sweep's whole-board findings are compared (Finish judges errors first: overpass.rank)
+    judge = staticmethod(score)
+
     def run(self):
         found = self.full()
-        current = score(found)
+        current = self.judge(found)
         for _ in range(PASSES):
             if not found or self.tries >= self.max_tries:
                 break
@@ -510,7 +513,7 @@ class Repair:
                 if not self.try_problem(p):
                     continue
                 new_found = self.full()
-                new = score(new_found)
+                new = self.judge(new_found)
                 if new < current:
                     found, current, improved = new_found, new, True
                 else:  # better near the move, worse elsewhere: undo
