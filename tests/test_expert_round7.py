@@ -148,7 +148,7 @@ def test_racing_by_the_way_round_skips_a_contested_route_with_a_cheap_detour(na)
     assert agent._contested(view, short) > 0 and agent._contested(view, long) == 0
     detour = agent._detour(view, short, agent._costs(view))
     assert 0 < detour < float("inf")
-    pick = lambda: max((short, long), key=agent._race_key(view, (short, long)))
+    pick = lambda: max((short, long), key=agent._race_key(view))
     assert pick() == short                      # as before: contested first
     agent.race_bottleneck = detour              # the way round is long enough: still raced
     assert pick() == short

@@ -69,28 +69,6 @@ def test_flight_routing_is_deterministic():
     assert out[0] == out[1]
 
 
-@pytest.mark.slow
-def test_seattle_computed_layout_is_strict_clean():
-    """Laid out from lat/lon alone on the hand layout's 600 x 900 mm: no error and no warning.
-    The first drawing puts Tukwila north of the TIBS-Renton line (the real map has it south), so
-    the route is bent round it and stretched 2x until the unfolding (mapkit/layout/unfold.py) puts
-    Tukwila across and the Sounder overpass gets a gap of its spaces where it crosses."""
-    from mapkit.layout import layout_board
-
-    data = json.loads((BOARDS / "seattle.json").read_text(encoding="utf-8"))
-    for s in data["stations"]:
-        s.pop("board")
-    for r in data["routes"]:
-        r.pop("waypoints", None)
-    res = layout_board(data, size=(600, 900))
-    assert geometry_problems(res.data) == []
-    assert res.problems == []
-    board = {s["id"]: (s["board"]["x"], s["board"]["y"]) for s in res.data["stations"]}
-    tibs, renton, tukwila = (np.array(board[k]) for k in ("tibs", "renton", "tukwila"))
-    d, t = renton - tibs, tukwila - tibs
-    assert d[0] * t[1] - d[1] * t[0] > 0, "Tukwila should be south of the TIBS-Renton line, as on the real map"
-
-
 def _stripped(name: str) -> dict:
     """A bundled board with every board position and every waypoint taken out (lat/lon only)."""
     data = json.loads((BOARDS / f"{name}.json").read_text(encoding="utf-8"))
@@ -99,6 +77,25 @@ def _stripped(name: str) -> dict:
     for r in data["routes"]:
         r.pop("waypoints", None)
     return data
+
+
+@pytest.mark.slow
+def test_seattle_computed_layout_is_strict_clean():
+    """Laid out from lat/lon alone on the hand layout's 600 x 900 mm: no error and no warning.
+    The first drawing puts Tukwila north of the TIBS-Renton line (the real map has it south), so
+    the route is bent round it and stretched 2x until the unfolding (mapkit/layout/unfold.py) puts
+    Tukwila across and the Sounder overpass gets a gap of its spaces where it crosses."""
+    from mapkit.layout import layout_board
+
+    res = layout_board(_stripped("seattle"), size=(600, 900))
+    assert geometry_problems(res.data) == []
+    assert res.problems == []
+    board = {s["id"]: (s["board"]["x"], s["board"]["y"]) for s in res.data["stations"]}
+    tibs, renton, tukwila = (np.array(board[k]) for k in ("tibs", "renton", "tukwila"))
+    d, t = renton - tibs, tukwila - tibs
+    assert d[0] * t[1] - d[1] * t[0] > 0, "Tukwila should be south of the TIBS-Renton line, as on the real map"
+
+
 
 
 @pytest.mark.slow

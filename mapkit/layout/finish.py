@@ -41,9 +41,11 @@ import re
 
 import numpy as np
 
-from mapkit.layout.unfold import _flip
 from mapkit.layout.overpass import rank
 from mapkit.layout.repair import DIRECTIONS, REACH_MM, Repair, _route_names, _station_names
+from mapkit.layout.uncross import _moves as uncross_moves
+from mapkit.layout.unfold import _flip
+from mapkit.layout.untangle import Untangle
 
 SMALL_STEPS_MM = (1.0, 2.5)          # the generic steps of every point a problem names
 EXTRA_MM = (0.6, 1.5, 3.0)           # a short route lengthened by what is missing and this much more
@@ -408,9 +410,7 @@ def kicks(fn: Finish, p) -> list[Move]:
     elif p.code == "crossing":
         # the uncrossing's moves (a bend flipped, an end put across, a route taken round an end),
         # here followed by the finishing's moves rather than the repair's
-        from mapkit.layout.uncross import _moves
-
-        for _, moves in _moves(fn, p):
+        for _, moves in uncross_moves(fn, p):
             m = [("bend", q[1], xy) if isinstance(q, tuple) else (q, xy) for q, xy in moves]
             if all(it[0] != "bend" or len(fn.dr.lines[it[1]]) == 2 for it in m):
                 out.append(sorted(m, key=lambda it: it[0] == "bend"))
@@ -451,8 +451,6 @@ def finish(net, dr, size_out, check, found, w=None, style=None, max_tries: int =
         # attempt on 200 stations leaves a dozen): kicks would cost seconds for nothing; the
         # caller's fallback (another size, the soft layout) is the way out
         return found
-    from mapkit.layout.untangle import Untangle
-
     current, tried = rank(found), 0
     per_problem: dict = {}   # kicks tried on each problem (by its words), so that one cannot use them all
     while found and tried < max_kicks:

@@ -83,6 +83,12 @@ def needed_mm(n: int, ph) -> float:
     return n * ph.space_length_mm + (n + 1) * ph.space_gap_mm
 
 
+def drawn_mm_at_gap(n: int, ph, gap: float) -> float:
+    """The length, station centre to centre, of a route of n spaces drawn with gaps of `gap` mm
+    between them (and between the end spaces and the stations' rims)."""
+    return n * ph.space_length_mm + (n + 1) * gap + 2 * ph.station_radius_mm
+
+
 def preferred_mm(n: int, ph) -> float:
     """The length, station centre to centre, a route of n spaces is aimed at (before the soft
     and hard limits): its spaces at the preferred gap, plus the two stations' radii."""
@@ -136,10 +142,10 @@ def build_network(data: dict, keep: frozenset = frozenset(), gap_rule: bool = Fa
         a, b = index[first.a], index[first.b]
         if gap_rule:
             gap_max = MAX_GAP_MM if flight else max(crowd[a], crowd[b])
-            lsoft = min(lmax, max(lmin + 1.0, n * ph.space_length_mm + (n + 1) * (gap_max - GAP_MARGIN_MM) + 2 * r))
+            lsoft = min(lmax, max(lmin + 1.0, drawn_mm_at_gap(n, ph, gap_max - GAP_MARGIN_MM)))
         else:
             gap_max = math.inf
-            lsoft = min(lmax, max(lmin + 1.0, n * ph.space_length_mm + (n + 1) * MAX_GAP_MM + 2 * r))
+            lsoft = min(lmax, max(lmin + 1.0, drawn_mm_at_gap(n, ph, MAX_GAP_MM)))
         lpref = min(lsoft, preferred_mm(n, ph))
         fixed_wp = []
         if fixed[a] and fixed[b] and first.waypoints:

@@ -12,10 +12,13 @@ from mapkit.errors import UsageError
 from mapkit.layout import fit
 from dataclasses import replace
 
+import networkx as nx
+
 from mapkit.layout.bends import bend_point, needs_bend
+from mapkit.layout.crowding import drawn_pair_gap
 from mapkit.layout.finish import finish
 from mapkit.layout.flights import route_flights
-from mapkit.layout.network import GAP_MARGIN_MM, MAX_GAP_MM, build_network
+from mapkit.layout.network import GAP_MARGIN_MM, MAX_GAP_MM, build_network, drawn_mm_at_gap
 from mapkit.layout.optimize import Drawing, Weights, run_rounds
 from mapkit.layout.project import initial_positions
 from mapkit.layout.stress import majorize
@@ -72,8 +75,7 @@ GAP_RULE_FALLBACK = True  # a layout the gap rule leaves problems on: the soft l
 def layout_board_impl(data: dict, *, style: str, size, seed: int, keep: frozenset, geo_anchor: float | None = None,
                       gap_rule: bool = False):
     """The layout (layout_sizes); with the gap rule, where it leaves a geometry problem on every size
-    tried, the layout once more without it (gaps only preferred, as before the rule was the default)
-    and that one kept if its checks find less: a board that holds its gaps but does not pass the
+    tried, the layout once more without it (gaps only preferred, the default layout) and that one kept if its checks find less: a board that holds its gaps but does not pass the
     checks is of no use to a designer, and which boards the rule leaves a knot on is the luck of the
     floating point (docs/layout-gaps.md). The figure gap_rule says which was kept."""
     out = layout_sizes(data, style=style, size=size, seed=seed, keep=keep, geo_anchor=geo_anchor, gap_rule=gap_rule)
@@ -384,7 +386,7 @@ RELAX_ONLY_NARROW = True  # relax only pairs whose drawn angle is too narrow for
 GAP_JUMP_MM = 2.0   # ... or up to this much, where the drawn angle asks for it (crowding.pair_gap)
 
 
-def relax_gaps(net, found, dr=None) -> None:
+def relax_gaps(net, found, dr) -> None:
     """Where two routes' first spaces still overlap at the station they share, let both be drawn
     with wider gaps (GAP_RELAX_MM more, or at once the gap their drawn angle needs,
     crowding.pair_gap; within the checks' stretch limit): the gaps are held to 6 mm as a rule, but
@@ -392,15 +394,11 @@ def relax_gaps(net, found, dr=None) -> None:
     (crowding.py reckons that for evenly spread routes; the drawing's real angles can ask for more).
     A route still too short whose ends the routes of a cycle hold too close (each at its widest):
     those routes get GAP_RELAX_MM more (cycle_gaps)."""
-    from mapkit.layout.crowding import drawn_pair_gap
-
     named: dict[int, float] = {}
     for k, j in shared_overlaps(net, found):
-        need = 0.0
-        if dr is not None:
-            need = drawn_pair_gap(net, dr, k, j)
-            if RELAX_ONLY_NARROW and need <= max(net.bundles[k].gap_max, net.bundles[j].gap_max):
-                continue   # the drawn angle already clears their first spaces: they touch farther out, not a gap's doing
+        need = drawn_pair_gap(net, dr, k, j)
+        if RELAX_ONLY_NARROW and need <= max(net.bundles[k].gap_max, net.bundles[j].gap_max):
+            continue   # the drawn angle already clears their first spaces: they touch farther out, not a gap's doing
         for i in (k, j):   # once per round however many of its neighbours it touches
             named[i] = max(named.get(i, 0.0), need)
     for i in cycle_gaps(net, found):
@@ -416,17 +414,13 @@ def relax_gaps(net, found, dr=None) -> None:
 def set_gap_max(net, b, gap: float) -> None:
     """A bundle's widest gap, and the longest drawing (lsoft) it allows, no shorter than before and
     inside the checks' stretch limit (lmax)."""
-    ph = net.board.physical
     b.gap_max = gap
-    longest = b.length * ph.space_length_mm + (b.length + 1) * (b.gap_max - GAP_MARGIN_MM) + 2 * ph.station_radius_mm
-    b.lsoft = min(b.lmax, max(b.lsoft, longest))
+    b.lsoft = min(b.lmax, max(b.lsoft, drawn_mm_at_gap(b.length, net.board.physical, gap - GAP_MARGIN_MM)))
 
 
 def cycle_gaps(net, found) -> list[int]:
     """For each route still too short (not a flight): the bundles of the shortest other path between
     its ends at their widest drawings (lsoft), the cycle that holds its ends too close."""
-    import networkx as nx
-
     bundle_of = {net.route_ids[r]: k for k, b in enumerate(net.bundles) for r in b.routes}
     short = {bundle_of.get(p.subject.split(" ", 1)[-1]) for p in found if p.code == "route-too-short"} - {None}
     if not short:

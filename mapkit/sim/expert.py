@@ -603,10 +603,7 @@ class ExpertAgent(BottleneckMixin, EarlyDrawMixin, SpareMixin, ThreeTurnMixin, E
                 for a in claims:
                     by_route.setdefault(a[1], []).append(a)
                 # the route to claim first: contested ones, then the longest
-                if self.race_bottleneck is None:
-                    r = max(by_route, key=lambda x: (self.race and self._contested(view, x) > 0, t.route_len[x], -x))
-                else:  # contested routes with a long way round first (expert_bottleneck.py)
-                    r = max(by_route, key=self._race_key(view, by_route))
+                r = max(by_route, key=self._race_key(view))   # expert_bottleneck.py
                 rest = [x for x in routes if x != r and x != t.route_partner[r]]
                 return self._pay(view, by_route[r], self.wanted_colors(view, rest))
             station = self.transit_move(view, legal)

@@ -33,8 +33,10 @@ class BottleneckMixin:
         c = self._path(work, t.route_a[r], t.route_b[r], ())[0]
         return INF if c == INF else c - self.weight[r]
 
-    def _race_key(self, view, routes):
-        """A key function over claimable routes: (raced first, longer, lower id)."""
+    def _race_key(self, view):
+        """A key function over claimable planned routes: (raced first, longer, lower id). Raced
+        first: none without `race`; next to an opponent (`_contested`), the play before; with
+        `race_bottleneck`, only those whose way round is long."""
         t = self.t
         if not self.race:
             return lambda x: (False, t.route_len[x], -x)
