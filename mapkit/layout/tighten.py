@@ -1,0 +1,529 @@
+"""The last step of a clean layout: routes drawn longer than their spaces need, drawn in.
+
+The optimization only prefers gaps between spaces of at most 6 mm (network.MAX_GAP_MM, the issue's
+"a route reads as one line"): its clearances grow heavier each round and a longer route always eases
+them, so a clean board comes out with many routes stretched past that (docs/layout-gaps.md). Holding
+the gaps as a rule during the optimization (--gap-rule) fights those clearances and costs label
+room and time; here, on a board the checks already pass, there is nothing left to fight: every
+route's gap above its aim (GAP_AIM_MM, or what a crowded station needs to clear its first spaces,
+crowding.station_gaps) is excess, and points are moved to take it out, each move kept only when it
+costs nothing the issue counts:
+
+- a point (a station, or a route's bend) moved to where its routes' excess is least: a tiny
+  Gauss-Newton over its two coordinates (`_target`), with hinge residuals for each route through it
+  (its gap above the aim, its length below what its spaces need plus a margin) and a weak pull to
+  where it is; the whole step, or part of it;
+- a bend taken out of a route that is too long with it and long enough without it;
+- first of all, the whole drawing drawn in towards its centre by a few per cent where every route
+  keeps its spaces' length and the stations still fill the board as asked (labels.fill_kept).
+
+A move is kept only when the gap excess (the sum of each route's excess squared, in mm of gap) falls,
+the checks find nothing more on the part of the board it changes (overpass.rank, the finishing
+step's judge: no error traded for anything), the stations near it keep room for as many labels as
+before (labels.py: a label counts as an obstacle) and the stations' bounding box still fills the
+board as asked. Each sweep is confirmed on the whole board (checks and label room) or undone.
+Counts bound it (MAX_TRIES, SWEEPS), never time; the order is fixed: a seed gives one layout.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from mapkit.layout.crowding import ANGLE_CLEAR, HALF_EXTRA_MM, need_of, station_gaps
+from mapkit.layout.labels import LABEL_REACH_MM, fill_kept, station_span, without_room
+from mapkit.layout.network import MAX_GAP_MM, drawn_mm_at_gap
+from mapkit.layout.optimize import Drawing, run_rounds
+from mapkit.layout.overpass import rank
+from mapkit.layout.repair import REACH_MM
+
+GAP_AIM_MM = 5.8          # a route's gap aimed at: inside 6 mm (the figure counts a gap over 6.0, as rounded)
+CROWD_MARGIN_MM = 0.2     # at a crowded station the aim is what its first spaces need, less this
+LMIN_MARGIN_MM = 0.6      # no route drawn nearer than this above what its spaces need (route-too-short)
+FRACTIONS = (1.0, 0.5, 0.25)   # of a point's step to its target: tried in this order, the first kept wins
+SHRINK = (0.97, 0.94, 0.91)    # the whole drawing drawn in towards its centre by these factors (the best kept)
+SWEEPS = 4
+TRIES_PER_POINT = 3       # a sweep's tries of one point at most (the fractions, a bend taken out)
+MAX_TRIES = 1200          # part-board judgements over one tightening
+TRIES_PER_STATION = 8     # ... and at most this many per station of the board
+MIN_GAIN = 1e-3           # mm² of squared gap excess a move must take out
+ANCHOR = 0.05             # the weak pull of a point to where it is (per mm), in the target's least squares
+RELAX_MM = 80.0           # a local re-optimization moves the points this close to its station
+CONTEXT_MM = 50.0         # and holds the routes this much farther away as obstacles
+RELAX_NFEV = 25
+RELAX_START = 4            # the optimizer's round whose weights it uses (the checks' terms at their heaviest)
+RELAXES = 12              # local re-optimizations over one tightening at most
+RELAXES_PER_SWEEP = 4
+GN_STEPS = 12            # Gauss-Newton steps of a point's target at most
+ANGLE_WEIGHT = 20.0       # a radian the fan of a station lacks weighs as this many mm of gap
+ANGLE_MARGIN = 0.0       # rad beyond the optimizer's own margin (its model of the first spaces is not the checks' shapes)
+LMIN_WEIGHT = 3.0         # a route drawn too short weighs this much per mm of length, against a gap's mm
+
+
+class Tighten:
+    def __init__(self, rp, w=None, style: str = "geographic"):
+        self.rp, self.net, self.dr = rp, rp.net, rp.dr
+        self.w, self.style = w, style
+        net = self.net
+        ph = net.board.physical
+        self.r = net.radius
+        # the aim of each bundle (flights: none, their spaces spread along a path of their own)
+        ends = [(b.a, b.b, b.half_width) for b in net.bundles if not b.flight]
+        crowd = station_gaps(net.n, ends, net.geo, self.r, MAX_GAP_MM)
+        self.ks = [k for k, b in enumerate(net.bundles) if not b.flight]
+        self.aim = {k: max(GAP_AIM_MM, max(crowd[net.bundles[k].a], crowd[net.bundles[k].b]) - CROWD_MARGIN_MM)
+                    for k in self.ks}
+        self.sl = ph.space_length_mm
+        self.tries = 0
+        self.max_tries = min(MAX_TRIES, TRIES_PER_STATION * net.n)
+        self.kept = 0
+        self.relaxes = 0
+        self.refused = {"off-board": 0, "fill": 0, "checks": 0, "labels": 0}   # why moves were not kept
+
+    # -- the objective ----------------------------------------------------------------------------
+    def length(self, k, pos=None) -> float:
+        pts = (self.dr.pos if pos is None else pos)[self.dr.lines[k]]
+        return float(np.hypot(*np.diff(pts, axis=0).T).sum())
+
+    def gap(self, k, L) -> float:
+        n = self.net.bundles[k].length
+        return (L - 2 * self.r - n * self.sl) / (n + 1)
+
+    def excess(self, ks, pos=None) -> float:
+        """The gap excess of these bundles: the sum of each one's gap above its aim (mm)."""
+        out = 0.0
+        for k in ks:
+            if k in self.aim:
+                out += max(self.gap(k, self.length(k, pos)) - self.aim[k], 0.0)
+        return out
+
+    def over(self, ks) -> int:
+        """How many of these bundles have gaps wider than their aim allows (the figure routes_over_gap
+        counts a gap over 6 mm: the aim is GAP_AIM_MM inside it)."""
+        return sum(self.gap(k, self.length(k)) > self.aim[k] + (MAX_GAP_MM - GAP_AIM_MM) for k in ks if k in self.aim)
+
+    def badness(self, ks) -> tuple[int, float]:
+        """What a move must lessen: routes over first, then the excess."""
+        return self.over(ks), self.excess(ks)
+
+    def better(self, new, old) -> bool:
+        return new[0] < old[0] or (new[0] == old[0] and new[1] < old[1] - MIN_GAIN)
+
+    def through(self, i) -> list[int]:
+        """The bundles (flights left out) whose line goes through point i."""
+        if not hasattr(self, "_through"):
+            self._through = {}
+            for k in self.ks:
+                for q in self.dr.lines[k]:
+                    self._through.setdefault(q, []).append(k)
+        return self._through.get(i, [])
+
+    def _reset_through(self) -> None:
+        if hasattr(self, "_through"):
+            del self._through
+
+    # -- the moves --------------------------------------------------------------------------------
+    def _fan(self, s) -> list[tuple[int, int]]:
+        """The pairs of bundles (flights left out) next to each other round station s, as drawn."""
+        ks = self.net.at_station(s)
+        if len(ks) < 2:
+            return []
+        pos = self.dr.pos
+        ang = []
+        for k in ks:
+            line = self.dr.lines[k]
+            q = line[1] if line[0] == s else line[-2]
+            v = pos[q] - pos[s]
+            ang.append((float(np.arctan2(v[1], v[0])), k))
+        ang.sort()
+        order = [k for _, k in ang]
+        if len(order) == 2:
+            return [(order[0], order[1])]
+        return [(order[m], order[(m + 1) % len(order)]) for m in range(len(order))]
+
+    def _target(self, i) -> np.ndarray | None:
+        """Where point i's routes have the least excess (with a weak pull to where it is): damped
+        Gauss-Newton on a handful of hinge residuals: each route through i, its gap above its aim
+        and its length below what its spaces need; each pair of routes next to each other round a
+        station at an end of a segment that moves, the angle their first spaces need (at the gaps
+        the move gives them) above the angle drawn, never more than the board holds now (the checks'
+        space overlap where routes leave a station: a shorter route starts its spaces nearer the
+        station, and they need a wider angle). None when it stays where it is."""
+        pos, net, dr = self.dr.pos, self.net, self.dr
+        ks = self.through(i)
+        if not ks:
+            return None
+        x0 = pos[i].copy()
+        lines = {k: dr.lines[k] for k in ks}
+        # the stations whose fans the move turns: i itself, and the stations next to it on its routes
+        hubs = set()
+        if i < net.n:
+            hubs.add(i)
+        for k in ks:
+            line = lines[k]
+            j = line.index(i)
+            for q in (line[j - 1] if j > 0 else None, line[j + 1] if j + 1 < len(line) else None):
+                if q is not None and q < net.n:
+                    hubs.add(q)
+        pairs = [(s, a, b) for s in sorted(hubs) for a, b in self._fan(s)
+                 if a in lines or b in lines or s == i]
+        half = {k: net.bundles[k].half_width + HALF_EXTRA_MM for p in pairs for k in p[1:]}
+        fixed_gap = {k: self.gap(k, self.length(k)) for p in pairs for k in p[1:] if k not in lines}
+
+        def first(k, s, P):
+            line = dr.lines[k]
+            q = line[1] if line[0] == s else line[-2]
+            return (x if q == i else P[q]) - (x if s == i else P[s])
+
+        def values(xy):
+            nonlocal x
+            x = xy
+            out = []
+            gaps = {}
+            for k in ks:
+                pts = pos[lines[k]].copy()
+                pts[[m for m, q in enumerate(lines[k]) if q == i]] = xy
+                L = float(np.hypot(*np.diff(pts, axis=0).T).sum())
+                b = net.bundles[k]
+                g = self.gap(k, L)
+                gaps[k] = g
+                out.append(max(g - self.aim[k], 0.0))
+                out.append(LMIN_WEIGHT * max(b.lmin + LMIN_MARGIN_MM - L, 0.0))
+            for s, a, b in pairs:
+                u, v = first(a, s, pos), first(b, s, pos)
+                theta = float(np.arctan2(u[0] * v[1] - u[1] * v[0], u @ v)) % (2 * np.pi)
+                ga, gb = gaps.get(a, fixed_gap.get(a)), gaps.get(b, fixed_gap.get(b))
+                need = float(need_of(np.array([self.r + max(ga, 0.0)]), np.array([self.r + max(gb, 0.0)]),
+                                     np.array([half[a]]), np.array([half[b]]))[0]) + ANGLE_CLEAR + ANGLE_MARGIN
+                out.append(need - theta)
+            out.extend(ANCHOR * (xy - x0))
+            return np.array(out)
+
+        x = x0
+        raw0 = values(x0)
+        m = 2 * len(ks)
+        slack = np.maximum(raw0[m:m + len(pairs)], 0.0)   # a fan the model finds short now (the checks pass it) may stay so
+
+        def resid(xy):
+            v = values(xy)
+            v[m:m + len(pairs)] = ANGLE_WEIGHT * np.maximum(v[m:m + len(pairs)] - slack, 0.0)
+            return v
+
+        def jac(xy, r):
+            J = np.empty((len(r), 2))
+            for d in range(2):
+                e = np.zeros(2)
+                e[d] = 1e-4
+                J[:, d] = (resid(xy + e) - r) / 1e-4
+            return J
+
+        xc, lam = x0.copy(), 1e-3
+        r = resid(xc)
+        cost = float(r @ r)
+        for _ in range(GN_STEPS):
+            J = jac(xc, r)
+            step = np.linalg.solve(J.T @ J + lam * np.eye(2), -J.T @ r)
+            xn = xc + step
+            rn = resid(xn)
+            cn = float(rn @ rn)
+            if cn < cost:
+                xc, r, cost, lam = xn, rn, cn, lam * 0.3
+                if float(np.linalg.norm(step)) < 0.02:
+                    break
+            else:
+                lam *= 10
+        return None if float(np.linalg.norm(xc - x0)) < 0.05 else xc
+
+    # -- the judge --------------------------------------------------------------------------------
+    def _near(self, centres) -> set[str]:
+        """The stations whose label room a move can change: those near the moved points or along
+        the lines through them, before or after (centres: Repair._centres of both)."""
+        st = self.dr.pos[: self.net.n]
+        d = np.min(np.linalg.norm(st[:, None, :] - centres[None], axis=2), axis=1)
+        return {self.net.ids[q] for q in np.flatnonzero(d < LABEL_REACH_MM)}
+
+    def judge_point(self, i, new, span) -> bool:
+        """Point i moved to `new`, kept if the checks find nothing more on the part of the board it
+        changes, the stations near it keep their label room and the fill holds; else put back."""
+        rp, dr, net = self.rp, self.dr, self.net
+        old = dr.pos[i].copy()
+        if not rp._inside(new):
+            self.refused["off-board"] += 1
+            return False
+        before_centres = rp._centres([i])
+        dr.pos[i] = new
+        if not fill_kept(dr, span):
+            dr.pos[i] = old
+            self.refused["fill"] += 1
+            return False
+        centres = np.vstack([before_centres, rp._centres([i])])
+        part = rp.select(centres, REACH_MM)
+        self.tries += 1
+        sub = rp.view(part)
+        found = rank(sub.problems())
+        if found[1]:
+            dr.pos[i] = old
+            base = rank(rp.view(part).problems())
+            dr.pos[i] = new
+            if found > base:
+                import collections, os
+                if os.environ.get("TDBG"):
+                    print("refused", i, [(p.code, p.subject, p.message[:90]) for p in sub.problems()][:2])
+                dr.pos[i] = old
+                self.refused["checks"] += 1
+                return False
+        near = self._near(centres)
+        lacking = len(sub.without_room(only=near))
+        if lacking:
+            dr.pos[i] = old
+            room = len(rp.view(part).without_room(only=near))
+            dr.pos[i] = new
+            if lacking > room:
+                dr.pos[i] = old
+                self.refused["labels"] += 1
+                return False
+        return True
+
+    def try_point(self, i, span) -> bool:
+        ks = self.through(i)
+        before = self.badness(ks)
+        if before[1] <= MIN_GAIN:
+            return False
+        target = self._target(i)
+        tried = 0
+        if target is not None:
+            old = self.dr.pos[i].copy()
+            for f in FRACTIONS:
+                if tried >= TRIES_PER_POINT or self.tries >= self.max_tries:
+                    return False
+                new = self._clipped(old + f * (target - old))
+                self.dr.pos[i] = new
+                better = self.better(self.badness(ks), before)
+                self.dr.pos[i] = old
+                if not better:
+                    continue
+                tried += 1
+                if self.judge_point(i, new, span):
+                    return True
+        if i >= self.net.n and tried < TRIES_PER_POINT and self.tries < self.max_tries:
+            return self.try_unbend(i, span)
+        return False
+
+    def _clipped(self, xy) -> np.ndarray:
+        b = self.dr.bounds
+        return xy if b is None else np.clip(xy, [b[0], b[1]], [b[2], b[3]])
+
+    def try_unbend(self, w, span) -> bool:
+        """Bend w taken out of its route where the route is too long with it and long enough without."""
+        dr = self.dr
+        ks = self.through(w)
+        if len(ks) != 1 or not dr.free[w]:
+            return False
+        k = ks[0]
+        line = dr.lines[k]
+        before = self.badness(ks)
+        j = line.index(w)
+        line.pop(j)
+        L = self.length(k)
+        ok = L >= self.net.bundles[k].lmin + LMIN_MARGIN_MM and self.better(self.badness(ks), before)
+        if ok:
+            # judged as the route's neighbours moving onto its new line: the part round both lines
+            rp = self.rp
+            centres = rp._centres([line[j - 1], line[j]])
+            line.insert(j, w)
+            centres = np.vstack([centres, rp._centres([w])])
+            line.pop(j)
+            part = rp.select(centres, REACH_MM)
+            self.tries += 1
+            found = rank(rp.view(part).problems())
+            line.insert(j, w)
+            base = rank(rp.view(part).problems()) if found[1] else found
+            line.pop(j)
+            near = self._near(centres)
+            if found <= base:
+                lacking = len(rp.view(part).without_room(only=near))
+                if lacking:
+                    line.insert(j, w)
+                    room = len(rp.view(part).without_room(only=near))
+                    line.pop(j)
+                    ok = lacking <= room
+            else:
+                ok = False
+        if not ok:
+            line.insert(j, w)
+            return False
+        dr.free[w] = False   # no longer on any line (build_result writes only the lines' points)
+        self._reset_through()
+        return True
+
+    def shrink(self) -> float | None:
+        """The whole drawing drawn in towards the stations' centre by the largest of SHRINK that keeps
+        every route its spaces' length, the fill, the checks and the label room; the factor or None."""
+        rp, dr, net = self.rp, self.dr, self.net
+        free = dr.free.copy()
+        if not free[: net.n].all() or not self.ks:
+            return None   # pinned or kept stations fix the scale
+        Ls = np.array([self.length(k) for k in self.ks])
+        need = np.array([net.bundles[k].lmin + LMIN_MARGIN_MM for k in self.ks])
+        lowest = float(np.max(need / Ls))
+        st = dr.pos[: net.n]
+        c = (st.min(0) + st.max(0)) / 2
+        before = self.badness(self.ks)
+        base = rank(rp.full())
+        room = self.lacking()
+        saved = dr.pos.copy()
+        for f in SHRINK:
+            if f < lowest:
+                break
+            dr.pos = saved.copy()
+            dr.pos[free] = (saved[free] - c) * f + c
+            span = station_span(dr)
+            if dr.fill_box is not None and (span < np.asarray(dr.fill_box, dtype=float)).any():
+                continue
+            if not self.better(self.badness(self.ks), before):
+                continue
+            self.tries += 1
+            if rank(rp.full()) <= base and self.lacking() <= room:
+                return f
+        dr.pos = saved
+        return None
+
+    def rule_net(self):
+        """The network with each bundle's longest drawing at its aim, held as the gap rule holds it
+        (the optimizer's lmax): for the local re-optimizations."""
+        if getattr(self, "_rule_net", None) is None:
+            ph = self.net.board.physical
+            bundles = [replace(b, gap_max=self.aim[k] + CROWD_MARGIN_MM,
+                               lsoft=min(b.lsoft, max(b.lmin + 1.0, drawn_mm_at_gap(b.length, ph, self.aim[k]))))
+                       if k in self.aim else b for k, b in enumerate(self.net.bundles)]
+            self._rule_net = replace(self.net, gap_rule=True, bundles=bundles, order_rows=None, _at=None)
+        return self._rule_net
+
+    def try_relax(self, s, span) -> bool:
+        """The points within RELAX_MM of station s re-optimized with the gaps held at their aims (the
+        optimizer's own clearances and angles with them), everything else where it is; kept as a
+        point move is (the checks on the part it changes, the labels near it, the fill), and when
+        the routes it changes are less over."""
+        rp, dr, net = self.rp, self.dr, self.net
+        if self.w is None:
+            return False
+        near = np.linalg.norm(dr.pos - dr.pos[s], axis=1) < RELAX_MM
+        free = dr.free & near
+        if not free.any():
+            return False
+        _, sub = rp.select(dr.pos[free], CONTEXT_MM)
+        ks = [k for k in sub if k in self.aim and any(free[q] for q in dr.lines[k])]
+        if not ks:
+            return False
+        before = self.badness(ks)
+        rule = self.rule_net()
+        local = Drawing(dr.pos.copy(), dr.n_stations, [list(dr.lines[k]) for k in sub], free, bounds=dr.bounds,
+                        anchor=dr.anchor, fill_box=None)
+        w = replace(self.w, geo=self.w.geo / 3, bearing=self.w.bearing / 3, order=0.0, fill=0.0)
+        run_rounds(replace(rule, bundles=[rule.bundles[k] for k in sub], order_rows=None, _at=None), local, w,
+                   self.style, rounds=1, start=RELAX_START, max_nfev=RELAX_NFEV)
+        moved = np.flatnonzero(free & (np.linalg.norm(local.pos - dr.pos, axis=1) > 0.05))
+        if not len(moved):
+            return False
+        old = dr.pos.copy()
+        for f in FRACTIONS:   # the whole re-optimization, or part of the way there
+            target = old[moved] + f * (local.pos[moved] - old[moved])
+            if self._moved_ok(moved, target, ks, before, span):
+                return True
+        return False
+
+    def _moved_ok(self, moved, target, ks, before, span) -> bool:
+        """Points `moved` put at `target` and kept, judged as a point move is; else put back."""
+        rp, dr, net = self.rp, self.dr, self.net
+        old = dr.pos.copy()
+        centres_before = rp._centres(moved.tolist())
+        dr.pos[moved] = target
+        ok = self.better(self.badness(ks), before) and all(rp._inside(dr.pos[q]) for q in moved) and fill_kept(dr, span)
+        if ok:
+            part = rp.select(np.vstack([centres_before, rp._centres(moved.tolist())]), REACH_MM)
+            self.tries += 1
+            view = rp.view(part)
+            found = rank(view.problems())
+            if found[1]:
+                now = dr.pos.copy()
+                dr.pos = old
+                base = rank(rp.view(part).problems())
+                dr.pos = now
+                ok = found <= base
+                if not ok:
+                    self.refused["checks"] += 1
+            if ok:
+                names = self._near(np.vstack([centres_before, rp._centres(moved.tolist())]))
+                lacking = len(view.without_room(only=names))
+                if lacking:
+                    now = dr.pos.copy()
+                    dr.pos = old
+                    room = len(rp.view(part).without_room(only=names))
+                    dr.pos = now
+                    ok = lacking <= room
+                    if not ok:
+                        self.refused["labels"] += 1
+        if not ok:
+            dr.pos = old
+        return ok
+
+    def lacking(self) -> int:
+        """Stations of the whole board without label room (labels.without_room)."""
+        rp = self.rp
+        whole = rp._whole()
+        if whole is not None:
+            return len(rp.view(whole).without_room())
+        return len(without_room(rp.full_data()))
+
+    # -- the sweeps -------------------------------------------------------------------------------
+    def run(self) -> dict:
+        rp, dr, net = self.rp, self.dr, self.net
+        shrunk = self.shrink()
+        base = rank(rp.full())
+        room = self.lacking()
+        for _ in range(SWEEPS):
+            if self.tries >= self.max_tries:
+                break
+            snapshot = (dr.pos.copy(), dr.free.copy(), [list(line) for line in dr.lines])
+            self._reset_through()
+            points = sorted({q for k in self.ks for q in dr.lines[k] if dr.free[q]},
+                            key=lambda q: (-self.excess(self.through(q)), q))
+            kept, span = 0, station_span(dr)
+            for q in points:
+                if self.tries >= self.max_tries:
+                    break
+                if self.excess(self.through(q)) <= MIN_GAIN:
+                    break   # sorted: the rest have none
+                if self.try_point(q, span):
+                    kept += 1
+                    span = station_span(dr)
+            relaxed = 0
+            for q in sorted(range(net.n), key=lambda q: (-self.excess(net.at_station(q)), q)):
+                if relaxed >= RELAXES_PER_SWEEP or self.relaxes >= RELAXES or self.tries >= self.max_tries:
+                    break
+                if self.over(net.at_station(q)) == 0:
+                    break
+                self.relaxes += 1
+                relaxed += 1
+                if self.try_relax(q, span):
+                    kept += 1
+                    span = station_span(dr)
+            if not kept:
+                break
+            # the sweep confirmed on the whole board: no more problems, no fewer labels with room
+            import os
+            if os.environ.get("TDBG"):
+                print("sweep", kept, rank(rp.full()), base, self.lacking(), room, [(p.code, p.subject, p.message[:60]) for p in rp.full()][:3])
+            if rank(rp.full()) > base or self.lacking() > room:
+                dr.pos, dr.free, dr.lines = snapshot
+                self._reset_through()
+                break
+            self.kept += kept
+        return {"moves": self.kept, "shrunk": shrunk, "tries": self.tries, "refused": self.refused}
+
+
+def tighten(rp, w=None, style: str = "geographic") -> dict:
+    """Draw in the routes of a board the checks pass (rp: its mapkit.layout.repair.Repair); returns
+    what it did (moves kept, the whole drawing's shrink factor or None)."""
+    return Tighten(rp, w, style).run()
