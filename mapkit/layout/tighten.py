@@ -44,7 +44,7 @@ LMIN_MARGIN_MM = 0.6      # no route drawn nearer than this above what its space
 FRACTIONS = (1.0, 0.5, 0.25)   # of a point's step to its target: tried in this order, the first kept wins
 SHRINK = (0.97, 0.94, 0.91)    # the whole drawing drawn in towards its centre by these factors (the best kept)
 SWEEPS = 4
-TRIES_PER_POINT = 3       # a sweep's tries of one point at most (the fractions, a bend taken out)
+TRIES_PER_POINT = 4       # a sweep's tries of one point at most (the fractions, a bend taken out)
 MAX_TRIES = 1200          # part-board judgements over one tightening
 TRIES_PER_STATION = 8     # ... and at most this many per station of the board
 MIN_GAIN = 1e-3           # mm² of squared gap excess a move must take out
@@ -55,6 +55,10 @@ RELAX_NFEV = 25
 RELAX_START = 4            # the optimizer's round whose weights it uses (the checks' terms at their heaviest)
 RELAXES = 12              # local re-optimizations over one tightening at most
 RELAXES_PER_SWEEP = 4
+STALE_MM = 80.0           # a kept move makes the refused moves of points this close worth trying again
+GLOBAL = True
+GLOBAL_START = 3
+GLOBAL_NFEV = 30
 GN_STEPS = 12            # Gauss-Newton steps of a point's target at most
 ANGLE_WEIGHT = 20.0       # a radian the fan of a station lacks weighs as this many mm of gap
 ANGLE_MARGIN = 0.0       # rad beyond the optimizer's own margin (its model of the first spaces is not the checks' shapes)
@@ -79,6 +83,9 @@ class Tighten:
         self.max_tries = min(MAX_TRIES, TRIES_PER_STATION * net.n)
         self.kept = 0
         self.relaxes = 0
+        self.kinds = {"global": 0, "point": 0, "unbend": 0, "group": 0}
+        self.targets = None
+        self.stale: set = set()   # (kind, point) of moves refused since nothing near them moved
         self.refused = {"off-board": 0, "fill": 0, "checks": 0, "labels": 0}   # why moves were not kept
 
     # -- the objective ----------------------------------------------------------------------------
@@ -168,39 +175,47 @@ class Tighten:
                     hubs.add(q)
         pairs = [(s, a, b) for s in sorted(hubs) for a, b in self._fan(s)
                  if a in lines or b in lines or s == i]
-        half = {k: net.bundles[k].half_width + HALF_EXTRA_MM for p in pairs for k in p[1:]}
-        fixed_gap = {k: self.gap(k, self.length(k)) for p in pairs for k in p[1:] if k not in lines}
-
-        def first(k, s, P):
-            line = dr.lines[k]
-            q = line[1] if line[0] == s else line[-2]
-            return (x if q == i else P[q]) - (x if s == i else P[s])
+        # as index arrays: the bundles through i (their lengths move), and every pair's two first
+        # segments (station, next point) and gaps, the ones through i read from the moving lengths
+        mine = {k: m for m, k in enumerate(ks)}
+        nk = len(ks)
+        seg_pts = [np.array(lines[k]) for k in ks]
+        at_i = [seg == i for seg in seg_pts]
+        n_sp = np.array([net.bundles[k].length for k in ks], dtype=float)
+        aim = np.array([self.aim[k] for k in ks])
+        lmin = np.array([net.bundles[k].lmin + LMIN_MARGIN_MM for k in ks])
+        S, QA, QB, GA, GB, HA, HB = [], [], [], [], [], [], []
+        for s_, a, b in pairs:
+            for k, Q, G, H in ((a, QA, GA, HA), (b, QB, GB, HB)):
+                line = dr.lines[k]
+                Q.append(line[1] if line[0] == s_ else line[-2])
+                G.append(mine.get(k, -1))
+                H.append(net.bundles[k].half_width + HALF_EXTRA_MM)
+            S.append(s_)
+        S, QA, QB, GA, GB = (np.array(v, dtype=int) for v in (S, QA, QB, GA, GB))
+        HA, HB = np.array(HA), np.array(HB)
+        fixed_g = np.array([self.gap(k, self.length(k)) if k not in mine else 0.0
+                            for s_, a, b in pairs for k in (a, b)]).reshape(-1, 2)
+        base_len = 2 * self.r + n_sp * self.sl
+        P = pos.copy()
 
         def values(xy):
-            nonlocal x
-            x = xy
-            out = []
-            gaps = {}
-            for k in ks:
-                pts = pos[lines[k]].copy()
-                pts[[m for m, q in enumerate(lines[k]) if q == i]] = xy
-                L = float(np.hypot(*np.diff(pts, axis=0).T).sum())
-                b = net.bundles[k]
-                g = self.gap(k, L)
-                gaps[k] = g
-                out.append(max(g - self.aim[k], 0.0))
-                out.append(LMIN_WEIGHT * max(b.lmin + LMIN_MARGIN_MM - L, 0.0))
-            for s, a, b in pairs:
-                u, v = first(a, s, pos), first(b, s, pos)
-                theta = float(np.arctan2(u[0] * v[1] - u[1] * v[0], u @ v)) % (2 * np.pi)
-                ga, gb = gaps.get(a, fixed_gap.get(a)), gaps.get(b, fixed_gap.get(b))
-                need = float(need_of(np.array([self.r + max(ga, 0.0)]), np.array([self.r + max(gb, 0.0)]),
-                                     np.array([half[a]]), np.array([half[b]]))[0]) + ANGLE_CLEAR + ANGLE_MARGIN
-                out.append(need - theta)
-            out.extend(ANCHOR * (xy - x0))
-            return np.array(out)
+            P[i] = xy
+            L = np.array([float(np.hypot(*np.diff(P[seg], axis=0).T).sum()) for seg in seg_pts])
+            g = (L - base_len) / (n_sp + 1)
+            out = np.empty(2 * nk + len(S) + 2)
+            out[0:2 * nk:2] = np.maximum(g - aim, 0.0)
+            out[1:2 * nk:2] = LMIN_WEIGHT * np.maximum(lmin - L, 0.0)
+            if len(S):
+                u, v = P[QA] - P[S], P[QB] - P[S]
+                theta = np.arctan2(u[:, 0] * v[:, 1] - u[:, 1] * v[:, 0], (u * v).sum(1)) % (2 * np.pi)
+                ga = np.where(GA >= 0, g[np.maximum(GA, 0)], fixed_g[:, 0])
+                gb = np.where(GB >= 0, g[np.maximum(GB, 0)], fixed_g[:, 1])
+                need = need_of(self.r + np.maximum(ga, 0.0), self.r + np.maximum(gb, 0.0), HA, HB) + ANGLE_CLEAR + ANGLE_MARGIN
+                out[2 * nk:2 * nk + len(S)] = need - theta
+            out[-2:] = ANCHOR * (xy - x0)
+            return out
 
-        x = x0
         raw0 = values(x0)
         m = 2 * len(ks)
         slack = np.maximum(raw0[m:m + len(pairs)], 0.0)   # a fan the model finds short now (the checks pass it) may stay so
@@ -270,6 +285,21 @@ class Tighten:
                 import collections, os
                 if os.environ.get("TDBG"):
                     print("refused", i, [(p.code, p.subject, p.message[:90]) for p in sub.problems()][:2])
+                    for p in sub.problems()[:1]:
+                        if p.code == "space-overlap":
+                            from mapkit.layout.repair import _route_names
+                            ka, kb = (rp.bundle_of[r] for r in _route_names(p)[:2])
+                            A, B = net.bundles[ka], net.bundles[kb]
+                            sh = ({A.a, A.b} & {B.a, B.b})
+                            if len(sh) == 1 and ka != kb:
+                                s0 = sh.pop()
+                                la, lb = dr.lines[ka], dr.lines[kb]
+                                u = dr.pos[la[1] if la[0] == s0 else la[-2]] - dr.pos[s0]
+                                v = dr.pos[lb[1] if lb[0] == s0 else lb[-2]] - dr.pos[s0]
+                                th = abs(float(np.arctan2(u[0]*v[1]-u[1]*v[0], u@v)))
+                                ga, gb = self.gap(ka, self.length(ka)), self.gap(kb, self.length(kb))
+                                nd = float(need_of(np.array([self.r+ga]), np.array([self.r+gb]), np.array([A.half_width+HALF_EXTRA_MM]), np.array([B.half_width+HALF_EXTRA_MM]))[0]) + ANGLE_CLEAR
+                                print("   pair", ka, kb, "moved-is-station", i < net.n, "shared", s0, "i-in", i in la, i in lb, "theta", round(th,3), "need", round(nd,3), "gaps", round(ga,1), round(gb,1), "len", len(la), len(lb))
                 dr.pos[i] = old
                 self.refused["checks"] += 1
                 return False
@@ -285,15 +315,34 @@ class Tighten:
                 return False
         return True
 
+    def global_targets(self) -> np.ndarray | None:
+        """Every free point where the whole board's optimization puts it with the gaps held at their
+        aims (from the clean board, the checks' terms at their heaviest): a coordinated target the
+        points are moved towards one at a time, each judged (the optimization alone leaves problems)."""
+        if self.w is None:
+            return None
+        dr = self.dr
+        local = Drawing(dr.pos.copy(), dr.n_stations, [list(line) for line in dr.lines], dr.free.copy(),
+                        bounds=dr.bounds, anchor=dr.anchor, fill_box=dr.fill_box)
+        w = replace(self.w, order=0.0)
+        run_rounds(self.rule_net(), local, w, self.style, rounds=1, start=GLOBAL_START, max_nfev=GLOBAL_NFEV)
+        return local.pos
+
     def try_point(self, i, span) -> bool:
         ks = self.through(i)
         before = self.badness(ks)
         if before[1] <= MIN_GAIN:
             return False
-        target = self._target(i)
+        targets = []
+        if self.targets is not None and i < len(self.targets) and \
+                float(np.linalg.norm(self.targets[i] - self.dr.pos[i])) > 0.05:
+            targets.append(("global", self.targets[i]))
+        own = self._target(i)
+        if own is not None:
+            targets.append(("point", own))
         tried = 0
-        if target is not None:
-            old = self.dr.pos[i].copy()
+        old = self.dr.pos[i].copy()
+        for kind, target in targets:
             for f in FRACTIONS:
                 if tried >= TRIES_PER_POINT or self.tries >= self.max_tries:
                     return False
@@ -305,6 +354,7 @@ class Tighten:
                     continue
                 tried += 1
                 if self.judge_point(i, new, span):
+                    self.kinds[kind] += 1
                     return True
         if i >= self.net.n and tried < TRIES_PER_POINT and self.tries < self.max_tries:
             return self.try_unbend(i, span)
@@ -353,6 +403,7 @@ class Tighten:
         if not ok:
             line.insert(j, w)
             return False
+        self.kinds["unbend"] += 1
         dr.free[w] = False   # no longer on any line (build_result writes only the lines' points)
         self._reset_through()
         return True
@@ -468,6 +519,42 @@ class Tighten:
             dr.pos = old
         return ok
 
+    def try_group(self, s, span) -> bool:
+        """Station s and the points next to it on its routes moved together towards their global
+        targets (global_targets): a fan turned and drawn in at once, where one point at a time
+        would leave its first spaces overlapping until the next one moves."""
+        dr = self.dr
+        group = {s} | {q for k in self.net.at_station(s) for q in dr.lines[k][1:-1][:1] + dr.lines[k][-2:-1]
+                       if dr.free[q]}
+        group |= {dr.lines[k][-1] if dr.lines[k][0] == s else dr.lines[k][0] for k in self.net.at_station(s)}
+        moved = np.array(sorted(q for q in group if dr.free[q]
+                                and float(np.linalg.norm(self.targets[q] - dr.pos[q])) > 0.05), dtype=int)
+        if len(moved) < 2:
+            return False
+        ks = sorted({k for q in moved for k in self.through(q)})
+        before = self.badness(ks)
+        old = dr.pos[moved].copy()
+        for f in FRACTIONS[:2]:
+            if self.tries >= self.max_tries:
+                break
+            if self._moved_ok(moved, old + f * (self.targets[moved] - old), ks, before, span):
+                return True
+        return False
+
+    def _refresh(self, before) -> None:
+        """After a kept move (the drawing was `before`): the moves refused near the points it moved
+        may be kept now; the others would be judged on the same part of the board as before, with
+        the same verdict, and are not tried again (self.stale)."""
+        dr = self.dr
+        n = min(len(before), len(dr.pos))
+        moved = np.flatnonzero(np.any(before[:n] != dr.pos[:n], axis=1))
+        if not len(moved) or not self.stale:
+            return
+        spots = np.vstack([before[moved], dr.pos[moved]])
+        d = np.min(np.linalg.norm(dr.pos[:, None, :] - spots[None], axis=2), axis=1)
+        near = set(np.flatnonzero(d < STALE_MM).tolist())
+        self.stale = {key for key in self.stale if key[1] not in near}
+
     def lacking(self) -> int:
         """Stations of the whole board without label room (labels.without_room)."""
         rp = self.rp
@@ -480,6 +567,7 @@ class Tighten:
     def run(self) -> dict:
         rp, dr, net = self.rp, self.dr, self.net
         shrunk = self.shrink()
+        self.targets = self.global_targets() if GLOBAL else None
         base = rank(rp.full())
         room = self.lacking()
         for _ in range(SWEEPS):
@@ -495,20 +583,30 @@ class Tighten:
                     break
                 if self.excess(self.through(q)) <= MIN_GAIN:
                     break   # sorted: the rest have none
+                if ("point", q) in self.stale:
+                    continue
+                before = dr.pos.copy()
                 if self.try_point(q, span):
                     kept += 1
                     span = station_span(dr)
-            relaxed = 0
+                    self._refresh(before)
+                else:
+                    self.stale.add(("point", q))
             for q in sorted(range(net.n), key=lambda q: (-self.excess(net.at_station(q)), q)):
-                if relaxed >= RELAXES_PER_SWEEP or self.relaxes >= RELAXES or self.tries >= self.max_tries:
+                if self.tries >= self.max_tries or self.targets is None:
                     break
                 if self.over(net.at_station(q)) == 0:
                     break
-                self.relaxes += 1
-                relaxed += 1
-                if self.try_relax(q, span):
+                if ("group", q) in self.stale:
+                    continue
+                before = dr.pos.copy()
+                if self.try_group(q, span):
+                    self.kinds["group"] += 1
                     kept += 1
                     span = station_span(dr)
+                    self._refresh(before)
+                else:
+                    self.stale.add(("group", q))
             if not kept:
                 break
             # the sweep confirmed on the whole board: no more problems, no fewer labels with room
@@ -520,7 +618,7 @@ class Tighten:
                 self._reset_through()
                 break
             self.kept += kept
-        return {"moves": self.kept, "shrunk": shrunk, "tries": self.tries, "refused": self.refused}
+        return {"moves": self.kept, "shrunk": shrunk, "tries": self.tries, "refused": self.refused, "kinds": self.kinds}
 
 
 def tighten(rp, w=None, style: str = "geographic") -> dict:
