@@ -251,10 +251,8 @@ def layout_once(data: dict, *, style: str, size, seed: int, keep: frozenset, geo
             # gaps between spaces of at most about 6 mm: the optimization only prefers them (its
             # clearances win); on a board the checks pass, the over-long routes drawn in
             over = gap_figures(rp.full_data())
-            tightened = tighten(rp, w, style)
-            after = gap_figures(rp.full_data())
-            tightened = {"routes_over_gap": [over["routes_over_gap"], after["routes_over_gap"]],
-                         "largest_gap_mm": [over["largest_gap_mm"], after["largest_gap_mm"]], **tightened}
+            tightened = {"routes_over_gap": [over["routes_over_gap"]], "largest_gap_mm": [over["largest_gap_mm"]],
+                         **tighten(rp, w, style)}   # (with the figures after it, the layout's last, below)
         lacking = label_repair(rp)
         if found:
             found = rp.full()   # the same count, maybe other words (a warning's figures moved)
@@ -269,6 +267,9 @@ def layout_once(data: dict, *, style: str, size, seed: int, keep: frozenset, geo
                **({"labels_without_room": lacking, "polished": nudged} if lacking is not None else {}),
                **({"tightened": tightened} if tightened is not None else {}),
                **measure(new, labels=False)}
+    if tightened is not None:
+        for key in ("routes_over_gap", "largest_gap_mm"):
+            tightened[key].append(figures[key])
     note = fill_note(figures, ph.margin_mm) if gap_rule else None
     if note:
         figures["fill_note"] = note

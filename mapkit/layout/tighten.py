@@ -43,18 +43,17 @@ CROWD_MARGIN_MM = 0.2     # at a crowded station the aim is what its first space
 LMIN_MARGIN_MM = 0.6      # no route drawn nearer than this above what its spaces need (route-too-short)
 FRACTIONS = (1.0, 0.5, 0.25)   # of a point's step to its target: tried in this order, the first kept wins
 SHRINK = (0.97, 0.94, 0.91)    # the whole drawing drawn in towards its centre by these factors (the best kept)
-SWEEPS = 4
+SWEEPS = 6
 TRIES_PER_POINT = 4       # a sweep's tries of one point at most (the fractions, a bend taken out)
 MAX_TRIES = 1200          # part-board judgements over one tightening
 TRIES_PER_STATION = 8     # ... and at most this many per station of the board
 MIN_GAIN = 1e-3           # mm² of squared gap excess a move must take out
 ANCHOR = 0.05             # the weak pull of a point to where it is (per mm), in the target's least squares
-RELAX_MM = 80.0           # a local re-optimization moves the points this close to its station
-CONTEXT_MM = 50.0         # and holds the routes this much farther away as obstacles
-RELAX_NFEV = 25
-RELAX_START = 4            # the optimizer's round whose weights it uses (the checks' terms at their heaviest)
-RELAXES = 12              # local re-optimizations over one tightening at most
-RELAXES_PER_SWEEP = 4
+CUTS = True
+CUT_DIRECTIONS = (0.0, 90.0, 45.0, 135.0)   # degrees of the slides' directions (cut_moves)
+CUT_DELTAS_MM = (1.0, 2.0, 4.0, 7.0, 11.0, 16.0, 24.0)
+CUT_CLEAR_MM = 4.0        # a cut line this far from the points on either side, and no segment turned past it
+CUT_TRIES = 16            # cut moves judged on the whole board at most
 STALE_MM = 80.0           # a kept move makes the refused moves of points this close worth trying again
 GLOBAL = True
 GLOBAL_START = 3
@@ -82,8 +81,7 @@ class Tighten:
         self.tries = 0
         self.max_tries = min(MAX_TRIES, TRIES_PER_STATION * net.n)
         self.kept = 0
-        self.relaxes = 0
-        self.kinds = {"global": 0, "point": 0, "unbend": 0, "group": 0}
+        self.kinds = {"cut": 0, "global": 0, "point": 0, "unbend": 0}
         self.targets = None
         self.stale: set = set()   # (kind, point) of moves refused since nothing near them moved
         self.refused = {"off-board": 0, "fill": 0, "checks": 0, "labels": 0}   # why moves were not kept
@@ -282,24 +280,6 @@ class Tighten:
             base = rank(rp.view(part).problems())
             dr.pos[i] = new
             if found > base:
-                import collections, os
-                if os.environ.get("TDBG"):
-                    print("refused", i, [(p.code, p.subject, p.message[:90]) for p in sub.problems()][:2])
-                    for p in sub.problems()[:1]:
-                        if p.code == "space-overlap":
-                            from mapkit.layout.repair import _route_names
-                            ka, kb = (rp.bundle_of[r] for r in _route_names(p)[:2])
-                            A, B = net.bundles[ka], net.bundles[kb]
-                            sh = ({A.a, A.b} & {B.a, B.b})
-                            if len(sh) == 1 and ka != kb:
-                                s0 = sh.pop()
-                                la, lb = dr.lines[ka], dr.lines[kb]
-                                u = dr.pos[la[1] if la[0] == s0 else la[-2]] - dr.pos[s0]
-                                v = dr.pos[lb[1] if lb[0] == s0 else lb[-2]] - dr.pos[s0]
-                                th = abs(float(np.arctan2(u[0]*v[1]-u[1]*v[0], u@v)))
-                                ga, gb = self.gap(ka, self.length(ka)), self.gap(kb, self.length(kb))
-                                nd = float(need_of(np.array([self.r+ga]), np.array([self.r+gb]), np.array([A.half_width+HALF_EXTRA_MM]), np.array([B.half_width+HALF_EXTRA_MM]))[0]) + ANGLE_CLEAR
-                                print("   pair", ka, kb, "moved-is-station", i < net.n, "shared", s0, "i-in", i in la, i in lb, "theta", round(th,3), "need", round(nd,3), "gaps", round(ga,1), round(gb,1), "len", len(la), len(lb))
                 dr.pos[i] = old
                 self.refused["checks"] += 1
                 return False
@@ -451,95 +431,105 @@ class Tighten:
             self._rule_net = replace(self.net, gap_rule=True, bundles=bundles, order_rows=None, _at=None)
         return self._rule_net
 
-    def try_relax(self, s, span) -> bool:
-        """The points within RELAX_MM of station s re-optimized with the gaps held at their aims (the
-        optimizer's own clearances and angles with them), everything else where it is; kept as a
-        point move is (the checks on the part it changes, the labels near it, the fill), and when
-        the routes it changes are less over."""
-        rp, dr, net = self.rp, self.dr, self.net
-        if self.w is None:
-            return False
-        near = np.linalg.norm(dr.pos - dr.pos[s], axis=1) < RELAX_MM
-        free = dr.free & near
-        if not free.any():
-            return False
-        _, sub = rp.select(dr.pos[free], CONTEXT_MM)
-        ks = [k for k in sub if k in self.aim and any(free[q] for q in dr.lines[k])]
-        if not ks:
-            return False
-        before = self.badness(ks)
-        rule = self.rule_net()
-        local = Drawing(dr.pos.copy(), dr.n_stations, [list(dr.lines[k]) for k in sub], free, bounds=dr.bounds,
-                        anchor=dr.anchor, fill_box=None)
-        w = replace(self.w, geo=self.w.geo / 3, bearing=self.w.bearing / 3, order=0.0, fill=0.0)
-        run_rounds(replace(rule, bundles=[rule.bundles[k] for k in sub], order_rows=None, _at=None), local, w,
-                   self.style, rounds=1, start=RELAX_START, max_nfev=RELAX_NFEV)
-        moved = np.flatnonzero(free & (np.linalg.norm(local.pos - dr.pos, axis=1) > 0.05))
-        if not len(moved):
-            return False
-        old = dr.pos.copy()
-        for f in FRACTIONS:   # the whole re-optimization, or part of the way there
-            target = old[moved] + f * (local.pos[moved] - old[moved])
-            if self._moved_ok(moved, target, ks, before, span):
-                return True
-        return False
+    def cut_moves(self) -> list[tuple[tuple[int, float], np.ndarray, np.ndarray, float]]:
+        """Slides of one side of the drawing towards the other: a line across the board (at right
+        angles to one of CUT_DIRECTIONS, between two points' projections) and every point on one
+        side of it moved towards it by delta. Every route crossing the line gets shorter (its far
+        part comes nearer along the line's normal) and no other route changes length: a cut where
+        the crossing routes have room to lose takes excess out of all of them at once (the uniform
+        shrink is every cut together, and stops at the first route already as short as its spaces
+        allow). Those that take out something and keep every route its spaces' length and the fill,
+        best first (routes over, then the excess): (gain, moved point indices, shift, delta)."""
+        dr, net = self.dr, self.net
+        pts = np.array(sorted({q for k in self.ks for q in dr.lines[k]} | set(range(net.n))), dtype=int)
+        if not dr.free[pts].all():
+            return []   # pinned or kept points: no side slides (they fix the scale)
+        P = dr.pos
+        segs = [(m, a, b) for m, k in enumerate(self.ks) for a, b in zip(dr.lines[k][:-1], dr.lines[k][1:])]
+        sa = np.array([a for _, a, _ in segs], dtype=int)
+        sb = np.array([b for _, _, b in segs], dtype=int)
+        sm = np.array([m for m, _, _ in segs], dtype=int)
+        L = np.array([self.length(k) for k in self.ks])
+        n1 = np.array([net.bundles[k].length + 1 for k in self.ks], dtype=float)
+        base = np.array([2 * self.r + net.bundles[k].length * self.sl for k in self.ks])
+        aim = np.array([self.aim[k] for k in self.ks])
+        # no route shorter than its spaces' length and the margin (one already nearer: no shorter)
+        floor = np.minimum(np.array([net.bundles[k].lmin + LMIN_MARGIN_MM for k in self.ks]), L) - 1e-9
+        limit = aim + (MAX_GAP_MM - GAP_AIM_MM)
+        g0 = (L - base) / n1
+        over0, ex0 = int((g0 > limit).sum()), float(np.maximum(g0 - aim, 0.0).sum())
+        st = P[: net.n]
+        need_span = None if dr.fill_box is None else \
+            np.minimum(st.max(0) - st.min(0), np.asarray(dr.fill_box, dtype=float)) - 1e-9
+        out = []
+        for deg in CUT_DIRECTIONS:
+            u = np.array([np.cos(np.radians(deg)), np.sin(np.radians(deg))])
+            order = np.unique(np.round(P[pts] @ u, 3))
+            cuts = ((order[:-1] + order[1:]) / 2)[np.diff(order) > CUT_CLEAR_MM]
+            pa, pb = P[sa] @ u, P[sb] @ u
+            for c in cuts:
+                for side in (1.0, -1.0):   # the points beyond the line slide back, or those before it forward
+                    far_a, far_b = side * (pa - c) > 0, side * (pb - c) > 0
+                    cross = far_a != far_b
+                    if not cross.any():
+                        continue
+                    # each crossing segment from its near end to its far end
+                    d = np.where(far_b[cross, None], P[sb[cross]] - P[sa[cross]], P[sa[cross]] - P[sb[cross]])
+                    room = float((d @ (side * u)).min()) - CUT_CLEAR_MM   # no segment turned back past the line
+                    moved = None
+                    for delta in CUT_DELTAS_MM:
+                        if delta > room:
+                            break
+                        dl = np.linalg.norm(d - delta * side * u, axis=1) - np.linalg.norm(d, axis=1)
+                        L2 = L.copy()
+                        np.add.at(L2, sm[cross], dl)
+                        if (L2 < floor).any():
+                            break
+                        g2 = (L2 - base) / n1
+                        gain = (over0 - int((g2 > limit).sum()), ex0 - float(np.maximum(g2 - aim, 0.0).sum()))
+                        if gain[0] < 0 or (gain[0] == 0 and gain[1] <= MIN_GAIN):
+                            continue
+                        if moved is None:
+                            moved = pts[side * (P[pts] @ u - c) > 0]
+                            ms = moved[moved < net.n]
+                        if need_span is not None:
+                            st2 = st.copy()
+                            st2[ms] -= delta * side * u
+                            if ((st2.max(0) - st2.min(0)) < need_span).any():
+                                break
+                        out.append((gain, moved, -delta * side * u, delta))
+        out.sort(key=lambda m: (-m[0][0], -m[0][1], m[3], len(m[1])))
+        # the two sides of one cut take out the same: only the side with fewer points moved
+        seen, best = set(), []
+        for m in out:
+            key = (m[0][0], round(m[0][1], 6), m[3])
+            if key not in seen:
+                seen.add(key)
+                best.append(m)
+        return best
 
-    def _moved_ok(self, moved, target, ks, before, span) -> bool:
-        """Points `moved` put at `target` and kept, judged as a point move is; else put back."""
-        rp, dr, net = self.rp, self.dr, self.net
-        old = dr.pos.copy()
-        centres_before = rp._centres(moved.tolist())
-        dr.pos[moved] = target
-        ok = self.better(self.badness(ks), before) and all(rp._inside(dr.pos[q]) for q in moved) and fill_kept(dr, span)
-        if ok:
-            part = rp.select(np.vstack([centres_before, rp._centres(moved.tolist())]), REACH_MM)
-            self.tries += 1
-            view = rp.view(part)
-            found = rank(view.problems())
-            if found[1]:
-                now = dr.pos.copy()
+    def try_cuts(self) -> int:
+        """The best cut moves (cut_moves), each judged on the whole board (its checks no worse, no
+        fewer stations with label room, every point on the board), CUT_TRIES at most; the number kept."""
+        rp, dr = self.rp, self.dr
+        base = rank(rp.full())
+        room = self.lacking()
+        kept = tried = 0
+        while tried < CUT_TRIES:
+            for gain, moved, shift, delta in self.cut_moves()[:CUT_TRIES - tried]:
+                tried += 1
+                old = dr.pos.copy()
+                dr.pos[moved] += shift
+                if all(rp._inside(dr.pos[q]) for q in moved):
+                    self.tries += 1
+                    if rank(rp.full()) <= base and self.lacking() <= room:
+                        kept += 1
+                        self.kinds["cut"] += 1
+                        break   # the drawing has changed: the cuts again
                 dr.pos = old
-                base = rank(rp.view(part).problems())
-                dr.pos = now
-                ok = found <= base
-                if not ok:
-                    self.refused["checks"] += 1
-            if ok:
-                names = self._near(np.vstack([centres_before, rp._centres(moved.tolist())]))
-                lacking = len(view.without_room(only=names))
-                if lacking:
-                    now = dr.pos.copy()
-                    dr.pos = old
-                    room = len(rp.view(part).without_room(only=names))
-                    dr.pos = now
-                    ok = lacking <= room
-                    if not ok:
-                        self.refused["labels"] += 1
-        if not ok:
-            dr.pos = old
-        return ok
-
-    def try_group(self, s, span) -> bool:
-        """Station s and the points next to it on its routes moved together towards their global
-        targets (global_targets): a fan turned and drawn in at once, where one point at a time
-        would leave its first spaces overlapping until the next one moves."""
-        dr = self.dr
-        group = {s} | {q for k in self.net.at_station(s) for q in dr.lines[k][1:-1][:1] + dr.lines[k][-2:-1]
-                       if dr.free[q]}
-        group |= {dr.lines[k][-1] if dr.lines[k][0] == s else dr.lines[k][0] for k in self.net.at_station(s)}
-        moved = np.array(sorted(q for q in group if dr.free[q]
-                                and float(np.linalg.norm(self.targets[q] - dr.pos[q])) > 0.05), dtype=int)
-        if len(moved) < 2:
-            return False
-        ks = sorted({k for q in moved for k in self.through(q)})
-        before = self.badness(ks)
-        old = dr.pos[moved].copy()
-        for f in FRACTIONS[:2]:
-            if self.tries >= self.max_tries:
-                break
-            if self._moved_ok(moved, old + f * (self.targets[moved] - old), ks, before, span):
-                return True
-        return False
+            else:
+                break   # none kept (or none left)
+        return kept
 
     def _refresh(self, before) -> None:
         """After a kept move (the drawing was `before`): the moves refused near the points it moved
@@ -567,6 +557,8 @@ class Tighten:
     def run(self) -> dict:
         rp, dr, net = self.rp, self.dr, self.net
         shrunk = self.shrink()
+        if CUTS:
+            self.try_cuts()
         self.targets = self.global_targets() if GLOBAL else None
         base = rank(rp.full())
         room = self.lacking()
@@ -592,33 +584,15 @@ class Tighten:
                     self._refresh(before)
                 else:
                     self.stale.add(("point", q))
-            for q in sorted(range(net.n), key=lambda q: (-self.excess(net.at_station(q)), q)):
-                if self.tries >= self.max_tries or self.targets is None:
-                    break
-                if self.over(net.at_station(q)) == 0:
-                    break
-                if ("group", q) in self.stale:
-                    continue
-                before = dr.pos.copy()
-                if self.try_group(q, span):
-                    self.kinds["group"] += 1
-                    kept += 1
-                    span = station_span(dr)
-                    self._refresh(before)
-                else:
-                    self.stale.add(("group", q))
             if not kept:
                 break
             # the sweep confirmed on the whole board: no more problems, no fewer labels with room
-            import os
-            if os.environ.get("TDBG"):
-                print("sweep", kept, rank(rp.full()), base, self.lacking(), room, [(p.code, p.subject, p.message[:60]) for p in rp.full()][:3])
             if rank(rp.full()) > base or self.lacking() > room:
                 dr.pos, dr.free, dr.lines = snapshot
                 self._reset_through()
                 break
             self.kept += kept
-        return {"moves": self.kept, "shrunk": shrunk, "tries": self.tries, "refused": self.refused, "kinds": self.kinds}
+        return {"moves": self.kept + self.kinds["cut"], "shrunk": shrunk, "tries": self.tries, "refused": self.refused, "kinds": self.kinds}
 
 
 def tighten(rp, w=None, style: str = "geographic") -> dict:
