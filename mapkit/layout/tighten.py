@@ -48,6 +48,7 @@ TRIES_PER_POINT = 4       # a sweep's tries of one point at most (the fractions,
 MAX_TRIES = 1200          # part-board judgements over one tightening
 TRIES_PER_STATION = 8     # ... and at most this many per station of the board
 MIN_GAIN = 1e-3           # mm² of squared gap excess a move must take out
+TURN_SLACK_DEG = 6.0      # geographic style: a move may turn the routes it moves this much farther from their bearings (rms)
 ANCHOR = 0.05             # the weak pull of a point to where it is (per mm), in the target's least squares
 CUTS = True
 CUT_DIRECTIONS = (0.0, 90.0, 45.0, 135.0)   # degrees of the slides' directions (cut_moves)
@@ -114,6 +115,29 @@ class Tighten:
 
     def better(self, new, old) -> bool:
         return new[0] < old[0] or (new[0] == old[0] and new[1] < old[1] - MIN_GAIN)
+
+    def directions(self, ks, pos=None) -> float:
+        """How far these bundles' directions (station to station) are from what the style asks
+        (rad²): their real bearings in the geographic style (the figure direction_error_deg_*),
+        the nearest multiple of 45° in the schematic one."""
+        ks = [k for k in ks if k in self.aim]
+        if not ks:
+            return 0.0
+        pos = self.dr.pos if pos is None else pos
+        a = np.array([self.net.bundles[k].a for k in ks], dtype=int)
+        b = np.array([self.net.bundles[k].b for k in ks], dtype=int)
+        d = pos[b] - pos[a]
+        if self.style == "schematic":
+            off = np.mod(np.arctan2(d[:, 1], d[:, 0]), np.pi / 4)
+            return float((np.minimum(off, np.pi / 4 - off) ** 2).sum())
+        g = self.net.geo[b] - self.net.geo[a]
+        return float((np.arctan2(g[:, 0] * d[:, 1] - g[:, 1] * d[:, 0], (g * d).sum(1)) ** 2).sum())
+
+    def turns_ok(self, ks, before: float) -> bool:
+        """The moved routes' directions no farther from what the style asks than before, beyond
+        TURN_SLACK_DEG a route (none in the schematic style: its directions are its point)."""
+        slack = 0.0 if self.style == "schematic" else np.radians(TURN_SLACK_DEG) ** 2 * len(ks)
+        return self.directions(ks) <= before + slack + 1e-12
 
     def through(self, i) -> list[int]:
         """The bundles (flights left out) whose line goes through point i."""
@@ -322,13 +346,14 @@ class Tighten:
             targets.append(("point", own))
         tried = 0
         old = self.dr.pos[i].copy()
+        turned = self.directions(ks)
         for kind, target in targets:
             for f in FRACTIONS:
                 if tried >= TRIES_PER_POINT or self.tries >= self.max_tries:
                     return False
                 new = self._clipped(old + f * (target - old))
                 self.dr.pos[i] = new
-                better = self.better(self.badness(ks), before)
+                better = self.better(self.badness(ks), before) and self.turns_ok(ks, turned)
                 self.dr.pos[i] = old
                 if not better:
                     continue
@@ -520,7 +545,9 @@ class Tighten:
                 tried += 1
                 old = dr.pos.copy()
                 dr.pos[moved] += shift
-                if all(rp._inside(dr.pos[q]) for q in moved):
+                side = set(moved.tolist())   # the routes with one station on each side turn
+                turned = [k for k in self.ks if (self.net.bundles[k].a in side) != (self.net.bundles[k].b in side)]
+                if all(rp._inside(dr.pos[q]) for q in moved) and self.turns_ok(turned, self.directions(turned, old)):
                     self.tries += 1
                     if rank(rp.full()) <= base and self.lacking() <= room:
                         kept += 1
