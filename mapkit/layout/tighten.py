@@ -2,27 +2,37 @@
 
 The optimization only prefers gaps between spaces of at most 6 mm (network.MAX_GAP_MM, the issue's
 "a route reads as one line"): its clearances grow heavier each round and a longer route always eases
-them, so a clean board comes out with many routes stretched past that (docs/layout-gaps.md). Holding
-the gaps as a rule during the optimization (--gap-rule) fights those clearances and costs label
-room and time; here, on a board the checks already pass, there is nothing left to fight: every
-route's gap above its aim (GAP_AIM_MM, or what a crowded station needs to clear its first spaces,
-crowding.station_gaps) is excess, and points are moved to take it out, each move kept only when it
-costs nothing the issue counts:
+them, so a clean board comes out with many routes stretched past that (docs/layout-gaps.md).
+Holding the gaps as a rule during the optimization (--gap-rule) fights those clearances and costs
+label room and time. Here the board already passes the checks; each route's gap above its aim
+(GAP_AIM_MM, or what a crowded station needs for its first spaces to clear round it,
+crowding.station_gaps) is its excess, and points are moved to take excess out:
 
-- a point (a station, or a route's bend) moved to where its routes' excess is least: a tiny
-  Gauss-Newton over its two coordinates (`_target`), with hinge residuals for each route through it
-  (its gap above the aim, its length below what its spaces need plus a margin) and a weak pull to
-  where it is; the whole step, or part of it;
-- a bend taken out of a route that is too long with it and long enough without it;
-- first of all, the whole drawing drawn in towards its centre by a few per cent where every route
-  keeps its spaces' length and the stations still fill the board as asked (labels.fill_kept).
+- slides (`cut_moves`): a line across the board, and every point on one side of it moved towards
+  it by a few millimetres: every route crossing the line gets shorter and no other changes length;
+  the cuts where the crossing routes have room to lose, best first, each judged on the whole board;
+- a point (a station or a route's bend) moved towards a target: where the whole board's
+  optimization puts it with the gaps held at their aims (`global_targets`, one least-squares solve
+  from the clean board: a coordinated target that alone leaves problems, so it is only a
+  direction), or where its own routes have the least excess (`_target`: a tiny Gauss-Newton over
+  its two coordinates with hinge residuals for each route through it, its gap above the aim and its
+  length below what its spaces need, and for each pair of routes next to each other round a station
+  it turns, the angle their first spaces need at the gaps the move gives them); the whole way, half
+  or a quarter of it;
+- a bend taken out of a route too long with it and long enough without it;
+- first, the whole drawing drawn in towards its centre by a few per cent (`shrink`), where every
+  route keeps its spaces' length: rarely possible (a route at its shortest stops it), the slides
+  are that move one line at a time.
 
-A move is kept only when the gap excess (the sum of each route's excess squared, in mm of gap) falls,
-the checks find nothing more on the part of the board it changes (overpass.rank, the finishing
-step's judge: no error traded for anything), the stations near it keep room for as many labels as
-before (labels.py: a label counts as an obstacle) and the stations' bounding box still fills the
-board as asked. Each sweep is confirmed on the whole board (checks and label room) or undone.
-Counts bound it (MAX_TRIES, SWEEPS), never time; the order is fixed: a seed gives one layout.
+A move is kept only when it takes out something (fewer routes over 6 mm, or as many and less
+excess, `better`), the checks find nothing more on the part of the board it changes (overpass.rank,
+the finishing step's judge: no error traded for anything; the slides on the whole board), the
+stations near what it moves keep room for as many labels as before (labels.py: a label is an
+obstacle), the stations still fill the board as asked (labels.fill_kept) and the routes it turns
+are no farther from what the style asks (their real bearings, 45° in the schematic style, `turns_ok`).
+Each sweep is confirmed on the whole board (checks and label room) or undone. Counts bound it
+(MAX_TRIES, TRIES_PER_STATION, SWEEPS, CUT_TRIES), never time; the order is fixed and a move
+refused is not tried again until something near it has moved: a seed gives one layout.
 """
 
 from __future__ import annotations
@@ -43,25 +53,24 @@ CROWD_MARGIN_MM = 0.2     # at a crowded station the aim is what its first space
 LMIN_MARGIN_MM = 0.6      # no route drawn nearer than this above what its spaces need (route-too-short)
 FRACTIONS = (1.0, 0.5, 0.25)   # of a point's step to its target: tried in this order, the first kept wins
 SHRINK = (0.97, 0.94, 0.91)    # the whole drawing drawn in towards its centre by these factors (the best kept)
-SWEEPS = 6
+SWEEPS = 6                # over the points with excess, while a sweep keeps a move
 TRIES_PER_POINT = 4       # a sweep's tries of one point at most (the fractions, a bend taken out)
 MAX_TRIES = 1200          # part-board judgements over one tightening
 TRIES_PER_STATION = 8     # ... and at most this many per station of the board
-MIN_GAIN = 1e-3           # mm² of squared gap excess a move must take out
+MIN_GAIN = 1e-3           # mm of gap excess a move must take out (with as many routes over)
 TURN_SLACK_DEG = 6.0      # geographic style: a move may turn the routes it moves this much farther from their bearings (rms)
 ANCHOR = 0.05             # the weak pull of a point to where it is (per mm), in the target's least squares
-CUTS = True
+CUTS = True               # slides of one side of the drawing across a line (cut_moves), first
 CUT_DIRECTIONS = (0.0, 90.0, 45.0, 135.0)   # degrees of the slides' directions (cut_moves)
 CUT_DELTAS_MM = (1.0, 2.0, 4.0, 7.0, 11.0, 16.0, 24.0)
 CUT_CLEAR_MM = 4.0        # a cut line this far from the points on either side, and no segment turned past it
 CUT_TRIES = 16            # cut moves judged on the whole board at most
 STALE_MM = 80.0           # a kept move makes the refused moves of points this close worth trying again
-GLOBAL = True
-GLOBAL_START = 3
-GLOBAL_NFEV = 30
-GN_STEPS = 12            # Gauss-Newton steps of a point's target at most
+GLOBAL = True             # the points' targets from the whole board's optimization too (global_targets)
+GLOBAL_START = 3          # its round's weights (the checks' terms 2.5^3 times their first weight)
+GLOBAL_NFEV = 30          # its evaluations (a direction for the moves, not an answer)
+GN_STEPS = 12             # Gauss-Newton steps of a point's target at most
 ANGLE_WEIGHT = 20.0       # a radian the fan of a station lacks weighs as this many mm of gap
-ANGLE_MARGIN = 0.0       # rad beyond the optimizer's own margin (its model of the first spaces is not the checks' shapes)
 LMIN_WEIGHT = 3.0         # a route drawn too short weighs this much per mm of length, against a gap's mm
 
 
@@ -233,7 +242,7 @@ class Tighten:
                 theta = np.arctan2(u[:, 0] * v[:, 1] - u[:, 1] * v[:, 0], (u * v).sum(1)) % (2 * np.pi)
                 ga = np.where(GA >= 0, g[np.maximum(GA, 0)], fixed_g[:, 0])
                 gb = np.where(GB >= 0, g[np.maximum(GB, 0)], fixed_g[:, 1])
-                need = need_of(self.r + np.maximum(ga, 0.0), self.r + np.maximum(gb, 0.0), HA, HB) + ANGLE_CLEAR + ANGLE_MARGIN
+                need = need_of(self.r + np.maximum(ga, 0.0), self.r + np.maximum(gb, 0.0), HA, HB) + ANGLE_CLEAR
                 out[2 * nk:2 * nk + len(S)] = need - theta
             out[-2:] = ANCHOR * (xy - x0)
             return out
