@@ -106,6 +106,20 @@ def test_a_bent_route_too_long_is_drawn_in_or_straightened():
     assert round(_gaps(net, dr)["a-b"], 1) <= MAX_GAP_MM
 
 
+def test_a_bend_the_route_is_long_enough_without_is_taken_out():
+    stations = {"a": (300.0, 250.0), "b": (390.0, 250.0)}
+    net, dr = _drawing(stations, [("a", "b", "red", 3)], bends={0: (345.0, 300.0)})
+    tg = Tighten(Repair(net, dr, None, geometry_problems))
+    assert tg.try_unbend(net.n, None)
+    assert dr.lines[0] == [0, 1] and not dr.free[net.n]
+    assert geometry_problems(build_result(net, dr, None)[0]) == []
+    assert "waypoints" not in build_result(net, dr, None)[0]["routes"][0]
+    # a bend the route needs (without it, shorter than its spaces) stays
+    net, dr = _drawing({"a": (300.0, 250.0), "b": (370.0, 250.0)}, [("a", "b", "red", 3)], bends={0: (335.0, 300.0)})
+    assert not Tighten(Repair(net, dr, None, geometry_problems)).try_unbend(net.n, None)
+    assert dr.lines[0] == [0, net.n, 1]
+
+
 def test_a_board_already_tight_is_left_as_it_is():
     tight = {**HUB, "b": (374.0, 250.0)}
     net, dr = _drawing(tight, HUB_ROUTES)

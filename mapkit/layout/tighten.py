@@ -456,7 +456,7 @@ class Tighten:
 
     def rule_net(self):
         """The network with each bundle's longest drawing at its aim, held as the gap rule holds it
-        (the optimizer's lmax): for the local re-optimizations."""
+        (the optimizer's lmax): for the whole board's targets (global_targets)."""
         if getattr(self, "_rule_net", None) is None:
             ph = self.net.board.physical
             bundles = [replace(b, gap_max=self.aim[k] + CROWD_MARGIN_MM,
