@@ -67,7 +67,8 @@ def _path_text(path: tuple) -> str:
               help="Hold the gaps between spaces to 6 mm as a rule (wider only at crowded stations) and let "
                    "--size auto prefer a size the network fills 80 % each way; where the rule leaves a "
                    "problem the soft layout is kept if cleaner (docs/layout-gaps.md). Slower. "
-                   "--no-gap-rule (the default): the layout only prefers 6 mm gaps.")
+                   "--no-gap-rule (the default): the layout only prefers 6 mm gaps, then draws in "
+                   "the clean board's over-long routes where the checks allow (figure tightened).")
 @FORMAT
 def layout(board, out, write, style, size, keep, seed, geo_anchor, gap_rule, fmt):
     """Compute station board positions (and route waypoints) from lat/lon and route lengths, so that

@@ -35,7 +35,9 @@ def layout_board(data: dict, *, style: str = "geographic", size="auto", seed: in
     gap_rule: gaps between spaces held to network.MAX_GAP_MM (or what a crowded station needs) as a
     rule, not a preference, and --size auto preferring a size the network fills; where the rule
     leaves a problem on every size, the soft layout is kept if cleaner (figure gap_rule).
-    False (the default, --no-gap-rule): the layout only prefers 6 mm gaps. Not the default because,
+    False (the default, --no-gap-rule): the layout only prefers 6 mm gaps during the optimization;
+    either way the clean board's over-long routes are then drawn in where the checks, the labels'
+    room, the fill and the directions allow (tighten.py, figure tightened). Not the default because,
     measured on the synthetic and bundled boards (docs/layout-gaps.md), the rule makes the
     60-station bench board take about 4x the CPU (24-34 s against the 10 s target), keeps it on
     14 of 18 cases only, and costs Portland two labels' room."""

@@ -51,17 +51,7 @@ def measure(data: dict, labels: bool = True) -> dict:
         "crossings": sum(p.code == "crossing" for p in found),
         "stretched_routes": sum(p.code == "route-stretched" for p in found),
     }
-    gaps = []
-    kinds = {r.id: r for r in board.routes}
-    for rid, shape in layout.routes.items():
-        r = kinds[rid]
-        if r.kind == "flight":
-            continue
-        gaps.append((shape.usable_mm - r.length * ph.space_length_mm) / (r.length + 1))
-    out["largest_gap_mm"] = round(max(gaps), 1) if gaps else None
-    # a gap that rounds to 6.0 is within the rule (the layout aims a little inside it)
-    out["routes_over_gap"] = sum(round(g, 1) > MAX_GAP_MM for g in gaps)
-    out["routes_drawn"] = len(gaps)
+    out.update(gap_figures(data, board, layout))
     # directions against geography
     lat0 = math.radians(sum(s.lat for s in board.stations) / len(board.stations))
     st = {s.id: s for s in board.stations}
@@ -96,6 +86,24 @@ def measure(data: dict, labels: bool = True) -> dict:
     if labels:
         out.update(label_figures(board, layout))
     return out
+
+
+def gap_figures(data: dict, board=None, layout=None) -> dict:
+    """largest_gap_mm, routes_over_gap and routes_drawn of a board dict (or of its built board and Layout)."""
+    if board is None:
+        board = build_board(data)
+        layout = Layout(board)
+    ph = board.physical
+    gaps = []
+    kinds = {r.id: r for r in board.routes}
+    for rid, shape in layout.routes.items():
+        r = kinds[rid]
+        if r.kind == "flight":
+            continue
+        gaps.append((shape.usable_mm - r.length * ph.space_length_mm) / (r.length + 1))
+    # a gap that rounds to 6.0 is within the rule (the layout aims a little inside it)
+    return {"largest_gap_mm": round(max(gaps), 1) if gaps else None,
+            "routes_over_gap": sum(round(g, 1) > MAX_GAP_MM for g in gaps), "routes_drawn": len(gaps)}
 
 
 def label_figures(board, layout) -> dict:

@@ -23,9 +23,11 @@ from mapkit.layout.optimize import Drawing, Weights, run_rounds
 from mapkit.layout.project import initial_positions
 from mapkit.layout.stress import majorize
 from mapkit.layout.labels import label_repair
+from mapkit.layout.figures import gap_figures
 from mapkit.layout.polish import polish
 from mapkit.layout.repair import Repair, repair, score
 from mapkit.layout.result import build_result
+from mapkit.layout.tighten import tighten
 from mapkit.layout.uncross import uncross
 from mapkit.layout.unfold import unfold
 from mapkit.layout.untangle import untangle
@@ -40,6 +42,7 @@ UNFOLD = True  # a stretched route bent round a station: the station put across 
 UNCROSS = True  # a crossing left on the board: a bend flipped or a station put across (uncross.py)
 FINISH = True  # the last few small problems (a millimetre short, a space over a station): finish.py
 UNTANGLE = True  # kicks with a local re-optimization where the repair leaves a knot (untangle.py)
+TIGHTEN = True  # routes longer than their spaces need drawn in on a clean board (tighten.py)
 POLISH = True  # nudge the stations of a clean board towards their routes' real bearings (polish.py)
 GEO_ANCHOR = 0.0  # the stress drawing's pull towards the real map (share of a station's stress weight)
 AUTO_LARGER = 1  # --size auto: larger standard sizes tried after one that leaves problems
@@ -237,13 +240,19 @@ def layout_once(data: dict, *, style: str, size, seed: int, keep: frozenset, geo
     if FINISH and found:
         # the leftovers the steps above leave by the luck of the floating point (1 mm short, 2 mm²)
         found = finish(net, dr, size_out, geometry_problems, found, w, style)
-    lacking = None
+    lacking = tightened = None
     if not any(p.severity == "error" for p in found):
         # labels as obstacles: stations left no room for their name move a little, where the checks
         # allow (no more than the repair left: nothing, or a warning it could not remove)
         rp = Repair(net, dr, size_out, geometry_problems)
         rp.baseline = score(found)
         nudged = polish(rp) if POLISH and style == "geographic" else 0  # schematic: its own directions
+        if TIGHTEN:
+            # gaps between spaces of at most about 6 mm: the optimization only prefers them (its
+            # clearances win); on a board the checks pass, the over-long routes drawn in
+            over = gap_figures(rp.full_data())
+            tightened = {"routes_over_gap": [over["routes_over_gap"]], "largest_gap_mm": [over["largest_gap_mm"]],
+                         **tighten(rp, w, style)}   # (with the figures after it, the layout's last, below)
         lacking = label_repair(rp)
         if found:
             found = rp.full()   # the same count, maybe other words (a warning's figures moved)
@@ -256,7 +265,11 @@ def layout_once(data: dict, *, style: str, size, seed: int, keep: frozenset, geo
                                          and not b.flight)} if gap_rule else {}
     figures = {"size_chosen": size == "auto", "bends": sum(len(line) - 2 for line in dr.lines), **widened,
                **({"labels_without_room": lacking, "polished": nudged} if lacking is not None else {}),
+               **({"tightened": tightened} if tightened is not None else {}),
                **measure(new, labels=False)}
+    if tightened is not None:
+        for key in ("routes_over_gap", "largest_gap_mm"):
+            tightened[key].append(figures[key])
     note = fill_note(figures, ph.margin_mm) if gap_rule else None
     if note:
         figures["fill_note"] = note

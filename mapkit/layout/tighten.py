@@ -1,0 +1,637 @@
+"""The last step of a clean layout: routes drawn longer than their spaces need, drawn in.
+
+The optimization only prefers gaps between spaces of at most 6 mm (network.MAX_GAP_MM, the issue's
+"a route reads as one line"): its clearances grow heavier each round and a longer route always eases
+them, so a clean board comes out with many routes stretched past that (docs/layout-gaps.md).
+Holding the gaps as a rule during the optimization (--gap-rule) fights those clearances and costs
+label room and time. Here the board already passes the checks; each route's gap above its aim
+(GAP_AIM_MM, or what a crowded station needs for its first spaces to clear round it,
+crowding.station_gaps) is its excess, and points are moved to take excess out:
+
+- slides (`cut_moves`): a line across the board, and every point on one side of it moved towards
+  it by a few millimetres: every route crossing the line gets shorter and no other changes length;
+  the cuts where the crossing routes have room to lose, best first, each judged on the whole board;
+- a point (a station or a route's bend) moved towards a target: where the whole board's
+  optimization puts it with the gaps held at their aims (`global_targets`, one least-squares solve
+  from the clean board: a coordinated target that alone leaves problems, so it is only a
+  direction), or where its own routes have the least excess (`_target`: a tiny Gauss-Newton over
+  its two coordinates with hinge residuals for each route through it, its gap above the aim and its
+  length below what its spaces need, and for each pair of routes next to each other round a station
+  it turns, the angle their first spaces need at the gaps the move gives them); the whole way, half
+  or a quarter of it;
+- a bend taken out of a route too long with it and long enough without it;
+- first, the whole drawing drawn in towards its centre by a few per cent (`shrink`), where every
+  route keeps its spaces' length: rarely possible (a route at its shortest stops it), the slides
+  are that move one line at a time.
+
+A move is kept only when it takes out something (fewer routes over 6 mm, or as many and less
+excess, `better`), the checks find nothing more on the part of the board it changes (overpass.rank,
+the finishing step's judge: no error traded for anything; the slides on the whole board), the
+stations near what it moves keep room for as many labels as before (labels.py: a label is an
+obstacle), the stations still fill the board as asked (labels.fill_kept) and the routes it turns
+are no farther from what the style asks (their real bearings, 45° in the schematic style, `turns_ok`).
+Each sweep is confirmed on the whole board (checks and label room) or undone. Counts bound it
+(MAX_TRIES, TRIES_PER_STATION, SWEEPS, CUT_TRIES), never time; the order is fixed and a move
+refused is not tried again until something near it has moved: a seed gives one layout.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from mapkit.layout.crowding import ANGLE_CLEAR, HALF_EXTRA_MM, need_of, station_gaps
+from mapkit.layout.labels import LABEL_REACH_MM, fill_kept, station_span, without_room
+from mapkit.layout.network import MAX_GAP_MM, drawn_mm_at_gap
+from mapkit.layout.optimize import Drawing, run_rounds
+from mapkit.layout.overpass import rank
+from mapkit.layout.repair import REACH_MM
+
+GAP_AIM_MM = 5.8          # a route's gap aimed at: inside 6 mm (the figure counts a gap over 6.0, as rounded)
+CROWD_MARGIN_MM = 0.2     # at a crowded station the aim is what its first spaces need, less this
+LMIN_MARGIN_MM = 0.6      # no route drawn nearer than this above what its spaces need (route-too-short)
+FRACTIONS = (1.0, 0.5, 0.25)   # of a point's step to its target: tried in this order, the first kept wins
+SHRINK = (0.97, 0.94, 0.91)    # the whole drawing drawn in towards its centre by these factors (the best kept)
+SWEEPS = 6                # over the points with excess, while a sweep keeps a move
+TRIES_PER_POINT = 4       # a sweep's tries of one point at most (the fractions, a bend taken out)
+MAX_TRIES = 1200          # part-board judgements over one tightening
+TRIES_PER_STATION = 8     # ... and at most this many per station of the board
+MIN_GAIN = 1e-3           # mm of gap excess a move must take out (with as many routes over)
+TURN_SLACK_DEG = 6.0      # geographic style: a move may turn the routes it moves this much farther from their bearings (rms)
+ANCHOR = 0.05             # the weak pull of a point to where it is (per mm), in the target's least squares
+CUTS = True               # slides of one side of the drawing across a line (cut_moves), first
+CUT_DIRECTIONS = (0.0, 90.0, 45.0, 135.0)   # degrees of the slides' directions (cut_moves)
+CUT_DELTAS_MM = (1.0, 2.0, 4.0, 7.0, 11.0, 16.0, 24.0)
+CUT_CLEAR_MM = 4.0        # a cut line this far from the points on either side, and no segment turned past it
+CUT_TRIES = 16            # cut moves judged on the whole board at most
+STALE_MM = 80.0           # a kept move makes the refused moves of points this close worth trying again
+GLOBAL = True             # the points' targets from the whole board's optimization too (global_targets)
+GLOBAL_START = 3          # its round's weights (the checks' terms 2.5^3 times their first weight)
+GLOBAL_NFEV = 30          # its evaluations (a direction for the moves, not an answer)
+GN_STEPS = 12             # Gauss-Newton steps of a point's target at most
+ANGLE_WEIGHT = 20.0       # a radian the fan of a station lacks weighs as this many mm of gap
+LMIN_WEIGHT = 3.0         # a route drawn too short weighs this much per mm of length, against a gap's mm
+
+
+class Tighten:
+    def __init__(self, rp, w=None, style: str = "geographic"):
+        self.rp, self.net, self.dr = rp, rp.net, rp.dr
+        self.w, self.style = w, style
+        net = self.net
+        ph = net.board.physical
+        self.r = net.radius
+        # the aim of each bundle (flights: none, their spaces spread along a path of their own)
+        ends = [(b.a, b.b, b.half_width) for b in net.bundles if not b.flight]
+        crowd = station_gaps(net.n, ends, net.geo, self.r, MAX_GAP_MM)
+        self.ks = [k for k, b in enumerate(net.bundles) if not b.flight]
+        self.aim = {k: max(GAP_AIM_MM, max(crowd[net.bundles[k].a], crowd[net.bundles[k].b]) - CROWD_MARGIN_MM)
+                    for k in self.ks}
+        self.sl = ph.space_length_mm
+        self.tries = 0
+        self.max_tries = min(MAX_TRIES, TRIES_PER_STATION * net.n)
+        self.kept = 0
+        self.kinds = {"cut": 0, "global": 0, "point": 0, "unbend": 0}
+        self.targets = None
+        self.stale: set = set()   # (kind, point) of moves refused since nothing near them moved
+        self.refused = {"off-board": 0, "fill": 0, "checks": 0, "labels": 0}   # why moves were not kept
+
+    # -- the objective ----------------------------------------------------------------------------
+    def length(self, k, pos=None) -> float:
+        pts = (self.dr.pos if pos is None else pos)[self.dr.lines[k]]
+        return float(np.hypot(*np.diff(pts, axis=0).T).sum())
+
+    def gap(self, k, L) -> float:
+        n = self.net.bundles[k].length
+        return (L - 2 * self.r - n * self.sl) / (n + 1)
+
+    def excess(self, ks, pos=None) -> float:
+        """The gap excess of these bundles: the sum of each one's gap above its aim (mm)."""
+        out = 0.0
+        for k in ks:
+            if k in self.aim:
+                out += max(self.gap(k, self.length(k, pos)) - self.aim[k], 0.0)
+        return out
+
+    def over(self, ks) -> int:
+        """How many of these bundles have gaps wider than their aim allows (the figure routes_over_gap
+        counts a gap over 6 mm: the aim is GAP_AIM_MM inside it)."""
+        return sum(self.gap(k, self.length(k)) > self.aim[k] + (MAX_GAP_MM - GAP_AIM_MM) for k in ks if k in self.aim)
+
+    def badness(self, ks) -> tuple[int, float]:
+        """What a move must lessen: routes over first, then the excess."""
+        return self.over(ks), self.excess(ks)
+
+    def better(self, new, old) -> bool:
+        return new[0] < old[0] or (new[0] == old[0] and new[1] < old[1] - MIN_GAIN)
+
+    def directions(self, ks, pos=None) -> float:
+        """How far these bundles' directions (station to station) are from what the style asks
+        (rad²): their real bearings in the geographic style (the figure direction_error_deg_*),
+        the nearest multiple of 45° in the schematic one."""
+        ks = [k for k in ks if k in self.aim]
+        if not ks:
+            return 0.0
+        pos = self.dr.pos if pos is None else pos
+        a = np.array([self.net.bundles[k].a for k in ks], dtype=int)
+        b = np.array([self.net.bundles[k].b for k in ks], dtype=int)
+        d = pos[b] - pos[a]
+        if self.style == "schematic":
+            off = np.mod(np.arctan2(d[:, 1], d[:, 0]), np.pi / 4)
+            return float((np.minimum(off, np.pi / 4 - off) ** 2).sum())
+        g = self.net.geo[b] - self.net.geo[a]
+        return float((np.arctan2(g[:, 0] * d[:, 1] - g[:, 1] * d[:, 0], (g * d).sum(1)) ** 2).sum())
+
+    def turns_ok(self, ks, before: float) -> bool:
+        """The moved routes' directions no farther from what the style asks than before, beyond
+        TURN_SLACK_DEG a route (none in the schematic style: its directions are its point)."""
+        slack = 0.0 if self.style == "schematic" else np.radians(TURN_SLACK_DEG) ** 2 * len(ks)
+        return self.directions(ks) <= before + slack + 1e-12
+
+    def through(self, i) -> list[int]:
+        """The bundles (flights left out) whose line goes through point i."""
+        if not hasattr(self, "_through"):
+            self._through = {}
+            for k in self.ks:
+                for q in self.dr.lines[k]:
+                    self._through.setdefault(q, []).append(k)
+        return self._through.get(i, [])
+
+    def _reset_through(self) -> None:
+        if hasattr(self, "_through"):
+            del self._through
+
+    # -- the moves --------------------------------------------------------------------------------
+    def _fan(self, s) -> list[tuple[int, int]]:
+        """The pairs of bundles (flights left out) next to each other round station s, as drawn."""
+        ks = self.net.at_station(s)
+        if len(ks) < 2:
+            return []
+        pos = self.dr.pos
+        ang = []
+        for k in ks:
+            line = self.dr.lines[k]
+            q = line[1] if line[0] == s else line[-2]
+            v = pos[q] - pos[s]
+            ang.append((float(np.arctan2(v[1], v[0])), k))
+        ang.sort()
+        order = [k for _, k in ang]
+        if len(order) == 2:
+            return [(order[0], order[1])]
+        return [(order[m], order[(m + 1) % len(order)]) for m in range(len(order))]
+
+    def _target(self, i) -> np.ndarray | None:
+        """Where point i's routes have the least excess (with a weak pull to where it is): damped
+        Gauss-Newton on a handful of hinge residuals: each route through i, its gap above its aim
+        and its length below what its spaces need; each pair of routes next to each other round a
+        station at an end of a segment that moves, the angle their first spaces need (at the gaps
+        the move gives them) above the angle drawn, never more than the board holds now (the checks'
+        space overlap where routes leave a station: a shorter route starts its spaces nearer the
+        station, and they need a wider angle). None when it stays where it is."""
+        pos, net, dr = self.dr.pos, self.net, self.dr
+        ks = self.through(i)
+        if not ks:
+            return None
+        x0 = pos[i].copy()
+        lines = {k: dr.lines[k] for k in ks}
+        # the stations whose fans the move turns: i itself, and the stations next to it on its routes
+        hubs = set()
+        if i < net.n:
+            hubs.add(i)
+        for k in ks:
+            line = lines[k]
+            j = line.index(i)
+            for q in (line[j - 1] if j > 0 else None, line[j + 1] if j + 1 < len(line) else None):
+                if q is not None and q < net.n:
+                    hubs.add(q)
+        pairs = [(s, a, b) for s in sorted(hubs) for a, b in self._fan(s)
+                 if a in lines or b in lines or s == i]
+        # as index arrays: the bundles through i (their lengths move), and every pair's two first
+        # segments (station, next point) and gaps, the ones through i read from the moving lengths
+        mine = {k: m for m, k in enumerate(ks)}
+        nk = len(ks)
+        seg_pts = [np.array(lines[k]) for k in ks]
+        at_i = [seg == i for seg in seg_pts]
+        n_sp = np.array([net.bundles[k].length for k in ks], dtype=float)
+        aim = np.array([self.aim[k] for k in ks])
+        lmin = np.array([net.bundles[k].lmin + LMIN_MARGIN_MM for k in ks])
+        S, QA, QB, GA, GB, HA, HB = [], [], [], [], [], [], []
+        for s_, a, b in pairs:
+            for k, Q, G, H in ((a, QA, GA, HA), (b, QB, GB, HB)):
+                line = dr.lines[k]
+                Q.append(line[1] if line[0] == s_ else line[-2])
+                G.append(mine.get(k, -1))
+                H.append(net.bundles[k].half_width + HALF_EXTRA_MM)
+            S.append(s_)
+        S, QA, QB, GA, GB = (np.array(v, dtype=int) for v in (S, QA, QB, GA, GB))
+        HA, HB = np.array(HA), np.array(HB)
+        fixed_g = np.array([self.gap(k, self.length(k)) if k not in mine else 0.0
+                            for s_, a, b in pairs for k in (a, b)]).reshape(-1, 2)
+        base_len = 2 * self.r + n_sp * self.sl
+        P = pos.copy()
+
+        def values(xy):
+            P[i] = xy
+            L = np.array([float(np.hypot(*np.diff(P[seg], axis=0).T).sum()) for seg in seg_pts])
+            g = (L - base_len) / (n_sp + 1)
+            out = np.empty(2 * nk + len(S) + 2)
+            out[0:2 * nk:2] = np.maximum(g - aim, 0.0)
+            out[1:2 * nk:2] = LMIN_WEIGHT * np.maximum(lmin - L, 0.0)
+            if len(S):
+                u, v = P[QA] - P[S], P[QB] - P[S]
+                theta = np.arctan2(u[:, 0] * v[:, 1] - u[:, 1] * v[:, 0], (u * v).sum(1)) % (2 * np.pi)
+                ga = np.where(GA >= 0, g[np.maximum(GA, 0)], fixed_g[:, 0])
+                gb = np.where(GB >= 0, g[np.maximum(GB, 0)], fixed_g[:, 1])
+                need = need_of(self.r + np.maximum(ga, 0.0), self.r + np.maximum(gb, 0.0), HA, HB) + ANGLE_CLEAR
+                out[2 * nk:2 * nk + len(S)] = need - theta
+            out[-2:] = ANCHOR * (xy - x0)
+            return out
+
+        raw0 = values(x0)
+        m = 2 * len(ks)
+        slack = np.maximum(raw0[m:m + len(pairs)], 0.0)   # a fan the model finds short now (the checks pass it) may stay so
+
+        def resid(xy):
+            v = values(xy)
+            v[m:m + len(pairs)] = ANGLE_WEIGHT * np.maximum(v[m:m + len(pairs)] - slack, 0.0)
+            return v
+
+        def jac(xy, r):
+            J = np.empty((len(r), 2))
+            for d in range(2):
+                e = np.zeros(2)
+                e[d] = 1e-4
+                J[:, d] = (resid(xy + e) - r) / 1e-4
+            return J
+
+        xc, lam = x0.copy(), 1e-3
+        r = resid(xc)
+        cost = float(r @ r)
+        for _ in range(GN_STEPS):
+            J = jac(xc, r)
+            step = np.linalg.solve(J.T @ J + lam * np.eye(2), -J.T @ r)
+            xn = xc + step
+            rn = resid(xn)
+            cn = float(rn @ rn)
+            if cn < cost:
+                xc, r, cost, lam = xn, rn, cn, lam * 0.3
+                if float(np.linalg.norm(step)) < 0.02:
+                    break
+            else:
+                lam *= 10
+        return None if float(np.linalg.norm(xc - x0)) < 0.05 else xc
+
+    # -- the judge --------------------------------------------------------------------------------
+    def _near(self, centres) -> set[str]:
+        """The stations whose label room a move can change: those near the moved points or along
+        the lines through them, before or after (centres: Repair._centres of both)."""
+        st = self.dr.pos[: self.net.n]
+        d = np.min(np.linalg.norm(st[:, None, :] - centres[None], axis=2), axis=1)
+        return {self.net.ids[q] for q in np.flatnonzero(d < LABEL_REACH_MM)}
+
+    def judge_point(self, i, new, span) -> bool:
+        """Point i moved to `new`, kept if the checks find nothing more on the part of the board it
+        changes, the stations near it keep their label room and the fill holds; else put back."""
+        rp, dr, net = self.rp, self.dr, self.net
+        old = dr.pos[i].copy()
+        if not rp._inside(new):
+            self.refused["off-board"] += 1
+            return False
+        before_centres = rp._centres([i])
+        dr.pos[i] = new
+        if not fill_kept(dr, span):
+            dr.pos[i] = old
+            self.refused["fill"] += 1
+            return False
+        centres = np.vstack([before_centres, rp._centres([i])])
+        part = rp.select(centres, REACH_MM)
+        self.tries += 1
+        sub = rp.view(part)
+        found = rank(sub.problems())
+        if found[1]:
+            dr.pos[i] = old
+            base = rank(rp.view(part).problems())
+            dr.pos[i] = new
+            if found > base:
+                dr.pos[i] = old
+                self.refused["checks"] += 1
+                return False
+        near = self._near(centres)
+        lacking = len(sub.without_room(only=near))
+        if lacking:
+            dr.pos[i] = old
+            room = len(rp.view(part).without_room(only=near))
+            dr.pos[i] = new
+            if lacking > room:
+                dr.pos[i] = old
+                self.refused["labels"] += 1
+                return False
+        return True
+
+    def global_targets(self) -> np.ndarray | None:
+        """Every free point where the whole board's optimization puts it with the gaps held at their
+        aims (from the clean board, the checks' terms at their heaviest): a coordinated target the
+        points are moved towards one at a time, each judged (the optimization alone leaves problems)."""
+        if self.w is None:
+            return None
+        dr = self.dr
+        local = Drawing(dr.pos.copy(), dr.n_stations, [list(line) for line in dr.lines], dr.free.copy(),
+                        bounds=dr.bounds, anchor=dr.anchor, fill_box=dr.fill_box)
+        w = replace(self.w, order=0.0)
+        run_rounds(self.rule_net(), local, w, self.style, rounds=1, start=GLOBAL_START, max_nfev=GLOBAL_NFEV)
+        return local.pos
+
+    def try_point(self, i, span) -> bool:
+        ks = self.through(i)
+        before = self.badness(ks)
+        if before[1] <= MIN_GAIN:
+            return False
+        targets = []
+        if self.targets is not None and i < len(self.targets) and \
+                float(np.linalg.norm(self.targets[i] - self.dr.pos[i])) > 0.05:
+            targets.append(("global", self.targets[i]))
+        own = self._target(i)
+        if own is not None:
+            targets.append(("point", own))
+        tried = 0
+        old = self.dr.pos[i].copy()
+        turned = self.directions(ks)
+        for kind, target in targets:
+            for f in FRACTIONS:
+                if tried >= TRIES_PER_POINT or self.tries >= self.max_tries:
+                    return False
+                new = self._clipped(old + f * (target - old))
+                self.dr.pos[i] = new
+                better = self.better(self.badness(ks), before) and self.turns_ok(ks, turned)
+                self.dr.pos[i] = old
+                if not better:
+                    continue
+                tried += 1
+                if self.judge_point(i, new, span):
+                    self.kinds[kind] += 1
+                    return True
+        if i >= self.net.n and tried < TRIES_PER_POINT and self.tries < self.max_tries:
+            return self.try_unbend(i, span)
+        return False
+
+    def _clipped(self, xy) -> np.ndarray:
+        b = self.dr.bounds
+        return xy if b is None else np.clip(xy, [b[0], b[1]], [b[2], b[3]])
+
+    def try_unbend(self, w, span) -> bool:
+        """Bend w taken out of its route where the route is too long with it and long enough without."""
+        dr = self.dr
+        ks = self.through(w)
+        if len(ks) != 1 or not dr.free[w]:
+            return False
+        k = ks[0]
+        line = dr.lines[k]
+        before = self.badness(ks)
+        j = line.index(w)
+        line.pop(j)
+        L = self.length(k)
+        ok = L >= self.net.bundles[k].lmin + LMIN_MARGIN_MM and self.better(self.badness(ks), before)
+        if ok:
+            # judged as the route's neighbours moving onto its new line: the part round both lines
+            rp = self.rp
+            centres = rp._centres([line[j - 1], line[j]])
+            line.insert(j, w)
+            centres = np.vstack([centres, rp._centres([w])])
+            line.pop(j)
+            part = rp.select(centres, REACH_MM)
+            self.tries += 1
+            found = rank(rp.view(part).problems())
+            line.insert(j, w)
+            base = rank(rp.view(part).problems()) if found[1] else found
+            line.pop(j)
+            near = self._near(centres)
+            if found <= base:
+                lacking = len(rp.view(part).without_room(only=near))
+                if lacking:
+                    line.insert(j, w)
+                    room = len(rp.view(part).without_room(only=near))
+                    line.pop(j)
+                    ok = lacking <= room
+            else:
+                ok = False
+        if not ok:
+            line.insert(j, w)
+            return False
+        self.kinds["unbend"] += 1
+        dr.free[w] = False   # no longer on any line (build_result writes only the lines' points)
+        self._reset_through()
+        return True
+
+    def shrink(self) -> float | None:
+        """The whole drawing drawn in towards the stations' centre by the largest of SHRINK that keeps
+        every route its spaces' length, the fill, the checks and the label room; the factor or None."""
+        rp, dr, net = self.rp, self.dr, self.net
+        free = dr.free.copy()
+        if not free[: net.n].all() or not self.ks:
+            return None   # pinned or kept stations fix the scale
+        Ls = np.array([self.length(k) for k in self.ks])
+        need = np.array([net.bundles[k].lmin + LMIN_MARGIN_MM for k in self.ks])
+        lowest = float(np.max(need / Ls))
+        st = dr.pos[: net.n]
+        c = (st.min(0) + st.max(0)) / 2
+        before = self.badness(self.ks)
+        base = rank(rp.full())
+        room = self.lacking()
+        saved = dr.pos.copy()
+        for f in SHRINK:
+            if f < lowest:
+                break
+            dr.pos = saved.copy()
+            dr.pos[free] = (saved[free] - c) * f + c
+            span = station_span(dr)
+            if dr.fill_box is not None and (span < np.asarray(dr.fill_box, dtype=float)).any():
+                continue
+            if not self.better(self.badness(self.ks), before):
+                continue
+            self.tries += 1
+            if rank(rp.full()) <= base and self.lacking() <= room:
+                return f
+        dr.pos = saved
+        return None
+
+    def rule_net(self):
+        """The network with each bundle's longest drawing at its aim, held as the gap rule holds it
+        (the optimizer's lmax): for the whole board's targets (global_targets)."""
+        if getattr(self, "_rule_net", None) is None:
+            ph = self.net.board.physical
+            bundles = [replace(b, gap_max=self.aim[k] + CROWD_MARGIN_MM,
+                               lsoft=min(b.lsoft, max(b.lmin + 1.0, drawn_mm_at_gap(b.length, ph, self.aim[k]))))
+                       if k in self.aim else b for k, b in enumerate(self.net.bundles)]
+            self._rule_net = replace(self.net, gap_rule=True, bundles=bundles, order_rows=None, _at=None)
+        return self._rule_net
+
+    def cut_moves(self) -> list[tuple[tuple[int, float], np.ndarray, np.ndarray, float]]:
+        """Slides of one side of the drawing towards the other: a line across the board (at right
+        angles to one of CUT_DIRECTIONS, between two points' projections) and every point on one
+        side of it moved towards it by delta. Every route crossing the line gets shorter (its far
+        part comes nearer along the line's normal) and no other route changes length: a cut where
+        the crossing routes have room to lose takes excess out of all of them at once (the uniform
+        shrink is every cut together, and stops at the first route already as short as its spaces
+        allow). Those that take out something and keep every route its spaces' length and the fill,
+        best first (routes over, then the excess): (gain, moved point indices, shift, delta)."""
+        dr, net = self.dr, self.net
+        pts = np.array(sorted({q for k in self.ks for q in dr.lines[k]} | set(range(net.n))), dtype=int)
+        if not dr.free[pts].all():
+            return []   # pinned or kept points: no side slides (they fix the scale)
+        P = dr.pos
+        segs = [(m, a, b) for m, k in enumerate(self.ks) for a, b in zip(dr.lines[k][:-1], dr.lines[k][1:])]
+        sa = np.array([a for _, a, _ in segs], dtype=int)
+        sb = np.array([b for _, _, b in segs], dtype=int)
+        sm = np.array([m for m, _, _ in segs], dtype=int)
+        L = np.array([self.length(k) for k in self.ks])
+        n1 = np.array([net.bundles[k].length + 1 for k in self.ks], dtype=float)
+        base = np.array([2 * self.r + net.bundles[k].length * self.sl for k in self.ks])
+        aim = np.array([self.aim[k] for k in self.ks])
+        # no route shorter than its spaces' length and the margin (one already nearer: no shorter)
+        floor = np.minimum(np.array([net.bundles[k].lmin + LMIN_MARGIN_MM for k in self.ks]), L) - 1e-9
+        limit = aim + (MAX_GAP_MM - GAP_AIM_MM)
+        g0 = (L - base) / n1
+        over0, ex0 = int((g0 > limit).sum()), float(np.maximum(g0 - aim, 0.0).sum())
+        st = P[: net.n]
+        need_span = None if dr.fill_box is None else \
+            np.minimum(st.max(0) - st.min(0), np.asarray(dr.fill_box, dtype=float)) - 1e-9
+        out = []
+        for deg in CUT_DIRECTIONS:
+            u = np.array([np.cos(np.radians(deg)), np.sin(np.radians(deg))])
+            order = np.unique(np.round(P[pts] @ u, 3))
+            cuts = ((order[:-1] + order[1:]) / 2)[np.diff(order) > CUT_CLEAR_MM]
+            pa, pb = P[sa] @ u, P[sb] @ u
+            for c in cuts:
+                for side in (1.0, -1.0):   # the points beyond the line slide back, or those before it forward
+                    far_a, far_b = side * (pa - c) > 0, side * (pb - c) > 0
+                    cross = far_a != far_b
+                    if not cross.any():
+                        continue
+                    # each crossing segment from its near end to its far end
+                    d = np.where(far_b[cross, None], P[sb[cross]] - P[sa[cross]], P[sa[cross]] - P[sb[cross]])
+                    room = float((d @ (side * u)).min()) - CUT_CLEAR_MM   # no segment turned back past the line
+                    moved = None
+                    for delta in CUT_DELTAS_MM:
+                        if delta > room:
+                            break
+                        dl = np.linalg.norm(d - delta * side * u, axis=1) - np.linalg.norm(d, axis=1)
+                        L2 = L.copy()
+                        np.add.at(L2, sm[cross], dl)
+                        if (L2 < floor).any():
+                            break
+                        g2 = (L2 - base) / n1
+                        gain = (over0 - int((g2 > limit).sum()), ex0 - float(np.maximum(g2 - aim, 0.0).sum()))
+                        if gain[0] < 0 or (gain[0] == 0 and gain[1] <= MIN_GAIN):
+                            continue
+                        if moved is None:
+                            moved = pts[side * (P[pts] @ u - c) > 0]
+                            ms = moved[moved < net.n]
+                        if need_span is not None:
+                            st2 = st.copy()
+                            st2[ms] -= delta * side * u
+                            if ((st2.max(0) - st2.min(0)) < need_span).any():
+                                break
+                        out.append((gain, moved, -delta * side * u, delta))
+        out.sort(key=lambda m: (-m[0][0], -m[0][1], m[3], len(m[1])))
+        # the two sides of one cut take out the same: only the side with fewer points moved
+        seen, best = set(), []
+        for m in out:
+            key = (m[0][0], round(m[0][1], 6), m[3])
+            if key not in seen:
+                seen.add(key)
+                best.append(m)
+        return best
+
+    def try_cuts(self) -> int:
+        """The best cut moves (cut_moves), each judged on the whole board (its checks no worse, no
+        fewer stations with label room, every point on the board), CUT_TRIES at most; the number kept."""
+        rp, dr = self.rp, self.dr
+        base = rank(rp.full())
+        room = self.lacking()
+        kept = tried = 0
+        while tried < CUT_TRIES:
+            for gain, moved, shift, delta in self.cut_moves()[:CUT_TRIES - tried]:
+                tried += 1
+                old = dr.pos.copy()
+                dr.pos[moved] += shift
+                side = set(moved.tolist())   # the routes with one station on each side turn
+                turned = [k for k in self.ks if (self.net.bundles[k].a in side) != (self.net.bundles[k].b in side)]
+                if all(rp._inside(dr.pos[q]) for q in moved) and self.turns_ok(turned, self.directions(turned, old)):
+                    self.tries += 1
+                    if rank(rp.full()) <= base and self.lacking() <= room:
+                        kept += 1
+                        self.kinds["cut"] += 1
+                        break   # the drawing has changed: the cuts again
+                dr.pos = old
+            else:
+                break   # none kept (or none left)
+        return kept
+
+    def _refresh(self, before) -> None:
+        """After a kept move (the drawing was `before`): the moves refused near the points it moved
+        may be kept now; the others would be judged on the same part of the board as before, with
+        the same verdict, and are not tried again (self.stale)."""
+        dr = self.dr
+        n = min(len(before), len(dr.pos))
+        moved = np.flatnonzero(np.any(before[:n] != dr.pos[:n], axis=1))
+        if not len(moved) or not self.stale:
+            return
+        spots = np.vstack([before[moved], dr.pos[moved]])
+        d = np.min(np.linalg.norm(dr.pos[:, None, :] - spots[None], axis=2), axis=1)
+        near = set(np.flatnonzero(d < STALE_MM).tolist())
+        self.stale = {key for key in self.stale if key[1] not in near}
+
+    def lacking(self) -> int:
+        """Stations of the whole board without label room (labels.without_room)."""
+        rp = self.rp
+        whole = rp._whole()
+        if whole is not None:
+            return len(rp.view(whole).without_room())
+        return len(without_room(rp.full_data()))
+
+    # -- the sweeps -------------------------------------------------------------------------------
+    def run(self) -> dict:
+        rp, dr, net = self.rp, self.dr, self.net
+        shrunk = self.shrink()
+        if CUTS:
+            self.try_cuts()
+        self.targets = self.global_targets() if GLOBAL else None
+        base = rank(rp.full())
+        room = self.lacking()
+        for _ in range(SWEEPS):
+            if self.tries >= self.max_tries:
+                break
+            snapshot = (dr.pos.copy(), dr.free.copy(), [list(line) for line in dr.lines])
+            self._reset_through()
+            points = sorted({q for k in self.ks for q in dr.lines[k] if dr.free[q]},
+                            key=lambda q: (-self.excess(self.through(q)), q))
+            kept, span = 0, station_span(dr)
+            for q in points:
+                if self.tries >= self.max_tries:
+                    break
+                if self.excess(self.through(q)) <= MIN_GAIN:
+                    break   # sorted: the rest have none
+                if ("point", q) in self.stale:
+                    continue
+                before = dr.pos.copy()
+                if self.try_point(q, span):
+                    kept += 1
+                    span = station_span(dr)
+                    self._refresh(before)
+                else:
+                    self.stale.add(("point", q))
+            if not kept:
+                break
+            # the sweep confirmed on the whole board: no more problems, no fewer labels with room
+            if rank(rp.full()) > base or self.lacking() > room:
+                dr.pos, dr.free, dr.lines = snapshot
+                self._reset_through()
+                break
+            self.kept += kept
+        return {"moves": self.kept + self.kinds["cut"], "shrunk": shrunk, "tries": self.tries, "refused": self.refused, "kinds": self.kinds}
+
+
+def tighten(rp, w=None, style: str = "geographic") -> dict:
+    """Draw in the routes of a board the checks pass (rp: its mapkit.layout.repair.Repair); returns
+    what it did (moves kept, the whole drawing's shrink factor or None)."""
+    return Tighten(rp, w, style).run()
