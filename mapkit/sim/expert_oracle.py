@@ -30,7 +30,7 @@ from __future__ import annotations
 import random
 
 from mapkit.sim import engine
-from mapkit.sim.engine import KEEP_PHASE, SETUP
+from mapkit.sim.engine import BLIND, FACE_UP, KEEP_PHASE, SETUP
 from mapkit.sim.expert import ExpertAgent
 from mapkit.sim.legal import Legal, draw_legal
 from mapkit.sim.paths import INF
@@ -181,6 +181,39 @@ class ClairvoyantDrawAgent(ExpertAgent):
         return max(values)
 
 
+# ---------------------------------------------------------------------------- oracle c
+
+class CardClairvoyantAgent(ExpertAgent):
+    """Oracle c: the expert's card draw, knowing the blind card (the top of the real deck).
+
+    The expert takes a face-up card of a needed color when there is one, else draws blind. With
+    the blind card known: it draws blind instead of a face-up card when the blind card is a wild
+    (a wild drawn blind costs no turn and pays any color) or a color the plan needs more of than
+    the face-up one (and the face-up one is not its next route's). (The other way round never
+    arises: the expert draws blind only when no face-up card is of a needed color.) Bounds what
+    knowing the next blind card can give."""
+
+    name = "oracle-cards"
+
+    def draw(self, view, legal, need):
+        a = super().draw(view, legal, need)
+        s = view._s  # the cheat: the real deck (cards are popped from its end)
+        if not s.deck or a is None or a[0] not in (FACE_UP, BLIND):
+            return a
+        top = s.deck[-1]
+        wild = self.t.wild
+        draws = legal.draws()
+        blind = next((x for x in draws if x[0] == BLIND), None)
+        if a[0] == FACE_UP and blind is not None:
+            c = view.face_up[a[1]]
+            if c == wild:
+                return a  # a face-up wild the expert wants (it takes the whole turn) stays
+            if top == wild or (c != self._target and need.get(top, 0) > need.get(c, 0)):
+                return blind
+            return a
+        return a
+
+
 # ---------------------------------------------------------------------------- oracle b
 
 class RolloutKeepOracle(ExpertAgent):
@@ -225,7 +258,7 @@ class RolloutDrawOracle(RolloutKeepOracle):
 
 # ---------------------------------------------------------------------------- measuring
 
-ORACLES = {c.name: c for c in (ClairvoyantDrawAgent, RolloutKeepOracle, RolloutDrawOracle)}
+ORACLES = {c.name: c for c in (ClairvoyantDrawAgent, CardClairvoyantAgent, RolloutKeepOracle, RolloutDrawOracle)}
 
 
 def register(extra: dict | None = None) -> None:
