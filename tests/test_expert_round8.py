@@ -227,7 +227,8 @@ def test_registration_is_explicit(monkeypatch):
     so no other test sees them)."""
     from mapkit.sim import agents
 
-    names = ("oracle-draw", "oracle-keep", "oracle-keep-draw", "lookahead-keep", "lookahead-draw")
+    names = ("oracle-draw", "oracle-cards", "oracle-keep", "oracle-keep-draw", "oracle-all", "lookahead-keep",
+             "lookahead-draw")
     assert not any(n in agents.AGENTS for n in names)
     monkeypatch.setattr(agents, "AGENTS", dict(agents.AGENTS))
     expert_oracle.register()
@@ -255,3 +256,10 @@ def test_card_oracle_draws_blind_for_a_blind_wild_or_a_more_needed_color(na):
     assert agent.draw(view, legal, need)[0] == engine.BLIND
     s.deck[-1] = 6  # of no use: the face-up card, as the expert
     assert agent.draw(view, legal, need) == plain
+
+
+def test_all_oracle_combines_the_card_draw_and_the_play_out_decisions():
+    A = expert_oracle.AllOracle
+    assert A.draw is expert_oracle.CardClairvoyantAgent.draw
+    assert A.choose_keep is RolloutKeepOracle.choose_keep
+    assert A.draw_value is RolloutDrawOracle.draw_value

@@ -256,9 +256,17 @@ class RolloutDrawOracle(RolloutKeepOracle):
         return INF if scores[0] > scores[1] else -INF
 
 
+class AllOracle(CardClairvoyantAgent, RolloutDrawOracle):
+    """Every oracle at once: keeps and the draw-or-not decision by perfect-information play-outs,
+    card draws knowing the blind card. The combined bound (the oracles' gains need not add)."""
+
+    name = "oracle-all"
+
+
 # ---------------------------------------------------------------------------- measuring
 
-ORACLES = {c.name: c for c in (ClairvoyantDrawAgent, CardClairvoyantAgent, RolloutKeepOracle, RolloutDrawOracle)}
+ORACLES = {c.name: c for c in (ClairvoyantDrawAgent, CardClairvoyantAgent, RolloutKeepOracle, RolloutDrawOracle,
+                               AllOracle)}
 
 
 def register(extra: dict | None = None) -> None:
