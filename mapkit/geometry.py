@@ -21,6 +21,11 @@ from mapkit.model import Board
 
 XY = tuple[float, float]
 MIN_AREA_MM2 = 0.5  # overlaps smaller than this are rounding, not a printing problem
+# A route end's need (space_placement): the margins its first space keeps from its neighbours' bands
+# at a shared station, smaller than the optimizer's (crowding.HALF_EXTRA_MM, ANGLE_CLEAR): the
+# checks only ask that the spaces do not overlap
+END_HALF_EXTRA_MM = 0.25
+END_ANGLE_CLEAR = 0.02
 
 
 def projector(board: Board):
@@ -56,6 +61,10 @@ class RouteShape:
     usable_mm: float      # centreline length less one station radius at each end
     needed_mm: float      # what its spaces need with the smallest gaps
     spaces: tuple[tuple[XY, XY, XY, XY], ...]  # rectangle corners, in order
+    # (gap at end a, gap between spaces, gap at end b) as placed (space_placement), and what each end
+    # needs (0: nothing beyond the even spread); None where not known (flights drawn by the renderer)
+    gaps: tuple[float, float, float] | None = None
+    needs: tuple[float, float] | None = None
 
     @property
     def stretch(self) -> float:
@@ -97,10 +106,11 @@ class Layout:
         self._lines = np.array([sh[0] for sh in shapes], dtype=object)
         self._space_owner_index = np.array([k for k, r in enumerate(todo) for _ in range(r.length)], dtype=int)
         self._space_serials = [(sh[6], i) for r, sh in zip(todo, shapes) for i in range(r.length)]
-        for r, (line, total, _, coords, spaces, _, _) in zip(todo, shapes):
+        for r, key, (line, total, _, coords, spaces, _, _) in zip(todo, keys, shapes):
             n = r.length
             usable = max(0.0, total - 2 * radius)
-            self.routes[r.id] = RouteShape(r.id, coords, usable, n * length + (n + 1) * gap, spaces)
+            self.routes[r.id] = RouteShape(r.id, coords, usable, n * length + (n + 1) * gap, spaces,
+                                           space_placement(usable, n, length, gap, *key[4]), key[4])
         self._route_index = [r.id for r in todo]
 
     @cached_property
@@ -120,16 +130,19 @@ class Layout:
         offsets = _track_offsets(board, ph.space_width_mm / 2 + 1)
         todo = [r for r in board.routes if r.a in self.positions and r.b in self.positions and r.a != r.b]
         phys = (ph.station_radius_mm, ph.space_length_mm, ph.space_gap_mm, ph.space_width_mm)
-        # a route's shape depends only on its points, its offset, its length and the board's sizes:
-        # that is its key in _SHAPES, so an unmoved route is not rebuilt (the repair and the polish
-        # judge hundreds of boards that differ in one point)
+        # a route's shape depends only on its points, its offset, its length, the board's sizes and
+        # what its ends need (end_needs, from the points of the routes round its end stations): that
+        # is its key in _SHAPES, so an unmoved route is not rebuilt (the repair and the polish judge
+        # hundreds of boards that differ in one point)
+        allpts = [tuple(_dedupe([self.positions[r.a], *(self.point(w) for w in r.waypoints), self.positions[r.b]]))
+                  for r in todo]
+        needs = end_needs(todo, allpts, offsets, ph)
         keys = []
-        for r in todo:
+        for r, pts, need in zip(todo, allpts, needs):
             # offset relative to the route's canonical direction, so that a track written b→a
             # still lands on its own side
             d = (1 if r.a <= r.b else -1) * offsets.get(r.id, 0.0)
-            pts = tuple(_dedupe([self.positions[r.a], *(self.point(w) for w in r.waypoints), self.positions[r.b]]))
-            keys.append((pts, d, r.length, phys))
+            keys.append((pts, d, r.length, phys, need))
         return todo, keys
 
     def point(self, p) -> XY:
@@ -313,7 +326,8 @@ class Layout:
 # would have computed. Emptied when full, which bounds the memory.
 CACHE_SIZE = 20_000
 PAIR_CACHE_SIZE = 100_000   # _MEETS, _AREAS, _CROSSED: a part of a board has hundreds of pairs (about 20 MB full)
-_SHAPES: dict = {}   # (points, offset, length, sizes) -> (line, total, corners, coords, spaces, space polygons)
+_SHAPES: dict = {}   # (points, offset, length, sizes, end needs) -> (line, total, corners, coords, spaces, space polygons)
+_NEEDS: dict = {}    # (angle, half-width, half-width, radius, smallest gap) -> the gap two bands' first spaces need
 _DISCS: dict = {}    # (x, y, radius) -> station marker polygon
 _CLIPPED: dict = {}  # (route shape's serial, end a, end b) -> (centreline less its end stations' markers, serial, is empty)
 _MEETS: dict = {}    # the keys of _AREAS or two clipped lines' serials -> whether the two shapes intersect
@@ -434,7 +448,7 @@ def _build_shapes(keys: list) -> dict:
     counts = [len(pts) for pts, *_ in keys]
     lines = shapely.linestrings(np.array([xy for pts, *_ in keys for xy in pts], dtype=float),
                                 indices=np.repeat(np.arange(len(keys)), counts))
-    dist = np.array([d for _, d, _, _ in keys])
+    dist = np.array([key[1] for key in keys])
     moved = np.flatnonzero(dist != 0.0)
     if len(moved):
         shifted = shapely.offset_curve(lines[moved], dist[moved], quad_segs=16, join_style="mitre", mitre_limit=3.0)
@@ -443,14 +457,12 @@ def _build_shapes(keys: list) -> dict:
                 lines[i] = s
     totals = shapely.length(lines).tolist()
     own, at = [], []   # per space: its route's index in keys, its centre's arc length
-    for k, ((_, _, n, (radius, length, _, _)), total) in enumerate(zip(keys, totals)):
+    for k, ((_, _, n, (radius, length, gap, _), need), total) in enumerate(zip(keys, totals)):
         usable = max(0.0, total - 2 * radius)
-        spread = (usable - n * length) / (n + 1)
-        for i in range(n):
-            own.append(k)
-            at.append(radius + spread * (i + 1) + length * (i + 0.5))
+        own.extend([k] * n)
+        at.extend(space_centres(usable, n, radius, length, gap, *need))
     # the sizes are one board's, the same in every key of one call
-    _, _, _, (_, length, _, width) = keys[0]
+    _, _, _, (_, length, _, width), _ = keys[0]
     corners = _rectangles(lines[own] if own else lines[:0], np.array(at), np.array(totals)[own] if own else np.zeros(0),
                           length, width)
     corners.setflags(write=False)
@@ -464,6 +476,134 @@ def _build_shapes(keys: list) -> dict:
         j += n
     _remember(_SHAPES, built)
     return built
+
+
+def space_placement(usable: float, n: int, length: float, gap: float, need_a: float = 0.0,
+                    need_b: float = 0.0) -> tuple[float, float, float]:
+    """(gap at end a, gap between spaces, gap at end b) of a route of n spaces on `usable` mm (its
+    centreline less a station radius at each end).
+
+    The even spread (every one of the n+1 gaps alike) where it gives each end what it needs (need_a,
+    need_b: how far from the station's rim its first space must start to clear the bands next to it
+    there, end_needs); otherwise an end that needs more gets its need and the other gaps share what
+    is left, alike, none below the board's smallest gap (`gap`); where even that is impossible, the
+    even spread. Surplus is never pushed into the ends: a route longer than its spaces need has all
+    its gaps wide."""
+    even = (usable - n * length) / (n + 1)
+    if need_a <= even and need_b <= even:
+        return even, even, even
+    free = usable - n * length
+    given = {}
+    needs = {"a": need_a, "b": need_b}
+    while True:
+        left = n + 1 - len(given)
+        if left <= 0:
+            return even, even, even
+        spread = (free - sum(given.values())) / left
+        more = {e: v for e, v in needs.items() if e not in given and v > spread}
+        if not more:
+            break
+        given.update(more)
+    if spread < gap:
+        return even, even, even
+    return given.get("a", spread), spread, given.get("b", spread)
+
+
+def space_centres(usable: float, n: int, radius: float, length: float, gap: float, need_a: float = 0.0,
+                  need_b: float = 0.0) -> list[float]:
+    """The arc lengths along a route's line (from end a's station centre) of its n spaces' centres,
+    placed as space_placement says (the even spread's arithmetic unchanged where it is kept)."""
+    end_a, inner, _ = space_placement(usable, n, length, gap, need_a, need_b)
+    if end_a == inner:
+        return [radius + inner * (i + 1) + length * (i + 0.5) for i in range(n)]
+    return [radius + end_a + inner * i + length * (i + 0.5) for i in range(n)]
+
+
+def end_needs(routes, points, offsets: dict, ph) -> list[tuple[float, float]]:
+    """(need at end a, need at end b) of each route (routes, their points from a to b, the double
+    tracks' offsets): how far from its station's rim a first space must start so that it clears
+    the bands next to it round the station, both starting there (crowding.need_of's corner geometry,
+    with this module's margins). A band is a route, or the two tracks of a double (half-width
+    space width + 1 mm); its direction is its first segment's. 0 where the board's smallest gap is
+    enough (so that a wide fan's keys do not change with its angles)."""
+    w = ph.space_width_mm
+    radius, smallest = ph.station_radius_mm, ph.space_gap_mm
+    bands: dict = {}   # station -> {band: [angle, half-width, [(route index, end)]]}
+    for k, (r, pts) in enumerate(zip(routes, points)):
+        band = (r.double, frozenset((r.a, r.b))) if r.id in offsets else k
+        half = w + 1.0 if r.id in offsets else w / 2
+        for end, st, here, nxt in ((0, r.a, pts[0], pts[1]), (1, r.b, pts[-1], pts[-2])):
+            at = bands.setdefault(st, {})
+            item = at.get(band)
+            if item is None:
+                at[band] = [math.atan2(nxt[1] - here[1], nxt[0] - here[0]), half, [(k, end)]]
+            else:
+                item[2].append((k, end))
+    return fan_needs(bands, len(routes), radius, smallest)
+
+
+def fan_needs(bands: dict, count: int, radius: float, smallest: float) -> list[tuple[float, float]]:
+    """end_needs from the bands round each station ({station: {band: [angle, half-width, [(item,
+    end)]]}}, end 0 or 1 of items 0..count-1): each end's need, the largest of the two pairs it is in
+    with its neighbours round the station (also the layout's own, tighten.py)."""
+    from mapkit.layout.crowding import need_of   # (mapkit.layout imports this module)
+
+    out = [[0.0, 0.0] for _ in range(count)]
+    todo, asks = {}, []   # pair key -> the ends it names
+    for at in bands.values():
+        if len(at) < 2:
+            continue
+        items = sorted(at.values(), key=lambda t: t[0])
+        m = len(items)
+        for i in range(m):
+            a, b = items[i], items[(i + 1) % m]
+            theta = (b[0] - a[0]) % (2 * math.pi)
+            h1, h2 = (a[1], b[1]) if a[1] <= b[1] else (b[1], a[1])
+            key = (theta, h1, h2, radius, smallest)
+            asks.append((key, a[2] + b[2]))
+            if key not in _NEEDS:
+                todo[key] = None
+    if todo:
+        _remember(_NEEDS, _pair_needs(list(todo), need_of), PAIR_CACHE_SIZE)
+    for key, ends in asks:
+        v = _NEEDS.get(key)
+        if v is None:
+            v = _pair_needs([key], need_of)[key]
+        if v > 0.0:
+            for k, end in ends:
+                if v > out[k][end]:
+                    out[k][end] = v
+    return [tuple(v) for v in out]
+
+
+def _pair_needs(keys: list, need_of) -> dict:
+    """The gap from the rim at which two bands (angle theta between them, half-widths h1, h2) have
+    first spaces that clear, both starting there; 0 where the smallest gap is enough. Bisection
+    over all pairs at once (the need falls as the gap grows), to 0.01 mm at most 40 mm."""
+    th = np.array([k[0] for k in keys])
+    h1 = np.array([k[1] for k in keys]) + END_HALF_EXTRA_MM
+    h2 = np.array([k[2] for k in keys]) + END_HALF_EXTRA_MM
+    radius = np.array([k[3] for k in keys])
+    lo = np.array([k[4] for k in keys], dtype=float)
+
+    def fits(g):
+        s = radius + g
+        return need_of(s, s, h1, h2) + END_ANGLE_CLEAR <= th
+
+    out = np.zeros(len(keys))
+    bad = ~fits(lo)
+    if bad.any():
+        idx = np.flatnonzero(bad)
+        lo_, hi_ = lo[idx], np.full(len(idx), 40.0)
+        th_all, h1_all, h2_all, r_all = th, h1, h2, radius
+        th, h1, h2, radius = th_all[idx], h1_all[idx], h2_all[idx], r_all[idx]
+        for _ in range(12):   # 40 mm / 2**12: under 0.01 mm
+            mid = (lo_ + hi_) / 2
+            ok = fits(mid)
+            hi_ = np.where(ok, mid, hi_)
+            lo_ = np.where(ok, lo_, mid)
+        out[idx] = hi_
+    return dict(zip(keys, out.tolist()))
 
 
 def _track_offsets(board: Board, distance: float) -> dict[str, float]:
