@@ -26,6 +26,7 @@ MIN_AREA_MM2 = 0.5  # overlaps smaller than this are rounding, not a printing pr
 # checks only ask that the spaces do not overlap
 END_HALF_EXTRA_MM = 0.25
 END_ANGLE_CLEAR = 0.02
+WIDEST_END_GAP_MM = 30.0   # an end that would need more than this gets no more than the even spread
 
 
 def projector(board: Board):
@@ -578,8 +579,10 @@ def fan_needs(bands: dict, count: int, radius: float, smallest: float) -> list[t
 
 def _pair_needs(keys: list, need_of) -> dict:
     """The gap from the rim at which two bands (angle theta between them, half-widths h1, h2) have
-    first spaces that clear, both starting there; 0 where the smallest gap is enough. Bisection
-    over all pairs at once (the need falls as the gap grows), to 0.01 mm at most 40 mm."""
+    first spaces that clear, both starting there; 0 where the smallest gap is enough, and where none
+    up to WIDEST_END_GAP_MM is (two bands leaving almost together: no placement of the spaces clears
+    them, the even spread stays). Bisection over all pairs at once (the need falls as the gap
+    grows), to 0.01 mm."""
     th = np.array([k[0] for k in keys])
     h1 = np.array([k[1] for k in keys]) + END_HALF_EXTRA_MM
     h2 = np.array([k[2] for k in keys]) + END_HALF_EXTRA_MM
@@ -594,15 +597,15 @@ def _pair_needs(keys: list, need_of) -> dict:
     bad = ~fits(lo)
     if bad.any():
         idx = np.flatnonzero(bad)
-        lo_, hi_ = lo[idx], np.full(len(idx), 40.0)
+        lo_, hi_ = lo[idx], np.full(len(idx), WIDEST_END_GAP_MM)
         th_all, h1_all, h2_all, r_all = th, h1, h2, radius
         th, h1, h2, radius = th_all[idx], h1_all[idx], h2_all[idx], r_all[idx]
-        for _ in range(12):   # 40 mm / 2**12: under 0.01 mm
+        for _ in range(12):   # 30 mm / 2**12: under 0.01 mm
             mid = (lo_ + hi_) / 2
             ok = fits(mid)
             hi_ = np.where(ok, mid, hi_)
             lo_ = np.where(ok, lo_, mid)
-        out[idx] = hi_
+        out[idx] = np.where(fits(np.full(len(idx), WIDEST_END_GAP_MM)), hi_, 0.0)
     return dict(zip(keys, out.tolist()))
 
 
