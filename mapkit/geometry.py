@@ -81,9 +81,12 @@ class Layout:
     one-at-a-time version made, in the same order, so the findings are identical
     (tests/test_geometry_fast.py compares them with tests/geometry_plain.py)."""
 
-    def __init__(self, board: Board):
+    def __init__(self, board: Board, needs: dict | None = None):
+        """needs: {route id: (need at its a, need at its b)} where the board is a part of a larger
+        one (the layout's repair judges parts): the needs the whole board gives its routes, which
+        the part's own stations, missing some of their routes, would not (end_needs otherwise)."""
         self.board = board
-        self._finish(*self._route_keys())
+        self._finish(*self._route_keys(needs))
 
     def _finish(self, todo: list, keys: list) -> None:
         """The route shapes of a Layout whose positions and route keys are known (_route_keys)."""
@@ -120,8 +123,9 @@ class Layout:
         layout's boards have none such)."""
         return projector(self.board)
 
-    def _route_keys(self) -> tuple[list, list]:
-        """self.positions, and (the routes drawn, each one's key in _SHAPES)."""
+    def _route_keys(self, given: dict | None = None) -> tuple[list, list]:
+        """self.positions, and (the routes drawn, each one's key in _SHAPES); given: the routes'
+        end needs where known (Layout)."""
         board = self.board
         ph = board.physical
         self.positions: dict[str, XY] = {
@@ -137,7 +141,7 @@ class Layout:
         # hundreds of boards that differ in one point)
         allpts = [tuple(_dedupe([self.positions[r.a], *(self.point(w) for w in r.waypoints), self.positions[r.b]]))
                   for r in todo]
-        needs = end_needs(todo, allpts, offsets, ph)
+        needs = end_needs(todo, allpts, offsets, ph) if given is None else [given[r.id] for r in todo]
         keys = []
         for r, pts, need in zip(todo, allpts, needs):
             # offset relative to the route's canonical direction, so that a track written b→a
@@ -337,18 +341,18 @@ _AREAS: dict = {}    # (space, space) or (marker, space) -> the area they share,
 _SERIAL = itertools.count()  # a new number for each shape built, so a rebuilt shape is never taken for an old one
 
 
-def layouts_of(boards) -> list[Layout]:
+def layouts_of(boards, needs: list | None = None) -> list[Layout]:
     """Layout(board) of each board, the route shapes, station markers and clipped lines none of
     them finds in the caches built first for all of them, in one array call each: the repair judges
     a hundred boards that each differ from the one before in a point, and one call per board cost
     several times a route's own share (about 0.4 ms a call against 0.1 ms a route). The shapes are
     the ones each Layout would build (the same keys, the same functions), so what the checks find
-    is unchanged."""
+    is unchanged. needs: each board's Layout needs (or None)."""
     shapes, discs, made = {}, {}, []
-    for board in boards:
+    for n, board in enumerate(boards):
         lay = Layout.__new__(Layout)
         lay.board = board
-        todo, keys = lay._route_keys()
+        todo, keys = lay._route_keys(None if needs is None else needs[n])
         made.append((lay, todo, keys))
         for key in keys:
             if key not in shapes and _SHAPES.get(key) is None:

@@ -17,6 +17,7 @@ on the whole board. The number of tries is bounded, not the time, so a seed give
 from __future__ import annotations
 
 import hashlib
+import math
 import json
 import re
 from dataclasses import replace
@@ -208,7 +209,7 @@ class Repair:
             return Part(self, self.part_data(part), None)
         if self._boards is None:
             self._boards = PartBoards(self)
-        return Part(self, None, self._boards.board(part))
+        return Part(self, None, *self._boards.board(part, True))
 
     def part_data(self, part) -> dict:
         """A board dict of only that part (its stations and bundles), for the checks or label room."""
@@ -461,10 +462,11 @@ class Repair:
             reach, part = self._part_of(moves[n], centres, selected)
             if reach not in parts and ("base", reach) not in keys:
                 keys.append(("base", reach))
-                boards.append(self._boards.board(part))
+                boards.append(self._boards.board(part, True))
             keys.append(n)
-            boards.append(self._moved(moves[n], lambda: self._boards.board(part)))
-        return {key: Part(self, None, board, layout) for key, board, layout in zip(keys, boards, layouts_of(boards))}
+            boards.append(self._moved(moves[n], lambda: self._boards.board(part, True)))
+        made = layouts_of([b for b, _ in boards], [nd for _, nd in boards])
+        return {key: Part(self, None, board, layout) for key, (board, _), layout in zip(keys, boards, made)}
 
     def _bend_points(self, k, p) -> list[np.ndarray]:
         """A bend at the middle pushed to either side, and (a station covered) one that goes round it."""
@@ -537,15 +539,15 @@ class Part:
     build_board(data): mapkit.layout.pipeline.geometry_problems) the part is a Board from
     PartBoards and both use one Layout of it; with any other check it is the dict, as before."""
 
-    def __init__(self, rp, data, board, layout=None):
+    def __init__(self, rp, data, board, layout=None, needs=None):
         self.rp, self.data, self.board = rp, data, board
-        self._layout = layout
+        self._layout, self._needs = layout, needs
 
     def layout(self):
         if self._layout is None:
             from mapkit.geometry import Layout
 
-            self._layout = Layout(self.board)
+            self._layout = Layout(self.board, self._needs)
         return self._layout
 
     def problems(self) -> list:
@@ -579,7 +581,38 @@ class PartBoards:
         self._routes: dict = {}     # (route index, place in the part, id, waypoints) -> Route
         self._ids: dict = {}        # route indices of a part -> their ids (default_route_ids)
 
-    def board(self, part):
+    def whole_needs(self) -> list[tuple[float, float]]:
+        """(need at its a, need at its b) of each route of the file, as the whole board's geometry
+        gives them with the points where they are now (mapkit.geometry.end_needs on build_result's
+        board: the bundles' first segments, at the positions as written, 0.1 mm)."""
+        from mapkit.geometry import fan_needs
+
+        rp, net = self.rp, self.rp.net
+        dr = rp.dr
+        key = (dr.pos.tobytes(), tuple(len(line) for line in dr.lines))
+        if key == getattr(self, "_needs_key", None):
+            return self._needs
+        if not hasattr(self, "_index"):
+            self._index = {sid: i for i, sid in enumerate(net.ids)}
+        bands: dict = {}
+        for k, (b, line) in enumerate(zip(net.bundles, dr.lines)):
+            for end, s_, q in ((0, line[0], line[1]), (1, line[-1], line[-2])):
+                here, nxt = _xy(dr.pos[s_]), _xy(dr.pos[q])
+                ang = math.atan2(nxt["y"] - here["y"], nxt["x"] - here["x"])
+                bands.setdefault(s_, {})[k] = [ang, b.half_width, [(k, end)]]
+        per_bundle = fan_needs(bands, len(net.bundles), net.radius, net.space_gap)
+        out = [(0.0, 0.0)] * len(net.data["routes"])
+        routes = net.board.routes
+        for k, (b, line) in enumerate(zip(net.bundles, dr.lines)):
+            n0, n1 = per_bundle[k]
+            for ri in b.routes:
+                a = self._index[routes[ri].a]
+                out[ri] = (n0, n1) if line[0] == a else (n1, n0)
+        self._needs_key, self._needs = key, out
+        return out
+
+    def board(self, part, with_needs: bool = False):
+        """The Board of that part; with_needs: (it, {route id: its end needs on the whole board})."""
         rp, net = self.rp, self.rp.net
         pos, raw_stations, raw_routes = rp.dr.pos, net.data["stations"], net.data["routes"]
         stations_in, bundles = part
@@ -615,7 +648,11 @@ class PartBoards:
                     raw["waypoints"] = [{"x": x, "y": y} for x, y in wps_of[ri]]
                 r = self._routes[key] = route_model(raw, j, rid, self.kinds, self.template.gray_kind)
             routes.append(r)
-        return replace(self.template, stations=tuple(stations), routes=tuple(routes))
+        board = replace(self.template, stations=tuple(stations), routes=tuple(routes))
+        if not with_needs:
+            return board
+        whole = self.whole_needs()
+        return board, {rid: whole[ri] for ri, rid in zip(order, ids)}
 
 
 def repair(net, dr, size_out, check, max_tries: int | None = None) -> list:
