@@ -209,7 +209,8 @@ class Repair:
             return Part(self, self.part_data(part), None)
         if self._boards is None:
             self._boards = PartBoards(self)
-        return Part(self, None, *self._boards.board(part, True))
+        board, needs = self._boards.board(part, True)
+        return Part(self, None, board, needs=needs)
 
     def part_data(self, part) -> dict:
         """A board dict of only that part (its stations and bundles), for the checks or label room."""
