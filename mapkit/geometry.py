@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -27,6 +28,24 @@ MIN_AREA_MM2 = 0.5  # overlaps smaller than this are rounding, not a printing pr
 END_HALF_EXTRA_MM = 0.25
 END_ANGLE_CLEAR = 0.02
 WIDEST_END_GAP_MM = 30.0   # an end that would need more than this gets no more than the even spread
+# needs are rounded up to this step: a point moved a little turns the first segments of its
+# neighbours' routes a little, and their other ends' neighbours' spaces should not all move with it
+# (the layout's repair judges a move on the part of the board near it)
+NEED_STEP_MM = 1.0
+_EVEN = [False]   # set by even_spread()
+
+
+@contextmanager
+def even_spread():
+    """Every route's spaces spread evenly (no end given its need) inside the block: the layout's
+    earlier steps, whose models and moves were made for the even spread, run so; the tightening and
+    the board as written get the placement by needs (docs/layout-gaps.md)."""
+    was = _EVEN[0]
+    _EVEN[0] = True
+    try:
+        yield
+    finally:
+        _EVEN[0] = was
 
 
 def projector(board: Board):
@@ -141,7 +160,10 @@ class Layout:
         # hundreds of boards that differ in one point)
         allpts = [tuple(_dedupe([self.positions[r.a], *(self.point(w) for w in r.waypoints), self.positions[r.b]]))
                   for r in todo]
-        needs = end_needs(todo, allpts, offsets, ph) if given is None else [given[r.id] for r in todo]
+        if _EVEN[0]:
+            needs = [(0.0, 0.0)] * len(todo)
+        else:
+            needs = end_needs(todo, allpts, offsets, ph) if given is None else [given[r.id] for r in todo]
         keys = []
         for r, pts, need in zip(todo, allpts, needs):
             # offset relative to the route's canonical direction, so that a track written b→a
@@ -609,7 +631,8 @@ def _pair_needs(keys: list, need_of) -> dict:
             ok = fits(mid)
             hi_ = np.where(ok, mid, hi_)
             lo_ = np.where(ok, lo_, mid)
-        out[idx] = np.where(fits(np.full(len(idx), WIDEST_END_GAP_MM)), hi_, 0.0)
+        out[idx] = np.where(fits(np.full(len(idx), WIDEST_END_GAP_MM)),
+                            np.ceil(hi_ / NEED_STEP_MM) * NEED_STEP_MM, 0.0)
     return dict(zip(keys, out.tolist()))
 
 
