@@ -582,34 +582,39 @@ class PartBoards:
         self._routes: dict = {}     # (route index, place in the part, id, waypoints) -> Route
         self._ids: dict = {}        # route indices of a part -> their ids (default_route_ids)
 
-    def whole_needs(self) -> list[tuple[float, float]]:
-        """(need at its a, need at its b) of each route of the file, as the whole board's geometry
-        gives them with the points where they are now (mapkit.geometry.end_needs on build_result's
-        board: the bundles' first segments, at the positions as written, 0.1 mm)."""
+    def whole_needs(self, order) -> dict:
+        """{route index: (need at its a, need at its b)} of these routes of the file, as the whole
+        board's geometry gives them with the points where they are now (mapkit.geometry.end_needs on
+        build_result's board: every bundle round their end stations, their first segments at the
+        positions as written, 0.1 mm)."""
         from mapkit.geometry import fan_needs
 
         rp, net = self.rp, self.rp.net
         dr = rp.dr
-        key = (dr.pos.tobytes(), tuple(len(line) for line in dr.lines))
-        if key == getattr(self, "_needs_key", None):
-            return self._needs
-        if not hasattr(self, "_index"):
+        if not hasattr(self, "_route_bundle"):
             self._index = {sid: i for i, sid in enumerate(net.ids)}
+            self._route_bundle = {ri: k for k, b in enumerate(net.bundles) for ri in b.routes}
+            self._ends = {}
+            for k, b in enumerate(net.bundles):
+                for s_ in (b.a, b.b):
+                    self._ends.setdefault(s_, []).append(k)
+        ks = {self._route_bundle[ri] for ri in order}
+        stations = {q for k in ks for q in (dr.lines[k][0], dr.lines[k][-1])}
         bands: dict = {}
-        for k, (b, line) in enumerate(zip(net.bundles, dr.lines)):
-            for end, s_, q in ((0, line[0], line[1]), (1, line[-1], line[-2])):
+        for s_ in stations:
+            at = bands[s_] = {}
+            for k in self._ends.get(s_, []):
+                line = dr.lines[k]
+                end, q = (0, line[1]) if line[0] == s_ else (1, line[-2])
                 here, nxt = _xy(dr.pos[s_]), _xy(dr.pos[q])
-                ang = math.atan2(nxt["y"] - here["y"], nxt["x"] - here["x"])
-                bands.setdefault(s_, {})[k] = [ang, b.half_width, [(k, end)]]
+                at[k] = [math.atan2(nxt["y"] - here["y"], nxt["x"] - here["x"]), net.bundles[k].half_width, [(k, end)]]
         per_bundle = fan_needs(bands, len(net.bundles), net.radius, net.space_gap)
-        out = [(0.0, 0.0)] * len(net.data["routes"])
+        out = {}
         routes = net.board.routes
-        for k, (b, line) in enumerate(zip(net.bundles, dr.lines)):
+        for ri in order:
+            k = self._route_bundle[ri]
             n0, n1 = per_bundle[k]
-            for ri in b.routes:
-                a = self._index[routes[ri].a]
-                out[ri] = (n0, n1) if line[0] == a else (n1, n0)
-        self._needs_key, self._needs = key, out
+            out[ri] = (n0, n1) if dr.lines[k][0] == self._index[routes[ri].a] else (n1, n0)
         return out
 
     def board(self, part, with_needs: bool = False):
@@ -652,7 +657,11 @@ class PartBoards:
         board = replace(self.template, stations=tuple(stations), routes=tuple(routes))
         if not with_needs:
             return board
-        whole = self.whole_needs()
+        from mapkit.geometry import _EVEN
+
+        if _EVEN[0]:
+            return board, None   # (every route's spaces spread evenly: no needs to give)
+        whole = self.whole_needs(order)
         return board, {rid: whole[ri] for ri, rid in zip(order, ids)}
 
 
