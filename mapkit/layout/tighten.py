@@ -108,7 +108,7 @@ class Tighten:
         """What each bundle's ends (line[0], line[-1]) need, as drawn now (geometry.fan_needs on the
         bundles' first segments; the double's two tracks are one band, as the geometry has them)."""
         dr = self.dr
-        key = (dr.pos.tobytes(), tuple(len(line) for line in dr.lines))
+        key = (dr.pos.tobytes(), sum(map(len, dr.lines)))   # (a bend taken out: one point fewer)
         if key != self._needs_key:
             bands: dict = {}
             for k, (b, line) in enumerate(zip(self.net.bundles, dr.lines)):
