@@ -573,8 +573,6 @@ def fan_needs(bands: dict, count: int, radius: float, smallest: float) -> list[t
     """end_needs from the bands round each station ({station: {band: [angle, half-width, [(item,
     end)]]}}, end 0 or 1 of items 0..count-1): each end's need, the largest of the two pairs it is in
     with its neighbours round the station (also the layout's own, tighten.py)."""
-    from mapkit.layout.crowding import need_of   # (mapkit.layout imports this module)
-
     out = [[0.0, 0.0] for _ in range(count)]
     todo, asks = {}, []   # pair key -> the ends it names
     for at in bands.values():
@@ -591,11 +589,11 @@ def fan_needs(bands: dict, count: int, radius: float, smallest: float) -> list[t
             if key not in _NEEDS:
                 todo[key] = None
     if todo:
-        _remember(_NEEDS, _pair_needs(list(todo), need_of), PAIR_CACHE_SIZE)
+        _remember(_NEEDS, _pair_needs(list(todo)), PAIR_CACHE_SIZE)
     for key, ends in asks:
         v = _NEEDS.get(key)
         if v is None:
-            v = _pair_needs([key], need_of)[key]
+            v = _pair_needs([key])[key]
         if v > 0.0:
             for k, end in ends:
                 if v > out[k][end]:
@@ -603,37 +601,42 @@ def fan_needs(bands: dict, count: int, radius: float, smallest: float) -> list[t
     return [tuple(v) for v in out]
 
 
-def _pair_needs(keys: list, need_of) -> dict:
-    """The gap from the rim at which two bands (angle theta between them, half-widths h1, h2) have
+def symmetric_need(s: float, h1: float, h2: float) -> float:
+    """crowding.need_of(s, s, h1, h2) for two first spaces starting at the same distance s from the
+    station's centre, h1 <= h2, in closed form: at the narrower band's near corner each takes
+    atan(h1 / s); at the wider one's, the narrower takes asin(h1 / hypot(s, h2)) and the wider
+    atan(h2 / s) (tests/test_space_placement.py checks it against need_of)."""
+    return max(2 * math.atan(h1 / s), math.asin(min(1.0, h1 / math.hypot(s, h2))) + math.atan(h2 / s))
+
+
+def _pair_needs(keys: list) -> dict:
+    """The gap from the rim at which two bands (angle theta between them, half-widths h1 <= h2) have
     first spaces that clear, both starting there; 0 where the smallest gap is enough, and where none
     up to WIDEST_END_GAP_MM is (two bands leaving almost together: no placement of the spaces clears
-    them, the even spread stays). Bisection over all pairs at once (the need falls as the gap
-    grows), to 0.01 mm."""
-    th = np.array([k[0] for k in keys])
-    h1 = np.array([k[1] for k in keys]) + END_HALF_EXTRA_MM
-    h2 = np.array([k[2] for k in keys]) + END_HALF_EXTRA_MM
-    radius = np.array([k[3] for k in keys])
-    lo = np.array([k[4] for k in keys], dtype=float)
+    them, the even spread stays). Bisection (the need falls as the gap grows) to under 0.01 mm,
+    rounded up to NEED_STEP_MM."""
+    out = {}
+    for key in keys:
+        theta, h1, h2, radius, smallest = key
+        h1, h2, room = h1 + END_HALF_EXTRA_MM, h2 + END_HALF_EXTRA_MM, theta - END_ANGLE_CLEAR
 
-    def fits(g):
-        s = radius + g
-        return need_of(s, s, h1, h2) + END_ANGLE_CLEAR <= th
+        def fits(g):
+            return symmetric_need(radius + g, h1, h2) <= room
 
-    out = np.zeros(len(keys))
-    bad = ~fits(lo)
-    if bad.any():
-        idx = np.flatnonzero(bad)
-        lo_, hi_ = lo[idx], np.full(len(idx), WIDEST_END_GAP_MM)
-        th_all, h1_all, h2_all, r_all = th, h1, h2, radius
-        th, h1, h2, radius = th_all[idx], h1_all[idx], h2_all[idx], r_all[idx]
-        for _ in range(12):   # 30 mm / 2**12: under 0.01 mm
-            mid = (lo_ + hi_) / 2
-            ok = fits(mid)
-            hi_ = np.where(ok, mid, hi_)
-            lo_ = np.where(ok, lo_, mid)
-        out[idx] = np.where(fits(np.full(len(idx), WIDEST_END_GAP_MM)),
-                            np.ceil(hi_ / NEED_STEP_MM) * NEED_STEP_MM, 0.0)
-    return dict(zip(keys, out.tolist()))
+        if fits(smallest):
+            out[key] = 0.0
+        elif not fits(WIDEST_END_GAP_MM):
+            out[key] = 0.0
+        else:
+            lo, hi = smallest, WIDEST_END_GAP_MM
+            for _ in range(12):   # 30 mm / 2**12: under 0.01 mm
+                mid = (lo + hi) / 2
+                if fits(mid):
+                    hi = mid
+                else:
+                    lo = mid
+            out[key] = math.ceil(hi / NEED_STEP_MM) * NEED_STEP_MM
+    return out
 
 
 def _track_offsets(board: Board, distance: float) -> dict[str, float]:

@@ -114,3 +114,15 @@ def test_the_narrow_fan_overlaps_with_the_even_spread(monkeypatch):
     monkeypatch.setattr(geometry, "end_needs", lambda routes, *a: [(0.0, 0.0)] * len(routes))
     found = [p.code for p in check_geometry(build_board(_fan(30.0, far=110.0)))]
     assert "space-overlap" in found
+
+
+def test_the_symmetric_need_is_crowdings_corner_geometry():
+    from mapkit.geometry import symmetric_need
+    from mapkit.layout.crowding import need_of
+
+    rng = random.Random(5)
+    for _ in range(2000):
+        s = rng.uniform(7.0, 40.0)
+        h1, h2 = sorted((rng.uniform(3.0, 12.0), rng.uniform(3.0, 12.0)))
+        want = float(need_of(np.array([s]), np.array([s]), np.array([h1]), np.array([h2]))[0])
+        assert abs(symmetric_need(s, h1, h2) - want) < 1e-12
