@@ -4,9 +4,10 @@ The optimization only prefers gaps between spaces of at most 6 mm (network.MAX_G
 "a route reads as one line"): its clearances grow heavier each round and a longer route always eases
 them, so a clean board comes out with many routes stretched past that (docs/layout-gaps.md).
 Holding the gaps as a rule during the optimization (--gap-rule) fights those clearances and costs
-label room and time. Here the board already passes the checks; each route's gap above its aim
-(GAP_AIM_MM, or what a crowded station needs for its first spaces to clear round it,
-crowding.station_gaps) is its excess, and points are moved to take excess out:
+label room and time. Here the board already passes the checks; each route's gap between spaces
+above its aim (GAP_AIM_MM) is its excess — the gap between spaces as mapkit.geometry places them: an
+end at a narrow fan keeps the room its first space needs (space_placement), so a crowded station's
+routes are not aimed wider — and points are moved to take excess out:
 
 - slides (`cut_moves`): a line across the board, and every point on one side of it moved towards
   it by a few millimetres: every route crossing the line gets shorter and no other changes length;
