@@ -512,36 +512,27 @@ def space_placement(usable: float, n: int, length: float, gap: float, need_a: fl
 
     The even spread (every one of the n+1 gaps alike) where it gives each end what it needs (need_a,
     need_b: how far from the station's rim its first space must start to clear the bands next to it
-    there, end_needs); otherwise an end that needs more gets its need and the other gaps share what
-    is left, alike, none below the board's smallest gap (`gap`); where even that is impossible, the
-    even spread. Surplus is never pushed into the ends: a route longer than its spaces need has all
-    its gaps wide."""
+    there, end_needs); otherwise an end that needs more gets its need, an end that does not keeps
+    its even gap (so nothing round its station changes) and the gaps between spaces share what is
+    left, alike, none below the board's smallest gap (`gap`); where that is impossible, and on a
+    route of one space (no gap between spaces to take it from), the even spread. Surplus is never
+    pushed into the ends: a route longer than its spaces need has all its gaps wide."""
     even = (usable - n * length) / (n + 1)
-    if need_a <= even and need_b <= even:
+    if (need_a <= even and need_b <= even) or n < 2:
         return even, even, even
-    free = usable - n * length
-    given = {}
-    needs = {"a": need_a, "b": need_b}
-    while True:
-        left = n + 1 - len(given)
-        if left <= 0:
-            return even, even, even
-        spread = (free - sum(given.values())) / left
-        more = {e: v for e, v in needs.items() if e not in given and v > spread}
-        if not more:
-            break
-        given.update(more)
-    if spread < gap:
+    end_a, end_b = max(need_a, even), max(need_b, even)
+    inner = (usable - n * length - end_a - end_b) / (n - 1)
+    if inner < gap:
         return even, even, even
-    return given.get("a", spread), spread, given.get("b", spread)
+    return end_a, inner, end_b
 
 
 def space_centres(usable: float, n: int, radius: float, length: float, gap: float, need_a: float = 0.0,
                   need_b: float = 0.0) -> list[float]:
     """The arc lengths along a route's line (from end a's station centre) of its n spaces' centres,
     placed as space_placement says (the even spread's arithmetic unchanged where it is kept)."""
-    end_a, inner, _ = space_placement(usable, n, length, gap, need_a, need_b)
-    if end_a == inner:
+    end_a, inner, end_b = space_placement(usable, n, length, gap, need_a, need_b)
+    if end_a == inner == end_b:
         return [radius + inner * (i + 1) + length * (i + 0.5) for i in range(n)]
     return [radius + end_a + inner * i + length * (i + 0.5) for i in range(n)]
 
@@ -555,24 +546,29 @@ def end_needs(routes, points, offsets: dict, ph) -> list[tuple[float, float]]:
     enough (so that a wide fan's keys do not change with its angles)."""
     w = ph.space_width_mm
     radius, smallest = ph.station_radius_mm, ph.space_gap_mm
-    bands: dict = {}   # station -> {band: [angle, half-width, [(route index, end)]]}
+    bands: dict = {}   # station -> {band: [angle, half-width, [(route index, end)], even gap]}
     for k, (r, pts) in enumerate(zip(routes, points)):
         band = (r.double, frozenset((r.a, r.b))) if r.id in offsets else k
         half = w + 1.0 if r.id in offsets else w / 2
+        total = sum(math.dist(p, q) for p, q in zip(pts[:-1], pts[1:]))
+        even = (total - 2 * radius - r.length * ph.space_length_mm) / (r.length + 1)
         for end, st, here, nxt in ((0, r.a, pts[0], pts[1]), (1, r.b, pts[-1], pts[-2])):
             at = bands.setdefault(st, {})
             item = at.get(band)
             if item is None:
-                at[band] = [math.atan2(nxt[1] - here[1], nxt[0] - here[0]), half, [(k, end)]]
+                at[band] = [math.atan2(nxt[1] - here[1], nxt[0] - here[0]), half, [(k, end)], even]
             else:
                 item[2].append((k, end))
+                item[3] = min(item[3], even)
     return fan_needs(bands, len(routes), radius, smallest)
 
 
 def fan_needs(bands: dict, count: int, radius: float, smallest: float) -> list[tuple[float, float]]:
     """end_needs from the bands round each station ({station: {band: [angle, half-width, [(item,
-    end)]]}}, end 0 or 1 of items 0..count-1): each end's need, the largest of the two pairs it is in
-    with its neighbours round the station (also the layout's own, tighten.py)."""
+    end)], its even gap]}}, end 0 or 1 of items 0..count-1): each end's need, the largest of the
+    pairs it is in with its neighbours round the station whose first spaces overlap at their even
+    gaps (a pair that clears as the routes are drawn asks for nothing: nothing changes there), both
+    given the gap at which they clear starting alike (also the layout's own, tighten.py, repair.py)."""
     out = [[0.0, 0.0] for _ in range(count)]
     todo, asks = {}, []   # pair key -> the ends it names
     for at in bands.values():
@@ -584,6 +580,9 @@ def fan_needs(bands: dict, count: int, radius: float, smallest: float) -> list[t
             a, b = items[i], items[(i + 1) % m]
             theta = (b[0] - a[0]) % (2 * math.pi)
             h1, h2 = (a[1], b[1]) if a[1] <= b[1] else (b[1], a[1])
+            ha, hb = a[1] + END_HALF_EXTRA_MM, b[1] + END_HALF_EXTRA_MM
+            if _clear(radius + max(a[3], 0.0), radius + max(b[3], 0.0), ha, hb, theta):
+                continue
             key = (theta, h1, h2, radius, smallest)
             asks.append((key, a[2] + b[2]))
             if key not in _NEEDS:
@@ -599,6 +598,26 @@ def fan_needs(bands: dict, count: int, radius: float, smallest: float) -> list[t
                 if v > out[k][end]:
                     out[k][end] = v
     return [tuple(v) for v in out]
+
+
+def _clear(s1: float, s2: float, h1: float, h2: float, theta: float) -> bool:
+    """Whether two first spaces starting s1, s2 from the station's centre (half-widths h1, h2, with
+    the margins) clear at the angle theta between their bands: crowding.need_of's corner geometry
+    (alpha at each near corner, the larger sum), in scalar code."""
+    def alpha(rho, s_, h_, corner):
+        if rho < s_:
+            return 0.0
+        if rho <= corner:
+            return math.acos(max(-1.0, min(1.0, s_ / rho)))
+        return math.asin(max(-1.0, min(1.0, h_ / rho)))
+
+    r1, r2 = math.hypot(s1, h1), math.hypot(s2, h2)
+    need = 0.0
+    if r1 >= s1 and r1 >= s2:
+        need = alpha(r1, s1, h1, r1) + alpha(r1, s2, h2, r2)
+    if r2 >= s1 and r2 >= s2:
+        need = max(need, alpha(r2, s1, h1, r1) + alpha(r2, s2, h2, r2))
+    return need + END_ANGLE_CLEAR <= theta
 
 
 def symmetric_need(s: float, h1: float, h2: float) -> float:

@@ -1,7 +1,8 @@
 """Where a route's spaces are placed (mapkit.geometry.space_placement, end_needs): an end at a narrow
-fan gets the room its first space needs to clear its neighbours and the gaps between spaces share
-the rest; a wide fan keeps the even spread, number for number; a route too short for its need
-falls back to the even spread; the figures count the gaps between spaces and the end gaps apart."""
+fan gets the room its first space needs to clear its neighbours, the other end keeps its even gap
+and the gaps between spaces share the rest; a wide fan keeps the even spread, number for number; a
+route too short for its need falls back to the even spread; the figures count the gaps between
+spaces and the end gaps apart."""
 from __future__ import annotations
 
 import math
@@ -48,8 +49,8 @@ def test_a_narrow_fan_end_gets_its_need_and_the_gaps_between_spaces_shrink():
         even = (sh.usable_mm - 3 * SL) / 4
         assert need_s > even and need_far == 0.0
         assert end_s == need_s                      # the narrow end: its need, no more
-        assert inner < even and end_far == inner    # the rest: alike, tighter than the even spread
-        assert inner >= SG
+        assert end_far == even                      # the other end: as before
+        assert inner < even and inner >= SG         # between spaces: tighter than the even spread
     assert list(check_geometry(board)) == []        # and the two first spaces clear
 
 
@@ -66,15 +67,14 @@ def test_a_wide_fan_keeps_the_even_spread_number_for_number():
 
 
 def test_a_route_too_short_for_its_need_falls_back_to_the_even_spread():
-    # 3 spaces on 80 mm: 66 mm of spaces, 14 mm for 4 gaps; an end needing 12 would leave under 1.5
-    assert space_placement(80.0, 3, SL, SG, 12.0, 0.0) == (3.5, 3.5, 3.5)
-    # and one that fits: end a 6, the other three gaps share 8
-    a, inner, b = space_placement(80.0, 3, SL, SG, 6.0, 0.0)
-    assert (a, round(inner, 9), round(b, 9)) == (6.0, round(8 / 3, 9), round(8 / 3, 9))
+    # 3 spaces on 80 mm: 66 mm of spaces, 14 mm for 4 gaps; an end needing 10 would leave under 1.5
+    assert space_placement(80.0, 3, SL, SG, 10.0, 0.0) == (3.5, 3.5, 3.5)
+    # and one that fits: end a 6, end b its even 3.5, the two gaps between spaces share 4.5
+    assert space_placement(80.0, 3, SL, SG, 6.0, 0.0) == (6.0, 2.25, 3.5)
     # both ends needing more: both get it, the two gaps between spaces share the rest
     assert space_placement(100.0, 3, SL, SG, 9.0, 10.0) == (9.0, (34.0 - 19.0) / 2, 10.0)
-    # one space: no gap between spaces; both ends needing more than half the slack: even spread
-    assert space_placement(40.0, 1, SL, SG, 10.0, 10.0) == (9.0, 9.0, 9.0)
+    # one space: no gap between spaces to take the room from: the even spread
+    assert space_placement(60.0, 1, SL, SG, 12.0, 0.0) == (19.0, 19.0, 19.0)
 
 
 def test_the_layouts_array_placement_is_the_geometrys():
@@ -99,8 +99,8 @@ def test_the_figures_count_gaps_between_spaces_and_end_gaps_apart():
     assert end_s == sh.needs[0] > 6.0 and inner > 6.0   # long: its gaps between spaces are wide too
     assert fig["largest_gap_mm"] == round(inner, 1)
     assert fig["routes_over_gap"] == 2 and fig["routes_drawn"] == 2
-    # the far ends' gaps (as wide as the gaps between spaces, over 6 mm and needing nothing) are
-    # counted; the narrow ends' (their need) are not
+    # the far ends' gaps (their even gap, over 6 mm and needing nothing) are counted; the narrow
+    # ends' (their need) are not
     assert fig["end_gaps_over_need"] == 2
     assert fig["largest_end_gap_mm"] == round(end_s, 1)
     assert fig["routes_over_gap_even"] == 2

@@ -607,7 +607,11 @@ class PartBoards:
                 line = dr.lines[k]
                 end, q = (0, line[1]) if line[0] == s_ else (1, line[-2])
                 here, nxt = _xy(dr.pos[s_]), _xy(dr.pos[q])
-                at[k] = [math.atan2(nxt["y"] - here["y"], nxt["x"] - here["x"]), net.bundles[k].half_width, [(k, end)]]
+                pts = [_xy(dr.pos[p]) for p in line]
+                total = sum(math.hypot(u["x"] - v["x"], u["y"] - v["y"]) for u, v in zip(pts[:-1], pts[1:]))
+                b = net.bundles[k]
+                even = (total - 2 * net.radius - b.length * net.space_len) / (b.length + 1)
+                at[k] = [math.atan2(nxt["y"] - here["y"], nxt["x"] - here["x"]), b.half_width, [(k, end)], even]
         per_bundle = fan_needs(bands, len(net.bundles), net.radius, net.space_gap)
         out = {}
         routes = net.board.routes

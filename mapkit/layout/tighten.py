@@ -113,9 +113,11 @@ class Tighten:
         if key != self._needs_key:
             bands: dict = {}
             for k, (b, line) in enumerate(zip(self.net.bundles, dr.lines)):
+                P = dr.pos[line]
+                even = (float(np.hypot(*np.diff(P, axis=0).T).sum()) - 2 * self.r - b.length * self.sl) / (b.length + 1)
                 for end, s_, q in ((0, line[0], line[1]), (1, line[-1], line[-2])):
                     v = dr.pos[q] - dr.pos[s_]
-                    bands.setdefault(s_, {})[k] = [math.atan2(v[1], v[0]), b.half_width, [(k, end)]]
+                    bands.setdefault(s_, {})[k] = [math.atan2(v[1], v[0]), b.half_width, [(k, end)], even]
             self._needs = fan_needs(bands, len(self.net.bundles), self.r, self.gmin)
             self._needs_key = key
         return self._needs
@@ -668,21 +670,12 @@ class Tighten:
 
 def placement_arrays(usable, n, length: float, gap: float, na, nb):
     """mapkit.geometry.space_placement on arrays: (gap at end a, gap between spaces, gap at end b)."""
-    free = usable - n * length
-    even = free / (n + 1)
-    a_in, b_in = na > even, nb > even
-    one_a = (free - na) / n          # end a at its need, the other n gaps alike
-    one_b = (free - nb) / n
-    both = (free - na - nb) / np.maximum(n - 1, 1)
-    take_a = a_in & ~b_in & ~(nb > one_a)
-    take_b = b_in & ~a_in & ~(na > one_b)
-    take_both = (a_in | b_in) & ~take_a & ~take_b & (n > 1)
-    spread = np.where(take_a, one_a, np.where(take_b, one_b, np.where(take_both, both, even)))
-    fall = (a_in | b_in) & ((~take_a & ~take_b & ~take_both) | (spread < gap))
-    spread = np.where(fall, even, spread)
-    ea = np.where(~fall & (take_a | take_both), na, spread)
-    eb = np.where(~fall & (take_b | take_both), nb, spread)
-    return ea, spread, eb
+    even = (usable - n * length) / (n + 1)
+    moved = ((na > even) | (nb > even)) & (n >= 2)
+    ea, eb = np.maximum(na, even), np.maximum(nb, even)
+    inner = (usable - n * length - ea - eb) / np.maximum(n - 1, 1)
+    moved &= ~(inner < gap)
+    return np.where(moved, ea, even), np.where(moved, inner, even), np.where(moved, eb, even)
 
 
 def tighten(rp, w=None, style: str = "geographic") -> dict:
