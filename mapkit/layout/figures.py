@@ -7,7 +7,7 @@
   rounded here), of routes_drawn (flights not counted: their spaces are spread along a path of their
   own). The gaps between spaces, as mapkit.geometry.space_placement places them: where a route end
   at a narrow fan needs its first space farther out, that end gap is not one of them (a route of one
-  space: the gap its end that needs nothing is given)
+  space: its even gap)
 - end_gaps_over_need, largest_end_gap_mm: route ends whose gap to the station is wider than
   max(6 mm, what the end needs to clear its neighbours), and the widest end gap (so that a wide end
   gap is not hidden); routes_over_gap_even: routes whose even spread (all n+1 gaps alike, how spaces
