@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -21,6 +22,30 @@ from mapkit.model import Board
 
 XY = tuple[float, float]
 MIN_AREA_MM2 = 0.5  # overlaps smaller than this are rounding, not a printing problem
+# A route end's need (space_placement): the margins its first space keeps from its neighbours' bands
+# at a shared station, smaller than the optimizer's (crowding.HALF_EXTRA_MM, ANGLE_CLEAR): the
+# checks only ask that the spaces do not overlap
+END_HALF_EXTRA_MM = 0.25
+END_ANGLE_CLEAR = 0.02
+WIDEST_END_GAP_MM = 30.0   # an end that would need more than this gets no more than the even spread
+# needs are rounded up to this step: a point moved a little turns the first segments of its
+# neighbours' routes a little, and their other ends' neighbours' spaces should not all move with it
+# (the layout's repair judges a move on the part of the board near it)
+NEED_STEP_MM = 1.0
+_EVEN = [False]   # set by even_spread()
+
+
+@contextmanager
+def even_spread():
+    """Every route's spaces spread evenly (no end given its need) inside the block: the layout's
+    earlier steps, whose models and moves were made for the even spread, run so; the tightening and
+    the board as written get the placement by needs (docs/layout-gaps.md)."""
+    was = _EVEN[0]
+    _EVEN[0] = True
+    try:
+        yield
+    finally:
+        _EVEN[0] = was
 
 
 def projector(board: Board):
@@ -56,6 +81,10 @@ class RouteShape:
     usable_mm: float      # centreline length less one station radius at each end
     needed_mm: float      # what its spaces need with the smallest gaps
     spaces: tuple[tuple[XY, XY, XY, XY], ...]  # rectangle corners, in order
+    # (gap at end a, gap between spaces, gap at end b) as placed (space_placement), and what each end
+    # needs (0: nothing beyond the even spread); None where not known (flights drawn by the renderer)
+    gaps: tuple[float, float, float] | None = None
+    needs: tuple[float, float] | None = None
 
     @property
     def stretch(self) -> float:
@@ -71,9 +100,12 @@ class Layout:
     one-at-a-time version made, in the same order, so the findings are identical
     (tests/test_geometry_fast.py compares them with tests/geometry_plain.py)."""
 
-    def __init__(self, board: Board):
+    def __init__(self, board: Board, needs: dict | None = None):
+        """needs: {route id: (need at its a, need at its b)} where the board is a part of a larger
+        one (the layout's repair judges parts): the needs the whole board gives its routes, which
+        the part's own stations, missing some of their routes, would not (end_needs otherwise)."""
         self.board = board
-        self._finish(*self._route_keys())
+        self._finish(*self._route_keys(needs))
 
     def _finish(self, todo: list, keys: list) -> None:
         """The route shapes of a Layout whose positions and route keys are known (_route_keys)."""
@@ -97,10 +129,11 @@ class Layout:
         self._lines = np.array([sh[0] for sh in shapes], dtype=object)
         self._space_owner_index = np.array([k for k, r in enumerate(todo) for _ in range(r.length)], dtype=int)
         self._space_serials = [(sh[6], i) for r, sh in zip(todo, shapes) for i in range(r.length)]
-        for r, (line, total, _, coords, spaces, _, _) in zip(todo, shapes):
+        for r, key, (line, total, _, coords, spaces, _, _) in zip(todo, keys, shapes):
             n = r.length
             usable = max(0.0, total - 2 * radius)
-            self.routes[r.id] = RouteShape(r.id, coords, usable, n * length + (n + 1) * gap, spaces)
+            self.routes[r.id] = RouteShape(r.id, coords, usable, n * length + (n + 1) * gap, spaces,
+                                           space_placement(usable, n, length, gap, *key[4]), key[4])
         self._route_index = [r.id for r in todo]
 
     @cached_property
@@ -109,8 +142,9 @@ class Layout:
         layout's boards have none such)."""
         return projector(self.board)
 
-    def _route_keys(self) -> tuple[list, list]:
-        """self.positions, and (the routes drawn, each one's key in _SHAPES)."""
+    def _route_keys(self, given: dict | None = None) -> tuple[list, list]:
+        """self.positions, and (the routes drawn, each one's key in _SHAPES); given: the routes'
+        end needs where known (Layout)."""
         board = self.board
         ph = board.physical
         self.positions: dict[str, XY] = {
@@ -120,16 +154,22 @@ class Layout:
         offsets = _track_offsets(board, ph.space_width_mm / 2 + 1)
         todo = [r for r in board.routes if r.a in self.positions and r.b in self.positions and r.a != r.b]
         phys = (ph.station_radius_mm, ph.space_length_mm, ph.space_gap_mm, ph.space_width_mm)
-        # a route's shape depends only on its points, its offset, its length and the board's sizes:
-        # that is its key in _SHAPES, so an unmoved route is not rebuilt (the repair and the polish
-        # judge hundreds of boards that differ in one point)
+        # a route's shape depends only on its points, its offset, its length, the board's sizes and
+        # what its ends need (end_needs, from the points of the routes round its end stations): that
+        # is its key in _SHAPES, so an unmoved route is not rebuilt (the repair and the polish judge
+        # hundreds of boards that differ in one point)
+        allpts = [tuple(_dedupe([self.positions[r.a], *(self.point(w) for w in r.waypoints), self.positions[r.b]]))
+                  for r in todo]
+        if _EVEN[0]:
+            needs = [(0.0, 0.0)] * len(todo)
+        else:
+            needs = end_needs(todo, allpts, offsets, ph) if given is None else [given[r.id] for r in todo]
         keys = []
-        for r in todo:
+        for r, pts, need in zip(todo, allpts, needs):
             # offset relative to the route's canonical direction, so that a track written b→a
             # still lands on its own side
             d = (1 if r.a <= r.b else -1) * offsets.get(r.id, 0.0)
-            pts = tuple(_dedupe([self.positions[r.a], *(self.point(w) for w in r.waypoints), self.positions[r.b]]))
-            keys.append((pts, d, r.length, phys))
+            keys.append((pts, d, r.length, phys, need))
         return todo, keys
 
     def point(self, p) -> XY:
@@ -313,7 +353,8 @@ class Layout:
 # would have computed. Emptied when full, which bounds the memory.
 CACHE_SIZE = 20_000
 PAIR_CACHE_SIZE = 100_000   # _MEETS, _AREAS, _CROSSED: a part of a board has hundreds of pairs (about 20 MB full)
-_SHAPES: dict = {}   # (points, offset, length, sizes) -> (line, total, corners, coords, spaces, space polygons)
+_SHAPES: dict = {}   # (points, offset, length, sizes, end needs) -> (line, total, corners, coords, spaces, space polygons)
+_NEEDS: dict = {}    # (angle, half-width, half-width, radius, smallest gap) -> the gap two bands' first spaces need
 _DISCS: dict = {}    # (x, y, radius) -> station marker polygon
 _CLIPPED: dict = {}  # (route shape's serial, end a, end b) -> (centreline less its end stations' markers, serial, is empty)
 _MEETS: dict = {}    # the keys of _AREAS or two clipped lines' serials -> whether the two shapes intersect
@@ -322,18 +363,18 @@ _AREAS: dict = {}    # (space, space) or (marker, space) -> the area they share,
 _SERIAL = itertools.count()  # a new number for each shape built, so a rebuilt shape is never taken for an old one
 
 
-def layouts_of(boards) -> list[Layout]:
+def layouts_of(boards, needs: list | None = None) -> list[Layout]:
     """Layout(board) of each board, the route shapes, station markers and clipped lines none of
     them finds in the caches built first for all of them, in one array call each: the repair judges
     a hundred boards that each differ from the one before in a point, and one call per board cost
     several times a route's own share (about 0.4 ms a call against 0.1 ms a route). The shapes are
     the ones each Layout would build (the same keys, the same functions), so what the checks find
-    is unchanged."""
+    is unchanged. needs: each board's Layout needs (or None)."""
     shapes, discs, made = {}, {}, []
-    for board in boards:
+    for n, board in enumerate(boards):
         lay = Layout.__new__(Layout)
         lay.board = board
-        todo, keys = lay._route_keys()
+        todo, keys = lay._route_keys(None if needs is None else needs[n])
         made.append((lay, todo, keys))
         for key in keys:
             if key not in shapes and _SHAPES.get(key) is None:
@@ -434,7 +475,7 @@ def _build_shapes(keys: list) -> dict:
     counts = [len(pts) for pts, *_ in keys]
     lines = shapely.linestrings(np.array([xy for pts, *_ in keys for xy in pts], dtype=float),
                                 indices=np.repeat(np.arange(len(keys)), counts))
-    dist = np.array([d for _, d, _, _ in keys])
+    dist = np.array([key[1] for key in keys])
     moved = np.flatnonzero(dist != 0.0)
     if len(moved):
         shifted = shapely.offset_curve(lines[moved], dist[moved], quad_segs=16, join_style="mitre", mitre_limit=3.0)
@@ -443,14 +484,12 @@ def _build_shapes(keys: list) -> dict:
                 lines[i] = s
     totals = shapely.length(lines).tolist()
     own, at = [], []   # per space: its route's index in keys, its centre's arc length
-    for k, ((_, _, n, (radius, length, _, _)), total) in enumerate(zip(keys, totals)):
+    for k, ((_, _, n, (radius, length, gap, _), need), total) in enumerate(zip(keys, totals)):
         usable = max(0.0, total - 2 * radius)
-        spread = (usable - n * length) / (n + 1)
-        for i in range(n):
-            own.append(k)
-            at.append(radius + spread * (i + 1) + length * (i + 0.5))
+        own.extend([k] * n)
+        at.extend(space_centres(usable, n, radius, length, gap, *need))
     # the sizes are one board's, the same in every key of one call
-    _, _, _, (_, length, _, width) = keys[0]
+    _, _, _, (_, length, _, width), _ = keys[0]
     corners = _rectangles(lines[own] if own else lines[:0], np.array(at), np.array(totals)[own] if own else np.zeros(0),
                           length, width)
     corners.setflags(write=False)
@@ -464,6 +503,159 @@ def _build_shapes(keys: list) -> dict:
         j += n
     _remember(_SHAPES, built)
     return built
+
+
+def space_placement(usable: float, n: int, length: float, gap: float, need_a: float = 0.0,
+                    need_b: float = 0.0) -> tuple[float, float, float]:
+    """(gap at end a, gap between spaces, gap at end b) of a route of n spaces on `usable` mm (its
+    centreline less a station radius at each end).
+
+    The even spread (every one of the n+1 gaps alike) where it gives each end what it needs (need_a,
+    need_b: how far from the station's rim its first space must start to clear the bands next to it
+    there, end_needs); otherwise an end that needs more gets its need, an end that does not keeps
+    its even gap (so nothing round its station changes) and the gaps between spaces share what is
+    left, alike, none below the board's smallest gap (`gap`); where that is impossible, and on a
+    route of one space (no gap between spaces to take it from), the even spread. Surplus is never
+    pushed into the ends: a route longer than its spaces need has all its gaps wide."""
+    even = (usable - n * length) / (n + 1)
+    if (need_a <= even and need_b <= even) or n < 2:
+        return even, even, even
+    end_a, end_b = max(need_a, even), max(need_b, even)
+    inner = (usable - n * length - end_a - end_b) / (n - 1)
+    if inner < gap:
+        return even, even, even
+    return end_a, inner, end_b
+
+
+def space_centres(usable: float, n: int, radius: float, length: float, gap: float, need_a: float = 0.0,
+                  need_b: float = 0.0) -> list[float]:
+    """The arc lengths along a route's line (from end a's station centre) of its n spaces' centres,
+    placed as space_placement says (the even spread's arithmetic unchanged where it is kept)."""
+    end_a, inner, end_b = space_placement(usable, n, length, gap, need_a, need_b)
+    if end_a == inner == end_b:
+        return [radius + inner * (i + 1) + length * (i + 0.5) for i in range(n)]
+    return [radius + end_a + inner * i + length * (i + 0.5) for i in range(n)]
+
+
+def end_needs(routes, points, offsets: dict, ph) -> list[tuple[float, float]]:
+    """(need at end a, need at end b) of each route (routes, their points from a to b, the double
+    tracks' offsets): how far from its station's rim a first space must start so that it clears
+    the bands next to it round the station, both starting there (crowding.need_of's corner geometry,
+    with this module's margins). A band is a route, or the two tracks of a double (half-width
+    space width + 1 mm); its direction is its first segment's. 0 where the board's smallest gap is
+    enough (so that a wide fan's keys do not change with its angles)."""
+    w = ph.space_width_mm
+    radius, smallest = ph.station_radius_mm, ph.space_gap_mm
+    bands: dict = {}   # station -> {band: [angle, half-width, [(route index, end)], even gap]}
+    for k, (r, pts) in enumerate(zip(routes, points)):
+        band = (r.double, frozenset((r.a, r.b))) if r.id in offsets else k
+        half = w + 1.0 if r.id in offsets else w / 2
+        total = sum(math.dist(p, q) for p, q in zip(pts[:-1], pts[1:]))
+        even = (total - 2 * radius - r.length * ph.space_length_mm) / (r.length + 1)
+        for end, st, here, nxt in ((0, r.a, pts[0], pts[1]), (1, r.b, pts[-1], pts[-2])):
+            at = bands.setdefault(st, {})
+            item = at.get(band)
+            if item is None:
+                at[band] = [math.atan2(nxt[1] - here[1], nxt[0] - here[0]), half, [(k, end)], even]
+            else:
+                item[2].append((k, end))
+                item[3] = min(item[3], even)
+    return fan_needs(bands, len(routes), radius, smallest)
+
+
+def fan_needs(bands: dict, count: int, radius: float, smallest: float) -> list[tuple[float, float]]:
+    """end_needs from the bands round each station ({station: {band: [angle, half-width, [(item,
+    end)], its even gap]}}, end 0 or 1 of items 0..count-1): each end's need, the largest of the
+    pairs it is in with its neighbours round the station whose first spaces overlap at their even
+    gaps (a pair that clears as the routes are drawn asks for nothing: nothing changes there), both
+    given the gap at which they clear starting alike (also the layout's own, tighten.py, repair.py)."""
+    out = [[0.0, 0.0] for _ in range(count)]
+    todo, asks = {}, []   # pair key -> the ends it names
+    for at in bands.values():
+        if len(at) < 2:
+            continue
+        items = sorted(at.values(), key=lambda t: t[0])
+        m = len(items)
+        for i in range(m):
+            a, b = items[i], items[(i + 1) % m]
+            theta = (b[0] - a[0]) % (2 * math.pi)
+            h1, h2 = (a[1], b[1]) if a[1] <= b[1] else (b[1], a[1])
+            ha, hb = a[1] + END_HALF_EXTRA_MM, b[1] + END_HALF_EXTRA_MM
+            if _clear(radius + max(a[3], 0.0), radius + max(b[3], 0.0), ha, hb, theta):
+                continue
+            key = (theta, h1, h2, radius, smallest)
+            asks.append((key, a[2] + b[2]))
+            if key not in _NEEDS:
+                todo[key] = None
+    if todo:
+        _remember(_NEEDS, _pair_needs(list(todo)), PAIR_CACHE_SIZE)
+    for key, ends in asks:
+        v = _NEEDS.get(key)
+        if v is None:
+            v = _pair_needs([key])[key]
+        if v > 0.0:
+            for k, end in ends:
+                if v > out[k][end]:
+                    out[k][end] = v
+    return [tuple(v) for v in out]
+
+
+def _clear(s1: float, s2: float, h1: float, h2: float, theta: float) -> bool:
+    """Whether two first spaces starting s1, s2 from the station's centre (half-widths h1, h2, with
+    the margins) clear at the angle theta between their bands: crowding.need_of's corner geometry
+    (alpha at each near corner, the larger sum), in scalar code."""
+    def alpha(rho, s_, h_, corner):
+        if rho < s_:
+            return 0.0
+        if rho <= corner:
+            return math.acos(max(-1.0, min(1.0, s_ / rho)))
+        return math.asin(max(-1.0, min(1.0, h_ / rho)))
+
+    r1, r2 = math.hypot(s1, h1), math.hypot(s2, h2)
+    need = 0.0
+    if r1 >= s1 and r1 >= s2:
+        need = alpha(r1, s1, h1, r1) + alpha(r1, s2, h2, r2)
+    if r2 >= s1 and r2 >= s2:
+        need = max(need, alpha(r2, s1, h1, r1) + alpha(r2, s2, h2, r2))
+    return need + END_ANGLE_CLEAR <= theta
+
+
+def symmetric_need(s: float, h1: float, h2: float) -> float:
+    """crowding.need_of(s, s, h1, h2) for two first spaces starting at the same distance s from the
+    station's centre, h1 <= h2, in closed form: at the narrower band's near corner each takes
+    atan(h1 / s); at the wider one's, the narrower takes asin(h1 / hypot(s, h2)) and the wider
+    atan(h2 / s) (tests/test_space_placement.py checks it against need_of)."""
+    return max(2 * math.atan(h1 / s), math.asin(min(1.0, h1 / math.hypot(s, h2))) + math.atan(h2 / s))
+
+
+def _pair_needs(keys: list) -> dict:
+    """The gap from the rim at which two bands (angle theta between them, half-widths h1 <= h2) have
+    first spaces that clear, both starting there; 0 where the smallest gap is enough, and where none
+    up to WIDEST_END_GAP_MM is (two bands leaving almost together: no placement of the spaces clears
+    them, the even spread stays). Bisection (the need falls as the gap grows) to under 0.01 mm,
+    rounded up to NEED_STEP_MM."""
+    out = {}
+    for key in keys:
+        theta, h1, h2, radius, smallest = key
+        h1, h2, room = h1 + END_HALF_EXTRA_MM, h2 + END_HALF_EXTRA_MM, theta - END_ANGLE_CLEAR
+
+        def fits(g):
+            return symmetric_need(radius + g, h1, h2) <= room
+
+        if fits(smallest):
+            out[key] = 0.0
+        elif not fits(WIDEST_END_GAP_MM):
+            out[key] = 0.0
+        else:
+            lo, hi = smallest, WIDEST_END_GAP_MM
+            for _ in range(12):   # 30 mm / 2**12: under 0.01 mm
+                mid = (lo + hi) / 2
+                if fits(mid):
+                    hi = mid
+                else:
+                    lo = mid
+            out[key] = math.ceil(hi / NEED_STEP_MM) * NEED_STEP_MM
+    return out
 
 
 def _track_offsets(board: Board, distance: float) -> dict[str, float]:

@@ -70,14 +70,20 @@ class Layout:
         }
         self.routes: dict[str, RouteShape] = {}
         offsets = _track_offsets(board, ph.space_width_mm / 2 + 1)
-        for r in board.routes:
-            if r.a in self.positions and r.b in self.positions and r.a != r.b:
-                self.routes[r.id] = self._shape(r, offsets.get(r.id, 0.0))
+        # where a route end's first space must start (the fast geometry's own functions: the
+        # placement is not what this reference is for)
+        from mapkit.geometry import end_needs
+
+        todo = [r for r in board.routes if r.a in self.positions and r.b in self.positions and r.a != r.b]
+        pts = [tuple(_dedupe([self.positions[r.a], *(self.point(w) for w in r.waypoints), self.positions[r.b]]))
+               for r in todo]
+        for r, need in zip(todo, end_needs(todo, pts, offsets, ph)):
+            self.routes[r.id] = self._shape(r, offsets.get(r.id, 0.0), need)
 
     def point(self, p) -> XY:
         return (p.x, p.y) if p.is_board else self._project(p.lat, p.lon)
 
-    def _shape(self, r: Route, offset: float) -> RouteShape:
+    def _shape(self, r: Route, offset: float, need: tuple[float, float] = (0.0, 0.0)) -> RouteShape:
         ph = self.board.physical
         pts = [self.positions[r.a], *(self.point(w) for w in r.waypoints), self.positions[r.b]]
         line = LineString(_dedupe(pts))
@@ -93,10 +99,10 @@ class Layout:
         usable = max(0.0, total - 2 * radius)
         n, length, gap = r.length, ph.space_length_mm, ph.space_gap_mm
         needed = n * length + (n + 1) * gap
-        spread = (usable - n * length) / (n + 1)
+        from mapkit.geometry import space_centres
+
         spaces = []
-        for i in range(n):
-            s = radius + spread * (i + 1) + length * (i + 0.5)
+        for s in space_centres(usable, n, radius, length, gap, *need):
             spaces.append(_rectangle(line, s, length, ph.space_width_mm))
         return RouteShape(r.id, tuple(line.coords), usable, needed, tuple(spaces))
 

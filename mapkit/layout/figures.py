@@ -3,8 +3,15 @@
 - errors, warnings: what `mapkit validate` says of the geometry (and crossings among them)
 - stretched_routes: routes drawn longer than max_stretch (the route-stretched warning)
 - largest_gap_mm: the widest gap between a route's spaces (about 6 mm still reads as one line)
-- routes_over_gap: routes whose gaps are wider than network.MAX_GAP_MM (6 mm; 6.1 as rounded here),
-  of routes_drawn (flights not counted: their spaces are spread along a path of their own)
+- routes_over_gap: routes whose gaps between spaces are wider than network.MAX_GAP_MM (6 mm; 6.1 as
+  rounded here), of routes_drawn (flights not counted: their spaces are spread along a path of their
+  own). The gaps between spaces, as mapkit.geometry.space_placement places them: where a route end
+  at a narrow fan needs its first space farther out, that end gap is not one of them (a route of one
+  space: its even gap)
+- end_gaps_over_need, largest_end_gap_mm: route ends whose gap to the station is wider than
+  max(6 mm, what the end needs to clear its neighbours), and the widest end gap (so that a wide end
+  gap is not hidden); routes_over_gap_even: routes whose even spread (all n+1 gaps alike, how spaces
+  were placed before) would be over 6 mm, for comparison
 - label_pt_smallest, labels_unplaced: the smallest font size a station label needed to find room
   (12 pt is the normal size; the renderer falls back to 7 pt) and how many found none
 - empty_share: the share of the inner area farther than 30 mm from every station and space
@@ -94,16 +101,23 @@ def gap_figures(data: dict, board=None, layout=None) -> dict:
         board = build_board(data)
         layout = Layout(board)
     ph = board.physical
-    gaps = []
+    gaps, even, ends = [], [], []   # gaps between spaces; the even spread; (end gap, its allowance)
     kinds = {r.id: r for r in board.routes}
     for rid, shape in layout.routes.items():
         r = kinds[rid]
         if r.kind == "flight":
             continue
-        gaps.append((shape.usable_mm - r.length * ph.space_length_mm) / (r.length + 1))
+        even.append((shape.usable_mm - r.length * ph.space_length_mm) / (r.length + 1))
+        end_a, inner, end_b = shape.gaps
+        gaps.append(inner)
+        for g, need in zip((end_a, end_b), shape.needs):
+            ends.append((g, max(MAX_GAP_MM, need)))
     # a gap that rounds to 6.0 is within the rule (the layout aims a little inside it)
     return {"largest_gap_mm": round(max(gaps), 1) if gaps else None,
-            "routes_over_gap": sum(round(g, 1) > MAX_GAP_MM for g in gaps), "routes_drawn": len(gaps)}
+            "routes_over_gap": sum(round(g, 1) > MAX_GAP_MM for g in gaps), "routes_drawn": len(gaps),
+            "end_gaps_over_need": sum(round(g, 1) > round(allow, 1) for g, allow in ends),
+            "largest_end_gap_mm": round(max(g for g, _ in ends), 1) if ends else None,
+            "routes_over_gap_even": sum(round(g, 1) > MAX_GAP_MM for g in even)}
 
 
 def label_figures(board, layout) -> dict:

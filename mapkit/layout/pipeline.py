@@ -23,6 +23,7 @@ from mapkit.layout.optimize import Drawing, Weights, run_rounds
 from mapkit.layout.project import initial_positions
 from mapkit.layout.stress import majorize
 from mapkit.layout.labels import label_repair
+from mapkit.geometry import even_spread
 from mapkit.layout.figures import gap_figures
 from mapkit.layout.polish import polish
 from mapkit.layout.repair import Repair, repair, score
@@ -192,54 +193,66 @@ def layout_once(data: dict, *, style: str, size, seed: int, keep: frozenset, geo
     dr.fill_box = (fit.FILL * inner_w + 4, fit.FILL * inner_h + 4)
     run_rounds(net, dr, w, style, rounds=4)
     route_flights(net, dr, size_out)
-    # the real checks, and the repairs they point at: a bend where a route is still too short
-    for attempt in range(REPAIRS + (GAP_RULE_REPAIRS if gap_rule else 0)):
-        new, changes = build_result(net, dr, size_out)
-        found = geometry_problems(new)
-        short = {p.subject[len("route "):] for p in found if p.code == "route-too-short"}
-        if not found:
-            break
-        widen(net, dr, found)
-        if attempt >= RELAX_FROM:  # still touching after widenings asked for a wider angle: wider gaps too
-            if gap_rule:
-                relax_gaps(net, found, dr)
-        if attempt:  # still covering a station after more room was asked: go round it
-            short |= {p.subject[len("route "):] for p in found if p.code == "space-on-station"}
-        bend = [k for k, b in enumerate(net.bundles)
-                if any(net.route_ids[r] in short for r in b.routes) and len(dr.lines[k]) == 2 and not b.flight]
-        for k in bend:
-            b = net.bundles[k]
-            dr.add_waypoint(k, bend_point(dr.pos, b.a, b.b, b.lpref, n))
-        if attempt >= 1:  # neighbours at a station still touching after more room was asked: bend one away
-            for k, j in shared_overlaps(net, found):
-                if len(dr.lines[k]) == 2 and k not in bend and not net.bundles[k].flight:
-                    b, o = net.bundles[k], net.bundles[j]
-                    far = o.b if o.a in (b.a, b.b) else o.a
-                    dr.add_waypoint(k, bend_point(dr.pos, b.a, b.b, min(b.lsoft, b.lpref * 1.1), n, away=dr.pos[far]))
-        run_rounds(net, dr, replace(w, geo=w.geo / 3, bearing=w.bearing / 3), style, rounds=2, escalate=3.0,
-                   start=2)
-        route_flights(net, dr, size_out)
-    # what the smooth terms cannot undo (a station on a neighbour's route): local moves, judged by the checks
-    # (tries bounded by the board's size, so that a board too small to hold it gives up soon)
-    found = repair(net, dr, size_out, geometry_problems, max_tries=min(REPAIR_TRIES, REPAIR_TRIES_PER_STATION * n))
-    if any(net.bundles[k].flight for k in problem_bundles(net, found)):
-        # the repair moved stations under a flight: a new path, and the repair once more
-        route_flights(net, dr, size_out)
-        found = repair(net, dr, size_out, geometry_problems, max_tries=min(REPAIR_TRIES, REPAIR_TRIES_PER_STATION * n) // 2)
-    if found and UNTANGLE:
-        # a knot no single move undoes: kicks with a local re-optimization, then the repair once more
-        found = untangle(net, dr, size_out, geometry_problems, found, w, style)
-        if found:
-            found = repair(net, dr, size_out, geometry_problems, max_tries=min(REPAIR_TRIES, REPAIR_TRIES_PER_STATION * n))
-    if found and UNFOLD:
-        # a route stretched round a station the real map has on its other side: that station across (unfold.py)
-        found = unfold(net, dr, size_out, geometry_problems, found, w, style)
-    if UNCROSS and any(p.code == "crossing" for p in found):
-        # two routes crossing on a planar network: a bend round the wrong side, a station across a route
-        found = uncross(net, dr, size_out, geometry_problems, found, w, style)
-    if FINISH and found:
-        # the leftovers the steps above leave by the luck of the floating point (1 mm short, 2 mm²)
-        found = finish(net, dr, size_out, geometry_problems, found, w, style)
+    def fix(found):
+        """The local steps, from the repair to the finishing, on what the checks find."""
+        # what the smooth terms cannot undo (a station on a neighbour's route): local moves, judged by the checks
+        # (tries bounded by the board's size, so that a board too small to hold it gives up soon)
+        found = repair(net, dr, size_out, geometry_problems, max_tries=min(REPAIR_TRIES, REPAIR_TRIES_PER_STATION * n))
+        if any(net.bundles[k].flight for k in problem_bundles(net, found)):
+            # the repair moved stations under a flight: a new path, and the repair once more
+            route_flights(net, dr, size_out)
+            found = repair(net, dr, size_out, geometry_problems, max_tries=min(REPAIR_TRIES, REPAIR_TRIES_PER_STATION * n) // 2)
+        if found and UNTANGLE:
+            # a knot no single move undoes: kicks with a local re-optimization, then the repair once more
+            found = untangle(net, dr, size_out, geometry_problems, found, w, style)
+            if found:
+                found = repair(net, dr, size_out, geometry_problems, max_tries=min(REPAIR_TRIES, REPAIR_TRIES_PER_STATION * n))
+        if found and UNFOLD:
+            # a route stretched round a station the real map has on its other side: that station across (unfold.py)
+            found = unfold(net, dr, size_out, geometry_problems, found, w, style)
+        if UNCROSS and any(p.code == "crossing" for p in found):
+            # two routes crossing on a planar network: a bend round the wrong side, a station across a route
+            found = uncross(net, dr, size_out, geometry_problems, found, w, style)
+        if FINISH and found:
+            # the leftovers the steps above leave by the luck of the floating point (1 mm short, 2 mm²)
+            found = finish(net, dr, size_out, geometry_problems, found, w, style)
+        return found
+
+    # the steps up to the finishing judge the board with every route's spaces spread evenly (their
+    # models and moves were made for it); then each end at a narrow fan gets its need
+    # (mapkit.geometry.space_placement) and what that leaves, the same local steps once more
+    with even_spread():
+        # the real checks, and the repairs they point at: a bend where a route is still too short
+        for attempt in range(REPAIRS + (GAP_RULE_REPAIRS if gap_rule else 0)):
+            new, changes = build_result(net, dr, size_out)
+            found = geometry_problems(new)
+            short = {p.subject[len("route "):] for p in found if p.code == "route-too-short"}
+            if not found:
+                break
+            widen(net, dr, found)
+            if attempt >= RELAX_FROM:  # still touching after widenings asked for a wider angle: wider gaps too
+                if gap_rule:
+                    relax_gaps(net, found, dr)
+            if attempt:  # still covering a station after more room was asked: go round it
+                short |= {p.subject[len("route "):] for p in found if p.code == "space-on-station"}
+            bend = [k for k, b in enumerate(net.bundles)
+                    if any(net.route_ids[r] in short for r in b.routes) and len(dr.lines[k]) == 2 and not b.flight]
+            for k in bend:
+                b = net.bundles[k]
+                dr.add_waypoint(k, bend_point(dr.pos, b.a, b.b, b.lpref, n))
+            if attempt >= 1:  # neighbours at a station still touching after more room was asked: bend one away
+                for k, j in shared_overlaps(net, found):
+                    if len(dr.lines[k]) == 2 and k not in bend and not net.bundles[k].flight:
+                        b, o = net.bundles[k], net.bundles[j]
+                        far = o.b if o.a in (b.a, b.b) else o.a
+                        dr.add_waypoint(k, bend_point(dr.pos, b.a, b.b, min(b.lsoft, b.lpref * 1.1), n, away=dr.pos[far]))
+            run_rounds(net, dr, replace(w, geo=w.geo / 3, bearing=w.bearing / 3), style, rounds=2, escalate=3.0,
+                       start=2)
+            route_flights(net, dr, size_out)
+        found = fix(found)
+    found = geometry_problems(build_result(net, dr, size_out)[0])
+    if found:
+        found = fix(found)
     lacking = tightened = None
     if not any(p.severity == "error" for p in found):
         # labels as obstacles: stations left no room for their name move a little, where the checks

@@ -17,6 +17,7 @@ on the whole board. The number of tries is bounded, not the time, so a seed give
 from __future__ import annotations
 
 import hashlib
+import math
 import json
 import re
 from dataclasses import replace
@@ -208,7 +209,8 @@ class Repair:
             return Part(self, self.part_data(part), None)
         if self._boards is None:
             self._boards = PartBoards(self)
-        return Part(self, None, self._boards.board(part))
+        board, needs = self._boards.board(part, True)
+        return Part(self, None, board, needs=needs)
 
     def part_data(self, part) -> dict:
         """A board dict of only that part (its stations and bundles), for the checks or label room."""
@@ -461,10 +463,11 @@ class Repair:
             reach, part = self._part_of(moves[n], centres, selected)
             if reach not in parts and ("base", reach) not in keys:
                 keys.append(("base", reach))
-                boards.append(self._boards.board(part))
+                boards.append(self._boards.board(part, True))
             keys.append(n)
-            boards.append(self._moved(moves[n], lambda: self._boards.board(part)))
-        return {key: Part(self, None, board, layout) for key, board, layout in zip(keys, boards, layouts_of(boards))}
+            boards.append(self._moved(moves[n], lambda: self._boards.board(part, True)))
+        made = layouts_of([b for b, _ in boards], [nd for _, nd in boards])
+        return {key: Part(self, None, board, layout) for key, (board, _), layout in zip(keys, boards, made)}
 
     def _bend_points(self, k, p) -> list[np.ndarray]:
         """A bend at the middle pushed to either side, and (a station covered) one that goes round it."""
@@ -537,15 +540,15 @@ class Part:
     build_board(data): mapkit.layout.pipeline.geometry_problems) the part is a Board from
     PartBoards and both use one Layout of it; with any other check it is the dict, as before."""
 
-    def __init__(self, rp, data, board, layout=None):
+    def __init__(self, rp, data, board, layout=None, needs=None):
         self.rp, self.data, self.board = rp, data, board
-        self._layout = layout
+        self._layout, self._needs = layout, needs
 
     def layout(self):
         if self._layout is None:
             from mapkit.geometry import Layout
 
-            self._layout = Layout(self.board)
+            self._layout = Layout(self.board, self._needs)
         return self._layout
 
     def problems(self) -> list:
@@ -579,7 +582,47 @@ class PartBoards:
         self._routes: dict = {}     # (route index, place in the part, id, waypoints) -> Route
         self._ids: dict = {}        # route indices of a part -> their ids (default_route_ids)
 
-    def board(self, part):
+    def whole_needs(self, order) -> dict:
+        """{route index: (need at its a, need at its b)} of these routes of the file, as the whole
+        board's geometry gives them with the points where they are now (mapkit.geometry.end_needs on
+        build_result's board: every bundle round their end stations, their first segments at the
+        positions as written, 0.1 mm)."""
+        from mapkit.geometry import fan_needs
+
+        rp, net = self.rp, self.rp.net
+        dr = rp.dr
+        if not hasattr(self, "_route_bundle"):
+            self._index = {sid: i for i, sid in enumerate(net.ids)}
+            self._route_bundle = {ri: k for k, b in enumerate(net.bundles) for ri in b.routes}
+            self._ends = {}
+            for k, b in enumerate(net.bundles):
+                for s_ in (b.a, b.b):
+                    self._ends.setdefault(s_, []).append(k)
+        ks = {self._route_bundle[ri] for ri in order}
+        stations = {q for k in ks for q in (dr.lines[k][0], dr.lines[k][-1])}
+        bands: dict = {}
+        for s_ in stations:
+            at = bands[s_] = {}
+            for k in self._ends.get(s_, []):
+                line = dr.lines[k]
+                end, q = (0, line[1]) if line[0] == s_ else (1, line[-2])
+                here, nxt = _xy(dr.pos[s_]), _xy(dr.pos[q])
+                pts = [_xy(dr.pos[p]) for p in line]
+                total = sum(math.hypot(u["x"] - v["x"], u["y"] - v["y"]) for u, v in zip(pts[:-1], pts[1:]))
+                b = net.bundles[k]
+                even = (total - 2 * net.radius - b.length * net.space_len) / (b.length + 1)
+                at[k] = [math.atan2(nxt["y"] - here["y"], nxt["x"] - here["x"]), b.half_width, [(k, end)], even]
+        per_bundle = fan_needs(bands, len(net.bundles), net.radius, net.space_gap)
+        out = {}
+        routes = net.board.routes
+        for ri in order:
+            k = self._route_bundle[ri]
+            n0, n1 = per_bundle[k]
+            out[ri] = (n0, n1) if dr.lines[k][0] == self._index[routes[ri].a] else (n1, n0)
+        return out
+
+    def board(self, part, with_needs: bool = False):
+        """The Board of that part; with_needs: (it, {route id: its end needs on the whole board})."""
         rp, net = self.rp, self.rp.net
         pos, raw_stations, raw_routes = rp.dr.pos, net.data["stations"], net.data["routes"]
         stations_in, bundles = part
@@ -615,7 +658,15 @@ class PartBoards:
                     raw["waypoints"] = [{"x": x, "y": y} for x, y in wps_of[ri]]
                 r = self._routes[key] = route_model(raw, j, rid, self.kinds, self.template.gray_kind)
             routes.append(r)
-        return replace(self.template, stations=tuple(stations), routes=tuple(routes))
+        board = replace(self.template, stations=tuple(stations), routes=tuple(routes))
+        if not with_needs:
+            return board
+        from mapkit.geometry import _EVEN
+
+        if _EVEN[0]:
+            return board, None   # (every route's spaces spread evenly: no needs to give)
+        whole = self.whole_needs(order)
+        return board, {rid: whole[ri] for ri, rid in zip(order, ids)}
 
 
 def repair(net, dr, size_out, check, max_tries: int | None = None) -> list:

@@ -4,9 +4,10 @@ The optimization only prefers gaps between spaces of at most 6 mm (network.MAX_G
 "a route reads as one line"): its clearances grow heavier each round and a longer route always eases
 them, so a clean board comes out with many routes stretched past that (docs/layout-gaps.md).
 Holding the gaps as a rule during the optimization (--gap-rule) fights those clearances and costs
-label room and time. Here the board already passes the checks; each route's gap above its aim
-(GAP_AIM_MM, or what a crowded station needs for its first spaces to clear round it,
-crowding.station_gaps) is its excess, and points are moved to take excess out:
+label room and time. Here the board already passes the checks; each route's gap between spaces
+above its aim (GAP_AIM_MM) is its excess — the gap between spaces as mapkit.geometry places them: an
+end at a narrow fan keeps the room its first space needs (space_placement), so a crowded station's
+routes are not aimed wider — and points are moved to take excess out:
 
 - slides (`cut_moves`): a line across the board, and every point on one side of it moved towards
   it by a few millimetres: every route crossing the line gets shorter and no other changes length;
@@ -37,11 +38,13 @@ refused is not tried again until something near it has moved: a seed gives one l
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 import numpy as np
 
-from mapkit.layout.crowding import ANGLE_CLEAR, HALF_EXTRA_MM, need_of, station_gaps
+from mapkit.geometry import fan_needs, space_placement
+from mapkit.layout.crowding import ANGLE_CLEAR, HALF_EXTRA_MM, need_of
 from mapkit.layout.labels import LABEL_REACH_MM, fill_kept, station_span, without_room
 from mapkit.layout.network import MAX_GAP_MM, drawn_mm_at_gap
 from mapkit.layout.optimize import Drawing, run_rounds
@@ -82,12 +85,13 @@ class Tighten:
         ph = net.board.physical
         self.r = net.radius
         # the aim of each bundle (flights: none, their spaces spread along a path of their own)
-        ends = [(b.a, b.b, b.half_width) for b in net.bundles if not b.flight]
-        crowd = station_gaps(net.n, ends, net.geo, self.r, MAX_GAP_MM)
+        # (the gaps between spaces: an end at a narrow fan gets the room its first space needs from
+        # the placement itself, mapkit.geometry.space_placement, so no route's aim is widened for it)
         self.ks = [k for k, b in enumerate(net.bundles) if not b.flight]
-        self.aim = {k: max(GAP_AIM_MM, max(crowd[net.bundles[k].a], crowd[net.bundles[k].b]) - CROWD_MARGIN_MM)
-                    for k in self.ks}
+        self.aim = {k: GAP_AIM_MM for k in self.ks}
         self.sl = ph.space_length_mm
+        self.gmin = ph.space_gap_mm
+        self._needs_key, self._needs = None, None
         self.tries = 0
         self.max_tries = min(MAX_TRIES, TRIES_PER_STATION * net.n)
         self.kept = 0
@@ -101,9 +105,36 @@ class Tighten:
         pts = (self.dr.pos if pos is None else pos)[self.dr.lines[k]]
         return float(np.hypot(*np.diff(pts, axis=0).T).sum())
 
+    def needs(self) -> list[tuple[float, float]]:
+        """What each bundle's ends (line[0], line[-1]) need, as drawn now (geometry.fan_needs on the
+        bundles' first segments; the double's two tracks are one band, as the geometry has them)."""
+        dr = self.dr
+        key = (dr.pos.tobytes(), sum(map(len, dr.lines)))   # (a bend taken out: one point fewer)
+        if key != self._needs_key:
+            bands: dict = {}
+            for k, (b, line) in enumerate(zip(self.net.bundles, dr.lines)):
+                P = dr.pos[line]
+                even = (float(np.hypot(*np.diff(P, axis=0).T).sum()) - 2 * self.r - b.length * self.sl) / (b.length + 1)
+                for end, s_, q in ((0, line[0], line[1]), (1, line[-1], line[-2])):
+                    v = dr.pos[q] - dr.pos[s_]
+                    bands.setdefault(s_, {})[k] = [math.atan2(v[1], v[0]), b.half_width, [(k, end)], even]
+            self._needs = fan_needs(bands, len(self.net.bundles), self.r, self.gmin)
+            self._needs_key = key
+        return self._needs
+
+    def placed(self, ks, L) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(gap at line[0]'s end, gap between spaces, gap at line[-1]'s end) of bundles ks drawn L
+        long, as mapkit.geometry.space_placement places their spaces (arrays)."""
+        needs = self.needs()
+        n = np.array([self.net.bundles[k].length for k in ks], dtype=float)
+        na = np.array([needs[k][0] for k in ks])
+        nb = np.array([needs[k][1] for k in ks])
+        return placement_arrays(np.asarray(L, dtype=float) - 2 * self.r, n, self.sl, self.gmin, na, nb)
+
     def gap(self, k, L) -> float:
+        """Bundle k's gap between spaces drawn L long (an end at a narrow fan holds its need)."""
         n = self.net.bundles[k].length
-        return (L - 2 * self.r - n * self.sl) / (n + 1)
+        return space_placement(L - 2 * self.r, n, self.sl, self.gmin, *self.needs()[k])[1]
 
     def excess(self, ks, pos=None) -> float:
         """The gap excess of these bundles: the sum of each one's gap above its aim (mm)."""
@@ -225,23 +256,29 @@ class Tighten:
             S.append(s_)
         S, QA, QB, GA, GB = (np.array(v, dtype=int) for v in (S, QA, QB, GA, GB))
         HA, HB = np.array(HA), np.array(HB)
-        fixed_g = np.array([self.gap(k, self.length(k)) if k not in mine else 0.0
-                            for s_, a, b in pairs for k in (a, b)]).reshape(-1, 2)
-        base_len = 2 * self.r + n_sp * self.sl
+        # each pair's two ends: the first space's gap from the station (as placed), end 0 or 1 of its line
+        EA = np.array([0 if dr.lines[a][0] == s_ else 1 for s_, a, b in pairs], dtype=int)
+        EB = np.array([0 if dr.lines[b][0] == s_ else 1 for s_, a, b in pairs], dtype=int)
+        fixed_g = np.zeros((len(pairs), 2))
+        for m_, (s_, a, b) in enumerate(pairs):
+            for c, (k, e) in enumerate(((a, EA[m_]), (b, EB[m_]))):
+                if k not in mine:
+                    fixed_g[m_, c] = self.placed([k], [self.length(k)])[2 * e][0]
         P = pos.copy()
 
         def values(xy):
             P[i] = xy
             L = np.array([float(np.hypot(*np.diff(P[seg], axis=0).T).sum()) for seg in seg_pts])
-            g = (L - base_len) / (n_sp + 1)
+            e0, g, e1 = self.placed(ks, L)
+            ends = np.stack([e0, e1])
             out = np.empty(2 * nk + len(S) + 2)
             out[0:2 * nk:2] = np.maximum(g - aim, 0.0)
             out[1:2 * nk:2] = LMIN_WEIGHT * np.maximum(lmin - L, 0.0)
             if len(S):
                 u, v = P[QA] - P[S], P[QB] - P[S]
                 theta = np.arctan2(u[:, 0] * v[:, 1] - u[:, 1] * v[:, 0], (u * v).sum(1)) % (2 * np.pi)
-                ga = np.where(GA >= 0, g[np.maximum(GA, 0)], fixed_g[:, 0])
-                gb = np.where(GB >= 0, g[np.maximum(GB, 0)], fixed_g[:, 1])
+                ga = np.where(GA >= 0, ends[EA, np.maximum(GA, 0)], fixed_g[:, 0])
+                gb = np.where(GB >= 0, ends[EB, np.maximum(GB, 0)], fixed_g[:, 1])
                 need = need_of(self.r + np.maximum(ga, 0.0), self.r + np.maximum(gb, 0.0), HA, HB) + ANGLE_CLEAR
                 out[2 * nk:2 * nk + len(S)] = need - theta
             out[-2:] = ANCHOR * (xy - x0)
@@ -490,7 +527,7 @@ class Tighten:
         # no route shorter than its spaces' length and the margin (one already nearer: no shorter)
         floor = np.minimum(np.array([net.bundles[k].lmin + LMIN_MARGIN_MM for k in self.ks]), L) - 1e-9
         limit = aim + (MAX_GAP_MM - GAP_AIM_MM)
-        g0 = (L - base) / n1
+        g0 = self.placed(self.ks, L)[1]
         over0, ex0 = int((g0 > limit).sum()), float(np.maximum(g0 - aim, 0.0).sum())
         st = P[: net.n]
         need_span = None if dr.fill_box is None else \
@@ -519,7 +556,7 @@ class Tighten:
                         np.add.at(L2, sm[cross], dl)
                         if (L2 < floor).any():
                             break
-                        g2 = (L2 - base) / n1
+                        g2 = self.placed(self.ks, L2)[1]
                         gain = (over0 - int((g2 > limit).sum()), ex0 - float(np.maximum(g2 - aim, 0.0).sum()))
                         if gain[0] < 0 or (gain[0] == 0 and gain[1] <= MIN_GAIN):
                             continue
@@ -629,6 +666,16 @@ class Tighten:
                 break
             self.kept += kept
         return {"moves": self.kept + self.kinds["cut"], "shrunk": shrunk, "tries": self.tries, "refused": self.refused, "kinds": self.kinds}
+
+
+def placement_arrays(usable, n, length: float, gap: float, na, nb):
+    """mapkit.geometry.space_placement on arrays: (gap at end a, gap between spaces, gap at end b)."""
+    even = (usable - n * length) / (n + 1)
+    moved = ((na > even) | (nb > even)) & (n >= 2)
+    ea, eb = np.maximum(na, even), np.maximum(nb, even)
+    inner = (usable - n * length - ea - eb) / np.maximum(n - 1, 1)
+    moved &= ~(inner < gap)
+    return np.where(moved, ea, even), np.where(moved, inner, even), np.where(moved, eb, even)
 
 
 def tighten(rp, w=None, style: str = "geographic") -> dict:
