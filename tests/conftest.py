@@ -4,6 +4,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from mapkit.boardfile import load_board
+from mapkit.resources import boards_dir
+from mapkit.sim.rules import rules_for_board
+from mapkit.sim.tables import build_tables
+
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "tests" / "fixtures"
 BAD = REPO / "tests" / "bad_boards"
@@ -118,3 +123,10 @@ def bundled_scene():
 
     return get
 
+
+
+@pytest.fixture(scope="module")
+def na():
+    """north-america's tables and rules, as the agents' scenario tests build their states on."""
+    board = load_board(boards_dir() / "north-america.json")
+    return build_tables(board), rules_for_board(board)

@@ -18,12 +18,6 @@ from conftest import network_position
 BOARDS = [TINY] + sorted(boards_dir().glob("*.json"))
 
 
-@pytest.fixture(scope="module")
-def na():
-    b = load_board(boards_dir() / "north-america.json")
-    return build_tables(b), rules_for_board(b)
-
-
 def _rulesets(board, t):
     out = [(name, ()) for name in sorted(PRESETS)
            if all(d in t.ticket_decks for d in rules_for_board(board, name).ticket_decks)]

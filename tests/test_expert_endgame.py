@@ -4,20 +4,10 @@ import random
 
 import pytest
 
-from mapkit.boardfile import load_board
-from mapkit.resources import boards_dir
 from mapkit.sim import engine
 from mapkit.sim.agents import make_agent
 from mapkit.sim.legal import Legal
-from mapkit.sim.rules import rules_for_board
-from mapkit.sim.tables import build_tables
 from mapkit.sim.view import SeatView
-
-
-@pytest.fixture(scope="module")
-def na():
-    b = load_board(boards_dir() / "north-america.json")
-    return build_tables(b), rules_for_board(b)
 
 
 def _position(t, rules, trains, others, yellow):

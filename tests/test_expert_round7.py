@@ -8,23 +8,11 @@ import random
 
 import pytest
 
-from mapkit.boardfile import load_board
-from mapkit.resources import boards_dir
 from mapkit.sim import engine
 from mapkit.sim.agents import make_agent
 from mapkit.sim.legal import Legal
-from mapkit.sim.rules import rules_for_board
-from mapkit.sim.tables import build_tables
 from mapkit.sim.view import SeatView
 from conftest import network_position
-
-
-@pytest.fixture(scope="module")
-def na():
-    board = load_board(boards_dir() / "north-america.json")
-    return build_tables(board), rules_for_board(board)
-
-
 
 
 SOUTH_WEST = ["denver-santa-fe", "santa-fe-el-paso", "salt-lake-city-denver#1", "las-vegas-salt-lake-city",

@@ -9,21 +9,12 @@ import numpy as np
 import pytest
 
 from conftest import play_through
-from mapkit.boardfile import load_board
 from mapkit.resources import boards_dir
 from mapkit.sim import engine
 from mapkit.sim.agents import make_agent
 from mapkit.sim.expert_chance import FEATURES, chance, hand_clock
 from mapkit.sim.legal import Legal
-from mapkit.sim.rules import rules_for_board
-from mapkit.sim.tables import build_tables
 from mapkit.sim.view import SeatView
-
-
-@pytest.fixture(scope="module")
-def na():
-    board = load_board(boards_dir() / "north-america.json")
-    return build_tables(board), rules_for_board(board)
 
 
 @pytest.mark.parametrize("by_ticket, kept", [(True, 0b101), (False, 0b011)])

@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from mapkit.layout import stripped
 from mapkit.layout.flights import flight_bundles, route_flights
 from mapkit.layout.network import build_network
 from mapkit.layout.optimize import Drawing
@@ -71,12 +72,7 @@ def test_flight_routing_is_deterministic():
 
 def _stripped(name: str) -> dict:
     """A bundled board with every board position and every waypoint taken out (lat/lon only)."""
-    data = json.loads((BOARDS / f"{name}.json").read_text(encoding="utf-8"))
-    for s in data["stations"]:
-        s.pop("board", None)
-    for r in data["routes"]:
-        r.pop("waypoints", None)
-    return data
+    return stripped(json.loads((BOARDS / f"{name}.json").read_text(encoding="utf-8")))
 
 
 @pytest.mark.slow

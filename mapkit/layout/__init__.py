@@ -8,11 +8,24 @@ lengths, so that a board passes every geometry check (see docs/board-format.md, 
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 
 from mapkit.layout.pipeline import LayoutError, layout_board_impl
 
 STYLES = ("geographic", "schematic")
+
+
+def stripped(data: dict) -> dict:
+    """A copy of a board dict with every station's board position and every route's waypoints taken
+    out (lat/lon only): what a designer starts from, and how the bundled boards are laid out anew in
+    the tests and reports/layout."""
+    out = json.loads(json.dumps(data))
+    for s in out["stations"]:
+        s.pop("board", None)
+    for r in out["routes"]:
+        r.pop("waypoints", None)
+    return out
 
 
 @dataclass

@@ -18,7 +18,7 @@ import sys
 import time
 from pathlib import Path
 
-from mapkit.layout import layout_board
+from mapkit.layout import layout_board, stripped
 from mapkit.layout.figures import measure
 from mapkit.outputs import atomic_write_text
 from mapkit.writer import dump_board_json
@@ -42,15 +42,6 @@ INTRO = [   # comparison.md's first lines
     "layouts, measured after they were replaced). The computed rows of this table are the default layout",
     "(`--no-gap-rule`), made on an earlier host; the 6 mm gap rule's rows (`--gap-rule`), on this stop's host: the",
     "table at the end and docs/layout-gaps.md.", ""]
-
-
-def stripped(data: dict) -> dict:
-    out = json.loads(json.dumps(data))
-    for s in out["stations"]:
-        s.pop("board", None)
-    for r in out["routes"]:
-        r.pop("waypoints", None)
-    return out
 
 
 def cell(r: dict, c: str) -> str:

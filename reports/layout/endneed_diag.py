@@ -9,7 +9,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from mapkit.boardfile import build_board
 from mapkit.geometry import Layout
-from mapkit.layout import layout_board
+from mapkit.layout import layout_board, stripped as layout_stripped
 from mapkit.layout.crowding import pair_gap
 from mapkit.layout.synthetic import layout_board_data
 
@@ -17,12 +17,7 @@ BOARDS = Path(__file__).resolve().parents[2] / "boards"
 
 
 def stripped(name):
-    data = json.loads((BOARDS / f"{name}.json").read_text(encoding="utf-8"))
-    for s in data["stations"]:
-        s.pop("board", None)
-    for r in data["routes"]:
-        r.pop("waypoints", None)
-    return data
+    return layout_stripped(json.loads((BOARDS / f"{name}.json").read_text(encoding="utf-8")))
 
 
 def end_needs(board, lay):
