@@ -598,27 +598,48 @@ class PartBoards:
             for k, b in enumerate(net.bundles):
                 for s_ in (b.a, b.b):
                     self._ends.setdefault(s_, []).append(k)
+            self._fans: dict = {}   # (station, its bundles' lines and sizes, their points) -> {(bundle, end): need}
         ks = {self._route_bundle[ri] for ri in order}
         stations = {q for k in ks for q in (dr.lines[k][0], dr.lines[k][-1])}
-        bands: dict = {}
+        # each station's fan once per drawing of it: its needs depend only on its own bands (their
+        # lines' points, widths and lengths), and a judged part differs from the one before in a
+        # point, so most stations' fans are as they were (their fan_needs and band building were
+        # about a tenth of the 200-station bench board's time). The fan is given to fan_needs as
+        # the whole loop built it (the same bundles in the same order, the same numbers).
+        fans = self._fans
+        got = {}
         for s_ in stations:
-            at = bands[s_] = {}
-            for k in self._ends.get(s_, []):
-                line = dr.lines[k]
-                end, q = (0, line[1]) if line[0] == s_ else (1, line[-2])
-                here, nxt = _xy(dr.pos[s_]), _xy(dr.pos[q])
-                pts = [_xy(dr.pos[p]) for p in line]
-                total = sum(math.hypot(u["x"] - v["x"], u["y"] - v["y"]) for u, v in zip(pts[:-1], pts[1:]))
-                b = net.bundles[k]
-                even = (total - 2 * net.radius - b.length * net.space_len) / (b.length + 1)
-                at[k] = [math.atan2(nxt["y"] - here["y"], nxt["x"] - here["x"]), b.half_width, [(k, end)], even]
-        per_bundle = fan_needs(bands, len(net.bundles), net.radius, net.space_gap)
+            kk = self._ends.get(s_, [])
+            lines = tuple(tuple(dr.lines[k]) for k in kk)
+            key = (s_, lines, tuple((net.bundles[k].half_width, net.bundles[k].length) for k in kk),
+                   net.radius, net.space_len, net.space_gap, dr.pos[[q for ln in lines for q in ln]].tobytes())
+            fan = fans.get(key)
+            if fan is None:
+                at = {}
+                for k in kk:
+                    line = dr.lines[k]
+                    end, q = (0, line[1]) if line[0] == s_ else (1, line[-2])
+                    here, nxt = _xy(dr.pos[s_]), _xy(dr.pos[q])
+                    pts = [_xy(dr.pos[p]) for p in line]
+                    total = sum(math.hypot(u["x"] - v["x"], u["y"] - v["y"]) for u, v in zip(pts[:-1], pts[1:]))
+                    b = net.bundles[k]
+                    even = (total - 2 * net.radius - b.length * net.space_len) / (b.length + 1)
+                    at[k] = [math.atan2(nxt["y"] - here["y"], nxt["x"] - here["x"]), b.half_width, [(k, end)], even]
+                ends = [item[2][0] for item in at.values()]
+                local = {k: [item[0], item[1], [(j, item[2][0][1])], item[3]] for j, (k, item) in enumerate(at.items())}
+                need = fan_needs({s_: local}, len(ends), net.radius, net.space_gap)
+                fan = {(k, end): need[j][end] for j, (k, end) in enumerate(ends)}
+                if len(fans) >= 50_000:   # bounded memory
+                    fans.clear()
+                fans[key] = fan
+            got[s_] = fan
         out = {}
         routes = net.board.routes
         for ri in order:
             k = self._route_bundle[ri]
-            n0, n1 = per_bundle[k]
-            out[ri] = (n0, n1) if dr.lines[k][0] == self._index[routes[ri].a] else (n1, n0)
+            line = dr.lines[k]
+            n0, n1 = got[line[0]].get((k, 0), 0.0), got[line[-1]].get((k, 1), 0.0)
+            out[ri] = (n0, n1) if line[0] == self._index[routes[ri].a] else (n1, n0)
         return out
 
     def board(self, part, with_needs: bool = False):
