@@ -13,9 +13,8 @@ import numpy as np
 from conftest import red_blue_board
 from mapkit.boardfile import build_board
 from mapkit.checks import check_geometry
-from mapkit.geometry import Layout, space_centres, space_placement
+from mapkit.geometry import Layout, space_centres, space_placement, space_placement_arrays, symmetric_need
 from mapkit.layout.figures import gap_figures
-from mapkit.layout.tighten import placement_arrays
 
 SL, SG, R = 22.0, 1.5, 7.0   # the model's default space length, smallest gap, station radius
 
@@ -85,7 +84,7 @@ def test_the_layouts_array_placement_is_the_geometrys():
         na = rng.choice([0.0, rng.uniform(0.0, 20.0)])
         nb = rng.choice([0.0, rng.uniform(0.0, 20.0)])
         want = space_placement(usable, n, SL, SG, na, nb)
-        got = placement_arrays(np.array([usable]), np.array([float(n)]), SL, SG, np.array([na]), np.array([nb]))
+        got = space_placement_arrays(np.array([usable]), np.array([float(n)]), SL, SG, np.array([na]), np.array([nb]))
         assert np.allclose(want, [g[0] for g in got])
 
 
@@ -117,7 +116,6 @@ def test_the_narrow_fan_overlaps_with_the_even_spread(monkeypatch):
 
 
 def test_the_symmetric_need_is_crowdings_corner_geometry():
-    from mapkit.geometry import symmetric_need
     from mapkit.layout.crowding import need_of
 
     rng = random.Random(5)

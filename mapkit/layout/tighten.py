@@ -43,7 +43,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from mapkit.geometry import fan_needs, space_placement
+from mapkit.geometry import fan_needs, space_placement, space_placement_arrays
 from mapkit.layout.crowding import ANGLE_CLEAR, HALF_EXTRA_MM, need_of
 from mapkit.layout.labels import LABEL_REACH_MM, fill_kept, station_span, without_room
 from mapkit.layout.network import MAX_GAP_MM, drawn_mm_at_gap
@@ -184,7 +184,7 @@ class Tighten:
         n = np.array([self.net.bundles[k].length for k in ks], dtype=float)
         na = np.array([needs[k][0] for k in ks])
         nb = np.array([needs[k][1] for k in ks])
-        return placement_arrays(np.asarray(L, dtype=float) - 2 * self.r, n, self.sl, self.gmin, na, nb)
+        return space_placement_arrays(np.asarray(L, dtype=float) - 2 * self.r, n, self.sl, self.gmin, na, nb)
 
     def gap(self, k, L) -> float:
         """Bundle k's gap between spaces drawn L long (an end at a narrow fan holds its need)."""
@@ -721,16 +721,6 @@ class Tighten:
                 break
             self.kept += kept
         return {"moves": self.kept + self.kinds["cut"], "shrunk": shrunk, "tries": self.tries, "refused": self.refused, "kinds": self.kinds}
-
-
-def placement_arrays(usable, n, length: float, gap: float, na, nb):
-    """mapkit.geometry.space_placement on arrays: (gap at end a, gap between spaces, gap at end b)."""
-    even = (usable - n * length) / (n + 1)
-    moved = ((na > even) | (nb > even)) & (n >= 2)
-    ea, eb = np.maximum(na, even), np.maximum(nb, even)
-    inner = (usable - n * length - ea - eb) / np.maximum(n - 1, 1)
-    moved &= ~(inner < gap)
-    return np.where(moved, ea, even), np.where(moved, inner, even), np.where(moved, eb, even)
 
 
 def tighten(rp, w=None, style: str = "geographic") -> dict:
