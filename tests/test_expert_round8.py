@@ -253,3 +253,19 @@ def test_all_oracle_combines_the_card_draw_and_the_play_out_decisions():
     assert A.draw is expert_oracle.CardClairvoyantAgent.draw
     assert A.choose_keep is RolloutKeepOracle.choose_keep
     assert A.draw_value is RolloutDrawOracle.draw_value
+
+
+@pytest.mark.parametrize("argv, code, says", [
+    (["bogus"], 2, "invalid choice"),
+    (["expert", "--games", "0"], 2, "at least 1"),
+    (["expert", "--set", "no_such_switch=1"], 2, "an attribute of ExpertAgent"),
+    (["oracle-draw", "--set", "oracle_draw_min=x"], 2, "Python literal"),
+    (["expert", "--games", "1", "--board", "no-such-board.json"], 1, "not-found"),
+])
+def test_the_measuring_entry_point_says_what_is_wrong(argv, code, says, capsys):
+    from mapkit.sim.expert_oracle import main
+
+    with pytest.raises(SystemExit) as e:
+        main(argv)
+    assert e.value.code == code
+    assert says in capsys.readouterr().err

@@ -301,10 +301,17 @@ def main(argv=None) -> None:
     import argparse
     import ast
     import json
+    import sys
     import time
 
+    from mapkit.errors import BoardError, MapkitError
+    from mapkit.sim import expert_lookahead  # its agents, measured by the same entry point
+    from mapkit.sim.agents import AGENTS
+
+    register()
+    expert_lookahead.register()
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("agent")
+    ap.add_argument("agent", choices=sorted(AGENTS))
     ap.add_argument("--board", default="boards/north-america.json")
     ap.add_argument("--games", type=int, default=100)
     ap.add_argument("--seed", type=int, default=23)
@@ -312,21 +319,31 @@ def main(argv=None) -> None:
     ap.add_argument("--set", action="append", default=[], metavar="ATTR=VALUE",
                     help="a class attribute of the agent (a Python literal), e.g. oracle_draw_min=0")
     args = ap.parse_args(argv)
-    register()
-    from mapkit.sim import expert_lookahead  # its agents, measured by the same entry point
-    expert_lookahead.register()
-    from mapkit.sim.agents import AGENTS
-
-    cls = AGENTS[args.agent]
+    if args.games < 1:
+        ap.error(f"--games {args.games}: give at least 1")
     if args.set:
+        made = AGENTS[args.agent]
+        # AGENTS holds classes and factories (expert's): the class of what it makes takes the switches
+        cls = made if isinstance(made, type) else type(made())
         attrs = {}
         for kv in args.set:
-            k, v = kv.split("=", 1)
-            attrs[k] = ast.literal_eval(v)
-        cls = type(cls.__name__ + "Set", (cls,), attrs)
-        AGENTS[args.agent] = cls
+            k, eq, v = kv.partition("=")
+            if not eq or not hasattr(cls, k):
+                ap.error(f"--set {kv}: give ATTR=VALUE with ATTR an attribute of {cls.__name__}")
+            try:
+                attrs[k] = ast.literal_eval(v)
+            except (ValueError, SyntaxError):
+                ap.error(f"--set {kv}: the value must be a Python literal (a number, True/False, a string in quotes)")
+        AGENTS[args.agent] = type(cls.__name__ + "Set", (cls,), attrs)
     start = time.process_time()
-    summary = measure(args.board, args.agent, args.games, args.seed, args.players)
+    try:
+        summary = measure(args.board, args.agent, args.games, args.seed, args.players)
+    except BoardError as e:
+        print("\n".join([str(e), *(p.format() for p in e.problems)]), file=sys.stderr)
+        sys.exit(e.exit_code)
+    except MapkitError as e:
+        print(f"error: {e}", file=sys.stderr)
+        sys.exit(e.exit_code)
     cpu = time.process_time() - start
     out = {k: summary.get(k) for k in KEYS}
     out["seat_mean"] = summary["mean_score"]["total"]
