@@ -550,7 +550,7 @@ def space_centres(usable: float, n: int, radius: float, length: float, gap: floa
 def end_needs(routes, points, offsets: dict, ph) -> list[tuple[float, float]]:
     """(need at end a, need at end b) of each route (routes, their points from a to b, the double
     tracks' offsets): how far from its station's rim a first space must start so that it clears
-    the bands next to it round the station, both starting there (crowding.need_of's corner geometry,
+    the bands next to it round the station, both starting there (need_of's corner geometry,
     with this module's margins). A band is a route, or the two tracks of a double (half-width
     space width + 1 mm); its direction is its first segment's. 0 where the board's smallest gap is
     enough (so that a wide fan's keys do not change with its angles)."""
@@ -610,28 +610,59 @@ def fan_needs(bands: dict, count: int, radius: float, smallest: float) -> list[t
     return [tuple(v) for v in out]
 
 
-def _clear(s1: float, s2: float, h1: float, h2: float, theta: float) -> bool:
-    """Whether two first spaces starting s1, s2 from the station's centre (half-widths h1, h2, with
-    the margins) clear at the angle theta between their bands: crowding.need_of's corner geometry
-    (alpha at each near corner, the larger sum), in scalar code."""
-    def alpha(rho, s_, h_, corner):
-        if rho < s_:
-            return 0.0
-        if rho <= corner:
-            return math.acos(max(-1.0, min(1.0, s_ / rho)))
-        return math.asin(max(-1.0, min(1.0, h_ / rho)))
+def alpha(rho, s_, h_, corner):
+    """The angle a first space occupies at distance rho from the station centre (arrays): 0 before
+    the space starts (s), acos(s / rho) up to its near corner (at hypot(s, h)), asin(h / rho) beyond;
+    each only where it is the one taken."""
+    out = np.zeros_like(rho)
+    on = ~(rho < s_)
+    inside = on & (rho <= corner)
+    beyond = on & ~(rho <= corner)
+    out[inside] = np.arccos(np.clip(s_[inside] / rho[inside], -1, 1))
+    out[beyond] = np.arcsin(np.clip(h_[beyond] / rho[beyond], -1, 1))
+    return out
 
+
+def need_of(s1, s2, h1, h2):
+    """The angle between two bands leaving a station whose first spaces start at s1, s2 from its
+    centre with half-widths h1, h2 (arrays): the sum of what each takes, at the nearer corner where
+    both exist (the sum peaks at one of the two near corners). The layout's optimizer and
+    tightening use it on arrays; `pair_angle` is the same on one pair, for the checks' placement."""
+    r1, r2 = np.hypot(s1, h1), np.hypot(s2, h2)
+    both1 = (r1 >= s1) & (r1 >= s2)
+    both2 = (r2 >= s1) & (r2 >= s2)
+    return np.maximum(np.where(both1, alpha(r1, s1, h1, r1) + alpha(r1, s2, h2, r2), 0.0),
+                      np.where(both2, alpha(r2, s1, h1, r1) + alpha(r2, s2, h2, r2), 0.0))
+
+
+def _alpha1(rho: float, s_: float, h_: float, corner: float) -> float:
+    if rho < s_:
+        return 0.0
+    if rho <= corner:
+        return math.acos(max(-1.0, min(1.0, s_ / rho)))
+    return math.asin(max(-1.0, min(1.0, h_ / rho)))
+
+
+def pair_angle(s1: float, s2: float, h1: float, h2: float) -> float:
+    """need_of for one pair, in scalar code (a numpy call per pair would cost more than the
+    arithmetic; end_needs asks it for every neighbouring pair of every station of a board)."""
     r1, r2 = math.hypot(s1, h1), math.hypot(s2, h2)
     need = 0.0
     if r1 >= s1 and r1 >= s2:
-        need = alpha(r1, s1, h1, r1) + alpha(r1, s2, h2, r2)
+        need = _alpha1(r1, s1, h1, r1) + _alpha1(r1, s2, h2, r2)
     if r2 >= s1 and r2 >= s2:
-        need = max(need, alpha(r2, s1, h1, r1) + alpha(r2, s2, h2, r2))
-    return need + END_ANGLE_CLEAR <= theta
+        need = max(need, _alpha1(r2, s1, h1, r1) + _alpha1(r2, s2, h2, r2))
+    return need
+
+
+def _clear(s1: float, s2: float, h1: float, h2: float, theta: float) -> bool:
+    """Whether two first spaces starting s1, s2 from the station's centre (half-widths h1, h2, with
+    the margins) clear at the angle theta between their bands."""
+    return pair_angle(s1, s2, h1, h2) + END_ANGLE_CLEAR <= theta
 
 
 def symmetric_need(s: float, h1: float, h2: float) -> float:
-    """crowding.need_of(s, s, h1, h2) for two first spaces starting at the same distance s from the
+    """need_of(s, s, h1, h2) for two first spaces starting at the same distance s from the
     station's centre, h1 <= h2, in closed form: at the narrower band's near corner each takes
     atan(h1 / s); at the wider one's, the narrower takes asin(h1 / hypot(s, h2)) and the wider
     atan(h2 / s) (tests/test_space_placement.py checks it against need_of)."""

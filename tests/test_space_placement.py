@@ -124,3 +124,22 @@ def test_the_symmetric_need_is_crowdings_corner_geometry():
         h1, h2 = sorted((rng.uniform(3.0, 12.0), rng.uniform(3.0, 12.0)))
         want = float(need_of(np.array([s]), np.array([s]), np.array([h1]), np.array([h2]))[0])
         assert abs(symmetric_need(s, h1, h2) - want) < 1e-12
+
+
+def test_the_one_pair_angle_is_the_array_corner_geometry():
+    # pair_angle (the checks' placement, one pair at a time) and need_of (the layout's terms, on arrays)
+    # are one geometry written twice for speed: they must agree, ends starting apart or alike,
+    # corners before, at and beyond the other space's start
+    from mapkit.geometry import need_of, pair_angle
+    from mapkit.layout import crowding
+
+    assert crowding.need_of is need_of   # the layout takes it from the geometry, one copy
+    rng = random.Random(11)
+    s1 = np.array([rng.uniform(7.0, 45.0) for _ in range(3000)])
+    s2 = np.where(np.arange(3000) % 3 == 0, s1, [rng.uniform(7.0, 45.0) for _ in range(3000)])
+    h1 = np.array([rng.uniform(3.0, 12.0) for _ in range(3000)])
+    h2 = np.array([rng.uniform(3.0, 12.0) for _ in range(3000)])
+    want = need_of(s1, s2, h1, h2)
+    got = np.array([pair_angle(*v) for v in zip(s1.tolist(), s2.tolist(), h1.tolist(), h2.tolist())])
+    assert np.abs(got - want).max() < 1e-12
+    assert (want > 0).all()

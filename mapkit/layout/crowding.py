@@ -15,33 +15,13 @@ import math
 
 import numpy as np
 
+# the corner geometry of two first spaces at a station lives with the space placement that also uses
+# it (mapkit.geometry); the layout's terms take it from here as before
+from mapkit.geometry import alpha, need_of  # noqa: F401
+
 ANGLE_CLEAR = 0.04      # radians beyond the corners' need at a shared station (the optimizer's margin)
 HALF_EXTRA_MM = 0.5     # added to a band's half-width in the angle need, as the optimizer does
 WIDEST_GAP_MM = 40.0    # the search for a station's gap stops here (a station no gap can clear)
-
-
-def alpha(rho, s_, h_, corner):
-    """The angle a first space occupies at distance rho from the station centre: 0 before the
-    space starts (s), acos(s / rho) up to its near corner (at hypot(s, h)), asin(h / rho) beyond;
-    each only where it is the one taken."""
-    out = np.zeros_like(rho)
-    on = ~(rho < s_)
-    inside = on & (rho <= corner)
-    beyond = on & ~(rho <= corner)
-    out[inside] = np.arccos(np.clip(s_[inside] / rho[inside], -1, 1))
-    out[beyond] = np.arcsin(np.clip(h_[beyond] / rho[beyond], -1, 1))
-    return out
-
-
-def need_of(s1, s2, h1, h2):
-    """The angle between two bands leaving a station whose first spaces start at s1, s2 from its
-    centre with half-widths h1, h2: the sum of what each takes, at the nearer corner where both
-    exist (the sum peaks at one of the two near corners)."""
-    r1, r2 = np.hypot(s1, h1), np.hypot(s2, h2)
-    both1 = (r1 >= s1) & (r1 >= s2)
-    both2 = (r2 >= s1) & (r2 >= s2)
-    return np.maximum(np.where(both1, alpha(r1, s1, h1, r1) + alpha(r1, s2, h2, r2), 0.0),
-                      np.where(both2, alpha(r2, s1, h1, r1) + alpha(r2, s2, h2, r2), 0.0))
 
 
 def circle_need(halves: np.ndarray, gap: float, radius: float) -> float:
