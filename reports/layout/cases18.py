@@ -1,0 +1,72 @@
+"""The 18 layout cases of docs/layout-gaps.md, one JSON line each: the three bundled boards stripped
+of every board position and waypoint (Portland on 900 x 600 and north-america on 800 x 530, both
+with geo_anchor 1.0 as shipped; Seattle on --size auto) and the synthetic networks of 20, 40, 60,
+100 and 200 stations, seeds 0-2, on --size auto.
+
+    OPENBLAS_NUM_THREADS=1 python reports/layout/cases18.py OUT.jsonl [--soft] [--seed N] [--jobs 2] [--only CASE,...]
+
+--soft lays out without the gap rule (--no-gap-rule); --seed is the layout's seed (the networks are
+the same). CPU seconds are each case's own process time; the figures are
+mapkit.layout.figures.measure of the written board, plus the layout's figure gap_rule."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+CASES = ["portland", "north-america", "seattle"] + [f"{n}:{s}" for n in (20, 40, 60, 100, 200) for s in (0, 1, 2)]
+KEYS = ["board_mm", "routes_over_gap", "routes_drawn", "largest_gap_mm", "end_gaps_over_need", "largest_end_gap_mm",
+        "routes_over_gap_even", "fill_w", "fill_h", "direction_error_deg_mean", "labels_with_room", "labels_total",
+        "label_pt_smallest", "errors", "warnings"]
+
+
+def case_data(name: str):
+    from mapkit.layout import stripped
+    from mapkit.layout.synthetic import layout_board_data
+    if name in ("portland", "north-america", "seattle"):
+        data = stripped(json.loads((ROOT / "boards" / f"{name}.json").read_text(encoding="utf-8")))
+        kw = {"portland": dict(size=(900, 600), geo_anchor=1.0), "north-america": dict(size=(800, 530), geo_anchor=1.0),
+              "seattle": dict(size="auto")}[name]
+        return data, kw
+    n, s = map(int, name.split(":"))
+    return layout_board_data(n, seed=s), dict(size="auto")
+
+
+def run(name: str, rule: bool, seed: int) -> dict:
+    from mapkit.layout import layout_board
+    from mapkit.layout.figures import measure
+    data, kw = case_data(name)
+    t = time.process_time()
+    res = layout_board(data, seed=seed, gap_rule=rule, **kw)
+    cpu = time.process_time() - t
+    m = measure(res.data)
+    out = {k: m.get(k) for k in KEYS}
+    out.update(cpu=round(cpu, 1), case=name, rule=rule, seed=seed, gap_rule=res.figures.get("gap_rule"))
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("out")
+    ap.add_argument("--soft", action="store_true", help="without the gap rule")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--only", default="")
+    a = ap.parse_args()
+    cases = [c for c in a.only.split(",") if c] or CASES
+    with open(a.out, "a", encoding="utf-8") as fh, ProcessPoolExecutor(a.jobs) as pool:
+        for row in pool.map(run, cases, [not a.soft] * len(cases), [a.seed] * len(cases)):
+            fh.write(json.dumps(row) + "\n")
+            fh.flush()
+            print(json.dumps(row), flush=True)
+
+
+if __name__ == "__main__":
+    main()
