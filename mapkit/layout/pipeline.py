@@ -161,7 +161,10 @@ def layout_once(data: dict, *, style: str, size, seed: int, keep: frozenset, geo
     any_fixed = bool(net.fixed.any())
     notes: list[str] = []
     if not any_fixed:
-        run_rounds(net, dr, w, style, rounds=3)
+        if gap_rule and SOFT_FIRST:
+            soft_first_rounds(net, dr, w, style)
+        else:
+            run_rounds(net, dr, w, style, rounds=3)
     ph = net.board.physical
     st = dr.pos[:n]
     span = st.max(0) - st.min(0)
@@ -406,6 +409,20 @@ def shared_overlaps(net, found) -> list[tuple[int, int]]:
     return out
 
 
+SOFT_FIRST = True  # with the gap rule, the first rounds (no board yet) without it (soft_first_rounds)
+
+
+def soft_first_rounds(net, dr, w, style) -> None:
+    """The first rounds of the optimization (before the board) with the gap rule's limits lifted
+    (the network as the soft layout has it: each route held only by the checks' stretch limit, its
+    6 mm gaps a preference): these rounds take the stress drawing's crossings out, and a network
+    whose every route is held at its 6 mm length keeps knots the soft one undoes (60 stations,
+    seed 0: six crossings after the rule's first rounds, two after the soft ones, from the same
+    stress drawing). The rule holds from the board's rounds on; the board's size is picked from
+    this drawing either way."""
+    run_rounds(replace(net, gap_rule=False), dr, w, style, rounds=3)
+
+
 RELAX_FROM = 1  # the repair attempt from which those routes get wider gaps (relax_gaps)
 GAP_RELAX_MM = 1.0  # a route whose first space still touches a neighbour's at their station: this much wider a gap
 RELAX_ONLY_NARROW = True  # relax only pairs whose drawn angle is too narrow for their first spaces at their gaps
@@ -421,7 +438,10 @@ def relax_gaps(net, found, dr) -> None:
     A route still too short whose ends the routes of a cycle hold too close (each at its widest):
     those routes get GAP_RELAX_MM more (cycle_gaps)."""
     named: dict[int, float] = {}
+    released = release_gaps(net, found, dr) if RELEASE else set()
     for k, j in shared_overlaps(net, found):
+        if k in released or j in released:
+            continue   # no gap limit left to widen
         need = drawn_pair_gap(net, dr, k, j)
         if RELAX_ONLY_NARROW and need <= max(net.bundles[k].gap_max, net.bundles[j].gap_max):
             continue   # the drawn angle already clears their first spaces: they touch farther out, not a gap's doing
@@ -429,12 +449,41 @@ def relax_gaps(net, found, dr) -> None:
             named[i] = max(named.get(i, 0.0), need)
     for i in cycle_gaps(net, found):
         named.setdefault(i, 0.0)
-    for i in sorted(named):
+    for i in sorted(set(named) - released):
         b = net.bundles[i]
         if not b.flight:
             # at most GAP_JUMP_MM at once: a narrow drawn angle would ask for far wider gaps than the
             # optimization needs once the angle term opens it a little (Portland's largest gap 7 -> 17 mm)
             set_gap_max(net, b, max(b.gap_max + GAP_RELAX_MM, min(named[i], b.gap_max + GAP_JUMP_MM)))
+
+
+RELEASE = True   # routes the rule keeps in a knot round after round: the rule lifted from them (release_gaps)
+RELEASE_CODES = ("crossing", "space-on-station")   # the problems wider gaps (relax_gaps) do not address
+
+
+def release_gaps(net, found, dr) -> set[int]:
+    """The bundles named by a crossing or a space over a station that the round before found too
+    (the same problem, by its code and the routes and station it names): the gap rule lifted from
+    them, drawn as long as the checks' stretch limit allows (gap_max unbounded, lsoft = lmax), as the
+    soft layout draws every route. The rule is a preference the checks outrank: a route held to
+    6 mm gaps that must pass round a station, or round the end of a route it crosses, cannot be
+    drawn long enough to (60 stations, seed 2: s2-s11 at its longest straight over s12, whose
+    routes leave it on both sides of s2-s11); the other routes keep the rule. Returns the bundles
+    released (before or now)."""
+    seen = dr.extra.setdefault("rule_seen", set())
+    now = {(p.code, p.subject, p.message.split("'")[1] if "'" in p.message else "") for p in found
+           if p.code in RELEASE_CODES}
+    again = [p for p in found if p.code in RELEASE_CODES
+             and (p.code, p.subject, p.message.split("'")[1] if "'" in p.message else "") in seen]
+    dr.extra["rule_seen"] = now
+    out = dr.extra.setdefault("rule_released", set())
+    for k in sorted(problem_bundles(net, again)):
+        b = net.bundles[k]
+        if not b.flight and k not in out:
+            out.add(k)
+            b.gap_max = float("inf")
+            b.lsoft = b.lmax
+    return set(out)
 
 
 def set_gap_max(net, b, gap: float) -> None:
