@@ -88,7 +88,7 @@ def test_relax_gaps_leaves_released_routes_unbounded():
     assert sum(math.isinf(b.gap_max) for b in net.bundles) == 2
 
 
-def test_the_first_rounds_run_without_the_rule(monkeypatch):
+def _first_rounds_spied(monkeypatch, data):
     seen = []
     real = pipeline.run_rounds
 
@@ -97,9 +97,43 @@ def test_the_first_rounds_run_without_the_rule(monkeypatch):
         return real(net, dr, *a, **k)
 
     monkeypatch.setattr(pipeline, "run_rounds", spy)
-    data = layout_board_data(20, seed=0)
-    pipeline.layout_once(data, style="geographic", size="auto", seed=0, keep=frozenset(), gap_rule=True)
-    assert seen[0] is False and all(seen[1:])
+    net = build_network(data, gap_rule=True)
+    pos = np.array([[s["lon"] * 1000.0, -s["lat"] * 1000.0] for s in data["stations"]])
+    dr = Drawing(pos - pos.min(0) + 50.0, net.n, [[b.a, b.b] for b in net.bundles], np.ones(net.n, dtype=bool))
+    pipeline.first_rounds(net, dr, pipeline.weights_for("geographic"), "geographic")
+    return seen, net, dr
+
+
+def test_first_rounds_without_crossings_keep_the_rule(monkeypatch):
+    data, _ = _board()
+    seen, net, dr = _first_rounds_spied(monkeypatch, data)
+    assert not pipeline.crossings(net, dr)
+    assert seen == [True]        # the rule's rounds left no crossing: the soft ones never run
+
+
+def test_first_rounds_with_crossings_try_them_without_the_rule(monkeypatch):
+    # a square whose diagonal routes cross: the rule's rounds leave crossings, so the soft rounds
+    # run from the same drawing, and what is kept has no more crossings than the rule's
+    stations = {"a": (0, 0), "b": (1, 0), "c": (1, 1), "d": (0, 1)}
+    data = red_blue_board(
+        stations=[{"id": i, "name": i.upper(), "lat": 45.0 - y / 20, "lon": -122.0 + x / 20}
+                  for i, (x, y) in stations.items()],
+        routes=[{"from": a, "to": b, "color": "red", "length": 3} for a, b in (("a", "c"), ("b", "d"))])
+    net = build_network(data, gap_rule=True)
+    start = Drawing(np.array([[100.0, 100.0], [300.0, 100.0], [300.0, 300.0], [100.0, 300.0]]), net.n,
+                    [[b.a, b.b] for b in net.bundles], np.ones(net.n, dtype=bool))
+    assert pipeline.crossings(net, start)
+    seen = []
+    real = pipeline.run_rounds
+
+    def spy(net_, dr_, *a, **k):
+        seen.append(net_.gap_rule)
+        return real(net_, dr_, *a, **k)
+
+    monkeypatch.setattr(pipeline, "run_rounds", spy)
+    pipeline.first_rounds(net, start, pipeline.weights_for("geographic"), "geographic")
+    # the soft rounds ran (without the rule) unless the rule's own rounds took the crossing out
+    assert seen == [True, False] or (seen == [True] and not pipeline.crossings(net, start))
 
 
 def test_the_rule_holds_on_a_small_synthetic_board():

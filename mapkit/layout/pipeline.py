@@ -161,8 +161,8 @@ def layout_once(data: dict, *, style: str, size, seed: int, keep: frozenset, geo
     any_fixed = bool(net.fixed.any())
     notes: list[str] = []
     if not any_fixed:
-        if gap_rule and SOFT_FIRST:
-            soft_first_rounds(net, dr, w, style)
+        if gap_rule:
+            first_rounds(net, dr, w, style)
         else:
             run_rounds(net, dr, w, style, rounds=3)
     ph = net.board.physical
@@ -409,18 +409,35 @@ def shared_overlaps(net, found) -> list[tuple[int, int]]:
     return out
 
 
-SOFT_FIRST = True  # with the gap rule, the first rounds (no board yet) without it (soft_first_rounds)
+SOFT_FIRST = True  # with the gap rule, first rounds leaving crossings: the same rounds without it too (first_rounds)
 
 
-def soft_first_rounds(net, dr, w, style) -> None:
-    """The first rounds of the optimization (before the board) with the gap rule's limits lifted
-    (the network as the soft layout has it: each route held only by the checks' stretch limit, its
-    6 mm gaps a preference): these rounds take the stress drawing's crossings out, and a network
-    whose every route is held at its 6 mm length keeps knots the soft one undoes (60 stations,
-    seed 0: six crossings after the rule's first rounds, two after the soft ones, from the same
-    stress drawing). The rule holds from the board's rounds on; the board's size is picked from
-    this drawing either way."""
+def first_rounds(net, dr, w, style) -> None:
+    """The first rounds of the optimization (before the board) with the gap rule; where they leave
+    routes crossing, the same rounds from the same drawing with the rule's limits lifted (the network
+    as the soft layout has it: each route held only by the checks' stretch limit, its 6 mm gaps a
+    preference), and that drawing kept if it has fewer crossings. A network whose every route is held
+    at its 6 mm length keeps knots the soft rounds undo (60 stations, seed 0: seven crossings after
+    the rule's first rounds, two after the soft ones, from the same stress drawing; the repairs never
+    undid the rule's); where the rule's rounds leave none, they are kept (Seattle: the soft ones
+    would give it two crossings the later steps spend 20 s on). The rule holds from the board's
+    rounds on either way; the board's size is picked from the drawing kept."""
+    start = dr.pos.copy()
+    run_rounds(net, dr, w, style, rounds=3)
+    if not SOFT_FIRST:
+        return
+    held = crossings(net, dr)
+    if not held:
+        return
+    ruled, dr.pos = dr.pos, start
     run_rounds(replace(net, gap_rule=False), dr, w, style, rounds=3)
+    if len(crossings(net, dr)) >= len(held):
+        dr.pos = ruled
+
+
+def crossings(net, dr) -> list:
+    """The crossings the checks find in the drawing as it is (on the file's board: no size yet)."""
+    return [p for p in geometry_problems(build_result(net, dr, None)[0]) if p.code == "crossing"]
 
 
 RELAX_FROM = 1  # the repair attempt from which those routes get wider gaps (relax_gaps)
