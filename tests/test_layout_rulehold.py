@@ -144,3 +144,16 @@ def test_the_rule_holds_on_a_small_synthetic_board():
     m = measure(res.data, labels=False)
     assert res.figures["gap_rule"] == "held"
     assert (m["errors"], m["warnings"]) == (0, 0)
+
+
+def test_with_the_fallback_the_rule_gets_one_size_and_the_soft_layout_its_usual_ones(monkeypatch):
+    calls = []
+
+    def fake(data, *, gap_rule, larger=None, **kw):
+        calls.append((gap_rule, larger))
+        return {}, {}, {"errors": 1 if gap_rule else 0, "warnings": 0}, []
+    monkeypatch.setattr(pipeline, "layout_sizes", fake)
+    _, _, figures, _ = pipeline.layout_board_impl({}, style="geographic", size="auto", seed=0, keep=frozenset(),
+                                                  gap_rule=True)
+    assert calls == [(True, pipeline.RULE_LARGER), (False, None)] and pipeline.RULE_LARGER == 0
+    assert figures["gap_rule"].startswith("not held")

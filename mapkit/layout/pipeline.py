@@ -74,6 +74,7 @@ def check_keep(data: dict, keep: frozenset) -> None:
 
 
 GAP_RULE_FALLBACK = True  # a layout the gap rule leaves problems on: the soft layout too, the better kept
+RULE_LARGER = 0  # with the fallback: larger sizes the rule tries before the soft layout (which tries AUTO_LARGER)
 
 
 def layout_board_impl(data: dict, *, style: str, size, seed: int, keep: frozenset, geo_anchor: float | None = None,
@@ -82,9 +83,13 @@ def layout_board_impl(data: dict, *, style: str, size, seed: int, keep: frozense
     tried, the layout once more without it (gaps only preferred, the default layout) and that one kept if its checks find less: a board that holds its gaps but does not pass the
     checks is of no use to a designer, and which boards the rule leaves a knot on is the luck of the
     floating point (docs/layout-gaps.md). The figure gap_rule says which was kept."""
-    out = layout_sizes(data, style=style, size=size, seed=seed, keep=keep, geo_anchor=geo_anchor, gap_rule=gap_rule)
     if not gap_rule:
-        return out
+        return layout_sizes(data, style=style, size=size, seed=seed, keep=keep, geo_anchor=geo_anchor, gap_rule=False)
+    # with the fallback, the rule gets one size (RULE_LARGER more): a layout the rule leaves a
+    # problem on costs several times a clean one (its uncrossing and finishing spend their budgets),
+    # and the soft layout after it tries the larger size anyway
+    out = layout_sizes(data, style=style, size=size, seed=seed, keep=keep, geo_anchor=geo_anchor, gap_rule=True,
+                       larger=RULE_LARGER if GAP_RULE_FALLBACK else AUTO_LARGER)
     out[2]["gap_rule"] = "held"
     if not GAP_RULE_FALLBACK or (out[2]["errors"], out[2]["warnings"]) == (0, 0):
         return out
@@ -98,7 +103,7 @@ def layout_board_impl(data: dict, *, style: str, size, seed: int, keep: frozense
 
 
 def layout_sizes(data: dict, *, style: str, size, seed: int, keep: frozenset, geo_anchor: float | None = None,
-                 gap_rule: bool = False):
+                 gap_rule: bool = False, larger: int | None = None):
     """The layout; with --size auto, a size that leaves problems is followed by the next standard
     size up (AUTO_LARGER times at most), and the first clean one (or the least bad) is kept: the
     smallest size that holds the routes' lengths may still leave a knot the larger one has not
@@ -119,7 +124,7 @@ def layout_sizes(data: dict, *, style: str, size, seed: int, keep: frozenset, ge
         return res[2]["errors"], res[2]["warnings"]
 
     tried, last = [status(out)], out
-    for _ in range(AUTO_LARGER):
+    for _ in range(AUTO_LARGER if larger is None else larger):
         # a board only short of its fill is not helped by a larger one (fill_note): errors and warnings are
         bigger = fit.next_size(*last[2]["board_mm"]) if worse(last) != (0, 0) else None
         if bigger is None:
