@@ -74,6 +74,7 @@ def check_keep(data: dict, keep: frozenset) -> None:
 
 
 GAP_RULE_FALLBACK = True  # a layout the gap rule leaves problems on: the soft layout too, the better kept
+RULE_LARGER = 0  # with the fallback: larger sizes the rule tries before the soft layout (which tries AUTO_LARGER)
 
 
 def layout_board_impl(data: dict, *, style: str, size, seed: int, keep: frozenset, geo_anchor: float | None = None,
@@ -82,9 +83,13 @@ def layout_board_impl(data: dict, *, style: str, size, seed: int, keep: frozense
     tried, the layout once more without it (gaps only preferred, the default layout) and that one kept if its checks find less: a board that holds its gaps but does not pass the
     checks is of no use to a designer, and which boards the rule leaves a knot on is the luck of the
     floating point (docs/layout-gaps.md). The figure gap_rule says which was kept."""
-    out = layout_sizes(data, style=style, size=size, seed=seed, keep=keep, geo_anchor=geo_anchor, gap_rule=gap_rule)
     if not gap_rule:
-        return out
+        return layout_sizes(data, style=style, size=size, seed=seed, keep=keep, geo_anchor=geo_anchor, gap_rule=False)
+    # with the fallback, the rule gets one size (RULE_LARGER more): a layout the rule leaves a
+    # problem on costs several times a clean one (its uncrossing and finishing spend their budgets),
+    # and the soft layout after it tries the larger size anyway
+    out = layout_sizes(data, style=style, size=size, seed=seed, keep=keep, geo_anchor=geo_anchor, gap_rule=True,
+                       larger=RULE_LARGER if GAP_RULE_FALLBACK else AUTO_LARGER)
     out[2]["gap_rule"] = "held"
     if not GAP_RULE_FALLBACK or (out[2]["errors"], out[2]["warnings"]) == (0, 0):
         return out
@@ -98,7 +103,7 @@ def layout_board_impl(data: dict, *, style: str, size, seed: int, keep: frozense
 
 
 def layout_sizes(data: dict, *, style: str, size, seed: int, keep: frozenset, geo_anchor: float | None = None,
-                 gap_rule: bool = False):
+                 gap_rule: bool = False, larger: int | None = None):
     """The layout; with --size auto, a size that leaves problems is followed by the next standard
     size up (AUTO_LARGER times at most), and the first clean one (or the least bad) is kept: the
     smallest size that holds the routes' lengths may still leave a knot the larger one has not
@@ -119,7 +124,7 @@ def layout_sizes(data: dict, *, style: str, size, seed: int, keep: frozenset, ge
         return res[2]["errors"], res[2]["warnings"]
 
     tried, last = [status(out)], out
-    for _ in range(AUTO_LARGER):
+    for _ in range(AUTO_LARGER if larger is None else larger):
         # a board only short of its fill is not helped by a larger one (fill_note): errors and warnings are
         bigger = fit.next_size(*last[2]["board_mm"]) if worse(last) != (0, 0) else None
         if bigger is None:
@@ -161,7 +166,10 @@ def layout_once(data: dict, *, style: str, size, seed: int, keep: frozenset, geo
     any_fixed = bool(net.fixed.any())
     notes: list[str] = []
     if not any_fixed:
-        run_rounds(net, dr, w, style, rounds=3)
+        if gap_rule:
+            first_rounds(net, dr, w, style)
+        else:
+            run_rounds(net, dr, w, style, rounds=3)
     ph = net.board.physical
     st = dr.pos[:n]
     span = st.max(0) - st.min(0)
@@ -406,6 +414,37 @@ def shared_overlaps(net, found) -> list[tuple[int, int]]:
     return out
 
 
+SOFT_FIRST = True  # with the gap rule, first rounds leaving crossings: the same rounds without it too (first_rounds)
+
+
+def first_rounds(net, dr, w, style) -> None:
+    """The first rounds of the optimization (before the board) with the gap rule; where they leave
+    routes crossing, the same rounds from the same drawing with the rule's limits lifted (the network
+    as the soft layout has it: each route held only by the checks' stretch limit, its 6 mm gaps a
+    preference), and that drawing kept if it has fewer crossings. A network whose every route is held
+    at its 6 mm length keeps knots the soft rounds undo (60 stations, seed 0: seven crossings after
+    the rule's first rounds, two after the soft ones, from the same stress drawing; the repairs never
+    undid the rule's); where the rule's rounds leave none, they are kept (Seattle: the soft ones
+    would give it two crossings the later steps spend 20 s on). The rule holds from the board's
+    rounds on either way; the board's size is picked from the drawing kept."""
+    start = dr.pos.copy()
+    run_rounds(net, dr, w, style, rounds=3)
+    if not SOFT_FIRST:
+        return
+    held = crossings(net, dr)
+    if not held:
+        return
+    ruled, dr.pos = dr.pos, start
+    run_rounds(replace(net, gap_rule=False), dr, w, style, rounds=3)
+    if len(crossings(net, dr)) >= len(held):
+        dr.pos = ruled
+
+
+def crossings(net, dr) -> list:
+    """The crossings the checks find in the drawing as it is (on the file's board: no size yet)."""
+    return [p for p in geometry_problems(build_result(net, dr, None)[0]) if p.code == "crossing"]
+
+
 RELAX_FROM = 1  # the repair attempt from which those routes get wider gaps (relax_gaps)
 GAP_RELAX_MM = 1.0  # a route whose first space still touches a neighbour's at their station: this much wider a gap
 RELAX_ONLY_NARROW = True  # relax only pairs whose drawn angle is too narrow for their first spaces at their gaps
@@ -421,7 +460,10 @@ def relax_gaps(net, found, dr) -> None:
     A route still too short whose ends the routes of a cycle hold too close (each at its widest):
     those routes get GAP_RELAX_MM more (cycle_gaps)."""
     named: dict[int, float] = {}
+    released = release_gaps(net, found, dr) if RELEASE else set()
     for k, j in shared_overlaps(net, found):
+        if k in released or j in released:
+            continue   # no gap limit left to widen
         need = drawn_pair_gap(net, dr, k, j)
         if RELAX_ONLY_NARROW and need <= max(net.bundles[k].gap_max, net.bundles[j].gap_max):
             continue   # the drawn angle already clears their first spaces: they touch farther out, not a gap's doing
@@ -429,12 +471,41 @@ def relax_gaps(net, found, dr) -> None:
             named[i] = max(named.get(i, 0.0), need)
     for i in cycle_gaps(net, found):
         named.setdefault(i, 0.0)
-    for i in sorted(named):
+    for i in sorted(set(named) - released):
         b = net.bundles[i]
         if not b.flight:
             # at most GAP_JUMP_MM at once: a narrow drawn angle would ask for far wider gaps than the
             # optimization needs once the angle term opens it a little (Portland's largest gap 7 -> 17 mm)
             set_gap_max(net, b, max(b.gap_max + GAP_RELAX_MM, min(named[i], b.gap_max + GAP_JUMP_MM)))
+
+
+RELEASE = True   # routes the rule keeps in a knot round after round: the rule lifted from them (release_gaps)
+RELEASE_CODES = ("crossing", "space-on-station")   # the problems wider gaps (relax_gaps) do not address
+
+
+def release_gaps(net, found, dr) -> set[int]:
+    """The bundles named by a crossing or a space over a station that the round before found too
+    (the same problem, by its code and the routes and station it names): the gap rule lifted from
+    them, drawn as long as the checks' stretch limit allows (gap_max unbounded, lsoft = lmax), as the
+    soft layout draws every route. The rule is a preference the checks outrank: a route held to
+    6 mm gaps that must pass round a station, or round the end of a route it crosses, cannot be
+    drawn long enough to (60 stations, seed 2: s2-s11 at its longest straight over s12, whose
+    routes leave it on both sides of s2-s11); the other routes keep the rule. Returns the bundles
+    released (before or now)."""
+    seen = dr.extra.setdefault("rule_seen", set())
+    now = {(p.code, p.subject, p.message.split("'")[1] if "'" in p.message else "") for p in found
+           if p.code in RELEASE_CODES}
+    again = [p for p in found if p.code in RELEASE_CODES
+             and (p.code, p.subject, p.message.split("'")[1] if "'" in p.message else "") in seen]
+    dr.extra["rule_seen"] = now
+    out = dr.extra.setdefault("rule_released", set())
+    for k in sorted(problem_bundles(net, again)):
+        b = net.bundles[k]
+        if not b.flight and k not in out:
+            out.add(k)
+            b.gap_max = float("inf")
+            b.lsoft = b.lmax
+    return set(out)
 
 
 def set_gap_max(net, b, gap: float) -> None:

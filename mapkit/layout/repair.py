@@ -110,8 +110,15 @@ class Repair:
     # -- evaluation -------------------------------------------------------------------------
     def _memo(self, kind: str) -> dict:
         """Results already computed for this drawing, by what they depend on (see full and
-        try_problem); kept on the drawing so that the repair after the untangling sees them."""
-        return self.dr.extra.setdefault("repair_memo", {}).setdefault((kind, id(self.check)), {})
+        try_problem); kept on the drawing so that the repair after the untangling sees them. Kept
+        apart for the even spread and the placement by needs (geometry.even_spread): the same points
+        give other problems under each, and the finishing after the needs phase must not be told
+        the even spread's (60 stations, seed 0, with the gap rule: a space over a station the needs
+        made was never seen by the repair or the finishing, the memo said the board had only
+        warnings)."""
+        from mapkit.geometry import _EVEN
+
+        return self.dr.extra.setdefault("repair_memo", {}).setdefault((kind, id(self.check), _EVEN[0]), {})
 
     def full(self):
         """The whole board's checks; a board already checked (the same positions, as written) is

@@ -36,6 +36,10 @@ from mapkit.layout.unfold import _flip, relax
 REPAIR_TRIES = 200   # the repair after a move: local moves judged by the checks, at most
 MAX_MOVES = 24       # moves (each with its re-optimization and repair) over one uncrossing
 EXTRA_MM = (0.0,)   # an end put across: this much more than its band's clearance (6 mm more: the same results)
+ROUND_EXTRA_MM = (0.0, 20.0)   # a route taken round an end: this much farther out than its band's clearance. Just
+# clear of the end, its segments run close along the end's own routes and their first spaces
+# touch where they meet (60/2 with the gap rule: s1-s10 round s0, whose routes to s1 and s10 are
+# held short); 20 mm out, the angles at those stations open
 
 
 def _pair(rp, p) -> tuple[int, int] | None:
@@ -96,12 +100,13 @@ def _end_moves(net, dr, k, other) -> list[tuple[bool, str, list]]:
             for n, extra in enumerate(EXTRA_MM):
                 new_off = -side * max(min(abs(off), 3 * clear), clear + extra)
                 out.append((wrong, f"across {s} {n}", [(int(s), foot + new_off * nrm)]))
-        xy = dr.pos[s] + side * nrm * clear
-        if free_wps:
-            i = min(free_wps, key=lambda i: float(np.linalg.norm(dr.pos[i] - dr.pos[s])))
-            out.append((wrong, f"round {k} {s}", [(int(i), xy)]))
-        elif len(line) == 2 and not bk.fixed_waypoints:
-            out.append((wrong, f"round {k} {s}", [(("new", k), xy)]))
+        for n, extra in enumerate(ROUND_EXTRA_MM):
+            xy = dr.pos[s] + side * nrm * (clear + extra)
+            if free_wps:
+                i = min(free_wps, key=lambda i: float(np.linalg.norm(dr.pos[i] - dr.pos[s])))
+                out.append((wrong, f"round {k} {s}{' far' * n}", [(int(i), xy)]))
+            elif len(line) == 2 and not bk.fixed_waypoints:
+                out.append((wrong, f"round {k} {s}{' far' * n}", [(("new", k), xy)]))
     return out
 
 
