@@ -168,7 +168,138 @@ def label_repair(rp, max_tries: int = LABEL_TRIES) -> list[str]:
             if ok and rp.no_worse():
                 break                       # kept
             dr.pos[s] = old
+    if SLIDES:
+        slide_repair(rp)
     return without_room(rp.full_data())
+
+
+# -- slides: one side of the board moved away from a station without room ---------------------------
+# With the gap rule the routes round a crowded station are drawn near their shortest (gaps of at most
+# 6 mm, the tightening's doing): a move of the station alone makes one of them too short or turns a
+# first space onto its neighbour's, and the label repair above finds nothing. A slide moves every
+# point on one side of a line next to the station by a few millimetres away from it (the reverse of
+# the tightening's cut_moves): the routes crossing the line get longer, none shorter, so no route
+# gets too short, and the routes of the station that cross it turn and lengthen, opening a wedge or
+# moving their first spaces out. Each slide is judged on the whole board: its checks no worse than
+# the repair left (Repair.no_worse), every moved point on the board, and fewer labels without room at
+# the smallest size (then at 8 pt, then at LABEL_PT); of those that help, the one that leaves the
+# fewest routes with gaps over 6 mm (a gap of 7 mm costs a designer less than a label drawn over
+# the spaces), then the smaller slide.
+SLIDES = True
+SLIDE_ANGLES = 8                 # directions of the slides (every 360/8 degrees)
+SLIDE_DELTAS_MM = (2.0, 4.0, 7.0, 11.0)
+SLIDE_OFFSETS_MM = (1.0, -1.0)   # the line just past the station (it stays) or just behind it (it moves)
+SLIDE_ROUNDS = 2                 # slides kept per station at most
+SLIDE_TRIES = 160                # slides judged (room) at most over one label repair
+ROOM_SIZES = (7.0, 8.0, LABEL_PT)   # label room counted at these sizes, smallest first (room_counts)
+RETIGHTEN = True                 # the tightening once more after slides kept (slide_repair)
+
+
+def room_counts(part, only=None, data=None) -> tuple[int, ...]:
+    """Stations (of `only`, or all) without label room at each of ROOM_SIZES, smallest size first,
+    on a mapkit.layout.repair.Part (or a board dict, `data`). A station with room at the largest has
+    it at every smaller size (its boxes are a part of theirs): the smaller are counted only when
+    some station lacks room at the largest."""
+    def count(pt):
+        if part is None:
+            return len(without_room(data, only, pt))
+        return len(board_without_room(part.board, part.layout(), only, pt)) if part.board is not None \
+            else len(without_room(part.data, only, pt))
+    top = count(ROOM_SIZES[-1])
+    if not top:
+        return (0,) * len(ROOM_SIZES)
+    return tuple(count(pt) for pt in ROOM_SIZES[:-1]) + (top,)
+
+
+def worse_room(after, before) -> bool:
+    """More stations without label room at any of ROOM_SIZES (room_counts): a move that takes one
+    label's room at 8 pt is not paid for by another's at 10 pt."""
+    return any(a > b for a, b in zip(after, before))
+
+
+def room_key(rp) -> tuple[int, ...]:
+    """room_counts of the whole board (compared as a tuple: fewer labels with no room at all first)."""
+    whole = rp._whole()
+    if whole is not None:
+        return room_counts(rp.view(whole))
+    return room_counts(None, data=rp.full_data())
+
+
+def routes_over_gap(rp) -> int:
+    from mapkit.layout.figures import gap_figures
+
+    whole = rp._whole()
+    if whole is not None:
+        part = rp.view(whole)
+        return gap_figures(None, part.board, part.layout())["routes_over_gap"]
+    return gap_figures(rp.full_data())["routes_over_gap"]
+
+
+def slide_moves(rp, s) -> list[tuple[np.ndarray, np.ndarray, float]]:
+    """(points moved, shift, slide) of every slide next to station s: every free point on the far
+    side of a line across the board near s moved away from it; none where a point that may not move
+    (a kept or pinned station, a file's waypoint) is on that side."""
+    dr = rp.dr
+    c = dr.pos[s]
+    out = []
+    for a in range(SLIDE_ANGLES):
+        d = np.array([np.cos(2 * np.pi * a / SLIDE_ANGLES), np.sin(2 * np.pi * a / SLIDE_ANGLES)])
+        along = (dr.pos - c) @ d
+        for off in SLIDE_OFFSETS_MM:
+            side = along > off
+            if not side.any() or not dr.free[side].all():
+                continue
+            moved = np.flatnonzero(side)
+            for delta in SLIDE_DELTAS_MM:
+                out.append((moved, delta * d, delta))
+    return out
+
+
+def slide_repair(rp, max_tries: int = SLIDE_TRIES) -> int:
+    """Slides (see above) for the stations still without room at LABEL_PT; the number kept."""
+    net, dr = rp.net, rp.dr
+    tries = kept = 0
+    room = room_key(rp)
+    if not room[-1]:
+        return 0
+    over = routes_over_gap(rp)
+    done: dict[str, int] = {}
+    while tries < max_tries:
+        lacking = [sid for sid in without_room(rp.full_data()) if done.get(sid, 0) < SLIDE_ROUNDS]
+        if not lacking:
+            break
+        sid = lacking[0]
+        done[sid] = done.get(sid, 0) + 1
+        s = rp.station_of[sid]
+        judged = []
+        for n, (moved, shift, delta) in enumerate(slide_moves(rp, s)):
+            if tries >= max_tries:
+                break
+            old = dr.pos.copy()
+            dr.pos[moved] += shift
+            if True:
+                tries += 1
+                key = room_key(rp)
+                if key < room:
+                    judged.append((key, routes_over_gap(rp), delta, n, moved, shift))
+            dr.pos = old
+        # the most room, then the fewest routes over 6 mm, then the smaller slide: the first the checks pass
+        for key, o, delta, n, moved, shift in sorted(judged, key=lambda j: (j[0][:-1], j[1], j[0][-1], j[2], j[3])):
+            old = dr.pos.copy()
+            dr.pos[moved] += shift
+            if rp.no_worse():
+                room, over, kept = key, o, kept + 1
+                break
+            dr.pos = old
+        if not room[-1]:
+            break
+    if kept and RETIGHTEN and hasattr(rp, "tightened_with"):
+        # the slides lengthened every route across their lines: the tightening draws in again what
+        # it can without taking any label's room (tighten.py guards the room at every ROOM_SIZES)
+        from mapkit.layout.tighten import tighten
+
+        tighten(rp, *rp.tightened_with)
+    return kept
 
 
 def fill_kept(dr, span_before) -> bool:

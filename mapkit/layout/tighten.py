@@ -45,7 +45,7 @@ import numpy as np
 
 from mapkit.geometry import fan_needs, space_placement, space_placement_arrays
 from mapkit.layout.crowding import ANGLE_CLEAR, HALF_EXTRA_MM, need_of
-from mapkit.layout.labels import LABEL_REACH_MM, fill_kept, station_span, without_room
+from mapkit.layout.labels import LABEL_REACH_MM, ROOM_SIZES, fill_kept, room_counts, station_span, without_room, worse_room
 from mapkit.layout.network import MAX_GAP_MM, drawn_mm_at_gap
 from mapkit.layout.optimize import Drawing, run_rounds
 from mapkit.layout.overpass import rank
@@ -409,12 +409,12 @@ class Tighten:
                 self.refused["checks"] += 1
                 return False
         near = self._near(centres)
-        lacking = len(sub.without_room(only=near))
-        if lacking:
+        lacking = room_counts(sub, near)
+        if any(lacking):
             dr.pos[i] = old
-            room = len(rp.view(part).without_room(only=near))
+            room = room_counts(rp.view(part), near)
             dr.pos[i] = new
-            if lacking > room:
+            if worse_room(lacking, room):
                 dr.pos[i] = old
                 self.refused["labels"] += 1
                 return False
@@ -498,12 +498,12 @@ class Tighten:
             line.pop(j)
             near = self._near(centres)
             if found <= base:
-                lacking = len(rp.view(part).without_room(only=near))
-                if lacking:
+                lacking = room_counts(rp.view(part), near)
+                if any(lacking):
                     line.insert(j, w)
-                    room = len(rp.view(part).without_room(only=near))
+                    room = room_counts(rp.view(part), near)
                     line.pop(j)
-                    ok = lacking <= room
+                    ok = not worse_room(lacking, room)
             else:
                 ok = False
         if not ok:
@@ -541,7 +541,7 @@ class Tighten:
             if not self.better(self.badness(self.ks), before):
                 continue
             self.tries += 1
-            if rank(rp.full()) <= base and self.lacking() <= room:
+            if rank(rp.full()) <= base and not worse_room(self.lacking(), room):
                 return f
         dr.pos = saved
         return None
@@ -650,7 +650,7 @@ class Tighten:
                 turned = [k for k in self.ks if (self.net.bundles[k].a in side) != (self.net.bundles[k].b in side)]
                 if all(rp._inside(dr.pos[q]) for q in moved) and self.turns_ok(turned, self.directions(turned, old)):
                     self.tries += 1
-                    if rank(rp.full()) <= base and self.lacking() <= room:
+                    if rank(rp.full()) <= base and not worse_room(self.lacking(), room):
                         kept += 1
                         self.kinds["cut"] += 1
                         break   # the drawing has changed: the cuts again
@@ -673,13 +673,14 @@ class Tighten:
         near = set(np.flatnonzero(d < STALE_MM).tolist())
         self.stale = {key for key in self.stale if key[1] not in near}
 
-    def lacking(self) -> int:
-        """Stations of the whole board without label room (labels.without_room)."""
+    def lacking(self) -> tuple[int, ...]:
+        """Stations of the whole board without label room at each of labels.ROOM_SIZES
+        (labels.room_counts): a move may not take a label's room at any of them."""
         rp = self.rp
         whole = rp._whole()
         if whole is not None:
-            return len(rp.view(whole).without_room())
-        return len(without_room(rp.full_data()))
+            return room_counts(rp.view(whole))
+        return room_counts(None, data=rp.full_data())
 
     # -- the sweeps -------------------------------------------------------------------------------
     def run(self) -> dict:
@@ -715,7 +716,7 @@ class Tighten:
             if not kept:
                 break
             # the sweep confirmed on the whole board: no more problems, no fewer labels with room
-            if rank(rp.full()) > base or self.lacking() > room:
+            if rank(rp.full()) > base or worse_room(self.lacking(), room):
                 dr.pos, dr.free, dr.lines = snapshot
                 self._reset_through()
                 break
@@ -726,4 +727,5 @@ class Tighten:
 def tighten(rp, w=None, style: str = "geographic") -> dict:
     """Draw in the routes of a board the checks pass (rp: its mapkit.layout.repair.Repair); returns
     what it did (moves kept, the whole drawing's shrink factor or None)."""
+    rp.tightened_with = (w, style)   # (the label step's slides tighten again the same way: labels.slide_repair)
     return Tighten(rp, w, style).run()
