@@ -190,7 +190,9 @@ SLIDE_ANGLES = 8                 # directions of the slides (every 360/8 degrees
 SLIDE_DELTAS_MM = (2.0, 4.0, 7.0, 11.0)
 SLIDE_OFFSETS_MM = (1.0, -1.0)   # the line just past the station (it stays) or just behind it (it moves)
 SLIDE_ROUNDS = 2                 # slides kept per station at most
-SLIDE_TRIES = 160                # slides judged (room) at most over one label repair
+SLIDE_TRIES = 400                # slides judged (the station's own room) at most over one label repair
+SLIDE_WHOLE = 60                 # ... and of those, judged on the whole board at most
+SLIDE_REACH_MM = 60.0            # the part of the board round a station its own room is judged on
 ROOM_SIZES = (7.0, 8.0, LABEL_PT)   # label room counted at these sizes, smallest first (room_counts)
 RETIGHTEN = True                 # the tightening once more after slides kept (slide_repair)
 
@@ -255,30 +257,48 @@ def slide_moves(rp, s) -> list[tuple[np.ndarray, np.ndarray, float]]:
     return out
 
 
+def _clamped(rp, pts, shift) -> np.ndarray:
+    """pts moved by shift, each no farther than the board's edge allows (dr.bounds, where the
+    layout puts points): a slide towards an edge presses the points beside it against it (their
+    routes across the line get longer, those along the edge a little shorter: the checks judge)
+    rather than pushing them off the board. A point already past the edge is not moved."""
+    b = rp.dr.bounds
+    new = pts + shift
+    if b is None:
+        return new
+    lo, hi = np.array(b[:2], dtype=float), np.array(b[2:], dtype=float)
+    out = np.clip(new, np.minimum(lo, pts), np.maximum(hi, pts))
+    return out
+
+
 def slide_repair(rp, max_tries: int = SLIDE_TRIES) -> int:
-    """Slides (see above) for the stations still without room at LABEL_PT; the number kept."""
+    """Slides (see above) for the stations still without room at LABEL_PT; the number kept. A slide
+    is first judged on the part of the board round the station (its own room, SLIDE_REACH_MM: it
+    must gain some), and only then on the whole board (SLIDE_WHOLE at most)."""
     net, dr = rp.net, rp.dr
-    tries = kept = 0
+    tries = whole = kept = 0
     room = room_key(rp)
     if not room[-1]:
         return 0
-    over = routes_over_gap(rp)
     done: dict[str, int] = {}
-    while tries < max_tries:
+    while tries < max_tries and whole < SLIDE_WHOLE:
         lacking = [sid for sid in without_room(rp.full_data()) if done.get(sid, 0) < SLIDE_ROUNDS]
         if not lacking:
             break
         sid = lacking[0]
         done[sid] = done.get(sid, 0) + 1
         s = rp.station_of[sid]
+        part = rp.select(dr.pos[s][None], SLIDE_REACH_MM)
+        own = room_counts(rp.view(part), {sid})
         judged = []
         for n, (moved, shift, delta) in enumerate(slide_moves(rp, s)):
-            if tries >= max_tries:
+            if tries >= max_tries or whole >= SLIDE_WHOLE:
                 break
             old = dr.pos.copy()
-            dr.pos[moved] += shift
-            if True:
-                tries += 1
+            dr.pos[moved] = _clamped(rp, dr.pos[moved], shift)
+            tries += 1
+            if room_counts(rp.view(rp.select(dr.pos[s][None], SLIDE_REACH_MM)), {sid}) < own:
+                whole += 1
                 key = room_key(rp)
                 if key < room:
                     judged.append((key, routes_over_gap(rp), delta, n, moved, shift))
@@ -286,9 +306,9 @@ def slide_repair(rp, max_tries: int = SLIDE_TRIES) -> int:
         # the most room, then the fewest routes over 6 mm, then the smaller slide: the first the checks pass
         for key, o, delta, n, moved, shift in sorted(judged, key=lambda j: (j[0][:-1], j[1], j[0][-1], j[2], j[3])):
             old = dr.pos.copy()
-            dr.pos[moved] += shift
+            dr.pos[moved] = _clamped(rp, dr.pos[moved], shift)
             if rp.no_worse():
-                room, over, kept = key, o, kept + 1
+                room, kept = key, kept + 1
                 break
             dr.pos = old
         if not room[-1]:
