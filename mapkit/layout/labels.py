@@ -192,25 +192,26 @@ SLIDE_OFFSETS_MM = (1.0, -1.0)   # the line just past the station (it stays) or 
 SLIDE_ROUNDS = 2                 # slides kept per station at most
 SLIDE_TRIES = 400                # slides judged (the station's own room) at most over one label repair
 SLIDE_WHOLE = 60                 # ... and of those, judged on the whole board at most
-SLIDE_REACH_MM = 60.0            # the part of the board round a station its own room is judged on
+SLIDE_REACH_MM = 45.0            # the part of the board round a station its own room is judged on
 ROOM_SIZES = (7.0, 8.0, LABEL_PT)   # label room counted at these sizes, smallest first (room_counts)
 RETIGHTEN = True                 # the tightening once more after slides kept (slide_repair)
 
 
 def room_counts(part, only=None, data=None) -> tuple[int, ...]:
     """Stations (of `only`, or all) without label room at each of ROOM_SIZES, smallest size first,
-    on a mapkit.layout.repair.Part (or a board dict, `data`). A station with room at the largest has
-    it at every smaller size (its boxes are a part of theirs): the smaller are counted only when
-    some station lacks room at the largest."""
-    def count(pt):
+    on a mapkit.layout.repair.Part (or a board dict, `data`). A station with room at a size has it
+    at every smaller one (its boxes are a part of theirs): each smaller size is asked only of the
+    stations without room at the size above it."""
+    def lacking(ask, pt):
         if part is None:
-            return len(without_room(data, only, pt))
-        return len(board_without_room(part.board, part.layout(), only, pt)) if part.board is not None \
-            else len(without_room(part.data, only, pt))
-    top = count(ROOM_SIZES[-1])
-    if not top:
-        return (0,) * len(ROOM_SIZES)
-    return tuple(count(pt) for pt in ROOM_SIZES[:-1]) + (top,)
+            return without_room(data, ask, pt)
+        if part.board is not None:
+            return board_without_room(part.board, part.layout(), ask, pt)
+        return without_room(part.data, ask, pt)
+    out = [lacking(only, ROOM_SIZES[-1])]
+    for pt in reversed(ROOM_SIZES[:-1]):
+        out.append(lacking(set(out[-1]), pt) if out[-1] else [])
+    return tuple(len(x) for x in reversed(out))
 
 
 def worse_room(after, before) -> bool:
@@ -282,10 +283,13 @@ def slide_repair(rp, max_tries: int = SLIDE_TRIES) -> int:
         return 0
     done: dict[str, int] = {}
     while tries < max_tries and whole < SLIDE_WHOLE:
-        lacking = [sid for sid in without_room(rp.full_data()) if done.get(sid, 0) < SLIDE_ROUNDS]
+        data = rp.full_data()
+        lacking = [sid for sid in without_room(data) if done.get(sid, 0) < SLIDE_ROUNDS]
         if not lacking:
             break
-        sid = lacking[0]
+        # the labels with no room at all first, then those without it at 8 pt
+        worst = {pt: set(without_room(data, lacking, pt)) for pt in ROOM_SIZES[:-1]}
+        sid = min(lacking, key=lambda i: tuple(i not in worst[pt] for pt in ROOM_SIZES[:-1]))
         done[sid] = done.get(sid, 0) + 1
         s = rp.station_of[sid]
         part = rp.select(dr.pos[s][None], SLIDE_REACH_MM)
@@ -311,6 +315,8 @@ def slide_repair(rp, max_tries: int = SLIDE_TRIES) -> int:
                 room, kept = key, kept + 1
                 break
             dr.pos = old
+        else:
+            done[sid] = SLIDE_ROUNDS   # nothing kept: the same slides would be judged the same
         if not room[-1]:
             break
     if kept and RETIGHTEN and hasattr(rp, "tightened_with"):
