@@ -187,11 +187,12 @@ def label_repair(rp, max_tries: int = LABEL_TRIES) -> list[str]:
 # the spaces), then the smaller slide.
 SLIDES = True
 SLIDE_ANGLES = 8                 # directions of the slides (every 360/8 degrees)
-SLIDE_DELTAS_MM = (2.0, 4.0, 7.0, 11.0)
+SLIDE_DELTAS_MM = (3.0, 6.0, 10.0)
 SLIDE_OFFSETS_MM = (1.0, -1.0)   # the line just past the station (it stays) or just behind it (it moves)
 SLIDE_ROUNDS = 2                 # slides kept per station at most
 SLIDE_TRIES = 400                # slides judged (the station's own room) at most over one label repair
 SLIDE_WHOLE = 60                 # ... and of those, judged on the whole board at most
+SLIDE_BEST = 8                   # a station's slides judged on the whole board at most, a round
 SLIDE_REACH_MM = 45.0            # the part of the board round a station its own room is judged on
 ROOM_SIZES = (7.0, 8.0, LABEL_PT)   # label room counted at these sizes, smallest first (room_counts)
 RETIGHTEN = True                 # the tightening once more after slides kept (slide_repair)
@@ -294,18 +295,30 @@ def slide_repair(rp, max_tries: int = SLIDE_TRIES) -> int:
         s = rp.station_of[sid]
         part = rp.select(dr.pos[s][None], SLIDE_REACH_MM)
         own = room_counts(rp.view(part), {sid})
-        judged = []
-        for n, (moved, shift, delta) in enumerate(slide_moves(rp, s)):
-            if tries >= max_tries or whole >= SLIDE_WHOLE:
+        moves = slide_moves(rp, s)
+        helped = []
+        for n, (moved, shift, delta) in enumerate(moves):
+            if tries >= max_tries:
                 break
             old = dr.pos.copy()
             dr.pos[moved] = _clamped(rp, dr.pos[moved], shift)
             tries += 1
-            if room_counts(rp.view(rp.select(dr.pos[s][None], SLIDE_REACH_MM)), {sid}) < own:
-                whole += 1
-                key = room_key(rp)
-                if key < room:
-                    judged.append((key, routes_over_gap(rp), delta, n, moved, shift))
+            mine = room_counts(rp.view(rp.select(dr.pos[s][None], SLIDE_REACH_MM)), {sid})
+            if mine < own:
+                helped.append((mine, delta, n))
+            dr.pos = old
+        # the SLIDE_BEST that give the station the most room (the smaller first), on the whole board
+        judged = []
+        for mine, delta, n in sorted(helped)[:SLIDE_BEST]:
+            if whole >= SLIDE_WHOLE:
+                break
+            moved, shift, _ = moves[n]
+            old = dr.pos.copy()
+            dr.pos[moved] = _clamped(rp, dr.pos[moved], shift)
+            whole += 1
+            key = room_key(rp)
+            if key < room:
+                judged.append((key, routes_over_gap(rp), delta, n, moved, shift))
             dr.pos = old
         # the most room, then the fewest routes over 6 mm, then the smaller slide: the first the checks pass
         for key, o, delta, n, moved, shift in sorted(judged, key=lambda j: (j[0][:-1], j[1], j[0][-1], j[2], j[3])):
