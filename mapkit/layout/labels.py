@@ -18,14 +18,16 @@ from __future__ import annotations
 import numpy as np
 import shapely
 from shapely import STRtree
-from shapely.geometry import Polygon, box
+from shapely.geometry import LineString, Polygon, box
 
 from mapkit.boardfile import build_board
 from mapkit.geometry import Layout
 from mapkit.layout.labelboxes import candidate_boxes
 from mapkit.layout.repair import score
+from mapkit.render import fonts, style
 from mapkit.render import labels as render_labels
 from mapkit.render import shapes
+from mapkit.render import shapes as render_shapes
 
 LABEL_PT = 10.0          # the size every station label should find room at (hubs one point more)
 LABEL_STEPS_MM = (3.0, 6.0, 10.0)
@@ -59,7 +61,8 @@ def board_without_room(board, layout: Layout, only=None, size: float = LABEL_PT)
     else:
         corners = [c for shape in layout.routes.values() for c in shape.spaces]
         spaces = shapely.polygons(np.asarray(corners, dtype=float).reshape(-1, 4, 2))   # the same rings, in one call
-    tree = STRtree(np.concatenate([np.asarray(markers, dtype=object), spaces]))
+    lines = _drawn_lines(board, layout) if DRAWN_LINES else []
+    tree = STRtree(np.concatenate([np.asarray(markers, dtype=object), spaces, np.asarray(lines, dtype=object)]))
     bounds = label_bounds(ph)
     shapely.prepare(bounds)   # the same answers, for hundreds of boxes at a time
     # every candidate box of every station asked about, made and tested in one array call each
@@ -99,6 +102,37 @@ def board_without_room(board, layout: Layout, only=None, size: float = LABEL_PT)
             has_room[o[free]] = True
     out = [sid for sid, ok in zip(ids, has_room) if not ok]
     return out
+
+
+DRAWN_LINES = True   # the lines the renderer draws for ferries and aerial trams count as obstacles too
+
+
+def _drawn_lines(board, layout) -> list:
+    """The outlines of the lines the renderer draws along ferry and water-taxi routes (a wave) and
+    aerial trams (mapkit.render.scene._route_items, grown as scene.build_scene grows them for its
+    labels): a label over one has no room in the print. Flights are left out: the renderer draws
+    their line along a path of its own (mapkit.render.flights)."""
+    out = []
+    kinds = {r.id: r.kind for r in board.routes}
+    radius = board.physical.station_radius_mm
+    for rid, shape in layout.routes.items():
+        kind = kinds.get(rid)
+        if kind not in style.WATER_KINDS and kind != "aerial-tram":
+            continue
+        key = (kind, tuple(shape.centerline), radius)
+        got = _LINES.get(key)
+        if got is None:
+            path = render_shapes.trimmed(shape.centerline, radius, radius)
+            coords, lw = (render_shapes.wavy(path), 0.9) if kind in style.WATER_KINDS else (path, 0.8)
+            got = LineString(coords).buffer(lw * fonts.MM_PER_PT / 2 + 0.2, quad_segs=2)
+            if len(_LINES) >= CACHE_SIZE:
+                _LINES.clear()
+            _LINES[key] = got
+        out.append(got)
+    return out
+
+
+_LINES: dict = {}     # (kind, centreline, radius) -> the drawn line's outline
 
 
 # A station's boxes and marker depend only on what they are made from: the polish asks about the
@@ -241,8 +275,8 @@ def routes_over_gap(rp) -> int:
 
 def slide_moves(rp, s) -> list[tuple[np.ndarray, np.ndarray, float]]:
     """(points moved, shift, slide) of every slide next to station s: every free point on the far
-    side of a line across the board near s moved away from it; none where a point that may not move
-    (a kept or pinned station, a file's waypoint) is on that side."""
+    side of a line across the board near s moved away from it (a point that may not move, a kept or
+    pinned station or a file's waypoint, stays: the checks judge what that does to its routes)."""
     dr = rp.dr
     c = dr.pos[s]
     out = []
@@ -250,8 +284,8 @@ def slide_moves(rp, s) -> list[tuple[np.ndarray, np.ndarray, float]]:
         d = np.array([np.cos(2 * np.pi * a / SLIDE_ANGLES), np.sin(2 * np.pi * a / SLIDE_ANGLES)])
         along = (dr.pos - c) @ d
         for off in SLIDE_OFFSETS_MM:
-            side = along > off
-            if not side.any() or not dr.free[side].all():
+            side = (along > off) & dr.free
+            if not side.any():
                 continue
             moved = np.flatnonzero(side)
             for delta in SLIDE_DELTAS_MM:
