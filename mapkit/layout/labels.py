@@ -203,7 +203,11 @@ def label_repair(rp, max_tries: int = LABEL_TRIES) -> list[str]:
                 break                       # kept
             dr.pos[s] = old
     if SLIDES:
-        slide_repair(rp)
+        # each pass ends with the tightening, which draws in what the slides spread: a label still
+        # without room may find a slide the next pass that the last one's spread left it none
+        for _ in range(SLIDE_PASSES):
+            if not slide_repair(rp) or not room_key(rp)[ROOM_SIZES.index(SLIDE_PT)]:
+                break
     return without_room(rp.full_data())
 
 
@@ -223,12 +227,14 @@ SLIDES = True
 SLIDE_ANGLES = 8                 # directions of the slides (every 360/8 degrees)
 SLIDE_DELTAS_MM = (3.0, 6.0, 10.0)
 SLIDE_OFFSETS_MM = (1.0, -1.0)   # the line just past the station (it stays) or just behind it (it moves)
-SLIDE_ROUNDS = 2                 # slides kept per station at most
+SLIDE_ROUNDS = 2                 # slides kept per station at most, a pass
+SLIDE_PASSES = 2                 # passes of slide_repair (each with its tightening)
 SLIDE_TRIES = 400                # slides judged (the station's own room) at most over one label repair
 SLIDE_WHOLE = 60                 # ... and of those, judged on the whole board at most
 SLIDE_BEST = 8                   # a station's slides judged on the whole board at most, a round
 SLIDE_REACH_MM = 45.0            # the part of the board round a station its own room is judged on
 ROOM_SIZES = (7.0, 8.0, LABEL_PT)   # label room counted at these sizes, smallest first (room_counts)
+SLIDE_PT = 8.0                   # slides are for the labels without room at this size (one of ROOM_SIZES)
 RETIGHTEN = True                 # the tightening once more after slides kept (slide_repair)
 
 
@@ -308,23 +314,26 @@ def _clamped(rp, pts, shift) -> np.ndarray:
 
 
 def slide_repair(rp, max_tries: int = SLIDE_TRIES) -> int:
-    """Slides (see above) for the stations still without room at LABEL_PT; the number kept. A slide
+    """Slides (see above) for the stations still without room at SLIDE_PT; the number kept. A slide
     is first judged on the part of the board round the station (its own room, SLIDE_REACH_MM: it
-    must gain some), and only then on the whole board (SLIDE_WHOLE at most)."""
+    must gain some at SLIDE_PT or below), and only then on the whole board (SLIDE_WHOLE at most),
+    where it must leave fewer labels without room at SLIDE_PT or below (room at LABEL_PT only
+    breaks ties, after the gaps: a slide costs gaps, and a label at 8 pt reads)."""
     net, dr = rp.net, rp.dr
     tries = whole = kept = 0
+    aim = ROOM_SIZES.index(SLIDE_PT) + 1    # the sizes the slides are for: room_key(...)[:aim]
     room = room_key(rp)
-    if not room[-1]:
+    if not room[aim - 1]:
         return 0
     done: dict[str, int] = {}
     while tries < max_tries and whole < SLIDE_WHOLE:
         data = rp.full_data()
-        lacking = [sid for sid in without_room(data) if done.get(sid, 0) < SLIDE_ROUNDS]
+        lacking = [sid for sid in without_room(data, size=SLIDE_PT) if done.get(sid, 0) < SLIDE_ROUNDS]
         if not lacking:
             break
         # the labels with no room at all first, then those without it at 8 pt
-        worst = {pt: set(without_room(data, lacking, pt)) for pt in ROOM_SIZES[:-1]}
-        sid = min(lacking, key=lambda i: tuple(i not in worst[pt] for pt in ROOM_SIZES[:-1]))
+        worst = set(without_room(data, lacking, ROOM_SIZES[0]))
+        sid = min(lacking, key=lambda i: i not in worst)
         done[sid] = done.get(sid, 0) + 1
         s = rp.station_of[sid]
         part = rp.select(dr.pos[s][None], SLIDE_REACH_MM)
@@ -338,7 +347,7 @@ def slide_repair(rp, max_tries: int = SLIDE_TRIES) -> int:
             dr.pos[moved] = _clamped(rp, dr.pos[moved], shift)
             tries += 1
             mine = room_counts(rp.view(rp.select(dr.pos[s][None], SLIDE_REACH_MM)), {sid})
-            if mine < own:
+            if mine[:aim] < own[:aim]:
                 helped.append((mine, delta, n))
             dr.pos = old
         # the SLIDE_BEST that give the station the most room (the smaller first), on the whole board
@@ -351,11 +360,11 @@ def slide_repair(rp, max_tries: int = SLIDE_TRIES) -> int:
             dr.pos[moved] = _clamped(rp, dr.pos[moved], shift)
             whole += 1
             key = room_key(rp)
-            if key < room:
+            if key[:aim] < room[:aim]:
                 judged.append((key, routes_over_gap(rp), delta, n, moved, shift))
             dr.pos = old
         # the most room, then the fewest routes over 6 mm, then the smaller slide: the first the checks pass
-        for key, o, delta, n, moved, shift in sorted(judged, key=lambda j: (j[0][:-1], j[1], j[0][-1], j[2], j[3])):
+        for key, o, delta, n, moved, shift in sorted(judged, key=lambda j: (j[0][:aim], j[1], j[0], j[2], j[3])):
             old = dr.pos.copy()
             dr.pos[moved] = _clamped(rp, dr.pos[moved], shift)
             if rp.no_worse():
@@ -364,7 +373,7 @@ def slide_repair(rp, max_tries: int = SLIDE_TRIES) -> int:
             dr.pos = old
         else:
             done[sid] = SLIDE_ROUNDS   # nothing kept: the same slides would be judged the same
-        if not room[-1]:
+        if not room[aim - 1]:
             break
     if kept and RETIGHTEN and hasattr(rp, "tightened_with"):
         # the slides lengthened every route across their lines: the tightening draws in again what
