@@ -5,12 +5,15 @@ can still leave a station no free spot for its name, and the renderer shrinks it
 it over a route. Here a label is the renderer's own candidate boxes for that station (the same
 compass positions, line breaks, slides and far rings, measured with the same fonts) at sizes of at
 least LABEL_PT: a station has room when one of them stays inside the print's label bounds and
-clear of every station marker and space. Other labels are not counted (the print's placement
-sorts those out among themselves; the figures measure the result).
+clear of every station marker, space and drawn line (the renderer's ferry waves and aerial-tram
+lines, _drawn_lines). Other labels are not counted (the print's placement sorts those out among
+themselves; the figures measure the result).
 
 `label_repair` runs after the geometry repair on a board with no errors: for each station without room, a
 few short moves of that station, each kept only when the checks find nothing more near it and the
-stations around it have room for more labels than before. Bounded tries, so a seed gives one result.
+stations around it have room for more labels than before; then, for the labels still without room
+at 8 pt, slides of one side of the board away from the station (slide_repair, below), each pass
+followed by the tightening once more. Bounded tries, so a seed gives one result.
 """
 
 from __future__ import annotations
@@ -218,11 +221,14 @@ def label_repair(rp, max_tries: int = LABEL_TRIES) -> list[str]:
 # point on one side of a line next to the station by a few millimetres away from it (the reverse of
 # the tightening's cut_moves): the routes crossing the line get longer, none shorter, so no route
 # gets too short, and the routes of the station that cross it turn and lengthen, opening a wedge or
-# moving their first spaces out. Each slide is judged on the whole board: its checks no worse than
-# the repair left (Repair.no_worse), every moved point on the board, and fewer labels without room at
-# the smallest size (then at 8 pt, then at LABEL_PT); of those that help, the one that leaves the
-# fewest routes with gaps over 6 mm (a gap of 7 mm costs a designer less than a label drawn over
-# the spaces), then the smaller slide.
+# moving their first spaces out. A point the slide would take past the layout's bounds stops at them
+# (_clamped: its routes along the edge may get a little shorter, the checks judge). Each slide is
+# judged on the whole board: its checks no worse than the repair left (Repair.no_worse) and fewer
+# labels without room at 7 pt, or as many and fewer at 8 pt (SLIDE_PT); of those that help, the one
+# that leaves the fewest routes with gaps over 6 mm (a gap of 7 mm costs a designer less than a label
+# drawn over the spaces), then the most room at LABEL_PT, then the smaller slide. The slides lengthen
+# every route across their lines: the tightening (tighten.py, which keeps every label's room at each
+# of ROOM_SIZES) then draws in what it can.
 SLIDES = True
 SLIDE_ANGLES = 8                 # directions of the slides (every 360/8 degrees)
 SLIDE_DELTAS_MM = (3.0, 6.0, 10.0)

@@ -28,8 +28,8 @@ routes are not aimed wider — and points are moved to take excess out:
 A move is kept only when it takes out something (fewer routes over 6 mm, or as many and less
 excess, `better`), the checks find nothing more on the part of the board it changes (overpass.rank,
 the finishing step's judge: no error traded for anything; the slides on the whole board), the
-stations near what it moves keep room for as many labels as before (labels.py: a label is an
-obstacle), the stations still fill the board as asked (labels.fill_kept) and the routes it turns
+stations near what it moves keep room for as many labels as before at each of 7, 8 and 10 pt
+(labels.room_counts: a label is an obstacle, and one that had room at 8 pt keeps it), the stations still fill the board as asked (labels.fill_kept) and the routes it turns
 are no farther from what the style asks (their real bearings, 45° in the schematic style, `turns_ok`).
 Each sweep is confirmed on the whole board (checks and label room) or undone. Counts bound it
 (MAX_TRIES, TRIES_PER_STATION, SWEEPS, CUT_TRIES), never time; the order is fixed and a move
