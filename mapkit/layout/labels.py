@@ -244,19 +244,20 @@ SLIDE_PT = 8.0                   # slides are for the labels without room at thi
 RETIGHTEN = True                 # the tightening once more after slides kept (slide_repair)
 
 
-def room_counts(part, only=None, data=None) -> tuple[int, ...]:
-    """Stations (of `only`, or all) without label room at each of ROOM_SIZES, smallest size first,
-    on a mapkit.layout.repair.Part (or a board dict, `data`). A station with room at a size has it
-    at every smaller one (its boxes are a part of theirs): each smaller size is asked only of the
-    stations without room at the size above it."""
+def room_counts(part, only=None, data=None, sizes=None) -> tuple[int, ...]:
+    """Stations (of `only`, or all) without label room at each of `sizes` (ROOM_SIZES), smallest
+    size first, on a mapkit.layout.repair.Part (or a board dict, `data`). A station with room at a
+    size has it at every smaller one (its boxes are a part of theirs): each smaller size is asked
+    only of the stations without room at the size above it."""
+    sizes = ROOM_SIZES if sizes is None else tuple(sorted(sizes))
     def lacking(ask, pt):
         if part is None:
             return without_room(data, ask, pt)
         if part.board is not None:
             return board_without_room(part.board, part.layout(), ask, pt)
         return without_room(part.data, ask, pt)
-    out = [lacking(only, ROOM_SIZES[-1])]
-    for pt in reversed(ROOM_SIZES[:-1]):
+    out = [lacking(only, sizes[-1])]
+    for pt in reversed(sizes[:-1]):
         out.append(lacking(set(out[-1]), pt) if out[-1] else [])
     return tuple(len(x) for x in reversed(out))
 
@@ -383,10 +384,10 @@ def slide_repair(rp, max_tries: int = SLIDE_TRIES) -> int:
             break
     if kept and RETIGHTEN and hasattr(rp, "tightened_with"):
         # the slides lengthened every route across their lines: the tightening draws in again what
-        # it can without taking any label's room (tighten.py guards the room at every ROOM_SIZES)
+        # it can without taking any label's room at any of ROOM_SIZES
         from mapkit.layout.tighten import tighten
 
-        tighten(rp, *rp.tightened_with)
+        tighten(rp, *rp.tightened_with, sizes=ROOM_SIZES)
     return kept
 
 

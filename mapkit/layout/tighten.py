@@ -28,8 +28,8 @@ routes are not aimed wider — and points are moved to take excess out:
 A move is kept only when it takes out something (fewer routes over 6 mm, or as many and less
 excess, `better`), the checks find nothing more on the part of the board it changes (overpass.rank,
 the finishing step's judge: no error traded for anything; the slides on the whole board), the
-stations near what it moves keep room for as many labels as before at each of 7, 8 and 10 pt
-(labels.room_counts: a label is an obstacle, and one that had room at 8 pt keeps it), the stations still fill the board as asked (labels.fill_kept) and the routes it turns
+stations near what it moves keep room for as many labels as before (labels.py: a label is an
+obstacle; at 10 pt, and when the label step tightens again after its slides at 7, 8 and 10 pt), the stations still fill the board as asked (labels.fill_kept) and the routes it turns
 are no farther from what the style asks (their real bearings, 45° in the schematic style, `turns_ok`).
 Each sweep is confirmed on the whole board (checks and label room) or undone. Counts bound it
 (MAX_TRIES, TRIES_PER_STATION, SWEEPS, CUT_TRIES), never time; the order is fixed and a move
@@ -45,7 +45,7 @@ import numpy as np
 
 from mapkit.geometry import fan_needs, space_placement, space_placement_arrays
 from mapkit.layout.crowding import ANGLE_CLEAR, HALF_EXTRA_MM, need_of
-from mapkit.layout.labels import LABEL_REACH_MM, ROOM_SIZES, fill_kept, room_counts, station_span, without_room, worse_room
+from mapkit.layout.labels import LABEL_PT, LABEL_REACH_MM, fill_kept, room_counts, station_span, without_room, worse_room
 from mapkit.layout.network import MAX_GAP_MM, drawn_mm_at_gap
 from mapkit.layout.optimize import Drawing, run_rounds
 from mapkit.layout.overpass import rank
@@ -78,8 +78,11 @@ LMIN_WEIGHT = 3.0         # a route drawn too short weighs this much per mm of l
 
 
 class Tighten:
-    def __init__(self, rp, w=None, style: str = "geographic"):
+    def __init__(self, rp, w=None, style: str = "geographic", sizes=None):
         self.rp, self.net, self.dr = rp, rp.net, rp.dr
+        # the label sizes whose room a move must keep (labels.room_counts): LABEL_PT, or after the
+        # label step's slides every one of labels.ROOM_SIZES (a label they gave room at 8 pt keeps it)
+        self.sizes = (LABEL_PT,) if sizes is None else tuple(sizes)
         self.w, self.style = w, style
         net = self.net
         ph = net.board.physical
@@ -409,10 +412,10 @@ class Tighten:
                 self.refused["checks"] += 1
                 return False
         near = self._near(centres)
-        lacking = room_counts(sub, near)
+        lacking = room_counts(sub, near, sizes=self.sizes)
         if any(lacking):
             dr.pos[i] = old
-            room = room_counts(rp.view(part), near)
+            room = room_counts(rp.view(part), near, sizes=self.sizes)
             dr.pos[i] = new
             if worse_room(lacking, room):
                 dr.pos[i] = old
@@ -498,10 +501,10 @@ class Tighten:
             line.pop(j)
             near = self._near(centres)
             if found <= base:
-                lacking = room_counts(rp.view(part), near)
+                lacking = room_counts(rp.view(part), near, sizes=self.sizes)
                 if any(lacking):
                     line.insert(j, w)
-                    room = room_counts(rp.view(part), near)
+                    room = room_counts(rp.view(part), near, sizes=self.sizes)
                     line.pop(j)
                     ok = not worse_room(lacking, room)
             else:
@@ -674,13 +677,13 @@ class Tighten:
         self.stale = {key for key in self.stale if key[1] not in near}
 
     def lacking(self) -> tuple[int, ...]:
-        """Stations of the whole board without label room at each of labels.ROOM_SIZES
+        """Stations of the whole board without label room at each of self.sizes
         (labels.room_counts): a move may not take a label's room at any of them."""
         rp = self.rp
         whole = rp._whole()
         if whole is not None:
-            return room_counts(rp.view(whole))
-        return room_counts(None, data=rp.full_data())
+            return room_counts(rp.view(whole), sizes=self.sizes)
+        return room_counts(None, data=rp.full_data(), sizes=self.sizes)
 
     # -- the sweeps -------------------------------------------------------------------------------
     def run(self) -> dict:
@@ -724,8 +727,8 @@ class Tighten:
         return {"moves": self.kept + self.kinds["cut"], "shrunk": shrunk, "tries": self.tries, "refused": self.refused, "kinds": self.kinds}
 
 
-def tighten(rp, w=None, style: str = "geographic") -> dict:
+def tighten(rp, w=None, style: str = "geographic", sizes=None) -> dict:
     """Draw in the routes of a board the checks pass (rp: its mapkit.layout.repair.Repair); returns
     what it did (moves kept, the whole drawing's shrink factor or None)."""
     rp.tightened_with = (w, style)   # (the label step's slides tighten again the same way: labels.slide_repair)
-    return Tighten(rp, w, style).run()
+    return Tighten(rp, w, style, sizes).run()
