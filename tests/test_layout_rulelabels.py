@@ -18,7 +18,6 @@ from mapkit.layout.network import build_network
 from mapkit.layout.optimize import Drawing
 from mapkit.layout.pipeline import geometry_problems
 from mapkit.layout.repair import Repair, score
-from mapkit.layout.result import build_result
 from conftest import red_blue_board
 
 # S on a line P - S - T, boxed in by A - B above and C - D below (13 mm away: their spaces clear S's)

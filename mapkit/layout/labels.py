@@ -30,7 +30,6 @@ from mapkit.layout.repair import score
 from mapkit.render import fonts, style
 from mapkit.render import labels as render_labels
 from mapkit.render import shapes
-from mapkit.render import shapes as render_shapes
 
 LABEL_PT = 10.0          # the size every station label should find room at (hubs one point more)
 LABEL_STEPS_MM = (3.0, 6.0, 10.0)
@@ -125,8 +124,8 @@ def _drawn_lines(board, layout) -> list:
         key = (kind, tuple(shape.centerline), radius)
         got = _LINES.get(key)
         if got is None:
-            path = render_shapes.trimmed(shape.centerline, radius, radius)
-            coords, lw = (render_shapes.wavy(path), 0.9) if kind in style.WATER_KINDS else (path, 0.8)
+            path = shapes.trimmed(shape.centerline, radius, radius)
+            coords, lw = (shapes.wavy(path), 0.9) if kind in style.WATER_KINDS else (path, 0.8)
             got = LineString(coords).buffer(lw * fonts.MM_PER_PT / 2 + 0.2, quad_segs=2)
             if len(_LINES) >= CACHE_SIZE:
                 _LINES.clear()
@@ -326,7 +325,7 @@ def slide_repair(rp, max_tries: int = SLIDE_TRIES) -> int:
     must gain some at SLIDE_PT or below), and only then on the whole board (SLIDE_WHOLE at most),
     where it must leave fewer labels without room at SLIDE_PT or below (room at LABEL_PT only
     breaks ties, after the gaps: a slide costs gaps, and a label at 8 pt reads)."""
-    net, dr = rp.net, rp.dr
+    dr = rp.dr
     tries = whole = kept = 0
     aim = ROOM_SIZES.index(SLIDE_PT) + 1    # the sizes the slides are for: room_key(...)[:aim]
     room = room_key(rp)

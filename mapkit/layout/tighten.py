@@ -29,7 +29,8 @@ A move is kept only when it takes out something (fewer routes over 6 mm, or as m
 excess, `better`), the checks find nothing more on the part of the board it changes (overpass.rank,
 the finishing step's judge: no error traded for anything; the slides on the whole board), the
 stations near what it moves keep room for as many labels as before (labels.py: a label is an
-obstacle; at 10 pt, and when the label step tightens again after its slides at 7, 8 and 10 pt), the stations still fill the board as asked (labels.fill_kept) and the routes it turns
+obstacle; at 10 pt, and when the label step tightens again after its slides at 7, 8 and 10 pt),
+the stations still fill the board as asked (labels.fill_kept) and the routes it turns
 are no farther from what the style asks (their real bearings, 45° in the schematic style, `turns_ok`).
 Each sweep is confirmed on the whole board (checks and label room) or undone. Counts bound it
 (MAX_TRIES, TRIES_PER_STATION, SWEEPS, CUT_TRIES), never time; the order is fixed and a move
@@ -45,7 +46,7 @@ import numpy as np
 
 from mapkit.geometry import fan_needs, space_placement, space_placement_arrays
 from mapkit.layout.crowding import ANGLE_CLEAR, HALF_EXTRA_MM, need_of
-from mapkit.layout.labels import LABEL_PT, LABEL_REACH_MM, fill_kept, room_counts, station_span, without_room, worse_room
+from mapkit.layout.labels import LABEL_PT, LABEL_REACH_MM, fill_kept, room_counts, station_span, worse_room
 from mapkit.layout.network import MAX_GAP_MM, drawn_mm_at_gap
 from mapkit.layout.optimize import Drawing, run_rounds
 from mapkit.layout.overpass import rank
