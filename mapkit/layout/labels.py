@@ -5,12 +5,15 @@ can still leave a station no free spot for its name, and the renderer shrinks it
 it over a route. Here a label is the renderer's own candidate boxes for that station (the same
 compass positions, line breaks, slides and far rings, measured with the same fonts) at sizes of at
 least LABEL_PT: a station has room when one of them stays inside the print's label bounds and
-clear of every station marker and space. Other labels are not counted (the print's placement
-sorts those out among themselves; the figures measure the result).
+clear of every station marker, space and drawn line (the renderer's ferry waves and aerial-tram
+lines, _drawn_lines). Other labels are not counted (the print's placement sorts those out among
+themselves; the figures measure the result).
 
 `label_repair` runs after the geometry repair on a board with no errors: for each station without room, a
 few short moves of that station, each kept only when the checks find nothing more near it and the
-stations around it have room for more labels than before. Bounded tries, so a seed gives one result.
+stations around it have room for more labels than before; then, for the labels still without room
+at 8 pt, slides of one side of the board away from the station (slide_repair, below), each pass
+followed by the tightening once more. Bounded tries, so a seed gives one result.
 """
 
 from __future__ import annotations
@@ -18,12 +21,13 @@ from __future__ import annotations
 import numpy as np
 import shapely
 from shapely import STRtree
-from shapely.geometry import Polygon, box
+from shapely.geometry import LineString, Polygon, box
 
 from mapkit.boardfile import build_board
 from mapkit.geometry import Layout
 from mapkit.layout.labelboxes import candidate_boxes
 from mapkit.layout.repair import score
+from mapkit.render import fonts, style
 from mapkit.render import labels as render_labels
 from mapkit.render import shapes
 
@@ -59,7 +63,8 @@ def board_without_room(board, layout: Layout, only=None, size: float = LABEL_PT)
     else:
         corners = [c for shape in layout.routes.values() for c in shape.spaces]
         spaces = shapely.polygons(np.asarray(corners, dtype=float).reshape(-1, 4, 2))   # the same rings, in one call
-    tree = STRtree(np.concatenate([np.asarray(markers, dtype=object), spaces]))
+    lines = _drawn_lines(board, layout) if DRAWN_LINES else []
+    tree = STRtree(np.concatenate([np.asarray(markers, dtype=object), spaces, np.asarray(lines, dtype=object)]))
     bounds = label_bounds(ph)
     shapely.prepare(bounds)   # the same answers, for hundreds of boxes at a time
     # every candidate box of every station asked about, made and tested in one array call each
@@ -99,6 +104,37 @@ def board_without_room(board, layout: Layout, only=None, size: float = LABEL_PT)
             has_room[o[free]] = True
     out = [sid for sid, ok in zip(ids, has_room) if not ok]
     return out
+
+
+DRAWN_LINES = True   # the lines the renderer draws for ferries and aerial trams count as obstacles too
+
+
+def _drawn_lines(board, layout) -> list:
+    """The outlines of the lines the renderer draws along ferry and water-taxi routes (a wave) and
+    aerial trams (mapkit.render.scene._route_items, grown as scene.build_scene grows them for its
+    labels): a label over one has no room in the print. Flights are left out: the renderer draws
+    their line along a path of its own (mapkit.render.flights)."""
+    out = []
+    kinds = {r.id: r.kind for r in board.routes}
+    radius = board.physical.station_radius_mm
+    for rid, shape in layout.routes.items():
+        kind = kinds.get(rid)
+        if kind not in style.WATER_KINDS and kind != "aerial-tram":
+            continue
+        key = (kind, tuple(shape.centerline), radius)
+        got = _LINES.get(key)
+        if got is None:
+            path = shapes.trimmed(shape.centerline, radius, radius)
+            coords, lw = (shapes.wavy(path), 0.9) if kind in style.WATER_KINDS else (path, 0.8)
+            got = LineString(coords).buffer(lw * fonts.MM_PER_PT / 2 + 0.2, quad_segs=2)
+            if len(_LINES) >= CACHE_SIZE:
+                _LINES.clear()
+            _LINES[key] = got
+        out.append(got)
+    return out
+
+
+_LINES: dict = {}     # (kind, centreline, radius) -> the drawn line's outline
 
 
 # A station's boxes and marker depend only on what they are made from: the polish asks about the
@@ -168,7 +204,190 @@ def label_repair(rp, max_tries: int = LABEL_TRIES) -> list[str]:
             if ok and rp.no_worse():
                 break                       # kept
             dr.pos[s] = old
+    if SLIDES:
+        # each pass ends with the tightening, which draws in what the slides spread: a label still
+        # without room may find a slide the next pass that the last one's spread left it none
+        for _ in range(SLIDE_PASSES):
+            if not slide_repair(rp) or not room_key(rp)[ROOM_SIZES.index(SLIDE_PT)]:
+                break
     return without_room(rp.full_data())
+
+
+# -- slides: one side of the board moved away from a station without room ---------------------------
+# With the gap rule the routes round a crowded station are drawn near their shortest (gaps of at most
+# 6 mm, the tightening's doing): a move of the station alone makes one of them too short or turns a
+# first space onto its neighbour's, and the label repair above finds nothing. A slide moves every
+# point on one side of a line next to the station by a few millimetres away from it (the reverse of
+# the tightening's cut_moves): the routes crossing the line get longer, none shorter, so no route
+# gets too short, and the routes of the station that cross it turn and lengthen, opening a wedge or
+# moving their first spaces out. A point the slide would take past the layout's bounds stops at them
+# (_clamped: its routes along the edge may get a little shorter, the checks judge). Each slide is
+# judged on the whole board: its checks no worse than the repair left (Repair.no_worse) and fewer
+# labels without room at 7 pt, or as many and fewer at 8 pt (SLIDE_PT); of those that help, the one
+# that leaves the fewest routes with gaps over 6 mm (a gap of 7 mm costs a designer less than a label
+# drawn over the spaces), then the most room at LABEL_PT, then the smaller slide. The slides lengthen
+# every route across their lines: the tightening (tighten.py, which keeps every label's room at each
+# of ROOM_SIZES) then draws in what it can.
+SLIDES = True
+SLIDE_ANGLES = 8                 # directions of the slides (every 360/8 degrees)
+SLIDE_DELTAS_MM = (3.0, 6.0, 10.0)
+SLIDE_OFFSETS_MM = (1.0, -1.0)   # the line just past the station (it stays) or just behind it (it moves)
+SLIDE_ROUNDS = 2                 # slides kept per station at most, a pass
+SLIDE_PASSES = 2                 # passes of slide_repair (each with its tightening)
+SLIDE_TRIES = 400                # slides judged (the station's own room) at most over one label repair
+SLIDE_WHOLE = 60                 # ... and of those, judged on the whole board at most
+SLIDE_BEST = 8                   # a station's slides judged on the whole board at most, a round
+SLIDE_REACH_MM = 45.0            # the part of the board round a station its own room is judged on
+ROOM_SIZES = (7.0, 8.0, LABEL_PT)   # label room counted at these sizes, smallest first (room_counts)
+SLIDE_PT = 8.0                   # slides are for the labels without room at this size (one of ROOM_SIZES)
+RETIGHTEN = True                 # the tightening once more after slides kept (slide_repair)
+
+
+def room_counts(part, only=None, data=None, sizes=None) -> tuple[int, ...]:
+    """Stations (of `only`, or all) without label room at each of `sizes` (ROOM_SIZES), smallest
+    size first, on a mapkit.layout.repair.Part (or a board dict, `data`). A station with room at a
+    size has it at every smaller one (its boxes are a part of theirs): each smaller size is asked
+    only of the stations without room at the size above it."""
+    sizes = ROOM_SIZES if sizes is None else tuple(sorted(sizes))
+    def lacking(ask, pt):
+        if part is None:
+            return without_room(data, ask, pt)
+        if part.board is not None:
+            return board_without_room(part.board, part.layout(), ask, pt)
+        return without_room(part.data, ask, pt)
+    out = [lacking(only, sizes[-1])]
+    for pt in reversed(sizes[:-1]):
+        out.append(lacking(set(out[-1]), pt) if out[-1] else [])
+    return tuple(len(x) for x in reversed(out))
+
+
+def worse_room(after, before) -> bool:
+    """More stations without label room at any of ROOM_SIZES (room_counts): a move that takes one
+    label's room at 8 pt is not paid for by another's at 10 pt."""
+    return any(a > b for a, b in zip(after, before))
+
+
+def room_key(rp) -> tuple[int, ...]:
+    """room_counts of the whole board (compared as a tuple: fewer labels with no room at all first)."""
+    whole = rp._whole()
+    if whole is not None:
+        return room_counts(rp.view(whole))
+    return room_counts(None, data=rp.full_data())
+
+
+def routes_over_gap(rp) -> int:
+    from mapkit.layout.figures import gap_figures
+
+    whole = rp._whole()
+    if whole is not None:
+        part = rp.view(whole)
+        return gap_figures(None, part.board, part.layout())["routes_over_gap"]
+    return gap_figures(rp.full_data())["routes_over_gap"]
+
+
+def slide_moves(rp, s) -> list[tuple[np.ndarray, np.ndarray, float]]:
+    """(points moved, shift, slide) of every slide next to station s: every free point on the far
+    side of a line across the board near s moved away from it (a point that may not move, a kept or
+    pinned station or a file's waypoint, stays: the checks judge what that does to its routes)."""
+    dr = rp.dr
+    c = dr.pos[s]
+    out = []
+    for a in range(SLIDE_ANGLES):
+        d = np.array([np.cos(2 * np.pi * a / SLIDE_ANGLES), np.sin(2 * np.pi * a / SLIDE_ANGLES)])
+        along = (dr.pos - c) @ d
+        for off in SLIDE_OFFSETS_MM:
+            side = (along > off) & dr.free
+            if not side.any():
+                continue
+            moved = np.flatnonzero(side)
+            for delta in SLIDE_DELTAS_MM:
+                out.append((moved, delta * d, delta))
+    return out
+
+
+def _clamped(rp, pts, shift) -> np.ndarray:
+    """pts moved by shift, each no farther than the board's edge allows (dr.bounds, where the
+    layout puts points): a slide towards an edge presses the points beside it against it (their
+    routes across the line get longer, those along the edge a little shorter: the checks judge)
+    rather than pushing them off the board. A point already past the edge is not moved."""
+    b = rp.dr.bounds
+    new = pts + shift
+    if b is None:
+        return new
+    lo, hi = np.array(b[:2], dtype=float), np.array(b[2:], dtype=float)
+    out = np.clip(new, np.minimum(lo, pts), np.maximum(hi, pts))
+    return out
+
+
+def slide_repair(rp, max_tries: int = SLIDE_TRIES) -> int:
+    """Slides (see above) for the stations still without room at SLIDE_PT; the number kept. A slide
+    is first judged on the part of the board round the station (its own room, SLIDE_REACH_MM: it
+    must gain some at SLIDE_PT or below), and only then on the whole board (SLIDE_WHOLE at most),
+    where it must leave fewer labels without room at SLIDE_PT or below (room at LABEL_PT only
+    breaks ties, after the gaps: a slide costs gaps, and a label at 8 pt reads)."""
+    dr = rp.dr
+    tries = whole = kept = 0
+    aim = ROOM_SIZES.index(SLIDE_PT) + 1    # the sizes the slides are for: room_key(...)[:aim]
+    room = room_key(rp)
+    if not room[aim - 1]:
+        return 0
+    done: dict[str, int] = {}
+    while tries < max_tries and whole < SLIDE_WHOLE:
+        data = rp.full_data()
+        lacking = [sid for sid in without_room(data, size=SLIDE_PT) if done.get(sid, 0) < SLIDE_ROUNDS]
+        if not lacking:
+            break
+        # the labels with no room at all first, then those without it at 8 pt
+        worst = set(without_room(data, lacking, ROOM_SIZES[0]))
+        sid = min(lacking, key=lambda i: i not in worst)
+        done[sid] = done.get(sid, 0) + 1
+        s = rp.station_of[sid]
+        part = rp.select(dr.pos[s][None], SLIDE_REACH_MM)
+        own = room_counts(rp.view(part), {sid})
+        moves = slide_moves(rp, s)
+        helped = []
+        for n, (moved, shift, delta) in enumerate(moves):
+            if tries >= max_tries:
+                break
+            old = dr.pos.copy()
+            dr.pos[moved] = _clamped(rp, dr.pos[moved], shift)
+            tries += 1
+            mine = room_counts(rp.view(rp.select(dr.pos[s][None], SLIDE_REACH_MM)), {sid})
+            if mine[:aim] < own[:aim]:
+                helped.append((mine, delta, n))
+            dr.pos = old
+        # the SLIDE_BEST that give the station the most room (the smaller first), on the whole board
+        judged = []
+        for mine, delta, n in sorted(helped)[:SLIDE_BEST]:
+            if whole >= SLIDE_WHOLE:
+                break
+            moved, shift, _ = moves[n]
+            old = dr.pos.copy()
+            dr.pos[moved] = _clamped(rp, dr.pos[moved], shift)
+            whole += 1
+            key = room_key(rp)
+            if key[:aim] < room[:aim]:
+                judged.append((key, routes_over_gap(rp), delta, n, moved, shift))
+            dr.pos = old
+        # the most room, then the fewest routes over 6 mm, then the smaller slide: the first the checks pass
+        for key, o, delta, n, moved, shift in sorted(judged, key=lambda j: (j[0][:aim], j[1], j[0], j[2], j[3])):
+            old = dr.pos.copy()
+            dr.pos[moved] = _clamped(rp, dr.pos[moved], shift)
+            if rp.no_worse():
+                room, kept = key, kept + 1
+                break
+            dr.pos = old
+        else:
+            done[sid] = SLIDE_ROUNDS   # nothing kept: the same slides would be judged the same
+        if not room[aim - 1]:
+            break
+    if kept and RETIGHTEN and hasattr(rp, "tightened_with"):
+        # the slides lengthened every route across their lines: the tightening draws in again what
+        # it can without taking any label's room at any of ROOM_SIZES
+        from mapkit.layout.tighten import tighten
+
+        tighten(rp, *rp.tightened_with, sizes=ROOM_SIZES)
+    return kept
 
 
 def fill_kept(dr, span_before) -> bool:

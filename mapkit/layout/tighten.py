@@ -29,7 +29,8 @@ A move is kept only when it takes out something (fewer routes over 6 mm, or as m
 excess, `better`), the checks find nothing more on the part of the board it changes (overpass.rank,
 the finishing step's judge: no error traded for anything; the slides on the whole board), the
 stations near what it moves keep room for as many labels as before (labels.py: a label is an
-obstacle), the stations still fill the board as asked (labels.fill_kept) and the routes it turns
+obstacle; at 10 pt, and when the label step tightens again after its slides at 7, 8 and 10 pt),
+the stations still fill the board as asked (labels.fill_kept) and the routes it turns
 are no farther from what the style asks (their real bearings, 45° in the schematic style, `turns_ok`).
 Each sweep is confirmed on the whole board (checks and label room) or undone. Counts bound it
 (MAX_TRIES, TRIES_PER_STATION, SWEEPS, CUT_TRIES), never time; the order is fixed and a move
@@ -45,7 +46,7 @@ import numpy as np
 
 from mapkit.geometry import fan_needs, space_placement, space_placement_arrays
 from mapkit.layout.crowding import ANGLE_CLEAR, HALF_EXTRA_MM, need_of
-from mapkit.layout.labels import LABEL_REACH_MM, fill_kept, station_span, without_room
+from mapkit.layout.labels import LABEL_PT, LABEL_REACH_MM, fill_kept, room_counts, station_span, worse_room
 from mapkit.layout.network import MAX_GAP_MM, drawn_mm_at_gap
 from mapkit.layout.optimize import Drawing, run_rounds
 from mapkit.layout.overpass import rank
@@ -78,8 +79,11 @@ LMIN_WEIGHT = 3.0         # a route drawn too short weighs this much per mm of l
 
 
 class Tighten:
-    def __init__(self, rp, w=None, style: str = "geographic"):
+    def __init__(self, rp, w=None, style: str = "geographic", sizes=None):
         self.rp, self.net, self.dr = rp, rp.net, rp.dr
+        # the label sizes whose room a move must keep (labels.room_counts): LABEL_PT, or after the
+        # label step's slides every one of labels.ROOM_SIZES (a label they gave room at 8 pt keeps it)
+        self.sizes = (LABEL_PT,) if sizes is None else tuple(sizes)
         self.w, self.style = w, style
         net = self.net
         ph = net.board.physical
@@ -409,12 +413,12 @@ class Tighten:
                 self.refused["checks"] += 1
                 return False
         near = self._near(centres)
-        lacking = len(sub.without_room(only=near))
-        if lacking:
+        lacking = room_counts(sub, near, sizes=self.sizes)
+        if any(lacking):
             dr.pos[i] = old
-            room = len(rp.view(part).without_room(only=near))
+            room = room_counts(rp.view(part), near, sizes=self.sizes)
             dr.pos[i] = new
-            if lacking > room:
+            if worse_room(lacking, room):
                 dr.pos[i] = old
                 self.refused["labels"] += 1
                 return False
@@ -498,12 +502,12 @@ class Tighten:
             line.pop(j)
             near = self._near(centres)
             if found <= base:
-                lacking = len(rp.view(part).without_room(only=near))
-                if lacking:
+                lacking = room_counts(rp.view(part), near, sizes=self.sizes)
+                if any(lacking):
                     line.insert(j, w)
-                    room = len(rp.view(part).without_room(only=near))
+                    room = room_counts(rp.view(part), near, sizes=self.sizes)
                     line.pop(j)
-                    ok = lacking <= room
+                    ok = not worse_room(lacking, room)
             else:
                 ok = False
         if not ok:
@@ -541,7 +545,7 @@ class Tighten:
             if not self.better(self.badness(self.ks), before):
                 continue
             self.tries += 1
-            if rank(rp.full()) <= base and self.lacking() <= room:
+            if rank(rp.full()) <= base and not worse_room(self.lacking(), room):
                 return f
         dr.pos = saved
         return None
@@ -650,7 +654,7 @@ class Tighten:
                 turned = [k for k in self.ks if (self.net.bundles[k].a in side) != (self.net.bundles[k].b in side)]
                 if all(rp._inside(dr.pos[q]) for q in moved) and self.turns_ok(turned, self.directions(turned, old)):
                     self.tries += 1
-                    if rank(rp.full()) <= base and self.lacking() <= room:
+                    if rank(rp.full()) <= base and not worse_room(self.lacking(), room):
                         kept += 1
                         self.kinds["cut"] += 1
                         break   # the drawing has changed: the cuts again
@@ -673,13 +677,14 @@ class Tighten:
         near = set(np.flatnonzero(d < STALE_MM).tolist())
         self.stale = {key for key in self.stale if key[1] not in near}
 
-    def lacking(self) -> int:
-        """Stations of the whole board without label room (labels.without_room)."""
+    def lacking(self) -> tuple[int, ...]:
+        """Stations of the whole board without label room at each of self.sizes
+        (labels.room_counts): a move may not take a label's room at any of them."""
         rp = self.rp
         whole = rp._whole()
         if whole is not None:
-            return len(rp.view(whole).without_room())
-        return len(without_room(rp.full_data()))
+            return room_counts(rp.view(whole), sizes=self.sizes)
+        return room_counts(None, data=rp.full_data(), sizes=self.sizes)
 
     # -- the sweeps -------------------------------------------------------------------------------
     def run(self) -> dict:
@@ -715,7 +720,7 @@ class Tighten:
             if not kept:
                 break
             # the sweep confirmed on the whole board: no more problems, no fewer labels with room
-            if rank(rp.full()) > base or self.lacking() > room:
+            if rank(rp.full()) > base or worse_room(self.lacking(), room):
                 dr.pos, dr.free, dr.lines = snapshot
                 self._reset_through()
                 break
@@ -723,7 +728,8 @@ class Tighten:
         return {"moves": self.kept + self.kinds["cut"], "shrunk": shrunk, "tries": self.tries, "refused": self.refused, "kinds": self.kinds}
 
 
-def tighten(rp, w=None, style: str = "geographic") -> dict:
+def tighten(rp, w=None, style: str = "geographic", sizes=None) -> dict:
     """Draw in the routes of a board the checks pass (rp: its mapkit.layout.repair.Repair); returns
     what it did (moves kept, the whole drawing's shrink factor or None)."""
-    return Tighten(rp, w, style).run()
+    rp.tightened_with = (w, style)   # (the label step's slides tighten again the same way: labels.slide_repair)
+    return Tighten(rp, w, style, sizes).run()
