@@ -63,7 +63,7 @@ def _path_text(path: tuple) -> str:
               help="How strongly the first drawing is held to the real map (0 to 10; default: the layout's "
                    "own, 0). 1.0 keeps Portland and north-america nearer their geography; the Seattle "
                    "network comes out with problems at 1.0.")
-@click.option("--gap-rule/--no-gap-rule", "gap_rule", default=False, show_default=True,
+@click.option("--gap-rule/--no-gap-rule", "gap_rule", default=True, show_default=True,
               help="Hold the gaps between spaces to 6 mm as a rule (wider only at crowded stations) and let "
                    "--size auto prefer a size the network fills 80 % each way; where the rule leaves a "
                    "problem the soft layout is kept if cleaner (docs/layout-gaps.md). Slower. "

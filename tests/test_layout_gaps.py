@@ -112,12 +112,12 @@ def test_with_the_rule_a_small_board_comes_out_with_its_gaps_held(monkeypatch):
     assert res.figures["routes_over_gap"] <= res.figures["routes_gap_widened"], res.figures
     assert res.figures["routes_drawn"] == len(res.data["routes"])
     # fewer routes over 6 mm than the soft layout of the same board
-    soft = layout_board(layout_board_data(14, seed=3), seed=0)   # no gap_rule given: the default, soft
+    soft = layout_board(layout_board_data(14, seed=3), seed=0, gap_rule=False)
     assert "gap_rule" not in soft.figures
     assert res.figures["routes_over_gap"] < soft.figures["routes_over_gap"]
 
 
-def test_no_gap_rule_the_default_gives_the_soft_layout(tmp_path):
+def test_the_gap_rule_is_the_default_and_no_gap_rule_gives_the_soft_layout(tmp_path):
     path = tmp_path / "b.json"
     data = layout_board_data(14, seed=3)
     path.write_text(json.dumps(data), encoding="utf-8")
@@ -127,7 +127,8 @@ def test_no_gap_rule_the_default_gives_the_soft_layout(tmp_path):
         assert res.exit_code in (0, 1), res.output
         outs[flag] = json.loads(res.output)
     default = CliRunner().invoke(main, ["layout", str(path), "--format", "json"])
-    assert json.loads(default.output)["figures"] == outs["--no-gap-rule"]["figures"]   # soft is the default
+    assert json.loads(default.output)["figures"] == outs["--gap-rule"]["figures"]   # the rule is the default
+    assert "gap_rule" in outs["--gap-rule"]["figures"] and "gap_rule" not in outs["--no-gap-rule"]["figures"]
     soft = outs["--no-gap-rule"]["figures"]
     # the figures only the rule has (routes allowed wider gaps), and the soft layout's own positions
     assert "routes_gap_widened" in outs["--gap-rule"]["figures"] and "routes_gap_widened" not in soft

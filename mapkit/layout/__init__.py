@@ -37,7 +37,7 @@ class LayoutResult:
 
 
 def layout_board(data: dict, *, style: str = "geographic", size="auto", seed: int = 0,
-                 keep: frozenset = frozenset(), geo_anchor: float | None = None, gap_rule: bool = False) -> LayoutResult:
+                 keep: frozenset = frozenset(), geo_anchor: float | None = None, gap_rule: bool = True) -> LayoutResult:
     """Lay out a schema-valid board dict (stations with lat/lon). See the module docstring.
 
     geo_anchor: how strongly the first (stress) drawing is held to the real map, as a share of a
