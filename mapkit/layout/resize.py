@@ -41,8 +41,7 @@ def smaller_board(net, dr, size_out: tuple[float, float], check) -> tuple[float,
             keep[line[1:-1]] = True
     pts = dr.pos[keep]
     lo, hi = pts.min(0), pts.max(0)
-    before = build_result(net, dr, size_out)[0]
-    room = [len(without_room(before, size=pt)) for pt in ROOM_SIZES]
+    room = None   # labels without room on the board as it is, at each size (counted once a size holds it)
     candidates = sorted({(W, H) for w, h in fit.STANDARD_SIZES for W, H in ((w, h), (h, w)) if W * H < W0 * H0},
                         key=lambda s: (s[0] * s[1], s))
     saved = (dr.pos.copy(), dr.free.copy(), [list(line) for line in dr.lines], dr.bounds)
@@ -53,6 +52,9 @@ def smaller_board(net, dr, size_out: tuple[float, float], check) -> tuple[float,
         box = (e, e, W - e, H - e)
         if hi[0] - lo[0] > box[2] - box[0] or hi[1] - lo[1] > box[3] - box[1]:
             continue
+        if room is None:
+            before = build_result(net, dr, size_out)[0]
+            room = [len(without_room(before, size=pt)) for pt in ROOM_SIZES]
         centre = np.array([(box[0] + box[2]) / 2, (box[1] + box[3]) / 2]) - (lo + hi) / 2
         slack = np.array([box[2] - box[0] - (hi[0] - lo[0]), box[3] - box[1] - (hi[1] - lo[1])]) / 2
         # centred first; else pushed to a side or corner by the slack, which gives the labels at
