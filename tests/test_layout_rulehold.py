@@ -88,7 +88,8 @@ def test_relax_gaps_leaves_released_routes_unbounded():
     assert sum(math.isinf(b.gap_max) for b in net.bundles) == 2
 
 
-def _first_rounds_spied(monkeypatch, data):
+def _spy_rounds(monkeypatch) -> list:
+    """The gap_rule of each network pipeline.run_rounds is called with, in order."""
     seen = []
     real = pipeline.run_rounds
 
@@ -97,6 +98,11 @@ def _first_rounds_spied(monkeypatch, data):
         return real(net, dr, *a, **k)
 
     monkeypatch.setattr(pipeline, "run_rounds", spy)
+    return seen
+
+
+def _first_rounds_spied(monkeypatch, data):
+    seen = _spy_rounds(monkeypatch)
     net = build_network(data, gap_rule=True)
     pos = np.array([[s["lon"] * 1000.0, -s["lat"] * 1000.0] for s in data["stations"]])
     dr = Drawing(pos - pos.min(0) + 50.0, net.n, [[b.a, b.b] for b in net.bundles], np.ones(net.n, dtype=bool))
@@ -123,14 +129,7 @@ def test_first_rounds_with_crossings_try_them_without_the_rule(monkeypatch):
     start = Drawing(np.array([[100.0, 100.0], [300.0, 100.0], [300.0, 300.0], [100.0, 300.0]]), net.n,
                     [[b.a, b.b] for b in net.bundles], np.ones(net.n, dtype=bool))
     assert pipeline.crossings(net, start)
-    seen = []
-    real = pipeline.run_rounds
-
-    def spy(net_, dr_, *a, **k):
-        seen.append(net_.gap_rule)
-        return real(net_, dr_, *a, **k)
-
-    monkeypatch.setattr(pipeline, "run_rounds", spy)
+    seen = _spy_rounds(monkeypatch)
     pipeline.first_rounds(net, start, pipeline.weights_for("geographic"), "geographic")
     # the soft rounds ran (without the rule) unless the rule's own rounds took the crossing out
     assert seen == [True, False] or (seen == [True] and not pipeline.crossings(net, start))

@@ -502,11 +502,12 @@ def release_gaps(net, found, dr) -> set[int]:
     drawn long enough to (60 stations, seed 2: s2-s11 at its longest straight over s12, whose
     routes leave it on both sides of s2-s11); the other routes keep the rule. Returns the bundles
     released (before or now)."""
+    def same(p):   # a problem's identity across rounds: its code, subject and the other thing it names
+        return p.code, p.subject, p.message.split("'")[1] if "'" in p.message else ""
+
     seen = dr.extra.setdefault("rule_seen", set())
-    now = {(p.code, p.subject, p.message.split("'")[1] if "'" in p.message else "") for p in found
-           if p.code in RELEASE_CODES}
-    again = [p for p in found if p.code in RELEASE_CODES
-             and (p.code, p.subject, p.message.split("'")[1] if "'" in p.message else "") in seen]
+    now = {same(p) for p in found if p.code in RELEASE_CODES}
+    again = [p for p in found if p.code in RELEASE_CODES and same(p) in seen]
     dr.extra["rule_seen"] = now
     out = dr.extra.setdefault("rule_released", set())
     for k in sorted(problem_bundles(net, again)):
