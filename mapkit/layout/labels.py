@@ -21,14 +21,14 @@ from __future__ import annotations
 import numpy as np
 import shapely
 from shapely import STRtree
-from shapely.geometry import LineString, Polygon, box
+from shapely.geometry import Polygon, box
 
 from mapkit.boardfile import build_board
 from mapkit.geometry import Layout
 from mapkit.layout.labelboxes import candidate_boxes
 from mapkit.layout.repair import score
-from mapkit.render import fonts, style
 from mapkit.render import labels as render_labels
+from mapkit.render import scene
 from mapkit.render import shapes
 
 LABEL_PT = 10.0          # the size every station label should find room at (hubs one point more)
@@ -110,23 +110,22 @@ DRAWN_LINES = True   # the lines the renderer draws for ferries and aerial trams
 
 
 def _drawn_lines(board, layout) -> list:
-    """The outlines of the lines the renderer draws along ferry and water-taxi routes (a wave) and
-    aerial trams (mapkit.render.scene._route_items, grown as scene.build_scene grows them for its
-    labels): a label over one has no room in the print. Flights are left out: the renderer draws
-    their line along a path of its own (mapkit.render.flights)."""
+    """The outlines of the lines the renderer draws beside the spaces of ferry and water-taxi routes
+    (a wave) and aerial trams (its cable): mapkit.render.scene.guide_line and line_outline, as
+    scene.build_scene counts them for its labels. A label over one has no room in the print.
+    Flights are left out: the renderer draws their line along a path of its own."""
+    ph = board.physical
     out = []
     kinds = {r.id: r.kind for r in board.routes}
-    radius = board.physical.station_radius_mm
     for rid, shape in layout.routes.items():
         kind = kinds.get(rid)
-        if kind not in style.WATER_KINDS and kind != "aerial-tram":
+        if kind not in scene.GUIDE_KINDS:
             continue
-        key = (kind, tuple(shape.centerline), radius)
+        key = (kind, tuple(shape.centerline), ph.station_radius_mm)
         got = _LINES.get(key)
         if got is None:
-            path = shapes.trimmed(shape.centerline, radius, radius)
-            coords, lw = (shapes.wavy(path), 0.9) if kind in style.WATER_KINDS else (path, 0.8)
-            got = LineString(coords).buffer(lw * fonts.MM_PER_PT / 2 + 0.2, quad_segs=2)
+            guide = scene.guide_line(ph, kind, shape.centerline)
+            got = scene.line_outline(guide[0], guide[2])
             if len(_LINES) >= CACHE_SIZE:
                 _LINES.clear()
             _LINES[key] = got
@@ -171,7 +170,7 @@ def _markers(centres: list, radius: float) -> np.ndarray:
     return np.array(got, dtype=object)
 
 
-def label_repair(rp, max_tries: int = LABEL_TRIES) -> list[str]:
+def label_repair(rp, max_tries: int = LABEL_TRIES, retighten: tuple | None = None) -> list[str]:
     """Move stations without label room a little where the checks allow (see the module); `rp` is
     the geometry repair (mapkit.layout.repair.Repair) of a board it left clean. Returns the
     stations still without room."""
@@ -208,7 +207,7 @@ def label_repair(rp, max_tries: int = LABEL_TRIES) -> list[str]:
         # each pass ends with the tightening, which draws in what the slides spread: a label still
         # without room may find a slide the next pass that the last one's spread left it none
         for _ in range(SLIDE_PASSES):
-            if not slide_repair(rp) or not room_key(rp)[ROOM_SIZES.index(SLIDE_PT)]:
+            if not slide_repair(rp, retighten=retighten) or not room_key(rp)[ROOM_SIZES.index(SLIDE_PT)]:
                 break
     return without_room(rp.full_data())
 
@@ -315,16 +314,16 @@ def _clamped(rp, pts, shift) -> np.ndarray:
     if b is None:
         return new
     lo, hi = np.array(b[:2], dtype=float), np.array(b[2:], dtype=float)
-    out = np.clip(new, np.minimum(lo, pts), np.maximum(hi, pts))
-    return out
+    return np.clip(new, np.minimum(lo, pts), np.maximum(hi, pts))
 
 
-def slide_repair(rp, max_tries: int = SLIDE_TRIES) -> int:
+def slide_repair(rp, max_tries: int = SLIDE_TRIES, retighten: tuple | None = None) -> int:
     """Slides (see above) for the stations still without room at SLIDE_PT; the number kept. A slide
     is first judged on the part of the board round the station (its own room, SLIDE_REACH_MM: it
     must gain some at SLIDE_PT or below), and only then on the whole board (SLIDE_WHOLE at most),
     where it must leave fewer labels without room at SLIDE_PT or below (room at LABEL_PT only
-    breaks ties, after the gaps: a slide costs gaps, and a label at 8 pt reads)."""
+    breaks ties, after the gaps: a slide costs gaps, and a label at 8 pt reads). retighten: the
+    (weights, style) of the layout's tightening, run again after slides are kept (None: not run)."""
     dr = rp.dr
     tries = whole = kept = 0
     aim = ROOM_SIZES.index(SLIDE_PT) + 1    # the sizes the slides are for: room_key(...)[:aim]
@@ -381,12 +380,12 @@ def slide_repair(rp, max_tries: int = SLIDE_TRIES) -> int:
             done[sid] = SLIDE_ROUNDS   # nothing kept: the same slides would be judged the same
         if not room[aim - 1]:
             break
-    if kept and RETIGHTEN and hasattr(rp, "tightened_with"):
+    if kept and RETIGHTEN and retighten is not None:
         # the slides lengthened every route across their lines: the tightening draws in again what
         # it can without taking any label's room at any of ROOM_SIZES
         from mapkit.layout.tighten import tighten
 
-        tighten(rp, *rp.tightened_with, sizes=ROOM_SIZES)
+        tighten(rp, *retighten, sizes=ROOM_SIZES)
     return kept
 
 

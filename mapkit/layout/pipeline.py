@@ -275,7 +275,8 @@ def layout_once(data: dict, *, style: str, size, seed: int, keep: frozenset, geo
             over = gap_figures(rp.full_data())
             tightened = {"routes_over_gap": [over["routes_over_gap"]], "largest_gap_mm": [over["largest_gap_mm"]],
                          **tighten(rp, w, style)}   # (with the figures after it, the layout's last, below)
-        lacking = label_repair(rp)
+        # (the label step's slides lengthen routes: it tightens again the same way after them)
+        lacking = label_repair(rp, retighten=(w, style) if TIGHTEN else None)
         if found:
             found = rp.full()   # the same count, maybe other words (a warning's figures moved)
     if size == "auto" and not any_fixed and not found and SMALLER_BOARD:

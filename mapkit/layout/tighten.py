@@ -731,5 +731,4 @@ class Tighten:
 def tighten(rp, w=None, style: str = "geographic", sizes=None) -> dict:
     """Draw in the routes of a board the checks pass (rp: its mapkit.layout.repair.Repair); returns
     what it did (moves kept, the whole drawing's shrink factor or None)."""
-    rp.tightened_with = (w, style)   # (the label step's slides tighten again the same way: labels.slide_repair)
     return Tighten(rp, w, style, sizes).run()

@@ -72,8 +72,7 @@ def build_scene(board: Board, layout: Layout, content_hash: str) -> BoardScene:
         items += route
         space_polys += [Polygon(c) for c in shape.spaces]
         # a drawn line (water, cable, flight) is as much in a label's way as a space is
-        outline = [LineString(i.coords).buffer(i.lw * fonts.MM_PER_PT / 2 + 0.2, quad_segs=2)
-                   for i in route if isinstance(i, Line)]
+        outline = [line_outline(i.coords, i.lw) for i in route if isinstance(i, Line)]
         if outline:
             drawn_lines[rid] = unary_union(outline)
         if r.bonus:
@@ -196,15 +195,36 @@ def route_items(board: Board, r, shape, sym: dict, pieces=None) -> list:
     return list(found)
 
 
+GUIDE_KINDS = frozenset(style.WATER_KINDS) | {"aerial-tram"}   # routes drawn with a line beside their spaces (guide_line)
+
+
+def guide_line(ph, kind: str, centerline) -> tuple | None:
+    """(coords, colour, line width in pt, dash) of the line drawn along a route beside its spaces: a
+    wave for a ferry or water taxi, the cable of an aerial tram; None for other kinds (a flight's
+    line follows a path of its own, mapkit.render.flights). The layout's label room counts these
+    too (mapkit.layout.labels)."""
+    if kind not in GUIDE_KINDS:
+        return None
+    path = shapes.trimmed(centerline, ph.station_radius_mm, ph.station_radius_mm)
+    if kind in style.WATER_KINDS:
+        return tuple(shapes.wavy(path)), style.WATER, 0.9, None
+    return tuple(path), style.INK, 0.8, (1.0, 1.5)
+
+
+def line_outline(coords, lw: float):
+    """The area a drawn line of width lw (pt) takes, with 0.2 mm to spare: an obstacle for labels."""
+    return LineString(coords).buffer(lw * fonts.MM_PER_PT / 2 + 0.2, quad_segs=2)
+
+
 def _route_items(ph, kind: str, hex_: str, mark, shape, pieces) -> list:
     flight = kind == "flight"
     base_z = 6 if flight else 2
     out = []
     path = shapes.trimmed(shape.centerline, ph.station_radius_mm, ph.station_radius_mm)
-    if kind in style.WATER_KINDS:
-        out.append(Line(tuple(shapes.wavy(path)), style.WATER, 0.9, z=base_z))
-    elif kind == "aerial-tram":
-        out.append(Line(tuple(path), style.INK, 0.8, z=base_z, dash=(1.0, 1.5)))
+    guide = guide_line(ph, kind, shape.centerline)
+    if guide is not None:
+        coords, colour, lw, dash = guide
+        out.append(Line(coords, colour, lw, z=base_z, dash=dash))
     elif flight:
         for part in (pieces if pieces is not None else (tuple(path),)):
             out.append(Line(tuple(part), style.INK, 1.4, z=base_z, dash=(5.0, 3.0)))
