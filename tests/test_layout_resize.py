@@ -73,23 +73,18 @@ def test_where_every_smaller_board_finds_a_problem_nothing_moves():
 
 
 def test_size_auto_says_when_it_moved_the_drawing_to_a_smaller_board(monkeypatch):
-    # the figure names both sizes; a fixed size never changes
+    # the first size picked far too large (as a network drawn in by the rule leaves it): the figure
+    # names both sizes and the board written is the smaller; a fixed size never resizes
+    from mapkit.layout import fit
+
+    monkeypatch.setattr(fit, "pick_size", lambda *a, **k: (1189, 841))
+    res = layout_board(layout_board_data(14, seed=3), seed=0)
+    got = (res.data["physical"]["width_mm"], res.data["physical"]["height_mm"])
+    assert got[0] * got[1] < 1189 * 841
+    assert res.figures["smaller_board"] == f"1189x841 -> {got[0]:g}x{got[1]:g}"
+    assert res.figures["board_mm"] == list(got) and res.figures["errors"] == res.figures["warnings"] == 0
     seen = []
     real = pipeline.smaller_board
-
-    def spy(net, dr, size_out, check):
-        got = real(net, dr, size_out, check)
-        seen.append((size_out, got))
-        return got
-
-    monkeypatch.setattr(pipeline, "smaller_board", spy)
-    res = layout_board(layout_board_data(14, seed=3), seed=0)
-    assert seen
-    first, got = seen[-1]
-    if got != first:
-        assert res.figures["smaller_board"] == f"{first[0]:g}x{first[1]:g} -> {got[0]:g}x{got[1]:g}"
-    else:
-        assert "smaller_board" not in res.figures
-    seen.clear()
-    layout_board(layout_board_data(14, seed=3), seed=0, size=(900, 600))
-    assert not seen
+    monkeypatch.setattr(pipeline, "smaller_board", lambda *a: seen.append(a) or real(*a))
+    fixed = layout_board(layout_board_data(14, seed=3), seed=0, size=(900, 600))
+    assert not seen and "smaller_board" not in fixed.figures

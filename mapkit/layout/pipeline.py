@@ -262,7 +262,7 @@ def layout_once(data: dict, *, style: str, size, seed: int, keep: frozenset, geo
     found = geometry_problems(build_result(net, dr, size_out)[0])
     if found:
         found = fix(found)
-    lacking = tightened = notes_resized = None
+    lacking = tightened = resized = None
     if not any(p.severity == "error" for p in found):
         # labels as obstacles: stations left no room for their name move a little, where the checks
         # allow (no more than the repair left: nothing, or a warning it could not remove)
@@ -284,7 +284,7 @@ def layout_once(data: dict, *, style: str, size, seed: int, keep: frozenset, geo
         first = size_out
         size_out = smaller_board(net, dr, size_out, geometry_problems)
         if size_out != first:
-            notes_resized = f"{first[0]:g}x{first[1]:g} -> {size_out[0]:g}x{size_out[1]:g}"
+            resized = f"{first[0]:g}x{first[1]:g} -> {size_out[0]:g}x{size_out[1]:g}"
         W, H = size_out
     new, changes = build_result(net, dr, size_out)
     problems = (notes if found else []) + fit_report(found, net, size_out or (W, H))
@@ -300,8 +300,8 @@ def layout_once(data: dict, *, style: str, size, seed: int, keep: frozenset, geo
     if tightened is not None:
         for key in ("routes_over_gap", "largest_gap_mm"):
             tightened[key].append(figures[key])
-    if notes_resized:
-        figures["smaller_board"] = notes_resized   # the finished drawing moved onto a smaller board (resize.py)
+    if resized:
+        figures["smaller_board"] = resized   # the finished drawing moved onto a smaller board (resize.py)
     note = fill_note(figures, ph.margin_mm) if gap_rule else None
     if note:
         figures["fill_note"] = note
