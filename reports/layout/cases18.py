@@ -57,11 +57,20 @@ def main() -> None:
     ap.add_argument("out")
     ap.add_argument("--soft", action="store_true", help="without the gap rule")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--jobs", type=int, default=1)
-    ap.add_argument("--only", default="")
+    ap.add_argument("--jobs", type=int, default=1, help="processes (at least 1)")
+    ap.add_argument("--only", default="", help="cases, comma-separated, of: " + ", ".join(CASES))
     a = ap.parse_args()
     cases = [c for c in a.only.split(",") if c] or CASES
-    with open(a.out, "a", encoding="utf-8") as fh, ProcessPoolExecutor(a.jobs) as pool:
+    unknown = [c for c in cases if c not in CASES]
+    if unknown:
+        ap.error(f"--only: unknown case '{unknown[0]}'; the cases are {', '.join(CASES)}")
+    if a.jobs < 1:
+        ap.error("--jobs: give at least 1")
+    try:
+        fh = open(a.out, "a", encoding="utf-8")
+    except OSError as e:
+        ap.error(f"{a.out}: cannot write there ({e.strerror}); give a file in a folder that exists")
+    with fh, ProcessPoolExecutor(a.jobs) as pool:
         for row in pool.map(run, cases, [not a.soft] * len(cases), [a.seed] * len(cases)):
             fh.write(json.dumps(row) + "\n")
             fh.flush()
