@@ -68,6 +68,7 @@ LMIN_MARGIN_MM = 0.6      # no route drawn nearer than this above what its space
 FRACTIONS = (1.0, 0.5, 0.25)   # of a point's step to its target: tried in this order, the first kept wins
 SHRINK = (0.97, 0.94, 0.91)    # the whole drawing drawn in towards its centre by these factors (the best kept)
 SWEEPS = 8                # over the points with excess, while a sweep keeps a move (12: fewer over, one label less, +8 % CPU)
+SWEEPS_RETIGHTEN = 12     # ... when the label step tightens again after its slides (they lengthen every route across them)
 TRIES_PER_POINT = 6       # a sweep's tries of one point at most (the fractions, a bend taken out)
 MAX_TRIES = 1200          # part-board judgements over one tightening
 TRIES_PER_STATION = 8     # ... and at most this many per station of the board
@@ -820,7 +821,7 @@ class Tighten:
         self.targets = self.global_targets() if GLOBAL else None
         base = rank(rp.full())
         room = self.lacking()
-        for _ in range(SWEEPS):
+        for _ in range(SWEEPS if self.sizes == (LABEL_PT,) else SWEEPS_RETIGHTEN):
             if self.tries >= self.max_tries:
                 break
             self.sweeps += 1
