@@ -42,7 +42,7 @@ Each sweep is confirmed on the whole board (checks and label room); one it refus
 before the first one it refuses (a bisection over the sweep's moves, BISECT_STEPS whole-board
 judgements), that move's point is not moved again and the sweeps go on (undoing the whole sweep and
 stopping lost 20-40 kept moves on the 200-station boards). Counts bound it
-(MAX_TRIES, TRIES_PER_STATION, SWEEPS, CUT_TRIES), never time; the order is fixed and a move
+(MAX_TRIES, TRIES_PER_STATION, SWEEPS, SWEEPS_RETIGHTEN, CUT_TRIES), never time; the order is fixed and a move
 refused is not tried again until something near it has moved: a seed gives one layout.
 """
 
