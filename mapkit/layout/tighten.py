@@ -7,7 +7,9 @@ Holding the gaps as a rule during the optimization (--gap-rule) fights those cle
 label room and time. Here the board already passes the checks; each route's gap between spaces
 above its aim (GAP_AIM_MM) is its excess — the gap between spaces as mapkit.geometry places them: an
 end at a narrow fan keeps the room its first space needs (space_placement), so a crowded station's
-routes are not aimed wider — and points are moved to take excess out:
+routes are not aimed wider; a double's gap is its wider track's, each track its centreline offset to
+one side as the geometry draws it, longer on the outside of each bend, `track_extras` — and points
+are moved to take excess out:
 
 - slides (`cut_moves`): a line across the board, and every point on one side of it moved towards
   it by a few millimetres: every route crossing the line gets shorter and no other changes length;
@@ -20,6 +22,10 @@ routes are not aimed wider — and points are moved to take excess out:
   length below what its spaces need, and for each pair of routes next to each other round a station
   it turns, the angle their first spaces need at the gaps the move gives them); the whole way, half
   or a quarter of it;
+- a point pulled straight along the widest route over its aim through it (`_pulls`: a station
+  towards its next point on that route, a bend towards its neighbours' chord) by that route's excess:
+  the point's own target weighs every route and fan round it and often stays put where one route is
+  far over; the whole way, half or a quarter of it;
 - a bend taken out of a route too long with it and long enough without it;
 - first, the whole drawing drawn in towards its centre by a few per cent (`shrink`), where every
   route keeps its spaces' length: rarely possible (a route at its shortest stops it), the slides
@@ -32,8 +38,11 @@ stations near what it moves keep room for as many labels as before (labels.py: a
 obstacle; at 10 pt, and when the label step tightens again after its slides at 7, 8 and 10 pt),
 the stations still fill the board as asked (labels.fill_kept) and the routes it turns
 are no farther from what the style asks (their real bearings, 45° in the schematic style, `turns_ok`).
-Each sweep is confirmed on the whole board (checks and label room) or undone. Counts bound it
-(MAX_TRIES, TRIES_PER_STATION, SWEEPS, CUT_TRIES), never time; the order is fixed and a move
+Each sweep is confirmed on the whole board (checks and label room); one it refuses keeps its moves
+before the first one it refuses (a bisection over the sweep's moves, BISECT_STEPS whole-board
+judgements), that move's point is not moved again and the sweeps go on (undoing the whole sweep and
+stopping lost 20-40 kept moves on the 200-station boards). Counts bound it
+(MAX_TRIES, TRIES_PER_STATION, SWEEPS, SWEEPS_RETIGHTEN, CUT_TRIES), never time; the order is fixed and a move
 refused is not tried again until something near it has moved: a seed gives one layout.
 """
 
@@ -53,12 +62,14 @@ from mapkit.layout.overpass import rank
 from mapkit.layout.repair import REACH_MM
 
 GAP_AIM_MM = 5.8          # a route's gap aimed at: inside 6 mm (the figure counts a gap over 6.0, as rounded)
+OVER_MM = MAX_GAP_MM - 0.05   # a gap counted over 6 mm here: the figure rounds to 0.1 mm (6.05 is over), the written points to 0.1 too
 CROWD_MARGIN_MM = 0.2     # at a crowded station the aim is what its first spaces need, less this
 LMIN_MARGIN_MM = 0.6      # no route drawn nearer than this above what its spaces need (route-too-short)
 FRACTIONS = (1.0, 0.5, 0.25)   # of a point's step to its target: tried in this order, the first kept wins
 SHRINK = (0.97, 0.94, 0.91)    # the whole drawing drawn in towards its centre by these factors (the best kept)
-SWEEPS = 6                # over the points with excess, while a sweep keeps a move
-TRIES_PER_POINT = 4       # a sweep's tries of one point at most (the fractions, a bend taken out)
+SWEEPS = 8                # over the points with excess, while a sweep keeps a move (12: fewer over, one label less, +8 % CPU)
+SWEEPS_RETIGHTEN = 12     # ... when the label step tightens again after its slides (they lengthen every route across them)
+TRIES_PER_POINT = 6       # a sweep's tries of one point at most (the fractions, a bend taken out)
 MAX_TRIES = 1200          # part-board judgements over one tightening
 TRIES_PER_STATION = 8     # ... and at most this many per station of the board
 MIN_GAIN = 1e-3           # mm of gap excess a move must take out (with as many routes over)
@@ -69,13 +80,44 @@ CUT_DIRECTIONS = (0.0, 90.0, 45.0, 135.0)   # degrees of the slides' directions 
 CUT_DELTAS_MM = (1.0, 2.0, 4.0, 7.0, 11.0, 16.0, 24.0)
 CUT_CLEAR_MM = 4.0        # a cut line this far from the points on either side, and no segment turned past it
 CUT_TRIES = 16            # cut moves judged on the whole board at most
+BISECT = True             # a sweep the whole board refuses: its moves before the first refused one kept (run)
+BISECT_STEPS = 8          # whole-board judgements to find that move at most
 STALE_MM = 80.0           # a kept move makes the refused moves of points this close worth trying again
 GLOBAL = True             # the points' targets from the whole board's optimization too (global_targets)
 GLOBAL_START = 3          # its round's weights (the checks' terms 2.5^3 times their first weight)
 GLOBAL_NFEV = 30          # its evaluations (a direction for the moves, not an answer)
 GN_STEPS = 12             # Gauss-Newton steps of a point's target at most
 ANGLE_WEIGHT = 20.0       # a radian the fan of a station lacks weighs as this many mm of gap
+PULL = 1                  # a point pulled along the widest route over its aim through it (_pulls): how many routes
+TRACKS = True             # a double's gaps read on its longer track (track_extra), as the geometry places its spaces
+MITRE_LIMIT = 3.0         # the tracks' offset curves' mitre limit (mapkit.geometry), in offsets from the bend
 LMIN_WEIGHT = 3.0         # a route drawn too short weighs this much per mm of length, against a gap's mm
+
+
+def track_extra(pts: np.ndarray, offset: float) -> float:
+    """How much longer a double's longer track is than its centreline (track_extras)."""
+    return max(*track_extras(pts, offset), 0.0)
+
+
+def track_extras(pts: np.ndarray, offset: float) -> tuple[float, float]:
+    """How much longer each track of a double is than its centreline (points pts; below 0: shorter),
+    (left, right): each track is its centreline offset to one side by `offset`, as mapkit.geometry
+    draws it (shapely's offset curve, mitred, mitre limit 3, square ends); at a bend turning by phi
+    the inner track is 2 tan(phi/2) x offset shorter, the outer one as much longer, less what the
+    mitre limit clips off a sharp turn. (A track whose inner side folds over itself, short segments
+    round a sharp turn, is not modelled: the geometry keeps the centreline there.)"""
+    if len(pts) < 3:
+        return 0.0, 0.0
+    v = np.diff(pts, axis=0)
+    a, b = v[:-1], v[1:]
+    turn = np.arctan2(a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0], (a * b).sum(1))
+    h = np.abs(turn) / 2
+    inner = 2 * offset * np.tan(h)
+    clip = np.maximum(offset / np.maximum(np.cos(h), 1e-6) - MITRE_LIMIT * offset, 0.0)
+    outer = inner - 2 * clip * (1 - np.cos(h)) / np.maximum(np.sin(h), 1e-6)
+    left = np.where(turn > 0, -inner, outer).sum()    # (a left turn: the left track is inside)
+    right = np.where(turn > 0, outer, -inner).sum()
+    return float(left), float(right)
 
 
 class Tighten:
@@ -95,18 +137,32 @@ class Tighten:
         self.aim = {k: GAP_AIM_MM for k in self.ks}
         self.sl = ph.space_length_mm
         self.gmin = ph.space_gap_mm
+        # a double's two tracks are its centreline offset to each side (geometry: shapely's mitred
+        # offset curve): at each bend the outer track is longer, and its spaces spread over that
+        self.track = {k: ph.space_width_mm / 2 + 1 for k, b in enumerate(net.bundles)
+                      if len(b.routes) == 2 and k in self.aim} if TRACKS else {}
         self._needs_key, self._needs = None, None
         self._nstate = None   # _fresh_needs' state: the positions, lines, bundles' evens and angles, needs
         self.tries = 0
         self.max_tries = min(MAX_TRIES, TRIES_PER_STATION * net.n)
         self.kept = 0
-        self.kinds = {"cut": 0, "global": 0, "point": 0, "unbend": 0}
+        self.banned: set = set()   # points whose move the whole board refused after a sweep (not moved again)
+        self.sweeps = 0
+        self.undone = 0   # moves kept on their part of the board, undone with their sweep (the whole board refused it)
+        self.kinds = {"cut": 0, "global": 0, "point": 0, "unbend": 0, "pull": 0}
         self.targets = None
         self.stale: set = set()   # (kind, point) of moves refused since nothing near them moved
         self.refused = {"off-board": 0, "fill": 0, "checks": 0, "labels": 0}   # why moves were not kept
 
     # -- the objective ----------------------------------------------------------------------------
     def length(self, k, pos=None) -> float:
+        """Bundle k's drawn length as its spaces are placed on it: its centreline, or for a double
+        with bends its longer track (track_extra)."""
+        pts = (self.dr.pos if pos is None else pos)[self.dr.lines[k]]
+        L = float(np.hypot(*np.diff(pts, axis=0).T).sum())
+        return L + track_extra(pts, self.track[k]) if k in self.track else L
+
+    def centreline(self, k, pos=None) -> float:
         pts = (self.dr.pos if pos is None else pos)[self.dr.lines[k]]
         return float(np.hypot(*np.diff(pts, axis=0).T).sum())
 
@@ -195,22 +251,39 @@ class Tighten:
         n = self.net.bundles[k].length
         return space_placement(L - 2 * self.r, n, self.sl, self.gmin, *self.needs()[k])[1]
 
+    def widest(self, k, pos=None) -> float:
+        """Bundle k's gap between spaces as drawn: a double's wider one of its two tracks' (the
+        shorter track of a double with bends may be too short to hold its ends' needs, and then has
+        the even spread, wider)."""
+        if k not in self.track:
+            return self.gap(k, self.length(k, pos))
+        pts = (self.dr.pos if pos is None else pos)[self.dr.lines[k]]
+        L = float(np.hypot(*np.diff(pts, axis=0).T).sum())
+        return max(self.gap(k, L + e) for e in track_extras(pts, self.track[k]))
+
     def excess(self, ks, pos=None) -> float:
         """The gap excess of these bundles: the sum of each one's gap above its aim (mm)."""
         out = 0.0
         for k in ks:
             if k in self.aim:
-                out += max(self.gap(k, self.length(k, pos)) - self.aim[k], 0.0)
+                out += max(self.widest(k, pos) - self.aim[k], 0.0)
         return out
 
     def over(self, ks) -> int:
         """How many of these bundles have gaps wider than their aim allows (the figure routes_over_gap
         counts a gap over 6 mm: the aim is GAP_AIM_MM inside it)."""
-        return sum(self.gap(k, self.length(k)) > self.aim[k] + (MAX_GAP_MM - GAP_AIM_MM) for k in ks if k in self.aim)
+        return sum(self.widest(k) > self.aim[k] + (OVER_MM - GAP_AIM_MM) for k in ks if k in self.aim)
 
     def badness(self, ks) -> tuple[int, float]:
-        """What a move must lessen: routes over first, then the excess."""
-        return self.over(ks), self.excess(ks)
+        """What a move must lessen: routes over first, then the excess (over and excess, each
+        bundle's gap read once)."""
+        over, out = 0, 0.0
+        for k in ks:
+            if k in self.aim:
+                g = self.widest(k)
+                over += g > self.aim[k] + (OVER_MM - GAP_AIM_MM)
+                out += max(g - self.aim[k], 0.0)
+        return over, out
 
     def better(self, new, old) -> bool:
         return new[0] < old[0] or (new[0] == old[0] and new[1] < old[1] - MIN_GAIN)
@@ -301,7 +374,7 @@ class Tighten:
         mine = {k: m for m, k in enumerate(ks)}
         nk = len(ks)
         seg_pts = [np.array(lines[k]) for k in ks]
-        at_i = [seg == i for seg in seg_pts]
+        offs = [self.track.get(k, 0.0) for k in ks]
         n_sp = np.array([net.bundles[k].length for k in ks], dtype=float)
         aim = np.array([self.aim[k] for k in ks])
         lmin = np.array([net.bundles[k].lmin + LMIN_MARGIN_MM for k in ks])
@@ -328,7 +401,8 @@ class Tighten:
         def values(xy):
             P[i] = xy
             L = np.array([float(np.hypot(*np.diff(P[seg], axis=0).T).sum()) for seg in seg_pts])
-            e0, g, e1 = self.placed(ks, L)
+            Lt = L + np.array([track_extra(P[seg], off) for seg, off in zip(seg_pts, offs)]) if any(offs) else L
+            e0, g, e1 = self.placed(ks, Lt)
             ends = np.stack([e0, e1])
             out = np.empty(2 * nk + len(S) + 2)
             out[0:2 * nk:2] = np.maximum(g - aim, 0.0)
@@ -442,17 +516,20 @@ class Tighten:
         before = self.badness(ks)
         if before[1] <= MIN_GAIN:
             return False
-        targets = []
-        if self.targets is not None and i < len(self.targets) and \
-                float(np.linalg.norm(self.targets[i] - self.dr.pos[i])) > 0.05:
-            targets.append(("global", self.targets[i]))
-        own = self._target(i)
-        if own is not None:
-            targets.append(("point", own))
+        def targets():   # in this order, each made only when the ones before it kept nothing
+            if self.targets is not None and i < len(self.targets) and \
+                    float(np.linalg.norm(self.targets[i] - self.dr.pos[i])) > 0.05:
+                yield "global", self.targets[i]
+            own = self._target(i)
+            if own is not None:
+                yield "point", own
+            if PULL:
+                yield from (("pull", t) for t in self._pulls(i, ks))
+
         tried = 0
         old = self.dr.pos[i].copy()
         turned = self.directions(ks)
-        for kind, target in targets:
+        for kind, target in targets():
             for f in FRACTIONS:
                 if tried >= TRIES_PER_POINT or self.tries >= self.max_tries:
                     return False
@@ -470,6 +547,46 @@ class Tighten:
             return self.try_unbend(i, span)
         return False
 
+    def _pulls(self, i, ks) -> list[np.ndarray]:
+        """Point i moved straight along the route over its aim through it (the widest first,
+        PULL of them) by as much as its gaps' excess: a station towards its next point on that
+        route, a bend onto its neighbours' chord. The point's own target weighs every route and
+        fan round it and often stays put where one route is far over; this move is judged the same
+        way (the routes through i fewer over or less excess, the checks, the labels, the turns)."""
+        dr, pos = self.dr, self.dr.pos
+        over = []
+        for k in ks:
+            L = self.length(k)
+            g = self.gap(k, L)
+            if g > self.aim[k] + (OVER_MM - GAP_AIM_MM):
+                over.append((-(g - self.aim[k]), k, L, g))
+        out = []
+        for _, k, L, g in sorted(over)[:PULL]:
+            line, n = dr.lines[k], self.net.bundles[k].length
+            j = line.index(i)
+            even = space_placement(L - 2 * self.r, n, self.sl, self.gmin, 0.0, 0.0)[1]
+            spread = n + 1 if abs(even - g) < 1e-9 else max(n - 1, 1)   # the gaps the excess is spread over
+            cut = min((g - self.aim[k]) * spread, self.centreline(k) - self.net.bundles[k].lmin - LMIN_MARGIN_MM)
+            if cut <= 0.05:
+                continue
+            if j == 0 or j == len(line) - 1:
+                q = line[1] if j == 0 else line[-2]
+                d = pos[q] - pos[i]
+                dist = float(np.hypot(*d))
+                if dist > 1e-6:
+                    out.append(pos[i] + d / dist * min(cut, dist / 2))
+            else:
+                a, b = pos[line[j - 1]], pos[line[j + 1]]
+                ab = b - a
+                t = float(np.clip((pos[i] - a) @ ab / max(float(ab @ ab), 1e-9), 0.0, 1.0))
+                foot = a + t * ab
+                d = foot - pos[i]
+                dist = float(np.hypot(*d))
+                if dist > 1e-6:
+                    # (a bend's move towards the chord shortens its route by less than the move)
+                    out.append(pos[i] + d / dist * min(cut, dist))
+        return out
+
     def _clipped(self, xy) -> np.ndarray:
         b = self.dr.bounds
         return xy if b is None else np.clip(xy, [b[0], b[1]], [b[2], b[3]])
@@ -485,7 +602,7 @@ class Tighten:
         before = self.badness(ks)
         j = line.index(w)
         line.pop(j)
-        L = self.length(k)
+        L = self.centreline(k)
         ok = L >= self.net.bundles[k].lmin + LMIN_MARGIN_MM and self.better(self.badness(ks), before)
         if ok:
             # judged as the route's neighbours moving onto its new line: the part round both lines
@@ -525,7 +642,7 @@ class Tighten:
         free = dr.free.copy()
         if not free[: net.n].all() or not self.ks:
             return None   # pinned or kept stations fix the scale
-        Ls = np.array([self.length(k) for k in self.ks])
+        Ls = np.array([self.centreline(k) for k in self.ks])
         need = np.array([net.bundles[k].lmin + LMIN_MARGIN_MM for k in self.ks])
         lowest = float(np.max(need / Ls))
         st = dr.pos[: net.n]
@@ -580,12 +697,12 @@ class Tighten:
         sb = np.array([b for _, _, b in segs], dtype=int)
         sm = np.array([m for m, _, _ in segs], dtype=int)
         L = np.array([self.length(k) for k in self.ks])
-        n1 = np.array([net.bundles[k].length + 1 for k in self.ks], dtype=float)
         base = np.array([2 * self.r + net.bundles[k].length * self.sl for k in self.ks])
         aim = np.array([self.aim[k] for k in self.ks])
         # no route shorter than its spaces' length and the margin (one already nearer: no shorter)
-        floor = np.minimum(np.array([net.bundles[k].lmin + LMIN_MARGIN_MM for k in self.ks]), L) - 1e-9
-        limit = aim + (MAX_GAP_MM - GAP_AIM_MM)
+        floor = np.minimum(np.array([net.bundles[k].lmin + LMIN_MARGIN_MM for k in self.ks]),
+                           np.array([self.centreline(k) for k in self.ks])) - 1e-9
+        limit = aim + (OVER_MM - GAP_AIM_MM)
         g0 = self.placed(self.ks, L)[1]
         over0, ex0 = int((g0 > limit).sum()), float(np.maximum(g0 - aim, 0.0).sum())
         st = P[: net.n]
@@ -677,6 +794,15 @@ class Tighten:
         near = set(np.flatnonzero(d < STALE_MM).tolist())
         self.stale = {key for key in self.stale if key[1] not in near}
 
+    def _confirmed(self, base, room) -> bool:
+        """The whole board's checks no worse than `base` and no station without label room it had (room)."""
+        return rank(self.rp.full()) <= base and not worse_room(self.lacking(), room)
+
+    def _restore(self, state) -> None:
+        dr = self.dr
+        dr.pos, dr.free, dr.lines = state[0].copy(), state[1].copy(), [list(line) for line in state[2]]
+        self._reset_through()
+
     def lacking(self) -> tuple[int, ...]:
         """Stations of the whole board without label room at each of self.sizes
         (labels.room_counts): a move may not take a label's room at any of them."""
@@ -695,10 +821,12 @@ class Tighten:
         self.targets = self.global_targets() if GLOBAL else None
         base = rank(rp.full())
         room = self.lacking()
-        for _ in range(SWEEPS):
+        for _ in range(SWEEPS if self.sizes == (LABEL_PT,) else SWEEPS_RETIGHTEN):
             if self.tries >= self.max_tries:
                 break
+            self.sweeps += 1
             snapshot = (dr.pos.copy(), dr.free.copy(), [list(line) for line in dr.lines])
+            states, moved = [snapshot], []   # the drawing after each move kept, and the point it moved
             self._reset_through()
             points = sorted({q for k in self.ks for q in dr.lines[k] if dr.free[q]},
                             key=lambda q: (-self.excess(self.through(q)), q))
@@ -708,24 +836,50 @@ class Tighten:
                     break
                 if self.excess(self.through(q)) <= MIN_GAIN:
                     break   # sorted: the rest have none
-                if ("point", q) in self.stale:
+                if ("point", q) in self.stale or q in self.banned:
                     continue
                 before = dr.pos.copy()
                 if self.try_point(q, span):
                     kept += 1
                     span = station_span(dr)
                     self._refresh(before)
+                    if BISECT:
+                        states.append((dr.pos.copy(), dr.free.copy(), [list(line) for line in dr.lines]))
+                        moved.append(q)
                 else:
                     self.stale.add(("point", q))
             if not kept:
                 break
             # the sweep confirmed on the whole board: no more problems, no fewer labels with room
-            if rank(rp.full()) > base or worse_room(self.lacking(), room):
-                dr.pos, dr.free, dr.lines = snapshot
-                self._reset_through()
+            if self._confirmed(base, room):
+                self.kept += kept
+                continue
+            if not BISECT:
+                self._restore(snapshot)
+                self.undone += kept
                 break
-            self.kept += kept
-        return {"moves": self.kept + self.kinds["cut"], "shrunk": shrunk, "tries": self.tries, "refused": self.refused, "kinds": self.kinds}
+            # refused: the moves before the first one the whole board refuses are kept (bisection
+            # over the sweep's moves in their order, BISECT_STEPS whole-board judgements at most),
+            # that move's point is not moved again, and the sweeps go on
+            lo, hi = 0, kept   # the drawing after lo moves passes, after hi it does not
+            for _ in range(BISECT_STEPS):
+                if hi - lo <= 1:
+                    break
+                mid = (lo + hi) // 2
+                self._restore(states[mid])
+                if self._confirmed(base, room):
+                    lo = mid
+                else:
+                    hi = mid
+            self._restore(states[lo])
+            self._refresh(states[kept][0])
+            self.kept += lo
+            self.undone += kept - lo
+            if hi - lo > 1:
+                break   # not found within the judgements allowed: kept what passed, stopped
+            self.banned.add(moved[hi - 1])
+        return {"moves": self.kept + self.kinds["cut"], "shrunk": shrunk, "tries": self.tries, "refused": self.refused, "kinds": self.kinds,
+                "undone": self.undone, "sweeps": self.sweeps}
 
 
 def tighten(rp, w=None, style: str = "geographic", sizes=None) -> dict:
