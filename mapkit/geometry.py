@@ -127,13 +127,21 @@ class Layout:
         self._keys = keys
         self._shapes = shapes
         self._lines = np.array([sh[0] for sh in shapes], dtype=object)
-        self._space_owner_index = np.array([k for k, r in enumerate(todo) for _ in range(r.length)], dtype=int)
-        self._space_serials = [(sh[6], i) for r, sh in zip(todo, shapes) for i in range(r.length)]
-        for r, key, (line, total, _, coords, spaces, _, _) in zip(todo, keys, shapes):
-            n = r.length
-            usable = max(0.0, total - 2 * radius)
-            self.routes[r.id] = RouteShape(r.id, coords, usable, n * length + (n + 1) * gap, spaces,
-                                           space_placement(usable, n, length, gap, *key[4]), key[4])
+        counts = [r.length for r in todo]
+        self._space_owner_index = np.repeat(np.arange(len(todo), dtype=int), counts)
+        # each shape's (serial, space) names, made with it (the same tuples, r.length being key[2])
+        self._space_serials = [name for sh in shapes for name in sh[7]]
+        for r, key, sh in zip(todo, keys, shapes):
+            # a RouteShape is a function of its key (points, length, the board's sizes, the end
+            # needs) and the route's id: made once a shape and id, and shared (it is frozen)
+            made = sh[8]
+            shape = made.get(r.id)
+            if shape is None:
+                n = r.length
+                usable = max(0.0, sh[1] - 2 * radius)
+                shape = made[r.id] = RouteShape(r.id, sh[3], usable, n * length + (n + 1) * gap, sh[4],
+                                                space_placement(usable, n, length, gap, *key[4]), key[4])
+            self.routes[r.id] = shape
         self._route_index = [r.id for r in todo]
 
     @cached_property
@@ -220,7 +228,10 @@ class Layout:
         """Pairs of stations whose markers are closer than two radii plus 3 mm, with the distance."""
         r = self.board.physical.station_radius_mm
         ids = list(self.positions)
-        pts = shapely.points(np.array([self.positions[i] for i in ids], dtype=float).reshape(-1, 2))
+        xy = np.array([self.positions[i] for i in ids], dtype=float).reshape(-1, 2)
+        if _no_pair_within(xy, 2 * r + 3):
+            return []   # what the tree query below finds then (the layout's boards: nearly always)
+        pts = shapely.points(xy)
         tree = STRtree(pts)
         found = []
         for i, j in zip(*tree.query(pts, predicate="dwithin", distance=2 * r + 3).tolist()):
@@ -353,7 +364,7 @@ class Layout:
 # would have computed. Emptied when full, which bounds the memory.
 CACHE_SIZE = 20_000
 PAIR_CACHE_SIZE = 100_000   # _MEETS, _AREAS, _CROSSED: a part of a board has hundreds of pairs (about 20 MB full)
-_SHAPES: dict = {}   # (points, offset, length, sizes, end needs) -> (line, total, corners, coords, spaces, space polygons)
+_SHAPES: dict = {}   # (points, offset, length, sizes, end needs) -> (line, total, corners, coords, spaces, space polygons, serial, spaces' names, RouteShapes)
 _NEEDS: dict = {}    # (angle, half-width, half-width, radius, smallest gap) -> the gap two bands' first spaces need
 _DISCS: dict = {}    # (x, y, radius) -> station marker polygon
 _CLIPPED: dict = {}  # (route shape's serial, end a, end b) -> (centreline less its end stations' markers, serial, is empty)
@@ -420,6 +431,25 @@ def _clip(keys: list, lines, at_a: list, at_b: list) -> dict:
     built = {key: (c, next(_SERIAL), e) for key, c, e in zip(keys, cut, empty)}
     _remember(_CLIPPED, built)
     return built
+
+
+def _no_pair_within(xy: np.ndarray, distance: float) -> bool:
+    """Whether no two of these points are within `distance` of each other by a clear margin, so
+    that STRtree's dwithin query (GEOS: sqrt(dx² + dy²) <= distance) finds no pair either: squared
+    distances compared with (distance + 1e-6)², a margin some ten million times the rounding of
+    these sums at board sizes. A pair within the margin, or a point not finite, is left to GEOS
+    (False). Its tree and its prepared queries were about a tenth of the repair's part checks,
+    which almost never find two stations that close."""
+    n = len(xy)
+    if n < 2:
+        return True
+    if not np.isfinite(xy).all():
+        return False
+    dx = xy[:, 0, None] - xy[None, :, 0]
+    dy = xy[:, 1, None] - xy[None, :, 1]
+    d2 = dx * dx + dy * dy
+    np.fill_diagonal(d2, np.inf)   # no point with itself (a pair's two entries are equal: -a² = a²)
+    return bool(d2.min() > (distance + 1e-6) ** 2)
 
 
 def _found(cache: dict, keys) -> dict:
@@ -499,7 +529,10 @@ def _build_shapes(keys: list) -> dict:
     for key, line, total in zip(keys, lines, totals):
         n = key[2]
         spaces = tuple(tuple(tuple(c) for c in flat[j + i]) for i in range(n))
-        built[key] = (line, total, corners[j:j + n], tuple(line.coords), spaces, polys[j:j + n], next(_SERIAL))
+        serial = next(_SERIAL)
+        # (7: the spaces' names in the pair caches, 8: the RouteShape made of it for each route id, Layout._finish)
+        built[key] = (line, total, corners[j:j + n], tuple(line.coords), spaces, polys[j:j + n], serial,
+                      tuple((serial, i) for i in range(n)), {})
         j += n
     _remember(_SHAPES, built)
     return built
