@@ -523,15 +523,21 @@ def _build_shapes(keys: list) -> dict:
     corners = _rectangles(lines[own] if own else lines[:0], np.array(at), np.array(totals)[own] if own else np.zeros(0),
                           length, width)
     corners.setflags(write=False)
-    flat = corners.tolist()
+    # each space's corners as a tuple of (x, y) tuples: the same floats as nested tuple() calls on
+    # corners.tolist(), made with one tuple per point and one zip for the four corners
+    xy = list(map(tuple, corners.reshape(-1, 2).tolist()))
+    quads = list(zip(xy[0::4], xy[1::4], xy[2::4], xy[3::4]))
     polys = shapely.polygons(corners) if len(corners) else np.zeros(0, dtype=object)
+    # every line's coordinates in one call, each line's the same tuples as tuple(line.coords)
+    pts = list(map(tuple, shapely.get_coordinates(lines).tolist()))
+    ends = np.cumsum(shapely.get_num_coordinates(lines)).tolist()
     built, j = {}, 0
-    for key, line, total in zip(keys, lines, totals):
+    for key, line, total, stop, start in zip(keys, lines, totals, ends, [0] + ends[:-1]):
         n = key[2]
-        spaces = tuple(tuple(tuple(c) for c in flat[j + i]) for i in range(n))
+        spaces = tuple(quads[j:j + n])
         serial = next(_SERIAL)
         # (7: the spaces' names in the pair caches, 8: the RouteShape made of it for each route id, Layout._finish)
-        built[key] = (line, total, corners[j:j + n], tuple(line.coords), spaces, polys[j:j + n], serial,
+        built[key] = (line, total, corners[j:j + n], tuple(pts[start:stop]), spaces, polys[j:j + n], serial,
                       tuple((serial, i) for i in range(n)), {})
         j += n
     _remember(_SHAPES, built)
