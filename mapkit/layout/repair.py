@@ -173,14 +173,14 @@ class Repair:
     def select(self, centres: np.ndarray, reach: float) -> tuple[list[int], list[int]]:
         """The stations and bundles within reach of the given points: the part of the board a move there can change."""
         net, pos = self.net, self.dr.pos
-        near = np.min(np.linalg.norm(pos[: net.n, None, :] - centres[None], axis=2), axis=1) < reach
+        near = np.min(_norms(pos[: net.n, None, :] - centres[None]), axis=1) < reach
         stations = set(np.nonzero(near)[0].tolist())
         # every segment of every bundle at once: the distance from each centre to its nearest point
         p_, q_, own = self._segments()
         a, d = pos[p_], pos[q_] - pos[p_]                                    # (segments, 2)
         t = np.einsum("csk,sk->cs", centres[:, None, :] - a[None], d) / np.maximum((d * d).sum(1), 1e-9)[None]
         foot = a[None] + np.clip(t, 0.0, 1.0)[..., None] * d[None]
-        close = np.min(np.linalg.norm(centres[:, None, :] - foot, axis=2), axis=0) < reach
+        close = np.min(_norms(centres[:, None, :] - foot), axis=0) < reach
         hit = np.zeros(len(self.dr.lines), dtype=bool)
         hit[own[close]] = True
         bundles = np.flatnonzero(hit).tolist()
@@ -434,8 +434,11 @@ class Repair:
     def _part_of(self, m, centres, selected) -> tuple[float, tuple]:
         """(reach, the part of the board judged) of a move: the part grows with how far it goes."""
         i = self.dr.lines[m[1]][0] if m[0] == "bend" else m[0]
-        dist = float(np.linalg.norm(m[-1] - self.dr.pos[i])) if m[0] != "bend" else \
-            float(np.min(np.linalg.norm(self.dr.pos[self.dr.lines[m[1]]] - m[2], axis=1)))
+        if m[0] != "bend":
+            d = m[-1] - self.dr.pos[i]
+            dist = math.sqrt(d.dot(d))   # np.linalg.norm of a vector: sqrt(x.dot(x)), the same bits
+        else:
+            dist = float(np.min(_norms(self.dr.pos[self.dr.lines[m[1]]] - m[2])))
         reach = next((s for s in STEPS_MM if s >= dist - 1e-6), 2 * dist)
         if reach not in selected:
             selected[reach] = self.select(centres, REACH_MM + reach)
@@ -533,6 +536,12 @@ class Repair:
             if not improved:
                 break
         return found
+
+
+def _norms(v: np.ndarray) -> np.ndarray:
+    """np.linalg.norm(v, axis=-1) of real vectors, as numpy computes it (sqrt(add.reduce(v * v)))
+    without its argument handling (the repair asks it tens of thousands of times)."""
+    return np.sqrt(np.add.reduce(v * v, axis=-1))
 
 
 def _pipeline_check():
@@ -658,17 +667,21 @@ class PartBoards:
             self._stations.clear()
             self._routes.clear()
             self._ids.clear()
+        # the points as Python floats, rounded as _xy rounds them (round(float(v), 1)): one tolist
+        # instead of a numpy scalar per coordinate
+        pl = pos.tolist()
         stations = []
         for j, i in enumerate(stations_in):
-            xy = _xy(pos[i])
-            key = (i, j, xy["x"], xy["y"])
+            x, y = pl[i]
+            x, y = round(x, 1), round(y, 1)
+            key = (i, j, x, y)
             st = self._stations.get(key)
             if st is None:
-                st = self._stations[key] = station_model({**raw_stations[i], "board": xy}, j)
+                st = self._stations[key] = station_model({**raw_stations[i], "board": {"x": x, "y": y}}, j)
             stations.append(st)
         wps_of = {}
         for k in bundles:
-            wps = tuple((w["x"], w["y"]) for w in (_xy(pos[q]) for q in rp.dr.lines[k][1:-1]))
+            wps = tuple((round(pl[q][0], 1), round(pl[q][1], 1)) for q in rp.dr.lines[k][1:-1])
             for ri in net.bundles[k].routes:
                 wps_of[ri] = wps
         order = tuple(sorted(wps_of))
