@@ -257,15 +257,46 @@ class Layout:
             inside[flat] = shapely.contains(self.inner_area(), shapes[flat])
         return inside
 
+    def _area_key(self) -> tuple:
+        ph = self.board.physical
+        return (ph.margin_mm, ph.width_mm, ph.height_mm)
+
     def stations_off_board(self) -> list[str]:
+        # _inside of each marker (a function of its polygon, which is one of its key in _DISCS,
+        # and of the playing area) remembered under both: the repair's parts move one point
         ids, discs = self._discs
-        inside = self._inside(discs)
-        return [sid for sid, ok in zip(ids, inside.tolist()) if not ok]
+        r, area = self.board.physical.station_radius_mm, self._area_key()
+        keys = [(*self.positions[i], r, area) for i in ids]
+        inside = [_INSIDE.get(key) for key in keys]
+        todo = [n for n, v in enumerate(inside) if v is None]
+        if todo:
+            got = self._inside(discs[todo]).tolist()
+            _remember(_INSIDE, {keys[n]: v for n, v in zip(todo, got)})
+            for n, v in zip(todo, got):
+                inside[n] = v
+        return [sid for sid, ok in zip(ids, inside) if not ok]
 
     def routes_off_board(self) -> list[str]:
-        polys, owners, _ = self._space_index
-        inside = self._inside(polys)
-        return sorted({owners[i] for i, ok in enumerate(inside.tolist()) if not ok})
+        # _inside of each route's spaces (a function of its shape and the playing area) remembered
+        # with the shape (its entry 8, under the area's key)
+        area, off, todo = ("inside", *self._area_key()), set(), []
+        for k, sh in enumerate(self._shapes):
+            ok = sh[8].get(area)
+            if ok is None:
+                todo.append(k)
+            elif not ok:
+                off.add(self._route_index[k])
+        if todo:
+            got = self._inside(np.concatenate([self._shapes[k][5] for k in todo])).tolist()
+            j = 0
+            for k in todo:
+                sh = self._shapes[k]
+                n = len(sh[5])
+                ok = sh[8][area] = all(got[j:j + n])
+                j += n
+                if not ok:
+                    off.add(self._route_index[k])
+        return sorted(off)
 
     def space_overlaps(self) -> list[tuple[str, str, float]]:
         """Pairs of routes whose spaces overlap, with the overlapping area in mm²."""
@@ -364,12 +395,14 @@ class Layout:
 # would have computed. Emptied when full, which bounds the memory.
 CACHE_SIZE = 20_000
 PAIR_CACHE_SIZE = 100_000   # _MEETS, _AREAS, _CROSSED: a part of a board has hundreds of pairs (about 20 MB full)
-_SHAPES: dict = {}   # (points, offset, length, sizes, end needs) -> (line, total, corners, coords, spaces, space polygons, serial, spaces' names, RouteShapes)
+_SHAPES: dict = {}   # (points, offset, length, sizes, end needs) -> (line, total, corners, coords, spaces, space polygons, serial,
+#                      spaces' names, {route id: RouteShape, ("inside", playing area): whether all its spaces are in it})
 _NEEDS: dict = {}    # (angle, half-width, half-width, radius, smallest gap) -> the gap two bands' first spaces need
 _DISCS: dict = {}    # (x, y, radius) -> station marker polygon
 _CLIPPED: dict = {}  # (route shape's serial, end a, end b) -> (centreline less its end stations' markers, serial, is empty)
 _MEETS: dict = {}    # the keys of _AREAS or two clipped lines' serials -> whether the two shapes intersect
 _CROSSED: dict = {}  # two clipped lines' serials -> the point_on_surface of their intersection
+_INSIDE: dict = {}   # (x, y, radius, (margin, width, height)) -> whether that station marker is in the playing area
 _AREAS: dict = {}    # (space, space) or (marker, space) -> the area they share, a space named by its shape's serial
 _SERIAL = itertools.count()  # a new number for each shape built, so a rebuilt shape is never taken for an old one
 
@@ -443,12 +476,12 @@ def _no_pair_within(xy: np.ndarray, distance: float) -> bool:
     n = len(xy)
     if n < 2:
         return True
-    if not np.isfinite(xy).all():
-        return False
-    dx = xy[:, 0, None] - xy[None, :, 0]
-    dy = xy[:, 1, None] - xy[None, :, 1]
-    d2 = dx * dx + dy * dy
-    np.fill_diagonal(d2, np.inf)   # no point with itself (a pair's two entries are equal: -a² = a²)
+    x, y = xy[:, 0], xy[:, 1]
+    dx, dy = np.subtract.outer(x, x), np.subtract.outer(y, y)
+    d2 = dx * dx
+    d2 += dy * dy
+    d2.flat[::n + 1] = np.inf   # no point with itself (a pair's two entries are equal: (-a)² = a²)
+    # a coordinate not finite makes a NaN, which min passes on and the comparison rejects
     return bool(d2.min() > (distance + 1e-6) ** 2)
 
 
