@@ -166,8 +166,23 @@ class Layout:
         # what its ends need (end_needs, from the points of the routes round its end stations): that
         # is its key in _SHAPES, so an unmoved route is not rebuilt (the repair and the polish judge
         # hundreds of boards that differ in one point)
-        allpts = [tuple(_dedupe([self.positions[r.a], *(self.point(w) for w in r.waypoints), self.positions[r.b]]))
-                  for r in todo]
+        positions = self.positions
+        allpts = []
+        for r in todo:
+            a, b = positions[r.a], positions[r.b]
+            # _dedupe([a, *(self.point(w) for w in r.waypoints), b]), inline (a good part of the
+            # time of a repair's part Layout, most of whose routes are unmoved)
+            out, last = [a], a
+            for w in r.waypoints:
+                p = (w.x, w.y) if w.x is not None else self._project(w.lat, w.lon)
+                if math.dist(p, last) > 1e-9:
+                    out.append(p)
+                    last = p
+            if math.dist(b, last) > 1e-9:
+                out.append(b)
+            if len(out) == 1:   # both ends at one spot: keep a degenerate but valid line
+                out.append((a[0] + 1e-6, a[1]))
+            allpts.append(tuple(out))
         if _EVEN[0]:
             needs = [(0.0, 0.0)] * len(todo)
         else:
@@ -334,18 +349,20 @@ class Layout:
     def crossings(self) -> list[tuple[str, str, XY]]:
         """Pairs of routes whose centrelines cross outside station markers (overpasses excepted)."""
         by_id = {r.id: r for r in self.board.routes}
-        disc = self.station_discs
         which = [k for k, rid in enumerate(self._route_index) if not by_id[rid].overpass]
         rts = [by_id[self._route_index[k]] for k in which]
         # an unmoved route between unmoved stations was clipped before: the same two differences
         # (a route's shape is named by its serial, which stands for its key in _SHAPES)
-        keys = [(self._shapes[k][6], self.positions[r.a], self.positions[r.b]) for k, r in zip(which, rts)]
-        known = _found(_CLIPPED, keys)
-        todo = [n for n, key in enumerate(keys) if key not in known]
+        positions, shapes = self.positions, self._shapes
+        keys = [(shapes[k][6], positions[r.a], positions[r.b]) for k, r in zip(which, rts)]
+        got = [_CLIPPED.get(key) for key in keys]
+        todo = [n for n, v in enumerate(got) if v is None]
         if todo:
+            disc = self.station_discs
             ks, rs = [which[n] for n in todo], [rts[n] for n in todo]
-            known.update(_clip([keys[n] for n in todo], self._lines[ks], [disc[r.a] for r in rs], [disc[r.b] for r in rs]))
-        got = [known[key] for key in keys]
+            built = _clip([keys[n] for n in todo], self._lines[ks], [disc[r.a] for r in rs], [disc[r.b] for r in rs])
+            for n in todo:
+                got[n] = built[keys[n]]   # (a key met twice: both take the entry kept, as before)
         kept = [n for n, (_, _, e) in enumerate(got) if not e]
         lines = np.array([got[n][0] for n in kept], dtype=object)
         serials = [got[n][1] for n in kept]
@@ -353,14 +370,11 @@ class Layout:
         tree = STRtree(lines)
         ph = self.board.physical
         near = ph.station_radius_mm + ph.space_gap_mm + ph.space_width_mm
-        pairs = []
-        for i, j in zip(*tree.query(lines).tolist()):
-            if j <= i:
-                continue
-            ri, rj = by_id[ids[i]], by_id[ids[j]]
-            if ri.double and ri.double == rj.double:
-                continue
-            pairs.append((i, j))
+        # the tree's pairs in its order, each once (j > i), less a double's two tracks
+        ii, jj = tree.query(lines)
+        up = jj > ii
+        dbl = [by_id[rid].double for rid in ids]
+        pairs = [(i, j) for i, j in zip(ii[up].tolist(), jj[up].tolist()) if not (dbl[i] and dbl[i] == dbl[j])]
         if not pairs:
             return []
         # the envelope query then the test is the query with predicate="intersects" (see _meeting)
@@ -383,8 +397,8 @@ class Layout:
             ri, rj = by_id[ids[i]], by_id[ids[j]]
             # offset tracks of a double leave their station beside its centre and may touch a
             # neighbour's line within the first space's reach; the space checks judge that
-            shared = ri.ends & rj.ends
-            if any(math.dist((x, y), self.positions[st]) <= near for st in shared):
+            # (the stations both routes end at: ri.ends & rj.ends, without the two frozensets)
+            if any(math.dist((x, y), positions[st]) <= near for st in (rj.a, rj.b) if st == ri.a or st == ri.b):
                 continue
             found.append((ids[i], ids[j], (round(x, 1), round(y, 1))))
         return found
