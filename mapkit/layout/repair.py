@@ -172,21 +172,34 @@ class Repair:
 
     def select(self, centres: np.ndarray, reach: float) -> tuple[list[int], list[int]]:
         """The stations and bundles within reach of the given points: the part of the board a move there can change."""
-        net, pos = self.net, self.dr.pos
-        near = np.min(_norms(pos[: net.n, None, :] - centres[None]), axis=1) < reach
-        stations = set(np.nonzero(near)[0].tolist())
-        # every segment of every bundle at once: the distance from each centre to its nearest point
-        p_, q_, own = self._segments()
-        a, d = pos[p_], pos[q_] - pos[p_]                                    # (segments, 2)
-        t = np.einsum("csk,sk->cs", centres[:, None, :] - a[None], d) / np.maximum((d * d).sum(1), 1e-9)[None]
-        foot = a[None] + np.clip(t, 0.0, 1.0)[..., None] * d[None]
-        close = np.min(_norms(centres[:, None, :] - foot), axis=0) < reach
+        net = self.net
+        station_dist, segment_dist, own = self._distances(centres)
+        stations = set(np.nonzero(station_dist < reach)[0].tolist())
         hit = np.zeros(len(self.dr.lines), dtype=bool)
-        hit[own[close]] = True
+        hit[own[segment_dist < reach]] = True
         bundles = np.flatnonzero(hit).tolist()
         for k in bundles:
             stations.update((net.bundles[k].a, net.bundles[k].b))
         return sorted(stations), bundles
+
+    def _distances(self, centres: np.ndarray):
+        """(each station's distance to the nearest of the points, each segment's, the segments'
+        bundles), for select. Remembered for the last points and drawing: the repair selects
+        the part round one problem's points at up to five reaches, and the distances do not
+        depend on the reach (select compares the same arrays with it)."""
+        pos = self.dr.pos
+        p_, q_, own = self._segments()
+        key = (centres.shape, centres.dtype.str, centres.tobytes(), pos.shape, pos.tobytes(), self._seg_version)
+        if getattr(self, "_dist_key", None) == key:
+            return self._dist
+        # every segment of every bundle at once: the distance from each centre to its nearest point
+        station_dist = np.min(_norms(pos[: self.net.n, None, :] - centres[None]), axis=1)
+        a, d = pos[p_], pos[q_] - pos[p_]                                    # (segments, 2)
+        t = np.einsum("csk,sk->cs", centres[:, None, :] - a[None], d) / np.maximum((d * d).sum(1), 1e-9)[None]
+        foot = a[None] + np.clip(t, 0.0, 1.0)[..., None] * d[None]
+        segment_dist = np.min(_norms(centres[:, None, :] - foot), axis=0)
+        self._dist, self._dist_key = (station_dist, segment_dist, own), key
+        return self._dist
 
     def _segments(self):
         """(start points, end points, owning bundle) of every segment, as the lines are now."""
@@ -199,6 +212,7 @@ class Repair:
                 own.extend([k] * (len(line) - 1))
             self._seg = (np.array(p, dtype=int), np.array(q, dtype=int), np.array(own, dtype=int))
             self._seg_key = key
+            self._seg_version = getattr(self, "_seg_version", 0) + 1
         return self._seg
 
     def full_data(self) -> dict:
