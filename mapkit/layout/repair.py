@@ -629,6 +629,7 @@ class PartBoards:
                 for s_ in (b.a, b.b):
                     self._ends.setdefault(s_, []).append(k)
             self._fans: dict = {}   # (station, its bundles' lines and sizes, their points) -> {(bundle, end): need}
+            self._fan_points: dict = {}   # (station, its bundles' lines) -> (their points' indices, the bundles' sizes)
         ks = {self._route_bundle[ri] for ri in order}
         stations = {q for k in ks for q in (dr.lines[k][0], dr.lines[k][-1])}
         # each station's fan once per drawing of it: its needs depend only on its own bands (their
@@ -636,13 +637,22 @@ class PartBoards:
         # point, so most stations' fans are as they were (their fan_needs and band building were
         # about a tenth of the 200-station bench board's time). The fan is given to fan_needs as
         # the whole loop built it (the same bundles in the same order, the same numbers).
-        fans = self._fans
+        fans, idx_of = self._fans, self._fan_points
         got = {}
         for s_ in stations:
             kk = self._ends.get(s_, [])
             lines = tuple(tuple(dr.lines[k]) for k in kk)
-            key = (s_, lines, tuple((net.bundles[k].half_width, net.bundles[k].length) for k in kk),
-                   net.radius, net.space_len, net.space_gap, dr.pos[[q for ln in lines for q in ln]].tobytes())
+            # the points' indices and the bundles' sizes of a station's fan, made once for its lines
+            # (the same key as before, with the points' bytes taken by one index array)
+            made = idx_of.get((s_, lines))
+            if made is None:
+                if len(idx_of) >= 50_000:   # bounded memory
+                    idx_of.clear()
+                made = idx_of[(s_, lines)] = (
+                    np.array([q for ln in lines for q in ln], dtype=np.intp),
+                    tuple((net.bundles[k].half_width, net.bundles[k].length) for k in kk))
+            idx, sizes = made
+            key = (s_, lines, sizes, net.radius, net.space_len, net.space_gap, dr.pos[idx].tobytes())
             fan = fans.get(key)
             if fan is None:
                 at = {}
