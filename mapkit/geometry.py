@@ -717,6 +717,15 @@ def need_of(s1, s2, h1, h2):
     r1, r2 = np.hypot(s1, h1), np.hypot(s2, h2)
     both1 = (r1 >= s1) & (r1 >= s2)
     both2 = (r2 >= s1) & (r2 >= s2)
+    shape = np.shape(r1)
+    if all(np.shape(v) == shape for v in (s1, s2, h1, h2, r2)) and len(shape) == 1:
+        # the four alpha of the return below in one call on their arguments laid end to end: each
+        # element goes through the same operations (elementwise, on contiguous arrays), and the
+        # tighten and the optimizer ask this on small arrays thousands of times
+        n = shape[0]
+        a = alpha(np.concatenate([r1, r1, r2, r2]), np.concatenate([s1, s2, s1, s2]),
+                  np.concatenate([h1, h2, h1, h2]), np.concatenate([r1, r2, r1, r2]))
+        return np.maximum(np.where(both1, a[:n] + a[n:2 * n], 0.0), np.where(both2, a[2 * n:3 * n] + a[3 * n:], 0.0))
     return np.maximum(np.where(both1, alpha(r1, s1, h1, r1) + alpha(r1, s2, h2, r2), 0.0),
                       np.where(both2, alpha(r2, s1, h1, r1) + alpha(r2, s2, h2, r2), 0.0))
 
