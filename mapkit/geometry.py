@@ -129,7 +129,7 @@ class Layout:
         self._lines = np.array([sh[0] for sh in shapes], dtype=object)
         counts = [r.length for r in todo]
         self._space_owner_index = np.repeat(np.arange(len(todo), dtype=int), counts)
-        # each shape's (serial, space) names, made with it (the same tuples, r.length being key[2])
+        # each shape's spaces' names, made with it (r.length of them, r.length being key[2])
         self._space_serials = [name for sh in shapes for name in sh[7]]
         for r, key, sh in zip(todo, keys, shapes):
             # a RouteShape is a function of its key (points, length, the board's sizes, the end
@@ -417,7 +417,7 @@ _CLIPPED: dict = {}  # (route shape's serial, end a, end b) -> (centreline less 
 _MEETS: dict = {}    # the keys of _AREAS or two clipped lines' serials -> whether the two shapes intersect
 _CROSSED: dict = {}  # two clipped lines' serials -> the point_on_surface of their intersection
 _INSIDE: dict = {}   # (x, y, radius, (margin, width, height)) -> whether that station marker is in the playing area
-_AREAS: dict = {}    # (space, space) or (marker, space) -> the area they share, a space named by its shape's serial
+_AREAS: dict = {}    # (space, space) or (marker, space) -> the area they share, a space named by its number (_SHAPES' entry 7)
 _SERIAL = itertools.count()  # a new number for each shape built, so a rebuilt shape is never taken for an old one
 
 
@@ -583,9 +583,11 @@ def _build_shapes(keys: list) -> dict:
         n = key[2]
         spaces = tuple(quads[j:j + n])
         serial = next(_SERIAL)
-        # (7: the spaces' names in the pair caches, 8: the RouteShape made of it for each route id, Layout._finish)
+        # (7: the spaces' names in the pair caches, numbers of their own from _SERIAL, so that no
+        # two spaces and no space and clipped line share one: a flat pair of ints is a cheaper key
+        # than ((serial, i), (serial, j)); 8: the RouteShape made of it for each route id, Layout._finish)
         built[key] = (line, total, corners[j:j + n], tuple(pts[start:stop]), spaces, polys[j:j + n], serial,
-                      tuple((serial, i) for i in range(n)), {})
+                      tuple(next(_SERIAL) for _ in range(n)), {})
         j += n
     _remember(_SHAPES, built)
     return built
