@@ -107,8 +107,10 @@ class Layout:
         self.board = board
         self._finish(*self._route_keys(needs))
 
-    def _finish(self, todo: list, keys: list) -> None:
-        """The route shapes of a Layout whose positions and route keys are known (_route_keys)."""
+    def _finish(self, todo: list, keys: list, found: list | None = None) -> None:
+        """The route shapes of a Layout whose positions and route keys are known (_route_keys);
+        found: the keys' entries in _SHAPES where the caller has looked them up (layouts_of), None
+        for one not there."""
         board = self.board
         ph = board.physical
         radius, length, gap = ph.station_radius_mm, ph.space_length_mm, ph.space_gap_mm
@@ -116,7 +118,7 @@ class Layout:
         # one look-up a key (hashing these nested tuples is a good part of a warm Layout's time)
         shapes, missing = [], {}
         for n, key in enumerate(keys):
-            sh = _SHAPES.get(key)
+            sh = _SHAPES.get(key) if found is None else found[n]
             shapes.append(sh)
             if sh is None:
                 missing.setdefault(key, []).append(n)
@@ -428,32 +430,40 @@ def layouts_of(boards, needs: list | None = None) -> list[Layout]:
     several times a route's own share (about 0.4 ms a call against 0.1 ms a route). The shapes are
     the ones each Layout would build (the same keys, the same functions), so what the checks find
     is unchanged. needs: each board's Layout needs (or None)."""
+    # each key looked up once (hashing the keys' nested tuples is a good part of a warm Layout's
+    # time): its entry kept with the board, the keys not found built and then given to theirs
     shapes, discs, made = {}, {}, []
     for n, board in enumerate(boards):
         lay = Layout.__new__(Layout)
         lay.board = board
         todo, keys = lay._route_keys(None if needs is None else needs[n])
-        made.append((lay, todo, keys))
-        for key in keys:
-            if key not in shapes and _SHAPES.get(key) is None:
+        found = [_SHAPES.get(key) for key in keys]
+        made.append((lay, todo, keys, found))
+        for key, sh in zip(keys, found):
+            if sh is None:
                 shapes.setdefault(key[3], {})[key] = None
         r = board.physical.station_radius_mm
         for xy in lay.positions.values():
             key = (*xy, r)
             if _DISCS.get(key) is None:
                 discs.setdefault(r, {})[key] = None
+    built = {}
     for keys in shapes.values():   # _build_shapes takes one board's sizes a call
-        _build_shapes(list(keys))
+        built.update(_build_shapes(list(keys)))
+    if built:
+        for _, _, keys, found in made:
+            for k, sh in enumerate(found):
+                if sh is None:
+                    found[k] = built.get(keys[k])
     for r, keys in discs.items():
         todo = list(keys)
         pts = shapely.points(np.array([key[:2] for key in todo], dtype=float).reshape(-1, 2))
         _remember(_DISCS, dict(zip(todo, shapely.buffer(pts, r, quad_segs=16))))
     # and the crossing test's clipped lines (Layout.crossings) of their routes that are not overpasses
     clip = {}
-    for lay, todo, keys in made:
+    for lay, todo, keys, found in made:
         r = lay.board.physical.station_radius_mm
-        for route, key in zip(todo, keys):
-            sh = _SHAPES.get(key)
+        for route, sh in zip(todo, found):
             if route.overpass or sh is None:
                 continue
             a, b = lay.positions[route.a], lay.positions[route.b]
@@ -465,9 +475,9 @@ def layouts_of(boards, needs: list | None = None) -> list[Layout]:
     if clip:
         got = list(clip.values())
         _clip(list(clip), np.array([g[0] for g in got], dtype=object), [g[1] for g in got], [g[2] for g in got])
-    for lay, todo, keys in made:
-        lay._finish(todo, keys)
-    return [lay for lay, _, _ in made]
+    for lay, todo, keys, found in made:
+        lay._finish(todo, keys, found)
+    return [lay for lay, _, _, _ in made]
 
 
 def _clip(keys: list, lines, at_a: list, at_b: list) -> dict:
