@@ -268,8 +268,10 @@ class Repair:
                 continue
             for j in range(len(line) - 1):
                 a, b = self.dr.pos[line[j]], self.dr.pos[line[j + 1]]
-                m = max(int(np.linalg.norm(b - a) // SAMPLE_MM), 1)
-                out.extend(a + (b - a) * t for t in np.linspace(0.0, 1.0, m + 1))
+                d = b - a
+                m = max(int(np.sqrt(d.dot(d)) // SAMPLE_MM), 1)   # (np.linalg.norm of a vector)
+                # a + (b - a) * t for every t at once: the same two operations on each element
+                out.extend(a + d * np.linspace(0.0, 1.0, m + 1)[:, None])
         return np.array(out)
 
     # -- candidates -------------------------------------------------------------------------
@@ -704,8 +706,10 @@ class PartBoards:
                 st = self._stations[key] = station_model({**raw_stations[i], "board": {"x": x, "y": y}}, j)
             stations.append(st)
         wps_of = {}
+        lines = rp.dr.lines
         for k in bundles:
-            wps = tuple((round(pl[q][0], 1), round(pl[q][1], 1)) for q in rp.dr.lines[k][1:-1])
+            line = lines[k]
+            wps = tuple((round(pl[q][0], 1), round(pl[q][1], 1)) for q in line[1:-1]) if len(line) > 2 else ()
             for ri in net.bundles[k].routes:
                 wps_of[ri] = wps
         order = tuple(sorted(wps_of))
