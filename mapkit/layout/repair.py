@@ -172,21 +172,34 @@ class Repair:
 
     def select(self, centres: np.ndarray, reach: float) -> tuple[list[int], list[int]]:
         """The stations and bundles within reach of the given points: the part of the board a move there can change."""
-        net, pos = self.net, self.dr.pos
-        near = np.min(np.linalg.norm(pos[: net.n, None, :] - centres[None], axis=2), axis=1) < reach
-        stations = set(np.nonzero(near)[0].tolist())
-        # every segment of every bundle at once: the distance from each centre to its nearest point
-        p_, q_, own = self._segments()
-        a, d = pos[p_], pos[q_] - pos[p_]                                    # (segments, 2)
-        t = np.einsum("csk,sk->cs", centres[:, None, :] - a[None], d) / np.maximum((d * d).sum(1), 1e-9)[None]
-        foot = a[None] + np.clip(t, 0.0, 1.0)[..., None] * d[None]
-        close = np.min(np.linalg.norm(centres[:, None, :] - foot, axis=2), axis=0) < reach
+        net = self.net
+        station_dist, segment_dist, own = self._distances(centres)
+        stations = set(np.nonzero(station_dist < reach)[0].tolist())
         hit = np.zeros(len(self.dr.lines), dtype=bool)
-        hit[own[close]] = True
+        hit[own[segment_dist < reach]] = True
         bundles = np.flatnonzero(hit).tolist()
         for k in bundles:
             stations.update((net.bundles[k].a, net.bundles[k].b))
         return sorted(stations), bundles
+
+    def _distances(self, centres: np.ndarray):
+        """(each station's distance to the nearest of the points, each segment's, the segments'
+        bundles), for select. Remembered for the last points and drawing: the repair selects
+        the part round one problem's points at up to five reaches, and the distances do not
+        depend on the reach (select compares the same arrays with it)."""
+        pos = self.dr.pos
+        p_, q_, own = self._segments()
+        key = (centres.shape, centres.dtype.str, centres.tobytes(), pos.shape, pos.tobytes(), self._seg_version)
+        if getattr(self, "_dist_key", None) == key:
+            return self._dist
+        # every segment of every bundle at once: the distance from each centre to its nearest point
+        station_dist = np.min(_norms(pos[: self.net.n, None, :] - centres[None]), axis=1)
+        a, d = pos[p_], pos[q_] - pos[p_]                                    # (segments, 2)
+        t = np.einsum("csk,sk->cs", centres[:, None, :] - a[None], d) / np.maximum((d * d).sum(1), 1e-9)[None]
+        foot = a[None] + np.clip(t, 0.0, 1.0)[..., None] * d[None]
+        segment_dist = np.min(_norms(centres[:, None, :] - foot), axis=0)
+        self._dist, self._dist_key = (station_dist, segment_dist, own), key
+        return self._dist
 
     def _segments(self):
         """(start points, end points, owning bundle) of every segment, as the lines are now."""
@@ -199,6 +212,7 @@ class Repair:
                 own.extend([k] * (len(line) - 1))
             self._seg = (np.array(p, dtype=int), np.array(q, dtype=int), np.array(own, dtype=int))
             self._seg_key = key
+            self._seg_version = getattr(self, "_seg_version", 0) + 1
         return self._seg
 
     def full_data(self) -> dict:
@@ -254,8 +268,10 @@ class Repair:
                 continue
             for j in range(len(line) - 1):
                 a, b = self.dr.pos[line[j]], self.dr.pos[line[j + 1]]
-                m = max(int(np.linalg.norm(b - a) // SAMPLE_MM), 1)
-                out.extend(a + (b - a) * t for t in np.linspace(0.0, 1.0, m + 1))
+                d = b - a
+                m = max(int(np.sqrt(d.dot(d)) // SAMPLE_MM), 1)   # (np.linalg.norm of a vector)
+                # a + (b - a) * t for every t at once: the same two operations on each element
+                out.extend(a + d * np.linspace(0.0, 1.0, m + 1)[:, None])
         return np.array(out)
 
     # -- candidates -------------------------------------------------------------------------
@@ -434,8 +450,11 @@ class Repair:
     def _part_of(self, m, centres, selected) -> tuple[float, tuple]:
         """(reach, the part of the board judged) of a move: the part grows with how far it goes."""
         i = self.dr.lines[m[1]][0] if m[0] == "bend" else m[0]
-        dist = float(np.linalg.norm(m[-1] - self.dr.pos[i])) if m[0] != "bend" else \
-            float(np.min(np.linalg.norm(self.dr.pos[self.dr.lines[m[1]]] - m[2], axis=1)))
+        if m[0] != "bend":
+            d = m[-1] - self.dr.pos[i]
+            dist = math.sqrt(d.dot(d))   # np.linalg.norm of a vector: sqrt(x.dot(x)), the same bits
+        else:
+            dist = float(np.min(_norms(self.dr.pos[self.dr.lines[m[1]]] - m[2])))
         reach = next((s for s in STEPS_MM if s >= dist - 1e-6), 2 * dist)
         if reach not in selected:
             selected[reach] = self.select(centres, REACH_MM + reach)
@@ -535,6 +554,12 @@ class Repair:
         return found
 
 
+def _norms(v: np.ndarray) -> np.ndarray:
+    """np.linalg.norm(v, axis=-1) of real vectors, as numpy computes it (sqrt(add.reduce(v * v)))
+    without its argument handling (the repair asks it tens of thousands of times)."""
+    return np.sqrt(np.add.reduce(v * v, axis=-1))
+
+
 def _pipeline_check():
     from mapkit.layout.pipeline import geometry_problems   # (pipeline imports this module)
 
@@ -606,6 +631,7 @@ class PartBoards:
                 for s_ in (b.a, b.b):
                     self._ends.setdefault(s_, []).append(k)
             self._fans: dict = {}   # (station, its bundles' lines and sizes, their points) -> {(bundle, end): need}
+            self._fan_points: dict = {}   # (station, its bundles' lines) -> (their points' indices, the bundles' sizes)
         ks = {self._route_bundle[ri] for ri in order}
         stations = {q for k in ks for q in (dr.lines[k][0], dr.lines[k][-1])}
         # each station's fan once per drawing of it: its needs depend only on its own bands (their
@@ -613,13 +639,22 @@ class PartBoards:
         # point, so most stations' fans are as they were (their fan_needs and band building were
         # about a tenth of the 200-station bench board's time). The fan is given to fan_needs as
         # the whole loop built it (the same bundles in the same order, the same numbers).
-        fans = self._fans
+        fans, idx_of = self._fans, self._fan_points
         got = {}
         for s_ in stations:
             kk = self._ends.get(s_, [])
             lines = tuple(tuple(dr.lines[k]) for k in kk)
-            key = (s_, lines, tuple((net.bundles[k].half_width, net.bundles[k].length) for k in kk),
-                   net.radius, net.space_len, net.space_gap, dr.pos[[q for ln in lines for q in ln]].tobytes())
+            # the points' indices and the bundles' sizes of a station's fan, made once for its lines
+            # (the same key as before, with the points' bytes taken by one index array)
+            made = idx_of.get((s_, lines))
+            if made is None:
+                if len(idx_of) >= 50_000:   # bounded memory
+                    idx_of.clear()
+                made = idx_of[(s_, lines)] = (
+                    np.array([q for ln in lines for q in ln], dtype=np.intp),
+                    tuple((net.bundles[k].half_width, net.bundles[k].length) for k in kk))
+            idx, sizes = made
+            key = (s_, lines, sizes, net.radius, net.space_len, net.space_gap, dr.pos[idx].tobytes())
             fan = fans.get(key)
             if fan is None:
                 at = {}
@@ -658,17 +693,23 @@ class PartBoards:
             self._stations.clear()
             self._routes.clear()
             self._ids.clear()
+        # the points as Python floats, rounded as _xy rounds them (round(float(v), 1)): one tolist
+        # instead of a numpy scalar per coordinate
+        pl = pos.tolist()
         stations = []
         for j, i in enumerate(stations_in):
-            xy = _xy(pos[i])
-            key = (i, j, xy["x"], xy["y"])
+            x, y = pl[i]
+            x, y = round(x, 1), round(y, 1)
+            key = (i, j, x, y)
             st = self._stations.get(key)
             if st is None:
-                st = self._stations[key] = station_model({**raw_stations[i], "board": xy}, j)
+                st = self._stations[key] = station_model({**raw_stations[i], "board": {"x": x, "y": y}}, j)
             stations.append(st)
         wps_of = {}
+        lines = rp.dr.lines
         for k in bundles:
-            wps = tuple((w["x"], w["y"]) for w in (_xy(pos[q]) for q in rp.dr.lines[k][1:-1]))
+            line = lines[k]
+            wps = tuple((round(pl[q][0], 1), round(pl[q][1], 1)) for q in line[1:-1]) if len(line) > 2 else ()
             for ri in net.bundles[k].routes:
                 wps_of[ri] = wps
         order = tuple(sorted(wps_of))
