@@ -7,7 +7,8 @@ with geo_anchor 1.0 as shipped; Seattle on --size auto) and the synthetic networ
 
 --soft lays out without the gap rule (--no-gap-rule); --seed is the layout's seed (the networks are
 the same). CPU seconds are each case's own process time; the figures are
-mapkit.layout.figures.measure of the written board, plus the layout's figure gap_rule."""
+mapkit.layout.figures.measure of the written board, plus the layout's figure gap_rule and over_mm
+(routes with gaps between spaces over 6, 7, 8 and 10 mm)."""
 
 from __future__ import annotations
 
@@ -39,6 +40,21 @@ def case_data(name: str):
     return layout_board_data(n, seed=s), dict(size="auto")
 
 
+OVER_MM = (6.0, 7.0, 8.0, 10.0)
+
+
+def over_by(data: dict) -> dict:
+    """How many routes (flights aside) have gaps between spaces over each of OVER_MM, as rounded
+    (the figure routes_over_gap is the first): how far over 6 mm what is left is."""
+    from mapkit.boardfile import build_board
+    from mapkit.geometry import Layout
+    board = build_board(data)
+    lay = Layout(board)
+    kind = {r.id: r.kind for r in board.routes}
+    gaps = [round(sh.gaps[1], 1) for rid, sh in lay.routes.items() if kind[rid] != "flight"]
+    return {f"{t:g}": sum(g > t for g in gaps) for t in OVER_MM}
+
+
 def run(name: str, rule: bool, seed: int) -> dict:
     from mapkit.layout import layout_board
     from mapkit.layout.figures import measure
@@ -48,6 +64,7 @@ def run(name: str, rule: bool, seed: int) -> dict:
     cpu = time.process_time() - t
     m = measure(res.data)
     out = {k: m.get(k) for k in KEYS}
+    out["over_mm"] = over_by(res.data)
     out.update(cpu=round(cpu, 1), case=name, rule=rule, seed=seed, gap_rule=res.figures.get("gap_rule"))
     return out
 
