@@ -708,6 +708,16 @@ def fan_needs(bands: dict, count: int, radius: float, smallest: float) -> list[t
     return [tuple(v) for v in out]
 
 
+def station_fan(bands: list, radius: float, smallest: float) -> list[float]:
+    """fan_needs round one station whose bands each have one end there: bands [(angle, half-width,
+    even gap)] in the order the whole board's loop meets them (fan_needs sorts them by angle, a tie
+    kept in that order), each band's need. The layout's repair (PartBoards.whole_needs, positions
+    as written) and tightening (Tighten._fresh_needs, positions as drawn) make their stations' fans
+    this way, each only round the stations whose bands moved; end_needs makes every station's at once."""
+    at = {j: [angle, half, [(j, 0)], even] for j, (angle, half, even) in enumerate(bands)}
+    return [v[0] for v in fan_needs({0: at}, len(bands), radius, smallest)]
+
+
 def alpha(rho, s_, h_, corner):
     """The angle a first space occupies at distance rho from the station centre (arrays): 0 before
     the space starts (s), acos(s / rho) up to its near corner (at hypot(s, h)), asin(h / rho) beyond;

@@ -143,3 +143,33 @@ def test_the_one_pair_angle_is_the_array_corner_geometry():
     got = np.array([pair_angle(*v) for v in zip(s1.tolist(), s2.tolist(), h1.tolist(), h2.tolist())])
     assert np.abs(got - want).max() < 1e-12
     assert (want > 0).all()
+
+
+def test_station_fan_is_fan_needs_one_station_at_a_time():
+    """station_fan (the repair's and the tightening's fan of one station) gives each band the need
+    fan_needs gives it on a board of many stations: a station's needs depend only on its own bands,
+    ties in angle kept in the loop's order. Random fans, some crowded (needs > 0), some not."""
+    import math
+    import random
+
+    from mapkit.geometry import fan_needs, station_fan
+
+    rng = random.Random(7)
+    asked = 0
+    for _ in range(300):
+        stations, items = {}, []
+        for s in range(rng.randint(1, 4)):
+            at = {}
+            for b in range(rng.randint(1, 7)):
+                angle = rng.choice([rng.uniform(-math.pi, math.pi), 0.5])   # some ties in angle
+                band = [angle, rng.choice([4.0, 9.0]), [(len(items), 0)], rng.uniform(-2.0, 12.0)]
+                at[(s, b)] = band
+                items.append((s, band))
+            stations[s] = at
+        whole = fan_needs(stations, len(items), 5.0, 2.0)
+        for s, at in stations.items():
+            got = station_fan([(v[0], v[1], v[3]) for v in at.values()], 5.0, 2.0)
+            want = [whole[v[2][0][0]][0] for v in at.values()]
+            assert got == want
+            asked += sum(n > 0 for n in got)
+    assert asked > 50   # the fans were crowded often enough to ask for room

@@ -619,7 +619,7 @@ class PartBoards:
         board's geometry gives them with the points where they are now (mapkit.geometry.end_needs on
         build_result's board: every bundle round their end stations, their first segments at the
         positions as written, 0.1 mm)."""
-        from mapkit.geometry import fan_needs
+        from mapkit.geometry import station_fan
 
         rp, net = self.rp, self.rp.net
         dr = rp.dr
@@ -637,7 +637,7 @@ class PartBoards:
         # each station's fan once per drawing of it: its needs depend only on its own bands (their
         # lines' points, widths and lengths), and a judged part differs from the one before in a
         # point, so most stations' fans are as they were (their fan_needs and band building were
-        # about a tenth of the 200-station bench board's time). The fan is given to fan_needs as
+        # about a tenth of the 200-station bench board's time). The fan is given to station_fan as
         # the whole loop built it (the same bundles in the same order, the same numbers).
         fans, idx_of = self._fans, self._fan_points
         got = {}
@@ -657,7 +657,7 @@ class PartBoards:
             key = (s_, lines, sizes, net.radius, net.space_len, net.space_gap, dr.pos[idx].tobytes())
             fan = fans.get(key)
             if fan is None:
-                at = {}
+                bands = {}   # bundle -> (its end here, angle, half-width, even gap)
                 for k in kk:
                     line = dr.lines[k]
                     end, q = (0, line[1]) if line[0] == s_ else (1, line[-2])
@@ -666,11 +666,9 @@ class PartBoards:
                     total = sum(math.hypot(u["x"] - v["x"], u["y"] - v["y"]) for u, v in zip(pts[:-1], pts[1:]))
                     b = net.bundles[k]
                     even = (total - 2 * net.radius - b.length * net.space_len) / (b.length + 1)
-                    at[k] = [math.atan2(nxt["y"] - here["y"], nxt["x"] - here["x"]), b.half_width, [(k, end)], even]
-                ends = [item[2][0] for item in at.values()]
-                local = {k: [item[0], item[1], [(j, item[2][0][1])], item[3]] for j, (k, item) in enumerate(at.items())}
-                need = fan_needs({s_: local}, len(ends), net.radius, net.space_gap)
-                fan = {(k, end): need[j][end] for j, (k, end) in enumerate(ends)}
+                    bands[k] = (end, math.atan2(nxt["y"] - here["y"], nxt["x"] - here["x"]), b.half_width, even)
+                need = station_fan([v[1:] for v in bands.values()], net.radius, net.space_gap)
+                fan = {(k, v[0]): n for (k, v), n in zip(bands.items(), need)}
                 if len(fans) >= 50_000:   # bounded memory
                     fans.clear()
                 fans[key] = fan

@@ -53,7 +53,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from mapkit.geometry import fan_needs, space_placement, space_placement_arrays
+from mapkit.geometry import space_placement, space_placement_arrays, station_fan
 from mapkit.layout.crowding import ANGLE_CLEAR, HALF_EXTRA_MM, need_of
 from mapkit.layout.labels import LABEL_PT, LABEL_REACH_MM, fill_kept, room_counts, station_span, worse_room
 from mapkit.layout.network import MAX_GAP_MM, drawn_mm_at_gap
@@ -181,7 +181,7 @@ class Tighten:
         only on its own bands (the angle of each bundle's first segment there, its half-width, its
         even gap), so only the fans at the ends of bundles with a moved point or a changed line are
         made again (the whole board's fan_needs at every moved point was 55 % of the 200-station
-        bench board's time). Each station's fan is given to fan_needs as the whole board's loop
+        bench board's time). Each station's fan is given to station_fan as the whole board's loop
         built it (its bundles in the same order, the same numbers), so the needs are identical."""
         dr, bundles = self.dr, self.net.bundles
         pos = dr.pos
@@ -220,21 +220,15 @@ class Tighten:
             stations.update((line[0], line[-1]))
         out = ns["out"]
         for s_ in stations:
-            at, ends = {}, []
+            bands = {}   # bundle -> (its end here, angle, half-width, even gap)
             for k in ns["at"][s_]:   # ascending, as the whole board's loop put them at s_
                 line = lines[k]
                 for end, e in ((0, line[0]), (1, line[-1])):
                     if e == s_:   # (a loop's end 1 overwrites its end 0, as there)
-                        at[k] = [ang[k][end], bundles[k].half_width, None, even[k]]
-                        if len(ends) and ends[-1][0] == k:
-                            ends[-1] = (k, end)
-                        else:
-                            ends.append((k, end))
-            for j, (k, end) in enumerate(ends):
-                at[k][2] = [(j, end)]
-            got = fan_needs({s_: at}, len(ends), self.r, self.gmin)
-            for j, (k, end) in enumerate(ends):
-                out[k][end] = got[j][end]
+                        bands[k] = (end, ang[k][end], bundles[k].half_width, even[k])
+            got = station_fan([v[1:] for v in bands.values()], self.r, self.gmin)
+            for (k, v), need in zip(bands.items(), got):
+                out[k][v[0]] = need
         return [tuple(v) for v in out]
 
     def placed(self, ks, L) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
