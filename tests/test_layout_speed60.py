@@ -15,6 +15,7 @@ import pytest
 import shapely
 
 import geometry_plain as plain
+from test_geometry_fast import findings   # (what a Layout finds, as a comparable dict)
 import mapkit.geometry as fast
 from mapkit.boardfile import build_board
 from mapkit.checks import check_geometry
@@ -26,18 +27,6 @@ from mapkit.layout.pipeline import geometry_problems
 from mapkit.layout.repair import PartBoards, Repair
 from mapkit.layout.synthetic import layout_board_data
 from mapkit.resources import boards_dir
-
-
-def findings(layout):
-    return {
-        "routes": {rid: (s.centerline, s.usable_mm, s.needed_mm, s.spaces) for rid, s in layout.routes.items()},
-        "station_overlaps": layout.station_overlaps(),
-        "stations_off_board": layout.stations_off_board(),
-        "routes_off_board": layout.routes_off_board(),
-        "space_overlaps": layout.space_overlaps(),
-        "spaces_on_stations": layout.spaces_on_stations(),
-        "crossings": layout.crossings(),
-    }
 
 
 def _boards():
