@@ -27,6 +27,11 @@ are moved to take excess out:
   the point's own target weighs every route and fan round it and often stays put where one route is
   far over; the whole way, half or a quarter of it;
 - a bend taken out of a route too long with it and long enough without it;
+- a station moved with bends near it by one vector (`try_group`, when none of its single moves was
+  kept): the first bends of its routes not over 6 mm, or every free bend within GROUP_RADIUS_MM
+  (the points of its routes over 6 mm left out), by the steps towards its targets above: where
+  every target of the station alone lengthens another route through it as much as it shortens
+  this one, that route's bend moved with it keeps its length;
 - first, the whole drawing drawn in towards its centre by a few per cent (`shrink`), where every
   route keeps its spaces' length: rarely possible (a route at its shortest stops it), the slides
   are that move one line at a time.
@@ -35,7 +40,8 @@ A move is kept only when it takes out something (fewer routes over 6 mm, or as m
 excess, `better`), the checks find nothing more on the part of the board it changes (overpass.rank,
 the finishing step's judge: no error traded for anything; the slides on the whole board), the
 stations near what it moves keep room for as many labels as before (labels.py: a label is an
-obstacle; at 10 pt, and when the label step tightens again after its slides at 7, 8 and 10 pt),
+obstacle; at each of 7, 8 and 10 pt, labels.ROOM_SIZES, ROOM_ALL: a station already without
+room at 10 pt keeps its room at 7 and 8),
 the stations still fill the board as asked (labels.fill_kept) and the routes it turns
 are no farther from what the style asks (their real bearings, 45° in the schematic style, `turns_ok`).
 Each sweep is confirmed on the whole board (checks and label room); one it refuses keeps its moves
@@ -96,7 +102,7 @@ EXTRA_SWEEPS = 0          # sweeps after those over only the points of routes st
 ROOM_ALL = True           # the first tightening keeps the label room at every one of labels.ROOM_SIZES too
 GROUP = True              # a station moved with its neighbours by one vector when no single move was kept (_groups)
 GROUP_RADIUS_MM = 30.0    # ... the free bends within this of the station (its routes over: their points left out)
-GROUP_TRIES = 3           # ... judged tries of one station's group moves at most (within TRIES_PER_POINT's count)
+GROUP_TRIES = 3           # ... judged tries of one station's group moves at most (after its single moves)
 GROUP_FRACTIONS = (1.0, 0.5)   # ... of the vector, tried in this order
 
 
