@@ -56,7 +56,7 @@ def layout_board(data: dict, *, style: str = "geographic", size="auto", seed: in
     the labels' room, the fill and the directions allow (tighten.py, figure tightened). Measured on
     18 cases (docs/layout-gaps.md, "The gap rule the default"): the rule leaves about a third as
     many routes over 6 mm, every case clean and every label with room, at up to twice the CPU
-    (the 60-station bench board: about 9 s against 6.2 s; `mapkit bench --only layout`)."""
+    (the 60-station bench board: about 9.3 s against 7.4 s; `mapkit bench --only layout`)."""
     if style not in STYLES:
         raise LayoutError(f"unknown style '{style}': use geographic or schematic")
     if geo_anchor is not None and not 0 <= geo_anchor <= 10:
