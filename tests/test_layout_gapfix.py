@@ -7,13 +7,13 @@ import numpy as np
 import shapely
 from shapely.geometry import LineString
 
-from mapkit.layout.network import MAX_GAP_MM, build_network
-from mapkit.layout.optimize import Drawing
+from mapkit.layout.network import MAX_GAP_MM
 from mapkit.layout.pipeline import geometry_problems
 from mapkit.layout.repair import Repair
 from mapkit.layout.result import build_result
 from mapkit.layout.tighten import Tighten, tighten, track_extras
 from conftest import red_blue_board
+from test_layout_tighten import drawing_of
 
 
 def _drawing(stations, routes, bends=None):
@@ -22,13 +22,7 @@ def _drawing(stations, routes, bends=None):
                   for i, (x, y) in stations.items()],
         routes=[{"from": a, "to": b, "color": c, "length": n, **({"double": d} if d else {})}
                 for a, b, c, n, d in routes])
-    net = build_network(data)
-    pos = np.array(list(stations.values()), dtype=float)
-    dr = Drawing(pos, net.n, [[b.a, b.b] for b in net.bundles], np.ones(net.n, dtype=bool),
-                 bounds=(20.0, 20.0, 780.0, 510.0))
-    for k, xy in (bends or {}).items():
-        dr.add_waypoint(k, xy)
-    return net, dr
+    return drawing_of(data, stations, bends)
 
 
 def _gaps(net, dr) -> dict[str, float]:

@@ -29,7 +29,13 @@ def _board(stations, routes) -> dict:
 
 
 def _drawing(stations, routes, bends=None):
-    net = build_network(_board(stations, routes))
+    return drawing_of(_board(stations, routes), stations, bends)
+
+
+def drawing_of(data, stations, bends=None):
+    """The network of a board dict and a Drawing of it with its stations at these millimetres
+    ({id: (x, y)}, in the file's order) and bends ({bundle: (x, y)}); also tests/test_layout_gapfix.py."""
+    net = build_network(data)
     pos = np.array(list(stations.values()), dtype=float)
     dr = Drawing(pos, net.n, [[b.a, b.b] for b in net.bundles], np.ones(net.n, dtype=bool),
                  bounds=(20.0, 20.0, 780.0, 510.0))
