@@ -16,7 +16,7 @@ import numpy as np
 
 from mapkit.layout import fit
 from mapkit.layout.flights import flight_bundles, route_flights
-from mapkit.layout.labels import ROOM_SIZES, without_room
+from mapkit.layout.labels import room_counts, worse_room
 from mapkit.layout.result import build_result
 
 SMALLER_BOARD = True
@@ -54,7 +54,7 @@ def smaller_board(net, dr, size_out: tuple[float, float], check) -> tuple[float,
             continue
         if room is None:
             before = build_result(net, dr, size_out)[0]
-            room = [len(without_room(before, size=pt)) for pt in ROOM_SIZES]
+            room = room_counts(None, data=before)
         centre = np.array([(box[0] + box[2]) / 2, (box[1] + box[3]) / 2]) - (lo + hi) / 2
         slack = np.array([box[2] - box[0] - (hi[0] - lo[0]), box[3] - box[1] - (hi[1] - lo[1])]) / 2
         # centred first; else pushed to a side or corner by the slack, which gives the labels at
@@ -65,7 +65,7 @@ def smaller_board(net, dr, size_out: tuple[float, float], check) -> tuple[float,
             if flights:
                 route_flights(net, dr, (W, H))
             data = build_result(net, dr, (W, H))[0]
-            if not check(data) and all(len(without_room(data, size=pt)) <= n for pt, n in zip(ROOM_SIZES, room)):
+            if not check(data) and not worse_room(room_counts(None, data=data), room):
                 return (W, H)
             dr.pos, dr.free, dr.lines = saved[0].copy(), saved[1].copy(), [list(line) for line in saved[2]]
             dr.bounds = saved[3]
