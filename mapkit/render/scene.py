@@ -220,12 +220,12 @@ def _route_items(ph, kind: str, hex_: str, mark, shape, pieces) -> list:
     flight = kind == "flight"
     base_z = 6 if flight else 2
     out = []
-    path = shapes.trimmed(shape.centerline, ph.station_radius_mm, ph.station_radius_mm)
     guide = guide_line(ph, kind, shape.centerline)
     if guide is not None:
         coords, colour, lw, dash = guide
         out.append(Line(coords, colour, lw, z=base_z, dash=dash))
     elif flight:
+        path = shapes.trimmed(shape.centerline, ph.station_radius_mm, ph.station_radius_mm)
         for part in (pieces if pieces is not None else (tuple(path),)):
             out.append(Line(tuple(part), style.INK, 1.4, z=base_z, dash=(5.0, 3.0)))
     edge, lw = style.space_edge(hex_)
