@@ -82,7 +82,7 @@ def layout(board, out, write, style, size, keep, seed, geo_anchor, gap_rule, fmt
     """
     from mapkit.errors import UsageError
     from mapkit.layout import layout_board
-    from mapkit.layout.figures import measure
+    from mapkit.layout.figures import loose_routes, measure
     from mapkit.outputs import atomic_write_text, check_output, refuse_input_paths
     from mapkit.writer import dump_board_json, write_patches
 
@@ -106,11 +106,12 @@ def layout(board, out, write, style, size, keep, seed, geo_anchor, gap_rule, fmt
         atomic_write_text(out, dump_board_json(res.data))
         written = str(out)
     passes = not left
+    loose = loose_routes(res.data)
     if fmt == "json":
         _echo_json({"board": data["id"], "style": style, "seed": seed, "written": written,
                     "changes": [{"path": _path_text(p), "value": None if not isinstance(v, (dict, list, int, float)) else v}
                                 for p, v in res.changes.items()],
-                    "figures": figures, "problems": res.problems, "passes_strict": passes,
+                    "figures": figures, "loose_routes": loose, "problems": res.problems, "passes_strict": passes,
                     "remaining": [p.as_dict() for p in left]})
     else:
         moved = sum(1 for p in res.changes if p[0] == "stations")
@@ -120,6 +121,7 @@ def layout(board, out, write, style, size, keep, seed, geo_anchor, gap_rule, fmt
                       f"{_auto_note(figures) if size == 'auto' else ''}"))
         for k, v in figures.items():
             click.echo(f"  {k:<26} {v}")
+        _echo_loose(loose)
         for p in res.problems:
             click.echo(printable(f"does not fit: {p}"))
         for p in left:
@@ -128,6 +130,39 @@ def layout(board, out, write, style, size, keep, seed, geo_anchor, gap_rule, fmt
                    + (f"; written to {written}" if written else "; nothing written (give --out FILE or --write)"))
     if not passes:
         raise SystemExit(1)
+
+
+LOOSE_SHOWN = 12   # loose routes named in the text output (--format json lists them all)
+
+
+def _echo_loose(loose: list[dict]) -> None:
+    """The routes whose gaps between spaces are over 6 mm (figures.loose_routes), widest first, with
+    what would draw each in; then those already as short as their crowded ends allow. Not a
+    geometry problem (validate --strict passes): a route that reads as dashes is the designer's
+    call, so the layout names them rather than failing."""
+    held = [x for x in loose if x["held"]]
+    loose = [x for x in loose if not x["held"]]
+    if loose:
+        click.echo(f"{len(loose)} {'route reads' if len(loose) == 1 else 'routes read'} as dashes"
+                   " (gaps between spaces over 6 mm), widest first:")
+        for x in loose[:LOOSE_SHOWN]:
+            fits = f"; {x['fits']} spaces would read as one line here" if x["fits"] else ""
+            click.echo(printable(f"  route {x['route']} ({x['a']} - {x['b']}, {_spaces(x['length'])}): gaps {x['gap_mm']:g} mm,"
+                                 f" drawn {x['over_mm']:g} mm longer than 6 mm gaps need{fits}"))
+        if len(loose) > LOOSE_SHOWN:
+            click.echo(f"  ... and {len(loose) - LOOSE_SHOWN} more (--format json lists them all)")
+        click.echo("  to draw one in: move its stations closer and pin them (\"pinned\": true or --keep), then run"
+                   " layout again; or give the route the length named")
+    if held:
+        names = ", ".join(x["route"] for x in held[:LOOSE_SHOWN]) + (" ..." if len(held) > LOOSE_SHOWN else "")
+        one = len(held) == 1
+        click.echo(printable(f"{len(held)} {'route' if one else 'routes'} of one space {'has' if one else 'have'} more than"
+                             f" 6 mm round {'its space but is' if one else 'their space but are'} as short as the crowded"
+                             f" stations allow (an end needs the room to clear its neighbours): {names}"))
+
+
+def _spaces(n: int) -> str:
+    return f"{n} space" if n == 1 else f"{n} spaces"
 
 
 def _auto_note(figures: dict) -> str:

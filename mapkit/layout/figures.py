@@ -38,7 +38,7 @@ from shapely.ops import unary_union
 
 from mapkit.boardfile import build_board
 from mapkit.checks import check_geometry
-from mapkit.geometry import Layout
+from mapkit.geometry import Layout, space_placement
 from mapkit.layout.network import MAX_GAP_MM
 from mapkit.layout.order import cyclic_order
 from mapkit.render.sides import chains, keep_sides, track_side
@@ -118,6 +118,51 @@ def gap_figures(data: dict, board=None, layout=None) -> dict:
             "end_gaps_over_need": sum(round(g, 1) > round(allow, 1) for g, allow in ends),
             "largest_end_gap_mm": round(max(g for g, _ in ends), 1) if ends else None,
             "routes_over_gap_even": sum(round(g, 1) > MAX_GAP_MM for g in even)}
+
+
+LOOSE_LENGTHS_TRIED = 3   # a loose route's suggestion: up to this many more spaces (more would be a different route)
+
+
+def loose_routes(data: dict, board=None, layout=None) -> list[dict]:
+    """The routes counted in routes_over_gap (gaps between spaces over 6 mm, MAX_GAP_MM, as
+    rounded there; a route of one space: its even gap either side), widest gap first, and what
+    would draw each in. Each: route id, its stations, length (spaces), gap_mm (as drawn), needs_mm
+    (what each end needs to clear its neighbours round a crowded station, end_needs: 0 where 6 mm
+    is enough), over_mm (how much longer the route is drawn than its spaces need with 6 mm between
+    them and each end at 6 mm or its need: what moving its stations closer has to take out), held
+    (over_mm at most 0: the route is as short as its crowded ends allow; only a route of one space
+    or a too-short one drawn with the even spread can be: its space is centred, so the end without
+    a need shows the gap of the end with one), and fits (the smallest longer length whose gaps
+    between spaces would be 6 mm or less on this same drawing, up to LOOSE_LENGTHS_TRIED more
+    spaces; None beyond). Flights are left out (their spaces follow a path of their own)."""
+    if board is None:
+        board = build_board(data)
+        layout = Layout(board)
+    ph = board.physical
+    size, smallest = ph.space_length_mm, ph.space_gap_mm
+    routes = {r.id: r for r in board.routes}
+    out = []
+    for rid, shape in layout.routes.items():
+        r = routes[rid]
+        if r.kind == "flight" or shape.gaps is None:
+            continue
+        inner = shape.gaps[1]
+        if round(inner, 1) <= MAX_GAP_MM:
+            continue
+        needs = shape.needs or (0.0, 0.0)
+        tight = r.length * size + (r.length - 1) * MAX_GAP_MM + sum(max(MAX_GAP_MM, n) for n in needs)
+        over = shape.usable_mm - tight
+        fits = None
+        for n in range(r.length + 1, r.length + LOOSE_LENGTHS_TRIED + 1):
+            if shape.usable_mm < n * size + (n + 1) * smallest:
+                break
+            if round(space_placement(shape.usable_mm, n, size, smallest, *needs)[1], 1) <= MAX_GAP_MM:
+                fits = n
+                break
+        out.append({"route": rid, "a": r.a, "b": r.b, "length": r.length, "gap_mm": round(inner, 1),
+                    "needs_mm": [round(n, 1) for n in needs], "over_mm": round(over, 1),
+                    "held": round(over, 1) <= 0.0, "fits": fits})
+    return sorted(out, key=lambda x: (x["held"], -x["gap_mm"], x["route"]))
 
 
 def label_figures(board, layout) -> dict:
