@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 CASES = ["portland", "north-america", "seattle"] + [f"{n}:{s}" for n in (20, 40, 60, 100, 200) for s in (0, 1, 2)]
 KEYS = ["board_mm", "routes_over_gap", "routes_drawn", "largest_gap_mm", "end_gaps_over_need", "largest_end_gap_mm",
         "routes_over_gap_even", "fill_w", "fill_h", "direction_error_deg_mean", "labels_with_room", "labels_total",
-        "label_pt_smallest", "errors", "warnings"]
+        "label_pt_smallest", "errors", "warnings", "within_45deg", "routes_over_90deg", "order_kept", "order_stations"]
 
 
 def case_data(name: str):
