@@ -20,14 +20,13 @@ from __future__ import annotations
 
 import numpy as np
 import shapely
-from shapely import STRtree
 from shapely.geometry import Polygon, box
 
 from mapkit.boardfile import build_board
 from mapkit.geometry import Layout
 from mapkit.layout.labelboxes import candidate_boxes
+from mapkit.layout.labelroom import Obstacles
 from mapkit.layout.repair import score
-from mapkit.render import labels as render_labels
 from mapkit.render import scene
 from mapkit.render import shapes
 
@@ -54,7 +53,7 @@ def without_room(data: dict, only=None, size: float = LABEL_PT) -> list[str]:
 def board_without_room(board, layout: Layout, only=None, size: float = LABEL_PT) -> list[str]:
     """without_room of a built board and its Layout (mapkit.layout.repair.Part: the one its checks used)."""
     ph = board.physical
-    markers = _markers(list(layout.positions.values()), ph.station_radius_mm)
+    centres = list(layout.positions.values())
     if len(layout.routes) == len(layout._shapes):
         # the Layout's own space polygons (its checks made them): shapely.polygons of the same
         # corners, route by route in the same order (a board with a repeated route id has fewer
@@ -64,9 +63,7 @@ def board_without_room(board, layout: Layout, only=None, size: float = LABEL_PT)
         corners = [c for shape in layout.routes.values() for c in shape.spaces]
         spaces = shapely.polygons(np.asarray(corners, dtype=float).reshape(-1, 4, 2))   # the same rings, in one call
     lines = _drawn_lines(board, layout) if DRAWN_LINES else []
-    tree = STRtree(np.concatenate([np.asarray(markers, dtype=object), spaces, np.asarray(lines, dtype=object)]))
     bounds = label_bounds(ph)
-    shapely.prepare(bounds)   # the same answers, for hundreds of boxes at a time
     # every candidate box of every station asked about, made and tested in one array call each
     # (one shapely object at a time, this was most of a layout's polish step)
     # (the renderer's boxes, from mapkit.layout.labelboxes: the same numbers without a Candidate each)
@@ -85,6 +82,7 @@ def board_without_room(board, layout: Layout, only=None, size: float = LABEL_PT)
     owner_a = np.concatenate(owner)
     if len(owner_a):
         xy = np.concatenate(coords)
+        obstacles = Obstacles(centres, ph.station_radius_mm, spaces, lines)
         # a station has room when any one box is free, and most find it among their first few
         # (the renderer's preferred positions): those are tested first, the rest only for the
         # stations still without room (the same answer, a fraction of the tree queries)
@@ -95,12 +93,7 @@ def board_without_room(board, layout: Layout, only=None, size: float = LABEL_PT)
             if not pick.any():
                 continue
             b, o = xy[pick], owner_a[pick]
-            boxes = shapely.box(b[:, 0], b[:, 1], b[:, 2], b[:, 3])
-            inside = shapely.contains(bounds, boxes)
-            boxes, o = boxes[inside], o[inside]
-            hit = tree.query(boxes, predicate="dwithin", distance=render_labels.CLEARANCE_MM)
-            free = np.ones(len(boxes), dtype=bool)
-            free[hit[0]] = False
+            free = obstacles.free(b, o, bounds)
             has_room[o[free]] = True
     out = [sid for sid, ok in zip(ids, has_room) if not ok]
     return out

@@ -1,0 +1,166 @@
+"""The label-room test's numpy shortcuts (docs/layout-speed.md, "Speed, stop 25 (speed61)") give
+GEOS's answers: mapkit.layout.labelroom.Obstacles.free against contains(bounds, box) and the
+STRtree dwithin query it replaces, on random boxes round markers, rotated spaces and drawn lines
+(touching, overlapping, at the clearance to the last bit, on the label bounds' edges), and
+board_without_room against the plain test on boards whose stations are moved onto each other and
+off the board."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+import shapely
+from shapely import STRtree
+from shapely.geometry import box
+
+from mapkit.boardfile import build_board
+from mapkit.geometry import Layout
+from mapkit.layout import labels as L
+from mapkit.layout.labelroom import Obstacles
+from mapkit.render import labels as render_labels
+from mapkit.resources import boards_dir
+
+C = render_labels.CLEARANCE_MM
+
+
+def plain_free(b, markers, spaces, lines, bounds):
+    """What board_without_room asked of GEOS before: inside the bounds, nothing within C."""
+    boxes = shapely.box(b[:, 0], b[:, 1], b[:, 2], b[:, 3])
+    shapely.prepare(bounds)
+    inside = shapely.contains(bounds, boxes)
+    tree = STRtree(np.concatenate([np.asarray(markers, dtype=object), spaces, np.asarray(lines, dtype=object)]))
+    idx = np.flatnonzero(inside)
+    hit = tree.query(boxes[idx], predicate="dwithin", distance=C)
+    free = np.zeros(len(b), dtype=bool)
+    ok = np.ones(len(idx), dtype=bool)
+    ok[hit[0]] = False
+    free[idx] = ok
+    return free
+
+
+def _rects(rng, n, lo=20.0, hi=180.0):
+    """n rotated rectangles (some degenerate), as board spaces are made: (n, 4, 2) corners."""
+    c = rng.uniform(lo, hi, (n, 2))
+    a = rng.uniform(0, 2 * np.pi, n)
+    L_, W = rng.choice([0.0, 1.0, 8.0, 20.0], n), rng.choice([0.0, 3.0, 6.0], n)
+    u = np.stack([np.cos(a), np.sin(a)], 1)
+    v = np.stack([-np.sin(a), np.cos(a)], 1)
+    out = []
+    for k in range(n):
+        h, w = u[k] * L_[k] / 2, v[k] * W[k] / 2
+        out.append([c[k] - h - w, c[k] + h - w, c[k] + h + w, c[k] - h + w])
+    return np.array(out)
+
+
+def _boxes_near(rng, targets, n):
+    """Boxes placed at random and at exactly the clearance (and a hair either side) from targets."""
+    out = []
+    for _ in range(n):
+        x, y = targets[rng.integers(len(targets))]
+        w, h = rng.choice([0.5, 4.0, 15.0]), rng.choice([0.5, 3.0, 6.0])
+        mode = rng.integers(4)
+        if mode == 0:
+            x0, y0 = x + rng.uniform(-20, 5), y + rng.uniform(-10, 5)
+        elif mode == 1:   # a side at the clearance from the point, to the last bit or a hair off
+            d = C + rng.choice([0.0, 1e-12, -1e-12, 1e-7, -1e-7, 1e-5])
+            x0, y0 = x + d, y - h / 2
+        elif mode == 2:   # a corner diagonally at the clearance
+            d = C / math.sqrt(2) + rng.choice([0.0, 1e-9, -1e-9])
+            x0, y0 = x + d, y + d
+        else:             # touching
+            x0, y0 = x, y - rng.uniform(0, h)
+        out.append([x0, y0, x0 + w, y0 + h])
+    return np.array(out)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_free_boxes_match_geos(seed):
+    rng = np.random.default_rng(seed)
+    radius = float(rng.choice([2.0, 3.5, 5.0]))
+    centres = [tuple(p) for p in rng.uniform(10, 190, (rng.integers(1, 12), 2)).tolist()]
+    if seed % 3 == 0:
+        centres.append(centres[0])                               # two stations on one spot
+    if seed % 4 == 1:
+        centres.append((-30.0, 250.0))                           # one off the board
+    quads = _rects(rng, int(rng.integers(0, 15)))
+    spaces = shapely.polygons(quads) if len(quads) else np.zeros(0, dtype=object)
+    lines = []
+    if seed % 2:
+        pts = rng.uniform(20, 180, (3, 2))
+        lines.append(shapely.LineString(pts).buffer(0.7, quad_segs=2))
+    markers = L._markers(centres, radius)
+    targets = np.concatenate([np.asarray(centres), np.asarray(centres) + [radius, 0], np.asarray(centres) + [0, -radius]]
+                             + ([quads.reshape(-1, 2)] if len(quads) else []))
+    b = np.concatenate([_boxes_near(rng, targets, 600), np.tile(rng.uniform(0, 200, (100, 2)), 2) + [0, 0, 5, 3]])
+    b = b[np.argsort(rng.integers(0, 7, len(b)), kind="stable")]
+    o = np.sort(rng.integers(0, 7, len(b)))
+    bounds = box(5.0, 5.0, 195.0, 195.0)
+    # boxes on the bounds' edges, in and out by a hair
+    edge = np.array([[5.0, 50, 10, 55], [5.0 - 1e-12, 50, 10, 55], [190, 190, 195.0, 195.0], [190, 190, 195.0 + 1e-12, 195]])
+    b = np.concatenate([b, edge])
+    o = np.concatenate([o, np.full(len(edge), o[-1] + 1)])
+    got = Obstacles(centres, radius, spaces, lines).free(b, o, bounds)
+    want = plain_free(b, markers, spaces, lines, bounds)
+    assert (got == want).all(), np.flatnonzero(got != want)
+    assert want.any() and not want.all()
+
+
+def test_free_boxes_nonconvex_spaces_asked_of_geos():
+    """A space that is not a convex quadrilateral (a bow tie, a pentagon) is left to GEOS."""
+    rng = np.random.default_rng(5)
+    bow = shapely.Polygon([(50, 50), (70, 60), (70, 50), (50, 60)])
+    pent = shapely.Polygon([(100, 100), (110, 100), (115, 108), (105, 115), (98, 108)])
+    for spaces in (np.array([bow], dtype=object), np.array([pent, bow], dtype=object)):
+        b = _boxes_near(rng, [(50, 50), (70, 60), (60, 55), (105, 115), (98, 108)], 500)
+        o = np.zeros(len(b), dtype=int)
+        bounds = box(0, 0, 200, 200)
+        got = Obstacles([(20.0, 20.0)], 3.0, spaces, []).free(b, o, bounds)
+        assert (got == plain_free(b, L._markers([(20.0, 20.0)], 3.0), spaces, [], bounds)).all()
+
+
+def _plain_without_room(board, layout, only=None, size=L.LABEL_PT):
+    """board_without_room as it was (every box asked of GEOS)."""
+    ph = board.physical
+    centres = list(layout.positions.values())
+    markers = L._markers(centres, ph.station_radius_mm)
+    spaces = layout.space_polygons
+    lines = L._drawn_lines(board, layout)
+    bounds = L.label_bounds(ph)
+    out = []
+    for s in board.stations:
+        if only is not None and s.id not in only:
+            continue
+        need = size + (1.0 if s.hub else 0.0)
+        b = L._boxes(s.name, layout.positions[s.id], ph.station_radius_mm, s.label, s.hub, need)
+        if not plain_free(b, markers, spaces, lines, bounds).any():
+            out.append(s.id)
+    return out
+
+
+@pytest.mark.parametrize("name", ["portland", "seattle"])
+def test_board_without_room_matches_plain(name):
+    data = json.loads((boards_dir() / f"{name}.json").read_text())
+    # a few routes drawn with a line beside their spaces (ferries, an aerial tram): obstacles too
+    for r in data["routes"][::9]:
+        r["kind"] = "ferry"
+    data["routes"][4]["kind"] = "aerial-tram"
+    rng = np.random.default_rng(len(name))
+    st = data["stations"]
+    for step in range(7):
+        board = build_board(data)
+        layout = Layout(board)
+        for size in (7.0, 8.0, 10.0):
+            only = None if step % 2 else {s["id"] for s in st[::3]}
+            assert L.board_without_room(board, layout, only, size) == _plain_without_room(board, layout, only, size)
+        # move stations onto each other, off the board, next to each other
+        a, b = rng.choice(len(st), 2, replace=False)
+        pa, pb = st[a]["board"], st[b]["board"]
+        if step % 3 == 0:
+            pa["x"], pa["y"] = pb["x"], pb["y"]
+        elif step % 3 == 1:
+            pa["x"] = -40.0
+        else:
+            pa["x"], pa["y"] = pb["x"] + 9.0, pb["y"] + 1e-9
