@@ -164,3 +164,54 @@ def test_board_without_room_matches_plain(name):
             pa["x"] = -40.0
         else:
             pa["x"], pa["y"] = pb["x"] + 9.0, pb["y"] + 1e-9
+
+
+@pytest.mark.parametrize("hub", [False, True])
+def test_smaller_size_boxes_begin_with_the_larger(hub):
+    """board_without_room(..., after=): a station's boxes at a smaller size begin with its boxes at
+    the larger one, bit for bit (what lets room_counts skip them)."""
+    from mapkit.layout.labelboxes import candidate_boxes
+
+    rng = np.random.default_rng(int(hub))
+    for name in ("A", "Station 12", "Saint-Jean-sur-Richelieu Nord", "Long Name With Many Words Here"):
+        for _ in range(5):
+            xy = tuple(rng.uniform(-50, 900, 2).tolist())
+            r = float(rng.choice([2.5, 3.5]))
+            pref = rng.choice([None, "n", "sw", "e"])
+            sizes = [7.0, 8.0, 9.0, 10.0, 11.0] if not hub else [8.0, 9.0, 11.0]
+            for small, large in zip(sizes, sizes[1:]):
+                a = candidate_boxes(name, xy, r, pref, hub, small)
+                b = candidate_boxes(name, xy, r, pref, hub, large)
+                assert len(a) >= len(b)
+                assert a[:len(b)].tobytes() == b.tobytes()
+
+
+def test_room_counts_skip_matches_plain():
+    """room_counts (its smaller sizes asked without the boxes of the larger, the obstacles made
+    once a Layout) against the plain test at every size, on a part as the layout asks it."""
+    data = json.loads((boards_dir() / "seattle.json").read_text())
+    for r in data["routes"][::7]:
+        r["kind"] = "ferry"
+    rng = np.random.default_rng(3)
+    st = data["stations"]
+    for s in st:   # crowded: a few labels without room at each size
+        s["board"] = {"x": 300 + 0.55 * (s["board"]["x"] - 300), "y": 200 + 0.55 * (s["board"]["y"] - 200)}
+    seen = set()
+    for step in range(5):
+        board = build_board(data)
+        layout = Layout(board)
+
+        class Part:   # what room_counts asks of a mapkit.layout.repair.Part
+            pass
+        part = Part()
+        part.board, part.data = board, None
+        part.layout = lambda: layout
+        only = {s["id"] for s in st[step % 2::2]}
+        got = L.room_counts(part, only)
+        want = tuple(len(_plain_without_room(board, layout, only, pt)) for pt in L.ROOM_SIZES)
+        assert got == want
+        seen.update(n for n, v in enumerate(want) if v)
+        for k in rng.choice(len(st), 4, replace=False):
+            b = st[(k + 1) % len(st)]["board"]
+            st[k]["board"] = {"x": b["x"] + float(rng.uniform(-12, 12)), "y": b["y"] + float(rng.uniform(-8, 8))}
+    assert seen == {0, 1, 2}   # stations without room at every size (the skipped boxes asked of)

@@ -37,6 +37,7 @@ from mapkit.render import labels as render_labels
 
 EPS_MM = 1e-7
 _INNER = math.cos(math.pi / 32)   # a 32-gon's inscribed circle, as a part of its circumradius
+_NEXT = [1, 2, 3, 0]
 
 
 class Obstacles:
@@ -48,42 +49,45 @@ class Obstacles:
         self.spaces, self.lines = spaces, lines
         self.c = np.asarray(centres, dtype=float).reshape(-1, 2)
         nq = len(spaces)
-        quads = None
+        q = None
         if nq:
             xy = shapely.get_coordinates(spaces)
             if len(xy) == 5 * nq:
-                quads = xy.reshape(nq, 5, 2)[:, :4]
-        if quads is not None:
+                q = xy.reshape(nq, 5, 2)[:, :4]
+        if q is not None:
             # convex quadrilaterals only (the spaces' rectangles): the others are asked of GEOS
-            e = np.roll(quads, -1, axis=1) - quads
-            cross = e[:, :, 0] * np.roll(e, -1, axis=1)[:, :, 1] - e[:, :, 1] * np.roll(e, -1, axis=1)[:, :, 0]
-            convex = (cross >= 0).all(1) | (cross <= 0).all(1)
-            if not convex.all():
-                quads = None
-        self.quads_ok = quads is not None
-        self.q = q = quads if quads is not None else np.zeros((0, 4, 2))
-        # each quadrilateral's edges, their unit normals and its extent along them (for the
-        # separating gaps); a degenerate edge's axis is left out (its extent unbounded)
-        self.e = e = np.roll(q, -1, axis=1) - q
-        ln = np.sqrt(e[:, :, 0] ** 2 + e[:, :, 1] ** 2)
-        use = ln > 0
-        safe = np.where(use, ln, 1.0)
-        self.nx = nx = np.where(use, -e[:, :, 1] / safe, 0.0)
-        self.ny = ny = np.where(use, e[:, :, 0] / safe, 0.0)
-        proj = nx[:, :, None] * q[:, None, :, 0] + ny[:, :, None] * q[:, None, :, 1]
-        self.pmin = np.where(use, proj.min(2), -np.inf)
-        self.pmax = np.where(use, proj.max(2), np.inf)
-        self.qlo, self.qhi = q.min(1), q.max(1)
-        nm, r = len(self.c), self.radius
-        env = [np.column_stack([self.c - r, self.c + r]) if nm else np.zeros((0, 4))]
-        if self.quads_ok and nq:
-            env.append(np.column_stack([self.q.min(1), self.q.max(1)]))
-        rest = ([] if self.quads_ok else list(spaces)) + list(lines)
+            e = q[:, _NEXT] - q
+            f = e[:, _NEXT]
+            cross = e[:, :, 0] * f[:, :, 1] - e[:, :, 1] * f[:, :, 0]
+            if not ((cross >= 0).all(1) | (cross <= 0).all(1)).all():
+                q = None
+        self.nm = nm = len(self.c)
+        self.nq = nq if q is not None else 0
+        r = self.radius
+        env = [np.concatenate([self.c - r, self.c + r], axis=1)]
+        if q is not None:
+            self.q, self.e = q, e
+            lo, hi = q.min(1), q.max(1)
+            env.append(np.concatenate([lo, hi], axis=1))
+            # the separating axes of a box and each quadrilateral: x, y and the quadrilateral's
+            # unit edge normals, with its extent along each (a degenerate edge's axis is left
+            # out: its extent unbounded)
+            ln = np.sqrt(e[:, :, 0] ** 2 + e[:, :, 1] ** 2)
+            use = ln > 0
+            safe = np.where(use, ln, 1.0)
+            nx = np.where(use, -e[:, :, 1] / safe, 0.0)
+            ny = np.where(use, e[:, :, 0] / safe, 0.0)
+            proj = nx[:, :, None] * q[:, None, :, 0] + ny[:, :, None] * q[:, None, :, 1]
+            one, zero = np.ones((nq, 1)), np.zeros((nq, 1))
+            self.ax = np.concatenate([one, zero, nx], axis=1)
+            self.ay = np.concatenate([zero, one, ny], axis=1)
+            self.aax, self.aay = np.abs(self.ax), np.abs(self.ay)
+            self.pmin = np.concatenate([lo, np.where(use, proj.min(2), -np.inf)], axis=1)
+            self.pmax = np.concatenate([hi, np.where(use, proj.max(2), np.inf)], axis=1)
+        rest = ([] if q is not None else list(spaces)) + list(lines)
         if rest:
             env.append(shapely.bounds(np.asarray(rest, dtype=object)))
-        self.env = np.concatenate(env) if env else np.zeros((0, 4))
-        self.nm = nm
-        self.nq = nq if self.quads_ok else 0
+        self.env = np.concatenate(env)
         self._tree = None
 
     def tree(self) -> STRtree:
@@ -131,27 +135,28 @@ class Obstacles:
         m = c + 1e-6   # candidate pairs: envelopes within c (a superset of GEOS's)
         # the pairs of boxes and obstacles whose envelopes come within m: per station first (the
         # envelope of all its boxes), then box by box among that station's
-        cut = np.flatnonzero(np.diff(oo)) + 1
-        start = np.concatenate([[0], cut])
-        stop = np.concatenate([cut, [n]])
-        sx0 = np.minimum.reduceat(bb[:, 0], start)
-        sy0 = np.minimum.reduceat(bb[:, 1], start)
-        sx1 = np.maximum.reduceat(bb[:, 2], start)
-        sy1 = np.maximum.reduceat(bb[:, 3], start)
-        near = ((sx0[:, None] - m <= env[None, :, 2]) & (sx1[:, None] + m >= env[None, :, 0])
-                & (sy0[:, None] - m <= env[None, :, 3]) & (sy1[:, None] + m >= env[None, :, 1]))
-        ss, jj = np.nonzero(near)
-        if not len(ss):
+        cut = np.flatnonzero(oo[1:] != oo[:-1]) + 1
+        start = np.concatenate([[0], cut]).tolist()
+        stop = np.concatenate([cut, [n]]).tolist()
+        lo = bb[:, :2] - m
+        hi = bb[:, 2:] + m
+        ex0, ey0, ex1, ey1 = env[:, 0], env[:, 1], env[:, 2], env[:, 3]
+        bis, ojs = [], []
+        for a, z in zip(start, stop):
+            l, h = lo[a:z], hi[a:z]
+            near = np.flatnonzero((l[:, 0].min() <= ex1) & (h[:, 0].max() >= ex0)
+                                  & (l[:, 1].min() <= ey1) & (h[:, 1].max() >= ey0))
+            if not len(near):
+                continue
+            e = env[near]
+            ok = ((l[:, 0, None] <= e[:, 2]) & (h[:, 0, None] >= e[:, 0])
+                  & (l[:, 1, None] <= e[:, 3]) & (h[:, 1, None] >= e[:, 1]))
+            r, k = np.nonzero(ok)
+            bis.append(r + a)
+            ojs.append(near[k])
+        if not bis:
             return hit, amb
-        cnt = (stop - start)[ss]
-        tot = int(cnt.sum())
-        first = np.cumsum(cnt) - cnt
-        bi = np.repeat(start[ss] - first, cnt) + np.arange(tot)
-        oj = np.repeat(jj, cnt)
-        e = env[oj]
-        x0, y0, x1, y1 = bb[bi, 0], bb[bi, 1], bb[bi, 2], bb[bi, 3]
-        keep = (x0 - m <= e[:, 2]) & (x1 + m >= e[:, 0]) & (y0 - m <= e[:, 3]) & (y1 + m >= e[:, 1])
-        bi, oj = bi[keep], oj[keep]
+        bi, oj = np.concatenate(bis), np.concatenate(ojs)
         nm, nq = self.nm, self.nq
         # markers
         mk = oj < nm
@@ -167,13 +172,22 @@ class Obstacles:
             amb[i[~sure & ~(d - r > c + EPS_MM)]] = True
         # spaces: overlapping the box (no separating axis), far from it (a separating gap over c),
         # or between, where their distance decides; only for boxes not hit yet
+        # (each box's first space, then the others of the boxes still not hit: most boxes are hit
+        # by the first)
         qk = np.flatnonzero((oj >= nm) & (oj < nm + nq))
         qk = qk[~hit[bi[qk]]]
         if len(qk):
-            i, j = bi[qk], oj[qk] - nm
-            sure, unsure = self._quad_pairs(bb[i], j, c)
-            hit[i[sure]] = True
-            amb[i[unsure]] = True
+            i = bi[qk]
+            first = np.ones(len(qk), dtype=bool)
+            first[1:] = i[1:] != i[:-1]     # (the pairs are in the order of their boxes)
+            for part in (qk[first], qk[~first]):
+                part = part[~hit[bi[part]]]
+                if not len(part):
+                    continue
+                i, j = bi[part], oj[part] - nm
+                sure, unsure = self._quad_pairs(bb[i], j, c)
+                hit[i[sure]] = True
+                amb[i[unsure]] = True
         # anything else (drawn lines, spaces that are not convex quadrilaterals): GEOS decides
         other = oj >= nm + nq
         if other.any():
@@ -184,17 +198,13 @@ class Obstacles:
         """(certainly within c, not certain) of axis-parallel boxes bb (k, 4) and the convex
         quadrilaterals j."""
         x0, y0, x1, y1 = bb[:, 0], bb[:, 1], bb[:, 2], bb[:, 3]
-        lo, hi = self.qlo[j], self.qhi[j]
-        # separating gaps along x, y and the quadrilateral's edge normals (each a lower bound of the
-        # distance); none positive: the two overlap
-        gap = np.maximum(np.maximum(lo[:, 0] - x1, x0 - hi[:, 0]), np.maximum(lo[:, 1] - y1, y0 - hi[:, 1]))
+        # the largest separating gap along x, y and the quadrilateral's edge normals (each a lower
+        # bound of the distance); none positive: the two overlap
         cx, cy = ((x0 + x1) / 2)[:, None], ((y0 + y1) / 2)[:, None]
         hw, hh = ((x1 - x0) / 2)[:, None], ((y1 - y0) / 2)[:, None]
-        nx, ny = self.nx[j], self.ny[j]
-        mid = nx * cx + ny * cy
-        ext = np.abs(nx) * hw + np.abs(ny) * hh
-        g = np.maximum(self.pmin[j] - (mid + ext), (mid - ext) - self.pmax[j]).max(1)
-        gap = np.maximum(gap, g)
+        mid = self.ax[j] * cx + self.ay[j] * cy
+        ext = self.aax[j] * hw + self.aay[j] * hh
+        gap = np.maximum(self.pmin[j] - (mid + ext), (mid - ext) - self.pmax[j]).max(1)
         sure = gap <= 0
         unsure = np.zeros(len(j), dtype=bool)
         near = np.flatnonzero(~sure & (gap <= c + EPS_MM))

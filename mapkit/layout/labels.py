@@ -50,8 +50,58 @@ def without_room(data: dict, only=None, size: float = LABEL_PT) -> list[str]:
     return board_without_room(board, Layout(board), only, size)
 
 
-def board_without_room(board, layout: Layout, only=None, size: float = LABEL_PT) -> list[str]:
-    """without_room of a built board and its Layout (mapkit.layout.repair.Part: the one its checks used)."""
+def board_without_room(board, layout: Layout, only=None, size: float = LABEL_PT, after: float | None = None) -> list[str]:
+    """without_room of a built board and its Layout (mapkit.layout.repair.Part: the one its checks used).
+    after: a larger size at which every station asked about was found without room on this very
+    board and Layout (room_counts): the boxes of that size, the first of this size's, are not asked again."""
+    ph = board.physical
+    # every candidate box of every station asked about, made and tested in one array call each
+    # (one shapely object at a time, this was most of a layout's polish step)
+    # (the renderer's boxes, from mapkit.layout.labelboxes: the same numbers without a Candidate each)
+    ids, owner, coords = [], [], []
+    for s in board.stations:
+        if only is not None and s.id not in only:
+            continue
+        need = size + (1.0 if s.hub else 0.0)
+        xy = layout.positions[s.id]
+        boxes = _boxes(s.name, xy, ph.station_radius_mm, s.label, s.hub, need)
+        if after is not None:
+            # a station's boxes at a smaller size begin with those of the larger one (labelboxes:
+            # the sizes largest first, the same numbers), all of them blocked there
+            boxes = boxes[len(_boxes(s.name, xy, ph.station_radius_mm, s.label, s.hub, after + (1.0 if s.hub else 0.0))):]
+        owner.append(np.full(len(boxes), len(ids), dtype=int))
+        coords.append(boxes)
+        ids.append(s.id)
+    if not ids:
+        return []
+    has_room = np.zeros(len(ids), dtype=bool)
+    owner_a = np.concatenate(owner)
+    if len(owner_a):
+        xy = np.concatenate(coords)
+        obstacles = _obstacles(board, layout)
+        bounds = label_bounds(ph)
+        # a station has room when any one box is free, and most find it among their first few
+        # (the renderer's preferred positions): those are tested first, the rest only for the
+        # stations still without room (the same answer, a fraction of the tests)
+        first = np.searchsorted(owner_a, owner_a, side="left")
+        rank = np.arange(len(owner_a)) - first
+        for stage in (rank < FIRST_BOXES, rank >= FIRST_BOXES):
+            pick = stage & ~has_room[owner_a]
+            if not pick.any():
+                continue
+            b, o = xy[pick], owner_a[pick]
+            free = obstacles.free(b, o, bounds)
+            has_room[o[free]] = True
+    out = [sid for sid, ok in zip(ids, has_room) if not ok]
+    return out
+
+
+def _obstacles(board, layout) -> Obstacles:
+    """The markers, spaces and drawn lines labels must keep clear of (labelroom.Obstacles), made
+    once a Layout (room_counts asks its board at up to three sizes)."""
+    got = layout.__dict__.get("_label_obstacles")
+    if got is not None and got[0] is board and got[1] == DRAWN_LINES:
+        return got[2]
     ph = board.physical
     centres = list(layout.positions.values())
     if len(layout.routes) == len(layout._shapes):
@@ -63,39 +113,8 @@ def board_without_room(board, layout: Layout, only=None, size: float = LABEL_PT)
         corners = [c for shape in layout.routes.values() for c in shape.spaces]
         spaces = shapely.polygons(np.asarray(corners, dtype=float).reshape(-1, 4, 2))   # the same rings, in one call
     lines = _drawn_lines(board, layout) if DRAWN_LINES else []
-    bounds = label_bounds(ph)
-    # every candidate box of every station asked about, made and tested in one array call each
-    # (one shapely object at a time, this was most of a layout's polish step)
-    # (the renderer's boxes, from mapkit.layout.labelboxes: the same numbers without a Candidate each)
-    ids, owner, coords = [], [], []
-    for s in board.stations:
-        if only is not None and s.id not in only:
-            continue
-        need = size + (1.0 if s.hub else 0.0)
-        boxes = _boxes(s.name, layout.positions[s.id], ph.station_radius_mm, s.label, s.hub, need)
-        owner.append(np.full(len(boxes), len(ids), dtype=int))
-        coords.append(boxes)
-        ids.append(s.id)
-    if not ids:
-        return []
-    has_room = np.zeros(len(ids), dtype=bool)
-    owner_a = np.concatenate(owner)
-    if len(owner_a):
-        xy = np.concatenate(coords)
-        obstacles = Obstacles(centres, ph.station_radius_mm, spaces, lines)
-        # a station has room when any one box is free, and most find it among their first few
-        # (the renderer's preferred positions): those are tested first, the rest only for the
-        # stations still without room (the same answer, a fraction of the tree queries)
-        first = np.searchsorted(owner_a, owner_a, side="left")
-        rank = np.arange(len(owner_a)) - first
-        for stage in (rank < FIRST_BOXES, rank >= FIRST_BOXES):
-            pick = stage & ~has_room[owner_a]
-            if not pick.any():
-                continue
-            b, o = xy[pick], owner_a[pick]
-            free = obstacles.free(b, o, bounds)
-            has_room[o[free]] = True
-    out = [sid for sid, ok in zip(ids, has_room) if not ok]
+    out = Obstacles(centres, ph.station_radius_mm, spaces, lines)
+    layout.__dict__["_label_obstacles"] = (board, DRAWN_LINES, out)
     return out
 
 
@@ -241,15 +260,17 @@ def room_counts(part, only=None, data=None, sizes=None) -> tuple[int, ...]:
     size has it at every smaller one (its boxes are a part of theirs): each smaller size is asked
     only of the stations without room at the size above it."""
     sizes = ROOM_SIZES if sizes is None else tuple(sorted(sizes))
-    def lacking(ask, pt):
+    def lacking(ask, pt, after=None):
         if part is None:
             return without_room(data, ask, pt)
         if part.board is not None:
-            return board_without_room(part.board, part.layout(), ask, pt)
+            # (the stations asked at a smaller size have no room at the size above it, on this
+            # same Layout: their boxes of that size are not asked again)
+            return board_without_room(part.board, part.layout(), ask, pt, after)
         return without_room(part.data, ask, pt)
     out = [lacking(only, sizes[-1])]
-    for pt in reversed(sizes[:-1]):
-        out.append(lacking(set(out[-1]), pt) if out[-1] else [])
+    for pt, above in zip(reversed(sizes[:-1]), reversed(sizes[1:])):
+        out.append(lacking(set(out[-1]), pt, above) if out[-1] else [])
     return tuple(len(x) for x in reversed(out))
 
 
