@@ -215,3 +215,21 @@ def test_room_counts_skip_matches_plain():
             b = st[(k + 1) % len(st)]["board"]
             st[k]["board"] = {"x": b["x"] + float(rng.uniform(-12, 12)), "y": b["y"] + float(rng.uniform(-8, 8))}
     assert seen == {0, 1, 2}   # stations without room at every size (the skipped boxes asked of)
+
+
+def test_candidate_boxes_the_renderers_bit_for_bit():
+    """labelboxes.candidate_boxes (both coordinates in one array expression, the slides from masks)
+    against the renderer's own candidates, bytes compared, at many points (on the axes, negative)."""
+    from mapkit.layout.labelboxes import candidate_boxes
+
+    rng = np.random.default_rng(61)
+    for k in range(300):
+        name = ["A", "Station 12", "Portland International Airport", "Gresham-Ruby Junction / East"][k % 4]
+        xy = (float(rng.uniform(-300, 1500)), float(rng.uniform(-300, 1100))) if k % 5 else (0.0, -0.0)
+        radius = float(rng.choice([2.5, 3.5, 7.0]))
+        preferred, hub = [None, "n", "sw", "e", "nw", "s"][k % 6], k % 3 == 0
+        need = float(rng.choice([7.0, 8.0, 10.0, 11.0, 12.5]))
+        want = np.array([c.box for c in render_labels.station_candidates(name, xy, radius, preferred, hub)
+                         if c.size >= need], dtype=float).reshape(-1, 4)
+        got = candidate_boxes(name, xy, radius, preferred, hub, need)
+        assert got.shape == want.shape and got.tobytes() == want.tobytes()
