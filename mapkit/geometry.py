@@ -324,8 +324,9 @@ class Layout:
         ii, jj = ii[keep], jj[keep]
         sk = self._space_serials
         ii, jj = ii.tolist(), jj.tolist()
-        ii, jj = _meeting([(sk[i], sk[j]) for i, j in zip(ii, jj)], polys, ii, polys, jj)
-        areas = _shared_areas([(sk[i], sk[j]) for i, j in zip(ii, jj)], polys, ii, polys, jj)
+        # (each pair's key made once, for both caches)
+        ii, jj, keys = _meeting_kept([(sk[i], sk[j]) for i, j in zip(ii, jj)], polys, ii, polys, jj)
+        areas = _shared_areas(keys, polys, ii, polys, jj)
         area: dict[tuple[str, str], float] = {}
         for i, j, a in zip(ii, jj, areas):
             if a > MIN_AREA_MM2:
@@ -340,8 +341,8 @@ class Layout:
         ii, jj = tree.query(discs)
         sk, r = self._space_serials, self.board.physical.station_radius_mm
         ii, jj = ii.tolist(), jj.tolist()
-        ii, jj = _meeting([((*self.positions[ids[i]], r), sk[j]) for i, j in zip(ii, jj)], discs, ii, polys, jj)
-        areas = _shared_areas([((*self.positions[ids[i]], r), sk[j]) for i, j in zip(ii, jj)], discs, ii, polys, jj)
+        ii, jj, keys = _meeting_kept([((*self.positions[ids[i]], r), sk[j]) for i, j in zip(ii, jj)], discs, ii, polys, jj)
+        areas = _shared_areas(keys, discs, ii, polys, jj)
         found: dict[tuple[str, str], float] = {}
         for i, j, a in zip(ii, jj, areas):
             if a > MIN_AREA_MM2:
@@ -381,11 +382,10 @@ class Layout:
             return []
         # the envelope query then the test is the query with predicate="intersects" (see _meeting)
         keys = [(serials[i], serials[j]) for i, j in pairs]
-        pi, pj = _meeting(keys, lines, [i for i, _ in pairs], lines, [j for _, j in pairs])
+        pi, pj, keys = _meeting_kept(keys, lines, [i for i, _ in pairs], lines, [j for _, j in pairs])
         if not pi:
             return []
         pairs = list(zip(pi, pj))
-        keys = [(serials[i], serials[j]) for i, j in pairs]
         where = [_CROSSED.get(key) for key in keys]
         todo = [n for n, v in enumerate(where) if v is None]
         if todo:
@@ -529,6 +529,12 @@ def _meeting(keys: list, a, ii: list, b, jj: list) -> tuple[list, list]:
     """The pairs (ii, jj) whose shapes a[i] and b[j] intersect, in their order: an STRtree query
     with predicate="intersects" is the envelope query with this test on its pairs, in its order
     (tests/test_geometry_speed.py); the answers for pairs met before come from _MEETS."""
+    ii, jj, _ = _meeting_kept(keys, a, ii, b, jj)
+    return ii, jj
+
+
+def _meeting_kept(keys: list, a, ii: list, b, jj: list) -> tuple[list, list, list]:
+    """_meeting, with the kept pairs' keys (the callers' next cache is keyed alike: made once)."""
     meets = [_MEETS.get(key) for key in keys]
     todo = [n for n, v in enumerate(meets) if v is None]
     if todo:
@@ -540,7 +546,8 @@ def _meeting(keys: list, a, ii: list, b, jj: list) -> tuple[list, list]:
         _remember(_MEETS, {keys[n]: v for n, v in zip(todo, got)}, PAIR_CACHE_SIZE)
         for n, v in zip(todo, got):
             meets[n] = v
-    return [i for i, ok in zip(ii, meets) if ok], [j for j, ok in zip(jj, meets) if ok]
+    kept = [n for n, ok in enumerate(meets) if ok]
+    return [ii[n] for n in kept], [jj[n] for n in kept], [keys[n] for n in kept]
 
 
 def _shared_areas(keys: list, a, ii: list, b, jj: list) -> list[float]:
