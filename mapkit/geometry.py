@@ -208,6 +208,7 @@ class Layout:
         r = self.board.physical.station_radius_mm
         ids = list(self.positions)
         keys = [(*self.positions[i], r) for i in ids]
+        self._disc_keys = keys   # (stations_off_board's keys too)
         known = _found(_DISCS, keys)
         todo = [key for key in dict.fromkeys(keys) if key not in known]
         if todo:
@@ -281,14 +282,20 @@ class Layout:
     def stations_off_board(self) -> list[str]:
         # _inside of each marker (a function of its polygon, which is one of its key in _DISCS,
         # and of the playing area) remembered under both: the repair's parts move one point
+        # (one dict a playing area, keyed like _DISCS: the keys _discs made, without a nested
+        # tuple to hash a station)
         ids, discs = self._discs
-        r, area = self.board.physical.station_radius_mm, self._area_key()
-        keys = [(*self.positions[i], r, area) for i in ids]
-        inside = [_INSIDE.get(key) for key in keys]
+        keys, area = self._disc_keys, self._area_key()
+        known = _INSIDE.get(area)
+        if known is None:
+            if len(_INSIDE) >= 64:
+                _INSIDE.clear()
+            known = _INSIDE[area] = {}
+        inside = [known.get(key) for key in keys]
         todo = [n for n, v in enumerate(inside) if v is None]
         if todo:
             got = self._inside(discs[todo]).tolist()
-            _remember(_INSIDE, {keys[n]: v for n, v in zip(todo, got)})
+            _remember(known, {keys[n]: v for n, v in zip(todo, got)})
             for n, v in zip(todo, got):
                 inside[n] = v
         return [sid for sid, ok in zip(ids, inside) if not ok]
@@ -418,7 +425,7 @@ _DISCS: dict = {}    # (x, y, radius) -> station marker polygon
 _CLIPPED: dict = {}  # (route shape's serial, end a, end b) -> (centreline less its end stations' markers, serial, is empty)
 _MEETS: dict = {}    # the keys of _AREAS or two clipped lines' serials -> whether the two shapes intersect
 _CROSSED: dict = {}  # two clipped lines' serials -> the point_on_surface of their intersection
-_INSIDE: dict = {}   # (x, y, radius, (margin, width, height)) -> whether that station marker is in the playing area
+_INSIDE: dict = {}   # (margin, width, height) -> {(x, y, radius): whether that station marker is in that playing area}
 _AREAS: dict = {}    # (space, space) or (marker, space) -> the area they share, a space named by its number (_SHAPES' entry 7)
 _SERIAL = itertools.count()  # a new number for each shape built, so a rebuilt shape is never taken for an old one
 
