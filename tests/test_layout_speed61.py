@@ -41,11 +41,14 @@ def plain_free(b, markers, spaces, lines, bounds):
     return free
 
 
-def _rects(rng, n, lo=20.0, hi=180.0):
-    """n rotated rectangles (some degenerate), as board spaces are made: (n, 4, 2) corners."""
+def _rects(rng, n, lo=20.0, hi=180.0, degenerate=False):
+    """n rotated rectangles (degenerate ones too: segments, points), as board spaces are made: (n, 4, 2) corners."""
     c = rng.uniform(lo, hi, (n, 2))
     a = rng.uniform(0, 2 * np.pi, n)
-    L_, W = rng.choice([0.0, 1.0, 8.0, 20.0], n), rng.choice([0.0, 3.0, 6.0], n)
+    if degenerate:
+        L_, W = rng.choice([0.0, 1.0, 8.0, 20.0], n), rng.choice([0.0, 3.0, 6.0], n)
+    else:
+        L_, W = rng.choice([0.5, 8.0, 20.0], n), rng.choice([0.2, 3.0, 6.0], n)
     u = np.stack([np.cos(a), np.sin(a)], 1)
     v = np.stack([-np.sin(a), np.cos(a)], 1)
     out = []
@@ -85,8 +88,10 @@ def test_free_boxes_match_geos(seed):
         centres.append(centres[0])                               # two stations on one spot
     if seed % 4 == 1:
         centres.append((-30.0, 250.0))                           # one off the board
-    quads = _rects(rng, int(rng.integers(0, 15)))
+    quads = _rects(rng, int(rng.integers(0, 15)), degenerate=seed % 4 == 3)
     spaces = shapely.polygons(quads) if len(quads) else np.zeros(0, dtype=object)
+    if seed % 4 != 3 and len(quads):
+        assert Obstacles(centres, radius, spaces, []).nq == len(quads)   # (decided in numpy, not left to GEOS)
     lines = []
     if seed % 2:
         pts = rng.uniform(20, 180, (3, 2))
@@ -233,3 +238,80 @@ def test_candidate_boxes_the_renderers_bit_for_bit():
                          if c.size >= need], dtype=float).reshape(-1, 4)
         got = candidate_boxes(name, xy, radius, preferred, hub, need)
         assert got.shape == want.shape and got.tobytes() == want.tobytes()
+
+
+def test_remembered_room_follows_moves(monkeypatch):
+    """board_without_room's remembered answers (labels._ROOM: a station's boxes, the label bounds
+    and the markers and spaces near them) against the test without them, as stations move onto
+    and next to each other and back, at each size, with and without skipped boxes; and they are used."""
+    data = json.loads((boards_dir() / "portland.json").read_text())
+    st = data["stations"]
+    for s in st:   # crowded: stations without room at each size
+        s["board"] = {"x": 300 + 0.6 * (s["board"]["x"] - 300), "y": 200 + 0.6 * (s["board"]["y"] - 200)}
+    rng = np.random.default_rng(8)
+    L._ROOM.clear()
+    home = [dict(s["board"]) for s in st]
+    used = 0
+    for step in range(12):
+        board = build_board(data)
+        layout = Layout(board)
+        for size, after in ((10.0, None), (8.0, 10.0), (7.0, 8.0)):
+            only = None
+            if after is not None:   # (room_counts asks a smaller size of the stations without room at the larger)
+                only = set(L.board_without_room(board, layout, None, after))
+            before = len(L._ROOM)
+            with monkeypatch.context() as m:
+                m.setattr(L, "ROOM_MEMO", False)
+                want = L.board_without_room(board, Layout(board), only, size, after)
+            got = L.board_without_room(board, layout, only, size, after)
+            used += len(L._ROOM) == before
+            assert got == want == _plain_without_room(board, layout, only, size)
+        k = int(rng.integers(len(st)))
+        if step % 3 == 0:
+            st[k]["board"] = dict(st[(k + 1) % len(st)]["board"])            # onto another
+        elif step % 3 == 1:
+            b = st[(k + 2) % len(st)]["board"]
+            st[k]["board"] = {"x": b["x"] + 8.5, "y": b["y"] - 2.0}          # next to another
+        else:
+            for s, h in zip(st, home):                                        # all back
+                s["board"] = dict(h)
+    assert used   # answers remembered were given again
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_near_key_decides_the_answer(seed):
+    """Obstacles.near (what board_without_room remembers a station's answer under): two obstacle
+    sets with the same key for an envelope give the same answers for boxes in it; moving one
+    marker or replacing one space (a new number) near the boxes changes the key."""
+    rng = np.random.default_rng(100 + seed)
+    radius = 3.5
+    centres = [tuple(p) for p in rng.uniform(40, 160, (8, 2)).tolist()]
+    quads = _rects(rng, 12, 40, 160)
+    serials = list(range(1000 * seed, 1000 * seed + len(quads)))
+    bounds = box(5.0, 5.0, 195.0, 195.0)
+    changed = keyed = 0
+    for trial in range(60):
+        x, y = rng.uniform(60, 140, 2)
+        b = np.tile([x, y], 2) + np.column_stack([rng.uniform(-12, 0, 40), rng.uniform(-6, 0, 40),
+                                                  rng.uniform(0, 12, 40), rng.uniform(0, 6, 40)])
+        env = (float(b[:, 0].min()), float(b[:, 1].min()), float(b[:, 2].max()), float(b[:, 3].max()))
+        o = np.zeros(len(b), dtype=int)
+        one = Obstacles(centres, radius, shapely.polygons(quads), [], serials)
+        k1, f1 = one.near(env), one.free(b, o, bounds)
+        c2, q2, s2 = list(centres), quads.copy(), list(serials)
+        if trial % 2:
+            n = int(rng.integers(len(c2)))
+            c2[n] = (x + float(rng.uniform(-8, 8)), y + float(rng.uniform(-5, 5)))     # a marker moved in
+        else:
+            n = int(rng.integers(len(q2)))
+            q2[n] = _rects(rng, 1, x - 10, x + 10)[0]                                  # a space replaced
+            s2[n] = 10 ** 6 + trial
+        two = Obstacles(c2, radius, shapely.polygons(q2), [], s2)
+        k2, f2 = two.near(env), two.free(b, o, bounds)
+        keyed += k1 is not None
+        if k1 is not None and k1 == k2:   # (None: not remembered)
+            assert (f1 == f2).all()
+        elif (f1 != f2).any():
+            changed += 1
+        centres, quads, serials = c2, q2, s2
+    assert changed and keyed > 40

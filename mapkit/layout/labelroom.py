@@ -44,9 +44,11 @@ class Obstacles:
     """The obstacles of one label-room test: the markers at `centres` (radius), the space polygons
     and the drawn lines' outlines, in the order board_without_room made its tree of them."""
 
-    def __init__(self, centres: list, radius: float, spaces: np.ndarray, lines: list):
+    def __init__(self, centres: list, radius: float, spaces: np.ndarray, lines: list, serials=None):
         self.centres, self.radius = centres, float(radius)
         self.spaces, self.lines = spaces, lines
+        # the spaces' numbers (geometry.Layout._space_serials: one a space shape, never reused), for near()
+        self.serials = None if serials is None or len(serials) != len(spaces) else np.asarray(serials, dtype=np.int64)
         self.c = np.asarray(centres, dtype=float).reshape(-1, 2)
         nq = len(spaces)
         q = None
@@ -89,6 +91,23 @@ class Obstacles:
             env.append(shapely.bounds(np.asarray(rest, dtype=object)))
         self.env = np.concatenate(env)
         self._tree = None
+
+    def near(self, env):
+        """What decides the answers for boxes within the envelope env (x0, y0, x1, y1): the
+        centres of the markers and the numbers of the spaces within reach of it (the candidates of
+        _decide for any box in it); None when a drawn line or a space without a number is (or env
+        is None: no boxes)."""
+        if env is None or self.serials is None:
+            return None
+        m = render_labels.CLEARANCE_MM + 1e-6
+        e = self.env
+        hit = np.flatnonzero((env[0] - m <= e[:, 2]) & (env[2] + m >= e[:, 0])
+                             & (env[1] - m <= e[:, 3]) & (env[3] + m >= e[:, 1]))
+        nm, nq = self.nm, self.nq
+        if len(hit) and hit[-1] >= nm + nq:
+            return None
+        k = int(np.searchsorted(hit, nm))
+        return (tuple(map(tuple, self.c[hit[:k]].tolist())), tuple(self.serials[hit[k:] - nm].tolist()))
 
     def tree(self) -> STRtree:
         """board_without_room's tree of every obstacle (markers, spaces, drawn lines)."""

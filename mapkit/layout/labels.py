@@ -55,31 +55,45 @@ def board_without_room(board, layout: Layout, only=None, size: float = LABEL_PT,
     after: a larger size at which every station asked about was found without room on this very
     board and Layout (room_counts): the boxes of that size, the first of this size's, are not asked again."""
     ph = board.physical
+    obstacles = _obstacles(board, layout)
+    bounds = label_bounds(ph)
+    where = (bounds.bounds, ph.station_radius_mm)
     # every candidate box of every station asked about, made and tested in one array call each
     # (one shapely object at a time, this was most of a layout's polish step)
     # (the renderer's boxes, from mapkit.layout.labelboxes: the same numbers without a Candidate each)
-    ids, owner, coords = [], [], []
+    # A station's answer is remembered (_ROOM) under everything it depends on: its boxes (their
+    # arguments, and how many are skipped), the label bounds, and the obstacles that come within
+    # the clearance of the envelope of all its boxes (markers by centre, spaces by their numbers;
+    # a station with a drawn line there is not remembered): the polish and the tightening ask
+    # the same unmoved stations round a move again and again.
+    ids, owner, coords, known, keys = [], [], [], [], []
     for s in board.stations:
         if only is not None and s.id not in only:
             continue
         need = size + (1.0 if s.hub else 0.0)
         xy = layout.positions[s.id]
-        boxes = _boxes(s.name, xy, ph.station_radius_mm, s.label, s.hub, need)
+        boxes, env = _boxes_env(s.name, xy, ph.station_radius_mm, s.label, s.hub, need)
+        skip = 0
         if after is not None:
             # a station's boxes at a smaller size begin with those of the larger one (labelboxes:
             # the sizes largest first, the same numbers), all of them blocked there
-            boxes = boxes[len(_boxes(s.name, xy, ph.station_radius_mm, s.label, s.hub, after + (1.0 if s.hub else 0.0))):]
-        owner.append(np.full(len(boxes), len(ids), dtype=int))
-        coords.append(boxes)
+            skip = len(_boxes(s.name, xy, ph.station_radius_mm, s.label, s.hub, after + (1.0 if s.hub else 0.0)))
+            boxes = boxes[skip:]
+        near = obstacles.near(env) if ROOM_MEMO else None
+        key = None if near is None else ((s.name, xy, s.label, s.hub, need), skip, where, near)
+        got = None if key is None else _ROOM.get(key)
+        known.append(got)
+        keys.append(key)
+        if got is None:
+            owner.append(np.full(len(boxes), len(ids), dtype=int))
+            coords.append(boxes)
         ids.append(s.id)
     if not ids:
         return []
-    has_room = np.zeros(len(ids), dtype=bool)
-    owner_a = np.concatenate(owner)
+    has_room = np.array([bool(v) for v in known], dtype=bool)
+    owner_a = np.concatenate(owner) if owner else np.zeros(0, dtype=int)
     if len(owner_a):
         xy = np.concatenate(coords)
-        obstacles = _obstacles(board, layout)
-        bounds = label_bounds(ph)
         # a station has room when any one box is free, and most find it among their first few
         # (the renderer's preferred positions): those are tested first, the rest only for the
         # stations still without room (the same answer, a fraction of the tests)
@@ -92,6 +106,11 @@ def board_without_room(board, layout: Layout, only=None, size: float = LABEL_PT,
             b, o = xy[pick], owner_a[pick]
             free = obstacles.free(b, o, bounds)
             has_room[o[free]] = True
+    if len(_ROOM) >= CACHE_SIZE * 5:
+        _ROOM.clear()
+    for n, (got, key) in enumerate(zip(known, keys)):
+        if got is None and key is not None:
+            _ROOM[key] = bool(has_room[n])
     out = [sid for sid, ok in zip(ids, has_room) if not ok]
     return out
 
@@ -113,7 +132,8 @@ def _obstacles(board, layout) -> Obstacles:
         corners = [c for shape in layout.routes.values() for c in shape.spaces]
         spaces = shapely.polygons(np.asarray(corners, dtype=float).reshape(-1, 4, 2))   # the same rings, in one call
     lines = _drawn_lines(board, layout) if DRAWN_LINES else []
-    out = Obstacles(centres, ph.station_radius_mm, spaces, lines)
+    serials = layout._space_serials if len(layout.routes) == len(layout._shapes) else None
+    out = Obstacles(centres, ph.station_radius_mm, spaces, lines, serials)
     layout.__dict__["_label_obstacles"] = (board, DRAWN_LINES, out)
     return out
 
@@ -153,6 +173,24 @@ _LINES: dict = {}     # (kind, centreline, radius) -> the drawn line's outline
 _BOXES: dict = {}     # candidate_boxes arguments -> its (read-only) array
 _MARKERS: dict = {}   # (x, y, radius) -> the marker polygon (quad_segs=8, as the renderer's test uses)
 CACHE_SIZE = 20_000
+
+
+ROOM_MEMO = True      # remember each station's answer under what it depends on (board_without_room)
+_ROOM: dict = {}      # (boxes' arguments, boxes skipped, (label bounds, radius), obstacles near) -> has room
+_ENVS: dict = {}      # candidate_boxes arguments -> the envelope of all the boxes
+
+
+def _boxes_env(name, xy, radius, preferred, hub, need) -> tuple[np.ndarray, tuple]:
+    """_boxes and the envelope (x0, y0, x1, y1) of all of them."""
+    out = _boxes(name, xy, radius, preferred, hub, need)
+    key = (name, xy, radius, preferred, hub, need)
+    env = _ENVS.get(key)
+    if env is None:
+        env = (float(out[:, 0].min()), float(out[:, 1].min()), float(out[:, 2].max()), float(out[:, 3].max())) if len(out) else None
+        if len(_ENVS) >= CACHE_SIZE:
+            _ENVS.clear()
+        _ENVS[key] = env
+    return out, env
 
 
 def _boxes(name, xy, radius, preferred, hub, need) -> np.ndarray:
