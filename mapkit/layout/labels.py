@@ -106,7 +106,7 @@ def board_without_room(board, layout: Layout, only=None, size: float = LABEL_PT,
             b, o = xy[pick], owner_a[pick]
             free = obstacles.free(b, o, bounds)
             has_room[o[free]] = True
-    if len(_ROOM) >= CACHE_SIZE * 5:
+    if len(_ROOM) >= CACHE_SIZE:
         _ROOM.clear()
     for n, (got, key) in enumerate(zip(known, keys)):
         if got is None and key is not None:
