@@ -209,14 +209,18 @@ class Layout:
         ids = list(self.positions)
         keys = [(*self.positions[i], r) for i in ids]
         self._disc_keys = keys   # (stations_off_board's keys too)
-        known = _found(_DISCS, keys)
-        todo = [key for key in dict.fromkeys(keys) if key not in known]
-        if todo:
+        # one look-up a key (a Layout of the repair's finds nearly all of them)
+        got = [_DISCS.get(key) for key in keys]
+        missing = [n for n, g in enumerate(got) if g is None]
+        if missing:
+            todo = list(dict.fromkeys(keys[n] for n in missing))
             pts = shapely.points(np.array([key[:2] for key in todo], dtype=float).reshape(-1, 2))
             built = dict(zip(todo, shapely.buffer(pts, r, quad_segs=16)))
             _remember(_DISCS, built)
-            known.update(built)
-        return ids, np.array([known[key] for key in keys], dtype=object)
+            got = [built[key] if g is None else g for key, g in zip(keys, got)]
+        out = np.empty(len(got), dtype=object)
+        out[:] = got
+        return ids, out
 
     @cached_property
     def station_discs(self) -> dict[str, Polygon]:
@@ -514,16 +518,6 @@ def _no_pair_within(xy: np.ndarray, distance: float) -> bool:
     d2.flat[::n + 1] = np.inf   # no point with itself (a pair's two entries are equal: (-a)² = a²)
     # a coordinate not finite makes a NaN, which min passes on and the comparison rejects
     return bool(d2.min() > (distance + 1e-6) ** 2)
-
-
-def _found(cache: dict, keys) -> dict:
-    # one .get per key, not `in` then `[]`: another thread's Layout may empty the cache in between
-    found = {}
-    for key in keys:
-        v = cache.get(key)
-        if v is not None:
-            found[key] = v
-    return found
 
 
 def _remember(cache: dict, items, size: int | None = None) -> None:
