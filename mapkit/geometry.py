@@ -208,14 +208,19 @@ class Layout:
         r = self.board.physical.station_radius_mm
         ids = list(self.positions)
         keys = [(*self.positions[i], r) for i in ids]
-        known = _found(_DISCS, keys)
-        todo = [key for key in dict.fromkeys(keys) if key not in known]
-        if todo:
+        self._disc_keys = keys   # (stations_off_board's keys too)
+        # one look-up a key (a Layout of the repair's finds nearly all of them)
+        got = [_DISCS.get(key) for key in keys]
+        missing = [n for n, g in enumerate(got) if g is None]
+        if missing:
+            todo = list(dict.fromkeys(keys[n] for n in missing))
             pts = shapely.points(np.array([key[:2] for key in todo], dtype=float).reshape(-1, 2))
             built = dict(zip(todo, shapely.buffer(pts, r, quad_segs=16)))
             _remember(_DISCS, built)
-            known.update(built)
-        return ids, np.array([known[key] for key in keys], dtype=object)
+            got = [built[key] if g is None else g for key, g in zip(keys, got)]
+        out = np.empty(len(got), dtype=object)
+        out[:] = got
+        return ids, out
 
     @cached_property
     def station_discs(self) -> dict[str, Polygon]:
@@ -281,14 +286,20 @@ class Layout:
     def stations_off_board(self) -> list[str]:
         # _inside of each marker (a function of its polygon, which is one of its key in _DISCS,
         # and of the playing area) remembered under both: the repair's parts move one point
+        # (one dict a playing area, keyed like _DISCS: the keys _discs made, without a nested
+        # tuple to hash a station)
         ids, discs = self._discs
-        r, area = self.board.physical.station_radius_mm, self._area_key()
-        keys = [(*self.positions[i], r, area) for i in ids]
-        inside = [_INSIDE.get(key) for key in keys]
+        keys, area = self._disc_keys, self._area_key()
+        known = _INSIDE.get(area)
+        if known is None:
+            if len(_INSIDE) >= 64:
+                _INSIDE.clear()
+            known = _INSIDE[area] = {}
+        inside = [known.get(key) for key in keys]
         todo = [n for n, v in enumerate(inside) if v is None]
         if todo:
             got = self._inside(discs[todo]).tolist()
-            _remember(_INSIDE, {keys[n]: v for n, v in zip(todo, got)})
+            _remember(known, {keys[n]: v for n, v in zip(todo, got)})
             for n, v in zip(todo, got):
                 inside[n] = v
         return [sid for sid, ok in zip(ids, inside) if not ok]
@@ -324,8 +335,9 @@ class Layout:
         ii, jj = ii[keep], jj[keep]
         sk = self._space_serials
         ii, jj = ii.tolist(), jj.tolist()
-        ii, jj = _meeting([(sk[i], sk[j]) for i, j in zip(ii, jj)], polys, ii, polys, jj)
-        areas = _shared_areas([(sk[i], sk[j]) for i, j in zip(ii, jj)], polys, ii, polys, jj)
+        # (each pair's key made once, for both caches)
+        ii, jj, keys = _meeting_kept([(sk[i], sk[j]) for i, j in zip(ii, jj)], polys, ii, polys, jj)
+        areas = _shared_areas(keys, polys, ii, polys, jj)
         area: dict[tuple[str, str], float] = {}
         for i, j, a in zip(ii, jj, areas):
             if a > MIN_AREA_MM2:
@@ -340,8 +352,8 @@ class Layout:
         ii, jj = tree.query(discs)
         sk, r = self._space_serials, self.board.physical.station_radius_mm
         ii, jj = ii.tolist(), jj.tolist()
-        ii, jj = _meeting([((*self.positions[ids[i]], r), sk[j]) for i, j in zip(ii, jj)], discs, ii, polys, jj)
-        areas = _shared_areas([((*self.positions[ids[i]], r), sk[j]) for i, j in zip(ii, jj)], discs, ii, polys, jj)
+        ii, jj, keys = _meeting_kept([((*self.positions[ids[i]], r), sk[j]) for i, j in zip(ii, jj)], discs, ii, polys, jj)
+        areas = _shared_areas(keys, discs, ii, polys, jj)
         found: dict[tuple[str, str], float] = {}
         for i, j, a in zip(ii, jj, areas):
             if a > MIN_AREA_MM2:
@@ -381,11 +393,10 @@ class Layout:
             return []
         # the envelope query then the test is the query with predicate="intersects" (see _meeting)
         keys = [(serials[i], serials[j]) for i, j in pairs]
-        pi, pj = _meeting(keys, lines, [i for i, _ in pairs], lines, [j for _, j in pairs])
+        pi, pj, keys = _meeting_kept(keys, lines, [i for i, _ in pairs], lines, [j for _, j in pairs])
         if not pi:
             return []
         pairs = list(zip(pi, pj))
-        keys = [(serials[i], serials[j]) for i, j in pairs]
         where = [_CROSSED.get(key) for key in keys]
         todo = [n for n, v in enumerate(where) if v is None]
         if todo:
@@ -418,7 +429,7 @@ _DISCS: dict = {}    # (x, y, radius) -> station marker polygon
 _CLIPPED: dict = {}  # (route shape's serial, end a, end b) -> (centreline less its end stations' markers, serial, is empty)
 _MEETS: dict = {}    # the keys of _AREAS or two clipped lines' serials -> whether the two shapes intersect
 _CROSSED: dict = {}  # two clipped lines' serials -> the point_on_surface of their intersection
-_INSIDE: dict = {}   # (x, y, radius, (margin, width, height)) -> whether that station marker is in the playing area
+_INSIDE: dict = {}   # (margin, width, height) -> {(x, y, radius): whether that station marker is in that playing area}
 _AREAS: dict = {}    # (space, space) or (marker, space) -> the area they share, a space named by its number (_SHAPES' entry 7)
 _SERIAL = itertools.count()  # a new number for each shape built, so a rebuilt shape is never taken for an old one
 
@@ -509,16 +520,6 @@ def _no_pair_within(xy: np.ndarray, distance: float) -> bool:
     return bool(d2.min() > (distance + 1e-6) ** 2)
 
 
-def _found(cache: dict, keys) -> dict:
-    # one .get per key, not `in` then `[]`: another thread's Layout may empty the cache in between
-    found = {}
-    for key in keys:
-        v = cache.get(key)
-        if v is not None:
-            found[key] = v
-    return found
-
-
 def _remember(cache: dict, items, size: int | None = None) -> None:
     if len(cache) >= (CACHE_SIZE if size is None else size):
         cache.clear()
@@ -529,6 +530,12 @@ def _meeting(keys: list, a, ii: list, b, jj: list) -> tuple[list, list]:
     """The pairs (ii, jj) whose shapes a[i] and b[j] intersect, in their order: an STRtree query
     with predicate="intersects" is the envelope query with this test on its pairs, in its order
     (tests/test_geometry_speed.py); the answers for pairs met before come from _MEETS."""
+    ii, jj, _ = _meeting_kept(keys, a, ii, b, jj)
+    return ii, jj
+
+
+def _meeting_kept(keys: list, a, ii: list, b, jj: list) -> tuple[list, list, list]:
+    """_meeting, with the kept pairs' keys (the callers' next cache is keyed alike: made once)."""
     meets = [_MEETS.get(key) for key in keys]
     todo = [n for n, v in enumerate(meets) if v is None]
     if todo:
@@ -540,7 +547,8 @@ def _meeting(keys: list, a, ii: list, b, jj: list) -> tuple[list, list]:
         _remember(_MEETS, {keys[n]: v for n, v in zip(todo, got)}, PAIR_CACHE_SIZE)
         for n, v in zip(todo, got):
             meets[n] = v
-    return [i for i, ok in zip(ii, meets) if ok], [j for j, ok in zip(jj, meets) if ok]
+    kept = [n for n, ok in enumerate(meets) if ok]
+    return [ii[n] for n in kept], [jj[n] for n in kept], [keys[n] for n in kept]
 
 
 def _shared_areas(keys: list, a, ii: list, b, jj: list) -> list[float]:

@@ -121,3 +121,39 @@ def test_a_sweep_the_whole_board_refuses_keeps_its_moves_before_the_refused_one(
     net, dr = _drawing(stations, [("a", "b", "red", 2, None), ("c", "d", "blue", 2, None)])
     tighten(Repair(net, dr, None, geometry_problems))
     assert _gaps(net, dr)["a-b"] > MAX_GAP_MM
+
+
+# s-t far over 6 mm (t pinned); s-u inside its aim, bent at w just west of s, then north to u:
+# every move of s alone towards t lengthens s-u (its first segment runs the other way) and takes it
+# over 6 mm before s-t comes inside; s moved with its bend w (a group move) keeps s-u's length
+GROUP_BOARD = {"s": (300.0, 250.0), "t": (437.0, 250.0), "u": (280.0, 305.2)}
+
+
+def _group_case():
+    net, dr = _drawing(GROUP_BOARD, [("s", "t", "red", 4, None), ("s", "u", "blue", 2, None)],
+                       bends={1: (280.0, 250.0)})
+    dr.free[net.ids.index("t")] = False
+    return net, dr
+
+
+def test_a_group_move_draws_in_a_route_no_single_move_can(monkeypatch):
+    import mapkit.layout.tighten as T
+
+    monkeypatch.setattr(T, "GROUP", False)
+    net, dr = _group_case()
+    assert geometry_problems(build_result(net, dr, None)[0]) == []
+    assert _gaps(net, dr)["s-t"] > MAX_GAP_MM + 0.5
+    did = tighten(Repair(net, dr, None, geometry_problems))
+    assert did["kinds"]["group"] == 0
+    assert round(_gaps(net, dr)["s-t"], 1) > MAX_GAP_MM      # single moves alone leave it over
+    monkeypatch.setattr(T, "GROUP", True)
+    runs = []
+    for _ in range(2):
+        net, dr = _group_case()
+        did = tighten(Repair(net, dr, None, geometry_problems))
+        gaps = _gaps(net, dr)
+        assert did["kinds"]["group"] >= 1
+        assert round(gaps["s-t"], 1) <= MAX_GAP_MM and round(gaps["s-u"], 1) <= MAX_GAP_MM
+        assert geometry_problems(build_result(net, dr, None)[0]) == []
+        runs.append(dr.pos.copy())
+    assert np.array_equal(runs[0], runs[1])   # deterministic

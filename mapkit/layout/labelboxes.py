@@ -51,7 +51,14 @@ def _template(name: str, radius: float, preferred: str | None, hub: bool, need: 
         return None
     cols = list(zip(*rows))
     f = [np.array(c, dtype=float) for c in cols[:6]]
-    return (*f, np.array(cols[6], dtype=int), np.array(cols[7], dtype=bool), np.array(cols[8], dtype=bool), len(order))
+    rx, ry, hx, hy, w2, h2 = f
+    kind, east, south = np.array(cols[6], dtype=int), np.array(cols[7], dtype=bool), np.array(cols[8], dtype=bool)
+    # the same offsets as (k, 2) pairs for candidate_boxes' arithmetic on both coordinates at once
+    # (each element is the same operation on the same numbers), and the slides' choices as masks
+    ns, ew = kind == _NS, kind == _EW
+    pairs = (np.column_stack([rx, ry]), np.column_stack([hx, hy]), np.column_stack([w2, h2]), ns, ew, east,
+             np.where(south, -1.0, 1.0))
+    return (*f, kind, east, south, len(order), pairs)
 
 
 def candidate_boxes(name: str, xy, radius: float, preferred: str | None, hub: bool, need: float) -> np.ndarray:
@@ -59,21 +66,29 @@ def candidate_boxes(name: str, xy, radius: float, preferred: str | None, hub: bo
     t = _template(name, float(radius), preferred, bool(hub), float(need))
     if t is None:
         return np.zeros((0, 4))
-    rx, ry, hx, hy, w2, h2, kind, east, south, per = t
-    x, y = float(xy[0]), float(xy[1])
-    cx, cy = (x + rx) + hx, (y + ry) + hy
-    x0, y0, x1, y1 = cx - w2, cy - h2, cx + w2, cy + h2
-    base = np.stack([x0, y0, x1, y1], axis=1)
-    # the slid copies (mapkit.render.labels._slid), two a candidate
-    wd, ht = x1 - x0, y1 - y0
-    dxs = np.where((cx > (x0 + x1) / 2) | east, 1, -1)
+    per = t[9]
+    r_xy, h_xy, w_xy, ns, ew, east, south_sign = t[10]
+    # cx = (x + rx) + hx, cy = (y + ry) + hy; the corners cx -/+ w2, cy -/+ h2
+    c = (np.array([float(xy[0]), float(xy[1])]) + r_xy) + h_xy
+    lo, hi = c - w_xy, c + w_xy
+    base = np.concatenate([lo, hi], axis=1)
+    # the slid copies (mapkit.render.labels._slid), two a candidate:
+    #   n/s: (-wd/3, 0) and (wd/3, 0); e/w: (0, -ht/2) and (0, ht/2); diagonal: (-dx*wd/4, 0) and
+    #   (0, -ht/2 if south else ht/2), dx = 1 if cx > the box's middle or east else -1
+    # ((-a)/b is -(a/b) and a*(-1) is -a in floats: the same numbers as before)
+    size = hi - lo
+    wd, ht = size[:, 0], size[:, 1]
+    dxs = (c[:, 0] > (lo[:, 0] + hi[:, 0]) / 2) | east
+    w3, w4, h_2 = wd / 3, wd / 4, ht / 2
     zero = np.zeros_like(wd)
-    sx1 = np.where(kind == _NS, -wd / 3, np.where(kind == _EW, 0.0, -dxs * wd / 4))
-    sy1 = np.where(kind == _NS, 0.0, np.where(kind == _EW, -ht / 2, 0.0))
-    sx2 = np.where(kind == _NS, wd / 3, zero)
-    sy2 = np.where(kind == _NS, 0.0, np.where(kind == _EW, ht / 2, np.where(south, -ht / 2, ht / 2)))
-    slid1 = np.stack([x0 + sx1, y0 + sy1, x1 + sx1, y1 + sy1], axis=1)
-    slid2 = np.stack([x0 + sx2, y0 + sy2, x1 + sx2, y1 + sy2], axis=1)
+    s1 = np.empty_like(size)
+    s1[:, 0] = np.where(ns, -w3, np.where(ew, zero, np.where(dxs, -w4, w4)))
+    s1[:, 1] = np.where(ew, -h_2, zero)
+    s2 = np.empty_like(size)
+    s2[:, 0] = np.where(ns, w3, zero)
+    s2[:, 1] = np.where(ns, zero, np.where(ew, h_2, h_2 * south_sign))
+    slid1 = base + np.concatenate([s1, s1], axis=1)
+    slid2 = base + np.concatenate([s2, s2], axis=1)
     # renderer's order: each group of `per` compass boxes, then their slid copies (two each, in turn)
     g = len(base) // per
     base = base.reshape(g, per, 4)

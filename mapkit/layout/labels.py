@@ -20,14 +20,13 @@ from __future__ import annotations
 
 import numpy as np
 import shapely
-from shapely import STRtree
 from shapely.geometry import Polygon, box
 
 from mapkit.boardfile import build_board
 from mapkit.geometry import Layout
 from mapkit.layout.labelboxes import candidate_boxes
+from mapkit.layout.labelroom import Obstacles
 from mapkit.layout.repair import score
-from mapkit.render import labels as render_labels
 from mapkit.render import scene
 from mapkit.render import shapes
 
@@ -51,10 +50,79 @@ def without_room(data: dict, only=None, size: float = LABEL_PT) -> list[str]:
     return board_without_room(board, Layout(board), only, size)
 
 
-def board_without_room(board, layout: Layout, only=None, size: float = LABEL_PT) -> list[str]:
-    """without_room of a built board and its Layout (mapkit.layout.repair.Part: the one its checks used)."""
+def board_without_room(board, layout: Layout, only=None, size: float = LABEL_PT, after: float | None = None) -> list[str]:
+    """without_room of a built board and its Layout (mapkit.layout.repair.Part: the one its checks used).
+    after: a larger size at which every station asked about was found without room on this very
+    board and Layout (room_counts): the boxes of that size, the first of this size's, are not asked again."""
     ph = board.physical
-    markers = _markers(list(layout.positions.values()), ph.station_radius_mm)
+    obstacles = _obstacles(board, layout)
+    bounds = label_bounds(ph)
+    where = (bounds.bounds, ph.station_radius_mm)
+    # every candidate box of every station asked about, made and tested in one array call each
+    # (one shapely object at a time, this was most of a layout's polish step)
+    # (the renderer's boxes, from mapkit.layout.labelboxes: the same numbers without a Candidate each)
+    # A station's answer is remembered (_ROOM) under everything it depends on: its boxes (their
+    # arguments, and how many are skipped), the label bounds, and the obstacles that come within
+    # the clearance of the envelope of all its boxes (markers by centre, spaces by their numbers;
+    # a station with a drawn line there is not remembered): the polish and the tightening ask
+    # the same unmoved stations round a move again and again.
+    ids, owner, coords, known, keys = [], [], [], [], []
+    for s in board.stations:
+        if only is not None and s.id not in only:
+            continue
+        need = size + (1.0 if s.hub else 0.0)
+        xy = layout.positions[s.id]
+        boxes, env = _boxes_env(s.name, xy, ph.station_radius_mm, s.label, s.hub, need)
+        skip = 0
+        if after is not None:
+            # a station's boxes at a smaller size begin with those of the larger one (labelboxes:
+            # the sizes largest first, the same numbers), all of them blocked there
+            skip = len(_boxes(s.name, xy, ph.station_radius_mm, s.label, s.hub, after + (1.0 if s.hub else 0.0)))
+            boxes = boxes[skip:]
+        near = obstacles.near(env) if ROOM_MEMO else None
+        key = None if near is None else ((s.name, xy, s.label, s.hub, need), skip, where, near)
+        got = None if key is None else _ROOM.get(key)
+        known.append(got)
+        keys.append(key)
+        if got is None:
+            owner.append(np.full(len(boxes), len(ids), dtype=int))
+            coords.append(boxes)
+        ids.append(s.id)
+    if not ids:
+        return []
+    has_room = np.array([bool(v) for v in known], dtype=bool)
+    owner_a = np.concatenate(owner) if owner else np.zeros(0, dtype=int)
+    if len(owner_a):
+        xy = np.concatenate(coords)
+        # a station has room when any one box is free, and most find it among their first few
+        # (the renderer's preferred positions): those are tested first, the rest only for the
+        # stations still without room (the same answer, a fraction of the tests)
+        first = np.searchsorted(owner_a, owner_a, side="left")
+        rank = np.arange(len(owner_a)) - first
+        for stage in (rank < FIRST_BOXES, rank >= FIRST_BOXES):
+            pick = stage & ~has_room[owner_a]
+            if not pick.any():
+                continue
+            b, o = xy[pick], owner_a[pick]
+            free = obstacles.free(b, o, bounds)
+            has_room[o[free]] = True
+    if len(_ROOM) >= CACHE_SIZE:
+        _ROOM.clear()
+    for n, (got, key) in enumerate(zip(known, keys)):
+        if got is None and key is not None:
+            _ROOM[key] = bool(has_room[n])
+    out = [sid for sid, ok in zip(ids, has_room) if not ok]
+    return out
+
+
+def _obstacles(board, layout) -> Obstacles:
+    """The markers, spaces and drawn lines labels must keep clear of (labelroom.Obstacles), made
+    once a Layout (room_counts asks its board at up to three sizes)."""
+    got = layout.__dict__.get("_label_obstacles")
+    if got is not None and got[0] is board and got[1] == DRAWN_LINES:
+        return got[2]
+    ph = board.physical
+    centres = list(layout.positions.values())
     if len(layout.routes) == len(layout._shapes):
         # the Layout's own space polygons (its checks made them): shapely.polygons of the same
         # corners, route by route in the same order (a board with a repeated route id has fewer
@@ -64,45 +132,9 @@ def board_without_room(board, layout: Layout, only=None, size: float = LABEL_PT)
         corners = [c for shape in layout.routes.values() for c in shape.spaces]
         spaces = shapely.polygons(np.asarray(corners, dtype=float).reshape(-1, 4, 2))   # the same rings, in one call
     lines = _drawn_lines(board, layout) if DRAWN_LINES else []
-    tree = STRtree(np.concatenate([np.asarray(markers, dtype=object), spaces, np.asarray(lines, dtype=object)]))
-    bounds = label_bounds(ph)
-    shapely.prepare(bounds)   # the same answers, for hundreds of boxes at a time
-    # every candidate box of every station asked about, made and tested in one array call each
-    # (one shapely object at a time, this was most of a layout's polish step)
-    # (the renderer's boxes, from mapkit.layout.labelboxes: the same numbers without a Candidate each)
-    ids, owner, coords = [], [], []
-    for s in board.stations:
-        if only is not None and s.id not in only:
-            continue
-        need = size + (1.0 if s.hub else 0.0)
-        boxes = _boxes(s.name, layout.positions[s.id], ph.station_radius_mm, s.label, s.hub, need)
-        owner.append(np.full(len(boxes), len(ids), dtype=int))
-        coords.append(boxes)
-        ids.append(s.id)
-    if not ids:
-        return []
-    has_room = np.zeros(len(ids), dtype=bool)
-    owner_a = np.concatenate(owner)
-    if len(owner_a):
-        xy = np.concatenate(coords)
-        # a station has room when any one box is free, and most find it among their first few
-        # (the renderer's preferred positions): those are tested first, the rest only for the
-        # stations still without room (the same answer, a fraction of the tree queries)
-        first = np.searchsorted(owner_a, owner_a, side="left")
-        rank = np.arange(len(owner_a)) - first
-        for stage in (rank < FIRST_BOXES, rank >= FIRST_BOXES):
-            pick = stage & ~has_room[owner_a]
-            if not pick.any():
-                continue
-            b, o = xy[pick], owner_a[pick]
-            boxes = shapely.box(b[:, 0], b[:, 1], b[:, 2], b[:, 3])
-            inside = shapely.contains(bounds, boxes)
-            boxes, o = boxes[inside], o[inside]
-            hit = tree.query(boxes, predicate="dwithin", distance=render_labels.CLEARANCE_MM)
-            free = np.ones(len(boxes), dtype=bool)
-            free[hit[0]] = False
-            has_room[o[free]] = True
-    out = [sid for sid, ok in zip(ids, has_room) if not ok]
+    serials = layout._space_serials if len(layout.routes) == len(layout._shapes) else None
+    out = Obstacles(centres, ph.station_radius_mm, spaces, lines, serials)
+    layout.__dict__["_label_obstacles"] = (board, DRAWN_LINES, out)
     return out
 
 
@@ -141,6 +173,24 @@ _LINES: dict = {}     # (kind, centreline, radius) -> the drawn line's outline
 _BOXES: dict = {}     # candidate_boxes arguments -> its (read-only) array
 _MARKERS: dict = {}   # (x, y, radius) -> the marker polygon (quad_segs=8, as the renderer's test uses)
 CACHE_SIZE = 20_000
+
+
+ROOM_MEMO = True      # remember each station's answer under what it depends on (board_without_room)
+_ROOM: dict = {}      # (boxes' arguments, boxes skipped, (label bounds, radius), obstacles near) -> has room
+_ENVS: dict = {}      # candidate_boxes arguments -> the envelope of all the boxes
+
+
+def _boxes_env(name, xy, radius, preferred, hub, need) -> tuple[np.ndarray, tuple]:
+    """_boxes and the envelope (x0, y0, x1, y1) of all of them."""
+    out = _boxes(name, xy, radius, preferred, hub, need)
+    key = (name, xy, radius, preferred, hub, need)
+    env = _ENVS.get(key)
+    if env is None:
+        env = (float(out[:, 0].min()), float(out[:, 1].min()), float(out[:, 2].max()), float(out[:, 3].max())) if len(out) else None
+        if len(_ENVS) >= CACHE_SIZE:
+            _ENVS.clear()
+        _ENVS[key] = env
+    return out, env
 
 
 def _boxes(name, xy, radius, preferred, hub, need) -> np.ndarray:
@@ -248,15 +298,17 @@ def room_counts(part, only=None, data=None, sizes=None) -> tuple[int, ...]:
     size has it at every smaller one (its boxes are a part of theirs): each smaller size is asked
     only of the stations without room at the size above it."""
     sizes = ROOM_SIZES if sizes is None else tuple(sorted(sizes))
-    def lacking(ask, pt):
+    def lacking(ask, pt, after=None):
         if part is None:
             return without_room(data, ask, pt)
         if part.board is not None:
-            return board_without_room(part.board, part.layout(), ask, pt)
+            # (the stations asked at a smaller size have no room at the size above it, on this
+            # same Layout: their boxes of that size are not asked again)
+            return board_without_room(part.board, part.layout(), ask, pt, after)
         return without_room(part.data, ask, pt)
     out = [lacking(only, sizes[-1])]
-    for pt in reversed(sizes[:-1]):
-        out.append(lacking(set(out[-1]), pt) if out[-1] else [])
+    for pt, above in zip(reversed(sizes[:-1]), reversed(sizes[1:])):
+        out.append(lacking(set(out[-1]), pt, above) if out[-1] else [])
     return tuple(len(x) for x in reversed(out))
 
 

@@ -27,6 +27,11 @@ are moved to take excess out:
   the point's own target weighs every route and fan round it and often stays put where one route is
   far over; the whole way, half or a quarter of it;
 - a bend taken out of a route too long with it and long enough without it;
+- a station moved with bends near it by one vector (`try_group`, when none of its single moves was
+  kept): the first bends of its routes not over 6 mm, or every free bend within GROUP_RADIUS_MM
+  (the points of its routes over 6 mm left out), by the steps towards its targets above: where
+  every target of the station alone lengthens another route through it as much as it shortens
+  this one, that route's bend moved with it keeps its length;
 - first, the whole drawing drawn in towards its centre by a few per cent (`shrink`), where every
   route keeps its spaces' length: rarely possible (a route at its shortest stops it), the slides
   are that move one line at a time.
@@ -35,7 +40,8 @@ A move is kept only when it takes out something (fewer routes over 6 mm, or as m
 excess, `better`), the checks find nothing more on the part of the board it changes (overpass.rank,
 the finishing step's judge: no error traded for anything; the slides on the whole board), the
 stations near what it moves keep room for as many labels as before (labels.py: a label is an
-obstacle; at 10 pt, and when the label step tightens again after its slides at 7, 8 and 10 pt),
+obstacle; at each of 7, 8 and 10 pt, labels.ROOM_SIZES, ROOM_ALL: a station already without
+room at 10 pt keeps its room at 7 and 8),
 the stations still fill the board as asked (labels.fill_kept) and the routes it turns
 are no farther from what the style asks (their real bearings, 45° in the schematic style, `turns_ok`).
 Each sweep is confirmed on the whole board (checks and label room); one it refuses keeps its moves
@@ -55,7 +61,7 @@ import numpy as np
 
 from mapkit.geometry import space_placement, space_placement_arrays, station_fan
 from mapkit.layout.crowding import ANGLE_CLEAR, HALF_EXTRA_MM, need_of
-from mapkit.layout.labels import LABEL_PT, LABEL_REACH_MM, fill_kept, room_counts, station_span, worse_room
+from mapkit.layout.labels import LABEL_PT, ROOM_SIZES, LABEL_REACH_MM, fill_kept, room_counts, station_span, worse_room
 from mapkit.layout.network import MAX_GAP_MM, drawn_mm_at_gap
 from mapkit.layout.optimize import Drawing, run_rounds
 from mapkit.layout.overpass import rank
@@ -92,6 +98,12 @@ PULL = 1                  # a point pulled along the widest route over its aim t
 TRACKS = True             # a double's gaps read on its longer track (track_extra), as the geometry places its spaces
 MITRE_LIMIT = 3.0         # the tracks' offset curves' mitre limit (mapkit.geometry), in offsets from the bend
 LMIN_WEIGHT = 3.0         # a route drawn too short weighs this much per mm of length, against a gap's mm
+EXTRA_SWEEPS = 0          # sweeps after those over only the points of routes still over 6 mm
+ROOM_ALL = True           # the first tightening keeps the label room at every one of labels.ROOM_SIZES too
+GROUP = True              # a station moved with its neighbours by one vector when no single move was kept (_groups)
+GROUP_RADIUS_MM = 30.0    # ... the free bends within this of the station (its routes over: their points left out)
+GROUP_TRIES = 3           # ... judged tries of one station's group moves at most (after its single moves)
+GROUP_FRACTIONS = (1.0, 0.5)   # ... of the vector, tried in this order
 
 
 def track_extra(pts: np.ndarray, offset: float) -> float:
@@ -125,7 +137,10 @@ class Tighten:
         self.rp, self.net, self.dr = rp, rp.net, rp.dr
         # the label sizes whose room a move must keep (labels.room_counts): LABEL_PT, or after the
         # label step's slides every one of labels.ROOM_SIZES (a label they gave room at 8 pt keeps it)
-        self.sizes = (LABEL_PT,) if sizes is None else tuple(sizes)
+        # (the first tightening too keeps every size's room, ROOM_SIZES: a station without room at
+        # 10 pt whose room at 7 or 8 pt a move took was a label the renderer could no longer place)
+        self.retighten = sizes is not None
+        self.sizes = (ROOM_SIZES if ROOM_ALL else (LABEL_PT,)) if sizes is None else tuple(sizes)
         self.w, self.style = w, style
         net = self.net
         ph = net.board.physical
@@ -149,7 +164,7 @@ class Tighten:
         self.banned: set = set()   # points whose move the whole board refused after a sweep (not moved again)
         self.sweeps = 0
         self.undone = 0   # moves kept on their part of the board, undone with their sweep (the whole board refused it)
-        self.kinds = {"cut": 0, "global": 0, "point": 0, "unbend": 0, "pull": 0}
+        self.kinds = {"cut": 0, "global": 0, "point": 0, "unbend": 0, "pull": 0, "group": 0}
         self.targets = None
         self.stale: set = set()   # (kind, point) of moves refused since nothing near them moved
         self.refused = {"off-board": 0, "fill": 0, "checks": 0, "labels": 0}   # why moves were not kept
@@ -523,7 +538,9 @@ class Tighten:
         tried = 0
         old = self.dr.pos[i].copy()
         turned = self.directions(ks)
+        seen = []   # the targets tried, for the group moves
         for kind, target in targets():
+            seen.append(target)
             for f in FRACTIONS:
                 if tried >= TRIES_PER_POINT or self.tries >= self.max_tries:
                     return False
@@ -539,7 +556,113 @@ class Tighten:
                     return True
         if i >= self.net.n and tried < TRIES_PER_POINT and self.tries < self.max_tries:
             return self.try_unbend(i, span)
+        if GROUP and i < self.net.n and self.tries < self.max_tries:
+            return self.try_group(i, ks, [t - old for t in seen], span)
         return False
+
+    def _groups(self, i, ks) -> list[np.ndarray]:
+        """The points moved with station i: (1) the first bend of each of its routes that is not
+        over 6 mm, (2) every free bend within GROUP_RADIUS_MM of it (other stations stay: their
+        own moves are theirs); the points of its routes over 6 mm other than i left out of both
+        (those routes are drawn in by the move)."""
+        dr, net = self.dr, self.net
+        limit = OVER_MM - GAP_AIM_MM
+        over = [k for k in ks if self.widest(k) > self.aim[k] + limit]
+        if not over:
+            return []
+        keep_out = {q for k in over for q in self.dr.lines[k]} - {i}
+        out = []
+        bends = set()
+        for k in ks:
+            if k in over:
+                continue
+            line = dr.lines[k]
+            q = line[1] if line[0] == i else (line[-2] if line[-1] == i else None)
+            if q is not None and q >= net.n and dr.free[q] and q not in keep_out:
+                bends.add(q)
+        if bends:
+            out.append(np.array(sorted({i} | bends), dtype=int))
+        pts = np.array(sorted({q for k in self.ks for q in dr.lines[k]}), dtype=int)
+        d = np.linalg.norm(dr.pos[pts] - dr.pos[i], axis=1)
+        disc = {int(q) for q in pts[d < GROUP_RADIUS_MM]
+                if q >= net.n and dr.free[q] and int(q) not in keep_out} | {i}
+        if len(disc) > 1 and (not out or disc != set(out[0].tolist())):
+            out.append(np.array(sorted(disc), dtype=int))
+        return out
+
+    def try_group(self, i, ks, shifts, span) -> bool:
+        """Station i and its neighbours (_groups) moved by one vector: the steps of i's targets
+        (global, own, pulls), GROUP_FRACTIONS of each; judged like a point's move on every route
+        through a moved point (fewer over or less excess, the turns), the checks on the part of the
+        board it changes, the label room near it, the fill. Where every single target of i lengthens
+        another route through i as much as it shortens this one, a neighbour moved with it keeps that
+        route's length."""
+        dr = self.dr
+        shifts = [s_ for s_ in shifts if float(np.hypot(*s_)) > 0.05]
+        if not shifts:
+            return False
+        tried = 0
+        for grp in self._groups(i, ks):
+            gks = sorted({k for q in grp.tolist() for k in self.through(q)})
+            before = self.badness(gks)
+            turned = self.directions(gks)
+            old = dr.pos[grp].copy()
+            for shift in shifts:
+                for f in GROUP_FRACTIONS:
+                    if tried >= GROUP_TRIES or self.tries >= self.max_tries:
+                        return False
+                    new = old + f * shift
+                    dr.pos[grp] = new
+                    better = self.better(self.badness(gks), before) and self.turns_ok(gks, turned)
+                    dr.pos[grp] = old
+                    if not better:
+                        continue
+                    tried += 1
+                    if self.judge_group(grp, new, span):
+                        self.kinds["group"] += 1
+                        return True
+        return False
+
+    def judge_group(self, idx, new, span) -> bool:
+        """Points idx moved to `new` (judge_point for several points): kept if the checks find
+        nothing more on the part of the board they change, the stations near them keep their label
+        room and the fill holds; else put back."""
+        rp, dr = self.rp, self.dr
+        old = dr.pos[idx].copy()
+        if not all(rp._inside(xy) for xy in new):
+            self.refused["off-board"] += 1
+            return False
+        plist = idx.tolist()
+        before_centres = rp._centres(plist)
+        dr.pos[idx] = new
+        if not fill_kept(dr, span):
+            dr.pos[idx] = old
+            self.refused["fill"] += 1
+            return False
+        centres = np.vstack([before_centres, rp._centres(plist)])
+        part = rp.select(centres, REACH_MM)
+        self.tries += 1
+        sub = rp.view(part)
+        found = rank(sub.problems())
+        if found[1]:
+            dr.pos[idx] = old
+            base = rank(rp.view(part).problems())
+            dr.pos[idx] = new
+            if found > base:
+                dr.pos[idx] = old
+                self.refused["checks"] += 1
+                return False
+        near = self._near(centres)
+        lacking = room_counts(sub, near, sizes=self.sizes)
+        if any(lacking):
+            dr.pos[idx] = old
+            room = room_counts(rp.view(part), near, sizes=self.sizes)
+            dr.pos[idx] = new
+            if worse_room(lacking, room):
+                dr.pos[idx] = old
+                self.refused["labels"] += 1
+                return False
+        return True
 
     def _pulls(self, i, ks) -> list[np.ndarray]:
         """Point i moved straight along the route over its aim through it (the widest first,
@@ -815,7 +938,8 @@ class Tighten:
         self.targets = self.global_targets() if GLOBAL else None
         base = rank(rp.full())
         room = self.lacking()
-        for _ in range(SWEEPS if self.sizes == (LABEL_PT,) else SWEEPS_RETIGHTEN):
+        n_sweeps = SWEEPS_RETIGHTEN if self.retighten else SWEEPS
+        for sweep in range(n_sweeps + EXTRA_SWEEPS):
             if self.tries >= self.max_tries:
                 break
             self.sweeps += 1
@@ -824,6 +948,8 @@ class Tighten:
             self._reset_through()
             points = sorted({q for k in self.ks for q in dr.lines[k] if dr.free[q]},
                             key=lambda q: (-self.excess(self.through(q)), q))
+            if sweep >= n_sweeps:   # the extra sweeps: only the points of routes still over 6 mm
+                points = [q for q in points if self.badness(self.through(q))[0] > 0]
             kept, span = 0, station_span(dr)
             for q in points:
                 if self.tries >= self.max_tries:
