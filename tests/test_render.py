@@ -219,6 +219,30 @@ def test_registration_ticks_move_off_what_they_would_cover():
     assert not box(ax, ay - 1, bx, by + 1).intersects(box(*blocker))
 
 
+def test_a_tick_with_no_free_spot_in_its_third_goes_elsewhere_on_its_stretch_or_is_left_out():
+    """A seam stretch whose first third is covered gets that tick where the stretch is free; one
+    covered from end to end gets no tick (a mark printed on a station or a space would stay on the
+    finished board), and every tick printed misses what it must avoid."""
+    t = tiling.tile_board(800, 530, "a4")
+    x = tiling.seams(t)[0][0]
+    ys = [(t.tile(r, 0).window[1], t.tile(r, 0).window[3]) for r in range(t.rows)]
+    lo, hi = tiling._exclusive(ys, 0, 530)          # the stretch of seam x only rows A's sheets print
+    on = lambda ticks: sorted(k.y for k in ticks if k.vertical and k.x == x and k.y <= hi)
+    plain = on(tiling.registration_ticks(t))
+    assert len(plain) == 2
+    # the first third covered, up to past the second tick's stretch start: that tick moves past it
+    wall = (x - 20, -10, x + 20, plain[1] - 12)
+    moved = on(tiling.registration_ticks(t, [wall]))
+    assert len(moved) == 2 and all(y > wall[3] for y in moved) and moved[1] - moved[0] >= 6
+    # the whole stretch covered: no tick on it, the other stretches and seams keep theirs
+    full = (x - 20, -10, x + 20, hi + 1)
+    plain_all, kept = tiling.registration_ticks(t), tiling.registration_ticks(t, [full])
+    assert on(kept) == [] and len(kept) == len(plain_all) - 2
+    for k in kept:
+        (ax, ay), (bx, by) = k.segment()
+        assert not box(ax, ay - 1, bx, by + 1).intersects(box(*full))
+
+
 def test_row_labels():
     assert [tiling.row_label(i) for i in (0, 1, 25, 26, 27)] == ["A", "B", "Z", "AA", "AB"]
 

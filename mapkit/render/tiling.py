@@ -162,16 +162,32 @@ def registration_ticks(t: Tiling, avoid=(), reach: float = TICK_MM) -> list[Tick
     for x in vx:
         for r in range(t.rows):
             lo, hi = _exclusive(ys, r, bh)
-            for a, b in _thirds(lo, hi):
-                y = _slide(lambda v: (x, v), a, b, avoid, (2 * reach + 3, 3.0))
+            for y in _free_spots(lambda v: (x, v), lo, hi, avoid, (2 * reach + 3, 3.0)):
                 out.append(Tick(x, y, True))
     for y in hy:
         for c in range(t.cols):
             lo, hi = _exclusive(xs, c, bw)
-            for a, b in _thirds(lo, hi):
-                x = _slide(lambda v: (v, y), a, b, avoid, (3.0, 2 * reach + 3))
+            for x in _free_spots(lambda v: (v, y), lo, hi, avoid, (3.0, 2 * reach + 3)):
                 out.append(Tick(x, y, False))
     return out
+
+
+def _free_spots(point, lo: float, hi: float, avoid, size: tuple[float, float]) -> list[float]:
+    """Where a seam stretch [lo, hi] gets its ticks: in each of its thirds (_thirds) the free spot
+    nearest the third's middle; a third with none takes the free spot nearest its middle anywhere
+    on the stretch not already taken (by 2 mark widths); none at all there, no tick: a mark on a
+    station, space or label would be printed on the finished board, while one tick fewer only
+    leaves the sheet's angle to the other ticks of its seam."""
+    spots: list[float] = []
+    gap = 2 * min(size)
+    for a, b in _thirds(lo, hi):
+        v = _slide(point, a, b, avoid, size)
+        if v is None:
+            v = _slide(point, lo, hi, avoid, size, mid=(a + b) / 2,
+                       taken=lambda w: any(abs(w - u) < gap for u in spots))
+        if v is not None and all(abs(v - u) >= gap for u in spots):
+            spots.append(v)
+    return spots
 
 
 def _thirds(lo: float, hi: float) -> list[tuple[float, float]]:
@@ -180,21 +196,23 @@ def _thirds(lo: float, hi: float) -> list[tuple[float, float]]:
     return [(lo + 5, lo + 2 * third), (lo + third, hi - 5)] if hi - lo > 40 else [(lo, hi)]
 
 
-def _slide(point, lo: float, hi: float, avoid, size: tuple[float, float], step: float = 1.0) -> float:
-    """The value in [lo, hi] nearest the stretch's middle whose mark box (w × h) is free."""
-    mid = (lo + hi) / 2
+def _slide(point, lo: float, hi: float, avoid, size: tuple[float, float], step: float = 1.0,
+           mid: float | None = None, taken=lambda v: False) -> float | None:
+    """The value in [lo, hi] nearest `mid` (the stretch's middle) whose mark box (w × h) is free
+    and not `taken`; None when there is none."""
+    mid = (lo + hi) / 2 if mid is None else mid
     hw, hh = size[0] / 2, size[1] / 2
     k = 0
     while True:
         for v in ((mid,) if k == 0 else (mid + k * step, mid - k * step)):
-            if v < lo or v > hi:
+            if v < lo or v > hi or taken(v):
                 continue
             x, y = point(v)
             if not any(x - hw < b[2] and b[0] < x + hw and y - hh < b[3] and b[1] < y + hh for b in avoid):
                 return v
         k += 1
         if mid + k * step > hi and mid - k * step < lo:
-            return mid
+            return None
 
 
 def _exclusive(spans: list[tuple[float, float]], i: int, limit: float) -> tuple[float, float]:

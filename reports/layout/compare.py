@@ -34,14 +34,14 @@ PAIRS = {"routes_over_gap": "routes_drawn", "labels_with_room": "labels_total", 
 
 
 INTRO = [   # comparison.md's first lines
-    "Computed layouts against the hand layouts (`PYTHONPATH=. python reports/layout/compare.py BOARD`, then `--table`).",
-    'The rows "hand" of portland and north-america are the hand layouts those boards had until the computed',
-    '"hand size, geo_anchor 1.0" layouts were shipped in boards/ (`mapkit layout --geo-anchor 1.0`); Seattle keeps its'
-    " hand layout.",
-    "routes_over_gap: routes with gaps between spaces over 6 mm, of those drawn (left blank for the earlier hand",
-    "layouts, measured after they were replaced). The computed rows of this table are the default layout",
-    "(`--no-gap-rule`), made on an earlier host; the 6 mm gap rule's rows (`--gap-rule`), on this stop's host: the",
-    "table at the end and docs/layout-gaps.md.", ""]
+    "The bundled boards as shipped against `mapkit layout` from lat/lon alone (`PYTHONPATH=. python reports/layout/compare.py`,",
+    "or one board at a time and then `--table`; stop 25, this host, the default layout with the 6 mm gap rule; seconds: CPU).",
+    'The first row of each board is the layout that was in boards/ when the rows were made: for portland and north-america',
+    "the computed layouts shipped at an earlier stop (made without the gap rule), for Seattle its hand layout. At stop 25",
+    'portland and north-america were re-shipped with their "computed, hand size, geo_anchor 1.0" rows',
+    "(`mapkit layout boards/B.json --size WxH --geo-anchor 1.0 --write`; docs/board-format.md says why and what it cost).",
+    "routes_over_gap: routes with gaps between spaces over 6 mm, of those drawn. Earlier tables: git history of this file.",
+    ""]
 
 
 def cell(r: dict, c: str) -> str:
@@ -58,7 +58,7 @@ def run(name: str, sizes: tuple[str, ...]) -> list[dict]:
     hand = json.loads((BOARDS / f"{name}.json").read_text(encoding="utf-8"))
     ph = hand.get("physical", {})
     size = (ph.get("width_mm", 800), ph.get("height_mm", 530))
-    rows = [{"board": name, "layout": "hand", **measure(hand), "seconds": None}]
+    rows = [{"board": name, "layout": "shipped", **measure(hand), "seconds": None}]
     runs = {"hand": ("computed, hand size", size, "", None), "auto": ("computed, size auto", "auto", "-auto", None),
             "near": (f"computed, hand size, geo_anchor {NEAR}", size, "-near", NEAR)}
     for label, sz, suffix, anchor in (runs[k] for k in sizes):
