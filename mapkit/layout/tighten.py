@@ -470,42 +470,9 @@ class Tighten:
 
     def judge_point(self, i, new, span) -> bool:
         """Point i moved to `new`, kept if the checks find nothing more on the part of the board it
-        changes, the stations near it keep their label room and the fill holds; else put back."""
-        rp, dr, net = self.rp, self.dr, self.net
-        old = dr.pos[i].copy()
-        if not rp._inside(new):
-            self.refused["off-board"] += 1
-            return False
-        before_centres = rp._centres([i])
-        dr.pos[i] = new
-        if not fill_kept(dr, span):
-            dr.pos[i] = old
-            self.refused["fill"] += 1
-            return False
-        centres = np.vstack([before_centres, rp._centres([i])])
-        part = rp.select(centres, REACH_MM)
-        self.tries += 1
-        sub = rp.view(part)
-        found = rank(sub.problems())
-        if found[1]:
-            dr.pos[i] = old
-            base = rank(rp.view(part).problems())
-            dr.pos[i] = new
-            if found > base:
-                dr.pos[i] = old
-                self.refused["checks"] += 1
-                return False
-        near = self._near(centres)
-        lacking = room_counts(sub, near, sizes=self.sizes)
-        if any(lacking):
-            dr.pos[i] = old
-            room = room_counts(rp.view(part), near, sizes=self.sizes)
-            dr.pos[i] = new
-            if worse_room(lacking, room):
-                dr.pos[i] = old
-                self.refused["labels"] += 1
-                return False
-        return True
+        changes, the stations near it keep their label room and the fill holds; else put back
+        (judge_group of the one point)."""
+        return self.judge_group(np.array([i]), np.asarray(new, dtype=float)[None], span)
 
     def global_targets(self) -> np.ndarray | None:
         """Every free point where the whole board's optimization puts it with the gaps held at their
@@ -624,7 +591,7 @@ class Tighten:
         return False
 
     def judge_group(self, idx, new, span) -> bool:
-        """Points idx moved to `new` (judge_point for several points): kept if the checks find
+        """Points idx (an index array) moved to `new` (one row each): kept if the checks find
         nothing more on the part of the board they change, the stations near them keep their label
         room and the fill holds; else put back."""
         rp, dr = self.rp, self.dr
