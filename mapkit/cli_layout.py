@@ -122,6 +122,11 @@ def layout(board, out, write, style, size, keep, seed, geo_anchor, gap_rule, fmt
         for k, v in figures.items():
             click.echo(f"  {k:<26} {v}")
         _echo_loose(loose)
+        if figures.get("labels_unplaced_at"):
+            at = figures["labels_unplaced_at"]
+            click.echo(printable(f"{len(at)} station {'label has' if len(at) == 1 else 'labels have'} no room even at 7 pt"
+                                 f" (the renderer draws {'it' if len(at) == 1 else 'them'} over what is there): {', '.join(at)};"
+                                 " move the station or its neighbours and pin them, or try another --seed"))
         for p in res.problems:
             click.echo(printable(f"does not fit: {p}"))
         for p in left:

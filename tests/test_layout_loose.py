@@ -86,3 +86,25 @@ def test_the_text_names_the_loose_routes_and_the_held_ones_apart(capsys):
     assert "1 route of one space has more than 6 mm round its space but is as short" in out and "h1" in out
     _echo_loose([])
     assert capsys.readouterr().out == ""
+
+
+def test_labels_without_room_are_named():
+    """figures.label_figures names the stations whose label the renderer found no room for, even at
+    its smallest size (what `mapkit layout` prints after the loose routes)."""
+    from mapkit.layout.figures import label_figures
+    data = json.loads((BOARDS / "portland.json").read_text(encoding="utf-8"))
+    board = build_board(data)
+    assert label_figures(board, Layout(board))["labels_unplaced_at"] == []
+    # the same board drawn at 45 % of its size round its centre: labels crowd each other out
+    xs = [s["board"]["x"] for s in data["stations"]]
+    ys = [s["board"]["y"] for s in data["stations"]]
+    cx, cy = sum(xs) / len(xs), sum(ys) / len(ys)
+    for s in data["stations"]:
+        s["board"] = {"x": cx + 0.45 * (s["board"]["x"] - cx), "y": cy + 0.45 * (s["board"]["y"] - cy)}
+    for r in data["routes"]:
+        r.pop("waypoints", None)
+    board = build_board(data)
+    found = label_figures(board, Layout(board))
+    ids = {s["id"] for s in data["stations"]}
+    assert found["labels_unplaced"] == len(found["labels_unplaced_at"]) > 0
+    assert set(found["labels_unplaced_at"]) <= ids and found["labels_unplaced_at"] == sorted(found["labels_unplaced_at"])

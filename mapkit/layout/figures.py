@@ -14,6 +14,7 @@
   were placed before) would be over 6 mm, for comparison
 - label_pt_smallest, labels_unplaced: the smallest font size a station label needed to find room
   (12 pt is the normal size; the renderer falls back to 7 pt) and how many found none
+  (labels_unplaced_at: their station ids)
 - empty_share: the share of the inner area farther than 30 mm from every station and space
 - direction_error_deg_mean / _max, within_45deg: each route's board direction against its real
   bearing (from the stations' lat/lon), and the share within 45°
@@ -173,6 +174,7 @@ def label_figures(board, layout) -> dict:
     sizes = [c.size for key, c in scene.placement.placed.items() if not key.startswith("bonus:")]
     unplaced = [k for k in scene.unplaced if not k.startswith("bonus:")]
     return {"label_pt_smallest": min(sizes) if sizes else None, "labels_unplaced": len(unplaced),
+            "labels_unplaced_at": sorted(unplaced),
             "labels_below_12pt": sum(s < 12 for s in sizes), "labels_total": len(sizes),
             "labels_with_room": len(sizes) - len(unplaced)}
 
