@@ -241,6 +241,15 @@ def test_a_tick_with_no_free_spot_in_its_third_goes_elsewhere_on_its_stretch_or_
     for k in kept:
         (ax, ay), (bx, by) = k.segment()
         assert not box(ax, ay - 1, bx, by + 1).intersects(box(*full))
+    # pieces either side of the seam all along the stretch, 4-6 mm from it: no room for a full tick
+    # (5 mm each way), room for short ones (2 mm): the stretch gets those
+    sides = [(x - 6, -10, x - 4, hi + 1), (x + 4, -10, x + 6, hi + 1)]
+    short = [k for k in tiling.registration_ticks(t, sides) if k.vertical and k.x == x and k.y <= hi]
+    assert len(short) == 2 and all(k.reach == tiling.SHORT_TICK_MM for k in short)
+    for k in short:
+        (ax, ay), (bx, by) = k.segment()
+        assert bx - ax == 2 * tiling.SHORT_TICK_MM
+        assert not any(box(ax, ay - 1, bx, by + 1).intersects(box(*b)) for b in sides)
 
 
 def test_row_labels():

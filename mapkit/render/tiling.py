@@ -111,6 +111,7 @@ def _with_other(t: Tiling, other: int) -> Tiling:
 
 
 TICK_MM = 5.0      # each registration tick reaches this far either side of its seam
+SHORT_TICK_MM = 2.0   # ... or this far, where a stretch of seam has no room for a full one
 
 
 @dataclass(frozen=True)
@@ -121,8 +122,10 @@ class Tick:
     x: float
     y: float
     vertical: bool
+    reach: float = TICK_MM   # how far it reaches either side of the seam
 
-    def segment(self, reach: float = TICK_MM) -> tuple[XY, XY]:
+    def segment(self, reach: float | None = None) -> tuple[XY, XY]:
+        reach = self.reach if reach is None else reach
         if self.vertical:
             return (self.x - reach, self.y), (self.x + reach, self.y)
         return (self.x, self.y - reach), (self.x, self.y + reach)
@@ -159,17 +162,30 @@ def registration_ticks(t: Tiling, avoid=(), reach: float = TICK_MM) -> list[Tick
     avoid = list(avoid)
     vx, hy = seams(t)
     out = []
+    short = min(reach, SHORT_TICK_MM)
     for x in vx:
         for r in range(t.rows):
             lo, hi = _exclusive(ys, r, bh)
-            for y in _free_spots(lambda v: (x, v), lo, hi, avoid, (2 * reach + 3, 3.0)):
-                out.append(Tick(x, y, True))
+            for y, n in _ticks_on(lambda v: (x, v), lo, hi, avoid, reach, short, True):
+                out.append(Tick(x, y, True, n))
     for y in hy:
         for c in range(t.cols):
             lo, hi = _exclusive(xs, c, bw)
-            for x in _free_spots(lambda v: (v, y), lo, hi, avoid, (3.0, 2 * reach + 3)):
-                out.append(Tick(x, y, False))
+            for x, n in _ticks_on(lambda v: (v, y), lo, hi, avoid, reach, short, False):
+                out.append(Tick(x, y, False, n))
     return out
+
+
+def _ticks_on(point, lo, hi, avoid, reach: float, short: float, vertical: bool) -> list[tuple[float, float]]:
+    """(where, reach) of a stretch's ticks: full ones where they fit (_free_spots); a stretch with
+    no room for any gets short ones (SHORT_TICK_MM) where those fit, so that its two sheets still
+    have a mark to line up by."""
+    def size(n):   # the mark box (w x h): the tick and 1.5 mm round it
+        return (2 * n + 3, 3.0) if vertical else (3.0, 2 * n + 3)
+    spots = _free_spots(point, lo, hi, avoid, size(reach))
+    if spots or short >= reach:
+        return [(v, reach) for v in spots]
+    return [(v, short) for v in _free_spots(point, lo, hi, avoid, size(short))]
 
 
 def _free_spots(point, lo: float, hi: float, avoid, size: tuple[float, float]) -> list[float]:
