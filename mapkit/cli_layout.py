@@ -76,7 +76,8 @@ def layout(board, out, write, style, size, keep, seed, geo_anchor, gap_rule, fmt
     the board passes the geometry checks.
 
     Prints what changed and the figures (stretched routes, largest gap, label size, empty area,
-    direction error, fill). Exit 0 when the result has no geometry problem at all (no error, no
+    direction error, fill), then the routes still drawn with gaps over 6 mm (each with how much
+    too long and the length that would fit) and any station label without room. Exit 0 when the result has no geometry problem at all (no error, no
     warning: what `mapkit validate --strict` asks of the geometry), 1 when something does not fit
     (it says what and by how much), 2 on bad usage.
     """

@@ -54,10 +54,10 @@ def layout_board(data: dict, *, style: str = "geographic", size="auto", seed: in
     (figure gap_rule). False (--no-gap-rule): the layout only prefers 6 mm gaps during the
     optimization. Either way the clean board's over-long routes are then drawn in where the checks,
     the labels' room, the fill and the directions allow (tighten.py, figure tightened). Measured on
-    18 cases (docs/layout-gaps.md, "The gap rule the default"): the rule leaves about two fifths as
-    many routes over 6 mm (221 against 555 of 3094, seed 0), every case clean and every label with
-    room, at about 1.6 times the CPU
-    (the 60-station bench board: about 9.3 s against 7.4 s; `mapkit bench --only layout`)."""
+    18 cases (docs/layout-gaps.md, "The gap rule the default"): the rule leaves about a third as
+    many routes over 6 mm (196 against 555 of 3094, seed 0; docs/layout-gaps.md, stop 25), every case
+    clean, at about 1.3 times the CPU
+    (the 60-station bench board: about 9.0 s against 7.2 s; `mapkit bench --only layout`)."""
     if style not in STYLES:
         raise LayoutError(f"unknown style '{style}': use geographic or schematic")
     if geo_anchor is not None and not 0 <= geo_anchor <= 10:

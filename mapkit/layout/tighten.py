@@ -98,7 +98,6 @@ PULL = 1                  # a point pulled along the widest route over its aim t
 TRACKS = True             # a double's gaps read on its longer track (track_extra), as the geometry places its spaces
 MITRE_LIMIT = 3.0         # the tracks' offset curves' mitre limit (mapkit.geometry), in offsets from the bend
 LMIN_WEIGHT = 3.0         # a route drawn too short weighs this much per mm of length, against a gap's mm
-EXTRA_SWEEPS = 0          # sweeps after those over only the points of routes still over 6 mm
 ROOM_ALL = True           # the first tightening keeps the label room at every one of labels.ROOM_SIZES too
 GROUP = True              # a station moved with its neighbours by one vector when no single move was kept (_groups)
 GROUP_RADIUS_MM = 30.0    # ... the free bends within this of the station (its routes over: their points left out)
@@ -746,7 +745,7 @@ class Tighten:
             if not self.better(self.badness(self.ks), before):
                 continue
             self.tries += 1
-            if rank(rp.full()) <= base and not worse_room(self.lacking(), room):
+            if self._confirmed(base, room):
                 return f
         dr.pos = saved
         return None
@@ -855,7 +854,7 @@ class Tighten:
                 turned = [k for k in self.ks if (self.net.bundles[k].a in side) != (self.net.bundles[k].b in side)]
                 if all(rp._inside(dr.pos[q]) for q in moved) and self.turns_ok(turned, self.directions(turned, old)):
                     self.tries += 1
-                    if rank(rp.full()) <= base and not worse_room(self.lacking(), room):
+                    if self._confirmed(base, room):
                         kept += 1
                         self.kinds["cut"] += 1
                         break   # the drawing has changed: the cuts again
@@ -906,7 +905,7 @@ class Tighten:
         base = rank(rp.full())
         room = self.lacking()
         n_sweeps = SWEEPS_RETIGHTEN if self.retighten else SWEEPS
-        for sweep in range(n_sweeps + EXTRA_SWEEPS):
+        for _ in range(n_sweeps):
             if self.tries >= self.max_tries:
                 break
             self.sweeps += 1
@@ -915,8 +914,6 @@ class Tighten:
             self._reset_through()
             points = sorted({q for k in self.ks for q in dr.lines[k] if dr.free[q]},
                             key=lambda q: (-self.excess(self.through(q)), q))
-            if sweep >= n_sweeps:   # the extra sweeps: only the points of routes still over 6 mm
-                points = [q for q in points if self.badness(self.through(q))[0] > 0]
             kept, span = 0, station_span(dr)
             for q in points:
                 if self.tries >= self.max_tries:
