@@ -87,6 +87,15 @@ def table(names) -> None:
 def main(argv) -> None:
     args = [a for a in argv if not a.startswith("--")]
     names = args or ["portland", "seattle", "north-america"]
+    unknown = [n for n in names if not (BOARDS / f"{n}.json").is_file()]
+    if unknown:
+        raise SystemExit(f"compare.py: no bundled board '{unknown[0]}'; the boards are "
+                         + ", ".join(sorted(p.stem for p in BOARDS.glob("*.json"))))
+    if "--table" in argv:
+        missing = [n for n in names if not (HERE / f"{n}.rows.json").is_file()]
+        if missing:
+            raise SystemExit(f"compare.py --table: no rows of '{missing[0]}' yet; run"
+                             f" `python reports/layout/compare.py {missing[0]}` first")
     if "--table" not in argv:
         sizes = ("hand",) if "--hand-size-only" in argv else ("hand", "auto", "near")
         for name in names:
