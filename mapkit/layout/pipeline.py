@@ -22,13 +22,14 @@ from mapkit.layout.network import GAP_MARGIN_MM, MAX_GAP_MM, build_network, draw
 from mapkit.layout.optimize import Drawing, Weights, run_rounds
 from mapkit.layout.project import initial_positions
 from mapkit.layout.stress import majorize
-from mapkit.layout.labels import label_repair
+from mapkit.layout.labels import ROOM_SIZES, label_repair
 from mapkit.geometry import even_spread
 from mapkit.layout.figures import gap_figures
 from mapkit.layout.polish import polish
 from mapkit.layout.repair import Repair, repair, score
 from mapkit.layout.resize import SMALLER_BOARD, smaller_board
 from mapkit.layout.result import build_result
+from mapkit.layout.reseat import reseat
 from mapkit.layout.tighten import tighten
 from mapkit.layout.uncross import uncross
 from mapkit.layout.unfold import unfold
@@ -44,6 +45,8 @@ UNFOLD = True  # a stretched route bent round a station: the station put across 
 UNCROSS = True  # a crossing left on the board: a bend flipped or a station put across (uncross.py)
 FINISH = True  # the last few small problems (a millimetre short, a space over a station): finish.py
 UNTANGLE = True  # kicks with a local re-optimization where the repair leaves a knot (untangle.py)
+RESEAT = True  # a station of one or two neighbours drawn off its bearing seated again where its routes allow (reseat.py)
+TIGHTEN_AGAIN = True  # the tightening once more after the label step: about half the routes it leaves over 6 mm drawn in
 TIGHTEN = True  # routes longer than their spaces need drawn in on a clean board (tighten.py)
 POLISH = True  # nudge the stations of a clean board towards their routes' real bearings (polish.py)
 GEO_ANCHOR = 0.0  # the stress drawing's pull towards the real map (share of a station's stress weight)
@@ -262,13 +265,14 @@ def layout_once(data: dict, *, style: str, size, seed: int, keep: frozenset, geo
     found = geometry_problems(build_result(net, dr, size_out)[0])
     if found:
         found = fix(found)
-    lacking = tightened = resized = None
+    lacking = tightened = resized = reseated = None
     if not any(p.severity == "error" for p in found):
         # labels as obstacles: stations left no room for their name move a little, where the checks
         # allow (no more than the repair left: nothing, or a warning it could not remove)
         rp = Repair(net, dr, size_out, geometry_problems)
         rp.baseline = score(found)
         nudged = polish(rp) if POLISH and style == "geographic" else 0  # schematic: its own directions
+        reseated = reseat(rp, w, style) if RESEAT else None
         if TIGHTEN:
             # gaps between spaces of at most about 6 mm: the optimization only prefers them (its
             # clearances win); on a board the checks pass, the over-long routes drawn in
@@ -277,6 +281,11 @@ def layout_once(data: dict, *, style: str, size, seed: int, keep: frozenset, geo
                          **tighten(rp, w, style)}   # (with the figures after it, the layout's last, below)
         # (the label step's slides lengthen routes: it tightens again the same way after them)
         lacking = label_repair(rp, retighten=(w, style) if TIGHTEN else None)
+        if TIGHTEN and TIGHTEN_AGAIN and gap_figures(rp.full_data())["routes_over_gap"]:
+            # a second pass where the first one and the label step left the board: its targets from
+            # this board, its slides tried again, no point banned (docs/layout-gaps.md, stop 26);
+            # every label size's room kept, as after the label step's slides
+            tightened["again"] = tighten(rp, w, style, sizes=ROOM_SIZES)
         if found:
             found = rp.full()   # the same count, maybe other words (a warning's figures moved)
     if size == "auto" and not any_fixed and not found and SMALLER_BOARD:
@@ -299,6 +308,7 @@ def layout_once(data: dict, *, style: str, size, seed: int, keep: frozenset, geo
     figures = {"size_chosen": size == "auto", "bends": sum(len(line) - 2 for line in dr.lines), **widened,
                **({"labels_without_room_10pt": lacking, "polished": nudged} if lacking is not None else {}),
                **({"tightened": tightened} if tightened is not None else {}),
+               **({"reseated": reseated} if reseated is not None else {}),
                **measure(new, labels=False)}
     if tightened is not None:
         for key in ("routes_over_gap", "largest_gap_mm"):
