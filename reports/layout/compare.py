@@ -35,11 +35,10 @@ PAIRS = {"routes_over_gap": "routes_drawn", "labels_with_room": "labels_total", 
 
 INTRO = [   # comparison.md's first lines
     "The bundled boards as shipped against `mapkit layout` from lat/lon alone (`PYTHONPATH=. python reports/layout/compare.py`,",
-    "or one board at a time and then `--table`; stop 25, this host, the default layout with the 6 mm gap rule; seconds: CPU).",
-    'The first row of each board is the layout that was in boards/ when the rows were made: for portland and north-america',
-    "the computed layouts shipped at an earlier stop (made without the gap rule), for Seattle its hand layout. At stop 25",
-    'portland and north-america were re-shipped with their "computed, hand size, geo_anchor 1.0" rows',
-    "(`mapkit layout boards/B.json --size WxH --geo-anchor 1.0 --write`; docs/board-format.md says why and what it cost).",
+    "or one board at a time and then `--table`; stop 26, this host, the default layout with the 6 mm gap rule; seconds: CPU).",
+    'The first row of each board is the layout that was in boards/ when the rows were made. Portland and north-america ship',
+    'their "computed, hand size, geo_anchor 1.0" layouts (`mapkit layout boards/B.json --size WxH --geo-anchor 1.0 --write`,',
+    "re-made at stop 26: the rows are the same layout; docs/board-format.md says why and what it cost); Seattle its hand layout.",
     "routes_over_gap: routes with gaps between spaces over 6 mm, of those drawn. Earlier tables: git history of this file.",
     ""]
 
