@@ -62,14 +62,16 @@ def _path_text(path: tuple) -> str:
 @click.option("--geo-anchor", "geo_anchor", type=click.FloatRange(0, 10), default=None, metavar="SHARE",
               help="How strongly the first drawing is held to the real map (0 to 10; default: the layout's "
                    "own, 0). 1.0 keeps Portland and north-america nearer their geography; the Seattle "
-                   "network comes out with problems at 1.0.")
+                   "network on its 600 x 900 mm leaves two labels without room at 1.0.")
 @click.option("--gap-rule/--no-gap-rule", "gap_rule", default=True, show_default=True,
               help="--gap-rule (the default): hold the gaps between spaces to 6 mm as a rule (wider only "
                    "where a crowded station or a knot the repair could not undo needs it) and let --size auto "
                    "prefer a size the network fills 80 % each way; where the rule leaves a problem the soft "
                    "layout is kept if cleaner (figure gap_rule; docs/layout-gaps.md). --no-gap-rule: the "
                    "layout only prefers 6 mm gaps (faster, more routes over 6 mm); either way the clean "
-                   "board's over-long routes are then drawn in where the checks allow (figure tightened).")
+                   "board's over-long routes are then drawn in where the checks allow (figure tightened, and "
+                   "again after the label step), and stations of one or two neighbours drawn across them "
+                   "are seated on their bearings (geographic style, figure reseated).")
 @FORMAT
 def layout(board, out, write, style, size, keep, seed, geo_anchor, gap_rule, fmt):
     """Compute station board positions (and route waypoints) from lat/lon and route lengths, so that

@@ -46,18 +46,20 @@ def layout_board(data: dict, *, style: str = "geographic", size="auto", seed: in
     geo_anchor: how strongly the first (stress) drawing is held to the real map, as a share of a
     typical station's pull towards its route lengths (None: the default, 0, only the lengths). 1
     keeps Portland and North America nearer their geography and clean; Seattle, whose real map
-    does not fit its routes' lengths on 600 x 900 mm, is not clean with it (reports/layout).
+    does not fit its routes' lengths on 600 x 900 mm, comes out clean with it but two labels
+    without room (reports/layout).
 
     gap_rule: True (the default, --gap-rule): gaps between spaces held to network.MAX_GAP_MM (or
     what a crowded station needs) as a rule, not a preference, and --size auto preferring a size the
     network fills; where the rule leaves a problem on every size, the soft layout is kept if cleaner
     (figure gap_rule). False (--no-gap-rule): the layout only prefers 6 mm gaps during the
     optimization. Either way the clean board's over-long routes are then drawn in where the checks,
-    the labels' room, the fill and the directions allow (tighten.py, figure tightened). Measured on
-    18 cases (docs/layout-gaps.md, "The gap rule the default"): the rule leaves about a third as
-    many routes over 6 mm (196 against 555 of 3094, seed 0; docs/layout-gaps.md, stop 25), every case
-    clean, at about 1.3 times the CPU
-    (the 60-station bench board: about 9.0 s against 7.2 s; `mapkit bench --only layout`)."""
+    the labels' room, the fill and the directions allow (tighten.py, figure tightened; once more
+    after the label step, tightened.again), and in the geographic style stations of one or two
+    neighbours drawn across them are first seated on their bearings (reseat.py, figure reseated).
+    Measured on 18 cases (docs/layout-gaps.md, stop 26): the rule leaves about a quarter as many
+    routes over 6 mm (109 against 445 of 3094, seed 0), every case clean, at about 1.2 times the
+    CPU (the 60-station bench board: about 9 s against 8 s; `mapkit bench --only layout`)."""
     if style not in STYLES:
         raise LayoutError(f"unknown style '{style}': use geographic or schematic")
     if geo_anchor is not None and not 0 <= geo_anchor <= 10:

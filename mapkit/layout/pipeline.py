@@ -281,11 +281,16 @@ def layout_once(data: dict, *, style: str, size, seed: int, keep: frozenset, geo
                          **tighten(rp, w, style)}   # (with the figures after it, the layout's last, below)
         # (the label step's slides lengthen routes: it tightens again the same way after them)
         lacking = label_repair(rp, retighten=(w, style) if TIGHTEN else None)
-        if TIGHTEN and TIGHTEN_AGAIN and gap_figures(rp.full_data())["routes_over_gap"]:
+        if TIGHTEN and TIGHTEN_AGAIN:
             # a second pass where the first one and the label step left the board: its targets from
             # this board, its slides tried again, no point banned (docs/layout-gaps.md, stop 26);
-            # every label size's room kept, as after the label step's slides
-            tightened["again"] = tighten(rp, w, style, sizes=ROOM_SIZES)
+            # every label size's room kept, as after the label step's slides. The figure's lists
+            # get the counts before it: [before the first pass, before the second, at the end]
+            left = gap_figures(rp.full_data())
+            if left["routes_over_gap"]:
+                for key in ("routes_over_gap", "largest_gap_mm"):
+                    tightened[key].append(left[key])
+                tightened["again"] = tighten(rp, w, style, sizes=ROOM_SIZES)
         if found:
             found = rp.full()   # the same count, maybe other words (a warning's figures moved)
     if size == "auto" and not any_fixed and not found and SMALLER_BOARD:
