@@ -32,6 +32,7 @@ DIRECTIONS = [np.array([np.cos(a), np.sin(a)]) for a in np.arange(8) * np.pi / 4
 REACH_MM = 25.0        # routes and stations this close to a changed segment can change their problems
 SAMPLE_MM = 30.0       # spacing of the points sampled along a changed segment
 PREPARE = 16           # moves whose shapes are built in one call (Repair._prepare)
+NO_GAIN = (math.inf, math.inf)   # the gain recorded for a move judged no better than the best (try_problem)
 MAX_TRIES = 1000       # candidate evaluations over a whole repair (about 0.02 s each)
 PASSES = 4             # sweeps over the remaining problems
 
@@ -40,15 +41,20 @@ def score(found) -> tuple[int, float]:
     """(errors + warnings, how bad they are): compared as a pair, smaller is better."""
     size = 0.0
     for p in found:
-        key = (p.code, p.message)
-        v = _SIZES.get(key)
-        if v is None:   # the repair and the polish score the same few messages thousands of times
-            v = _size(p.code, p.message)
-            if len(_SIZES) >= 20_000:
-                _SIZES.clear()
-            _SIZES[key] = v
-        size += v
+        size += _size_of(p)
     return len(found), size
+
+
+def _size_of(p) -> float:
+    """_size of one problem (the repair and the polish score the same few messages thousands of times)."""
+    key = (p.code, p.message)
+    v = _SIZES.get(key)
+    if v is None:
+        v = _size(p.code, p.message)
+        if len(_SIZES) >= 20_000:
+            _SIZES.clear()
+        _SIZES[key] = v
+    return v
 
 
 _SIZES: dict = {}   # (code, message) -> _size of it
@@ -223,6 +229,13 @@ class Repair:
         that part made already, Repair._prepare)."""
         self.tries += 1
         return score((self.view(part) if view is None else view).problems())
+
+    def local_unless(self, part, view, base, best_gain) -> tuple[int, float] | None:
+        """local(part, view), or None when the move judged there is certainly no better than the best
+        so far: its gain over base (the score of that part as it was) not below best_gain (try_problem
+        keeps a move only when its gain is below the best's). Counted as one try, like local."""
+        self.tries += 1
+        return (self.view(part) if view is None else view).score_unless(base, best_gain)
 
     def view(self, part) -> "Part":
         """That part of the board with the points where they are now, for its checks and label room."""
@@ -430,9 +443,16 @@ class Repair:
                 if reach not in parts:
                     parts[reach] = (part, self.local(part, ready.get(("base", reach))))
                 part, base = parts[reach]
-                sc = self.local(part, ready[n]) if n in ready else self._moved(m, lambda: self.local(part))
-                gain = (sc[0] - base[0], sc[1] - base[1])
-                stop = gain[0] < 0 and sc[0] == 0   # this part of the board is clean: nothing better to find
+                # judged only as far as it can still beat the best move so far (the trace's gain of
+                # one that cannot: NO_GAIN, which is never below a best gain either, so a replay
+                # makes the same choices)
+                judge = lambda view=None: self.local_unless(part, view, base, best_gain)
+                sc = judge(ready[n]) if n in ready else self._moved(m, judge)
+                if sc is None:
+                    gain, stop = NO_GAIN, False
+                else:
+                    gain = (sc[0] - base[0], sc[1] - base[1])
+                    stop = gain[0] < 0 and sc[0] == 0   # this part of the board is clean: nothing better to find
                 trace.append((self.tries - before, gain, stop))
                 if gain < best_gain:
                     best_gain, best_move = gain, m
@@ -589,6 +609,29 @@ class Part:
         from mapkit.checks import check_geometry
 
         return list(check_geometry(self.board, self.layout()))
+
+    def score_unless(self, base, best_gain) -> tuple[int, float] | None:
+        """score(self.problems()), or None once the gain (score - base) is certainly not below
+        best_gain. The checks are asked a step at a time (checks.geometry_steps), summed in their
+        order as score sums them: more problems only add to the count, and to the size (no
+        problem's size is negative, and a float sum grows with its terms), so a partial gain not
+        below best_gain is a whole one not below it. Then the last steps (the spaces' overlaps
+        and the crossings: most of a part's check) are not asked. A part with another check is
+        judged whole."""
+        if self.board is None:
+            return score(self.problems())
+        from mapkit.checks import geometry_steps
+
+        count, size = 0, 0.0
+        if not (count - base[0], size - base[1]) < best_gain:
+            return None   # (a part as clean as it was, and no gain yet: nothing to build)
+        for step in geometry_steps(self.board, self.layout()):
+            count += len(step)
+            for p in step:
+                size += _size_of(p)
+            if not (count - base[0], size - base[1]) < best_gain:
+                return None
+        return count, size
 
     def without_room(self, only=None) -> list[str]:
         from mapkit.layout.labels import board_without_room, without_room
