@@ -512,7 +512,9 @@ class Repair:
                 boards.append(self._boards.board(part, True))
             keys.append(n)
             boards.append(self._moved(moves[n], lambda: self._boards.board(part, True)))
-        made = layouts_of([b for b, _ in boards], [nd for _, nd in boards])
+        # without the crossing test's clipped lines: most moves are found no better before their
+        # crossings are asked (score_unless), and a Layout clips its own lines when they are
+        made = layouts_of([b for b, _ in boards], [nd for _, nd in boards], clip=False)
         return {key: Part(self, None, board, layout) for key, (board, _), layout in zip(keys, boards, made)}
 
     def _bend_points(self, k, p) -> list[np.ndarray]:
