@@ -612,28 +612,38 @@ class Part:
 
         return list(check_geometry(self.board, self.layout()))
 
-    def score_unless(self, base, best_gain) -> tuple[int, float] | None:
-        """score(self.problems()), or None once the gain (score - base) is certainly not below
-        best_gain. The checks are asked a step at a time (checks.geometry_steps), summed in their
-        order as score sums them: more problems only add to the count, and to the size (no
-        problem's size is negative, and a float sum grows with its terms), so a partial gain not
-        below best_gain is a whole one not below it. Then the last steps (the spaces' overlaps
-        and the crossings: most of a part's check) are not asked. A part with another check is
-        judged whole."""
+    def score_unless(self, base, best_gain, ranked: bool = False) -> tuple | None:
+        """score(self.problems()) (ranked: overpass.rank of them, errors first), or None once the
+        gain (that minus base) is certainly not below best_gain. The checks are asked a step at a
+        time (checks.geometry_steps), summed in their order as score sums them: more problems only
+        add to the counts, and to the size (no problem's size is negative, and a float sum grows
+        with its terms), so a partial gain not below best_gain is a whole one not below it. Then
+        the last steps (the spaces' overlaps and the crossings: most of a part's check) are not
+        asked. A part with another check is judged whole."""
         if self.board is None:
-            return score(self.problems())
+            found = self.problems()
+            if ranked:
+                from mapkit.layout.overpass import rank
+
+                return rank(found)
+            return score(found)
         from mapkit.checks import geometry_steps
 
-        count, size = 0, 0.0
-        if not (count - base[0], size - base[1]) < best_gain:
+        errors, count, size = 0, 0, 0.0
+
+        def gain():
+            return (errors - base[0], count - base[1], size - base[2]) if ranked else (count - base[0], size - base[1])
+
+        if not gain() < best_gain:
             return None   # (a part as clean as it was, and no gain yet: nothing to build)
         for step in geometry_steps(self.board, self.layout()):
             count += len(step)
             for p in step:
                 size += _size_of(p)
-            if not (count - base[0], size - base[1]) < best_gain:
+                errors += p.severity == "error"
+            if not gain() < best_gain:
                 return None
-        return count, size
+        return (errors, count, size) if ranked else (count, size)
 
     def without_room(self, only=None) -> list[str]:
         from mapkit.layout.labels import board_without_room, without_room
