@@ -613,13 +613,23 @@ class Part:
         return list(check_geometry(self.board, self.layout()))
 
     def score_unless(self, base, best_gain, ranked: bool = False) -> tuple | None:
-        """score(self.problems()) (ranked: overpass.rank of them, errors first), or None once the
-        gain (that minus base) is certainly not below best_gain. The checks are asked a step at a
-        time (checks.geometry_steps), summed in their order as score sums them: more problems only
-        add to the counts, and to the size (no problem's size is negative, and a float sum grows
-        with its terms), so a partial gain not below best_gain is a whole one not below it. Then
-        the last steps (the spaces' overlaps and the crossings: most of a part's check) are not
-        asked. A part with another check is judged whole."""
+        """score(self.problems()) (ranked: overpass.rank of them, errors first), or None once its
+        gain over base is certainly not below best_gain (a candidate no better than the best so
+        far: Repair.try_problem, Finish.try_problem)."""
+        if ranked:
+            return self.score_until(lambda sc: not (sc[0] - base[0], sc[1] - base[1], sc[2] - base[2]) < best_gain,
+                                    ranked)
+        return self.score_until(lambda sc: not (sc[0] - base[0], sc[1] - base[1]) < best_gain)
+
+    def score_until(self, enough, ranked: bool = False) -> tuple | None:
+        """score(self.problems()) (ranked: overpass.rank of them), or None as soon as enough(the
+        score of the problems found so far) is true: enough must hold of every score at least as
+        large, count for count and size for size (then it holds of the whole one). The checks
+        are asked a step at a time (checks.geometry_steps), summed in their order as score sums
+        them: more problems only add to the counts, and to the size (no problem's size is
+        negative, and a float sum grows with its terms). The last steps (the spaces' overlaps and
+        the crossings: most of a part's check) are then not asked for a move that is already
+        worse. A part with another check is judged whole."""
         if self.board is None:
             found = self.problems()
             if ranked:
@@ -630,18 +640,15 @@ class Part:
         from mapkit.checks import geometry_steps
 
         errors, count, size = 0, 0, 0.0
-
-        def gain():
-            return (errors - base[0], count - base[1], size - base[2]) if ranked else (count - base[0], size - base[1])
-
-        if not gain() < best_gain:
-            return None   # (a part as clean as it was, and no gain yet: nothing to build)
+        if enough((errors, count, size) if ranked else (count, size)):
+            return None   # (already at nothing found: nothing to build)
         for step in geometry_steps(self.board, self.layout()):
             count += len(step)
             for p in step:
                 size += _size_of(p)
                 errors += p.severity == "error"
-            if not gain() < best_gain:
+            sc = (errors, count, size) if ranked else (count, size)
+            if enough(sc):
                 return None
         return (errors, count, size) if ranked else (count, size)
 
