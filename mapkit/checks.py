@@ -389,6 +389,18 @@ def check_geometry(board: Board, layout=None) -> Iterator[Problem]:
         yield from step
 
 
+GEOMETRY_STEPS = 7   # how many lists geometry_steps yields
+_STEP_OF = {"station-overlap": 0, "route-too-short": 3, "route-stretched": 3, "space-overlap": 4,
+            "space-on-station": 5, "crossing": 6}
+
+
+def geometry_step(p: Problem) -> int:
+    """The step of geometry_steps that finds a problem of check_geometry (0 to 6)."""
+    if p.code == "off-board":
+        return 1 if p.subject.startswith("station ") else 2
+    return _STEP_OF[p.code]
+
+
 def geometry_steps(board: Board, layout=None) -> Iterator[list[Problem]]:
     """check_geometry's problems a step at a time, in its order (markers too close, markers off the
     board, spaces off it, routes too short or stretched, spaces overlapping, spaces on markers,

@@ -150,7 +150,7 @@ def test_score_unless_is_the_gain_test():
         assert got is None if not gain3 < best3 else got == ranked
 
 
-def _plain_score_unless(self, base, best_gain, ranked=False):
+def _plain_score_unless(self, base, best_gain, ranked=False, known=None):
     """Part.score_unless judging the whole part, as every move was judged before stop 26."""
     return (rank if ranked else score)(self.problems())
 
@@ -225,3 +225,57 @@ def test_polish_moves_as_with_whole_checks(monkeypatch):
             kept = polish(rp, max_tries=80)
         out.append((kept, dr.pos.tobytes()))
     assert out[0] == out[1] and out[0][0] > 0
+
+
+def test_kept_from_are_among_the_moved_parts_problems():
+    """What a move leaves as it was (Part.kept_from): each is found again on the part after the
+    move, the same problem (an overlap's size at most one mm² apart: the areas may be summed in
+    another order); and score_until given them is still the whole score or None exactly when its
+    test holds of the whole score. Some are kept, and some not (the moved point's own)."""
+    kept_some = dropped_some = 0
+    rng = np.random.default_rng(9)
+    for rp, part in _parts(count=16):
+        before = rp.view(part)
+        found = before.problems()
+        i = part[0][int(rng.integers(len(part[0])))]
+        old = rp.dr.pos[i].copy()
+        rp.dr.pos[i] = old + rng.normal(0, 6, 2)
+        after = rp.view(part)
+        kept = after.kept_from(before, found)
+        now = after.problems()
+        rp.dr.pos[i] = old
+        if kept is None:
+            continue
+        for p in kept:
+            same = [q for q in now if (q.code, q.subject) == (p.code, p.subject)
+                    and (q.message == p.message or q.code in ("space-overlap", "space-on-station")
+                         and abs(R._size_of(q) - R._size_of(p)) <= 1.0)]
+            assert same, p.message
+        kept_some += bool(kept)
+        dropped_some += len(kept) < len(found)
+        whole = score(now)
+        for dc in (-1, 0, 1):
+            for ds in (-20.0, 0.0, 20.0):
+                limit = (whole[0] + dc, whole[1] + ds)
+                got = after.score_until(lambda sc: sc > limit, known=kept)
+                assert got is None if whole > limit else got == whole
+    assert kept_some and dropped_some
+
+
+def test_later_steps_sum_the_known_by_step():
+    """_later_steps: row k the errors, problems and sizes (overlaps one mm² less) of the known
+    problems of geometry_steps' step k and after; None for a size that is not a whole number."""
+    rp, part = next(_parts(count=1))
+    found = rp.view(part).problems()
+    rows = R._later_steps(found)
+    assert len(rows) == checks.GEOMETRY_STEPS + 1 and rows[-1] == (0, 0, 0.0)
+    for k in range(checks.GEOMETRY_STEPS):
+        mine = [p for p in found if checks.geometry_step(p) >= k]
+        assert rows[k][:2] == (sum(p.severity == "error" for p in mine), len(mine))
+        assert rows[k][2] == sum(max(R._size_of(p) - 1.0, 0.0) if p.code in ("space-overlap", "space-on-station")
+                                 else R._size_of(p) for p in mine)
+    steps = list(geometry_steps(rp.view(part).board))
+    assert [checks.geometry_step(p) for p in found] == [k for k, step in enumerate(steps) for _ in step]
+    odd = checks._p(rp.view(part).board, ERROR, "route-too-short", "3 spaces need 41.3 mm but the route is drawn 40 mm long",
+                    "$.routes[0]", "route x")
+    assert R._later_steps(found + [odd]) is None
