@@ -265,8 +265,12 @@ def test_kept_from_are_among_the_moved_parts_problems():
 def test_later_steps_sum_the_known_by_step():
     """_later_steps: row k the errors, problems and sizes (overlaps one mm² less) of the known
     problems of geometry_steps' step k and after; None for a size that is not a whole number."""
-    rp, part = next(_parts(count=1))
-    found = rp.view(part).problems()
+    for rp, part in _parts(count=30):   # a part with overlaps, spaces on stations and crossings
+        found = rp.view(part).problems()
+        if {"space-overlap", "space-on-station", "crossing"} <= {p.code for p in found}:
+            break
+    else:
+        raise AssertionError("no part with every kind of problem")
     rows = R._later_steps(found)
     assert len(rows) == checks.GEOMETRY_STEPS + 1 and rows[-1] == (0, 0, 0.0)
     for k in range(checks.GEOMETRY_STEPS):
