@@ -385,6 +385,28 @@ def check_capacity(board: Board) -> Iterator[Problem]:
 def check_geometry(board: Board, layout=None) -> Iterator[Problem]:
     """layout: the board's mapkit.geometry.Layout when the caller has made it already (the layout
     step judges a part of the board and then its label room on one Layout)."""
+    for step in geometry_steps(board, layout):
+        yield from step
+
+
+GEOMETRY_STEPS = 7   # how many lists geometry_steps yields
+_STEP_OF = {"station-overlap": 0, "route-too-short": 3, "route-stretched": 3, "space-overlap": 4,
+            "space-on-station": 5, "crossing": 6}
+
+
+def geometry_step(p: Problem) -> int:
+    """The step of geometry_steps that finds a problem of check_geometry (0 to 6)."""
+    if p.code == "off-board":
+        return 1 if p.subject.startswith("station ") else 2
+    return _STEP_OF[p.code]
+
+
+def geometry_steps(board: Board, layout=None) -> Iterator[list[Problem]]:
+    """check_geometry's problems a step at a time, in its order (markers too close, markers off the
+    board, spaces off it, routes too short or stretched, spaces overlapping, spaces on markers,
+    crossings), each step's list made only when the next is asked for: the layout's repair stops
+    asking once a move is certainly no better than the best one found (its score only grows with
+    more problems; mapkit.layout.repair.Part.score_unless), and the last steps are the costly ones."""
     from mapkit.geometry import Layout
 
     known = {s.id for s in board.stations}
@@ -394,46 +416,41 @@ def check_geometry(board: Board, layout=None) -> Iterator[Problem]:
     stations = {s.id: s for s in board.stations}
     routes = {r.id: r for r in board.routes}
     r_mm = board.physical.station_radius_mm
-    for a, b, dist in layout.station_overlaps():
-        s = stations[b]
-        yield _p(board, ERROR, "station-overlap",
-                 f"marker overlaps station '{a}' ({dist:.1f} mm apart; keep at least {2 * r_mm + 3:.0f} mm)",
-                 s.json_path, f"station {b}")
-    for sid in layout.stations_off_board():
-        s = stations[sid]
-        yield _p(board, ERROR, "off-board", "marker is outside the board's playing area (the board less its margin)",
-                 s.json_path, f"station {sid}")
-    for rid in layout.routes_off_board():
-        yield _p(board, ERROR, "off-board", "spaces fall outside the board's playing area (the board less its margin)",
-                 routes[rid].json_path, f"route {rid}")
-    too_short = set()
+    yield [_p(board, ERROR, "station-overlap",
+              f"marker overlaps station '{a}' ({dist:.1f} mm apart; keep at least {2 * r_mm + 3:.0f} mm)",
+              stations[b].json_path, f"station {b}")
+           for a, b, dist in layout.station_overlaps()]
+    yield [_p(board, ERROR, "off-board", "marker is outside the board's playing area (the board less its margin)",
+              stations[sid].json_path, f"station {sid}")
+           for sid in layout.stations_off_board()]
+    yield [_p(board, ERROR, "off-board", "spaces fall outside the board's playing area (the board less its margin)",
+              routes[rid].json_path, f"route {rid}")
+           for rid in layout.routes_off_board()]
+    too_short, found = set(), []
     for rid, shape in layout.routes.items():
         r = routes[rid]
         if shape.usable_mm < shape.needed_mm:
             too_short.add(rid)  # its spaces spill onto stations: that is this one problem, not more
-            yield _p(board, ERROR, "route-too-short",
-                     f"{r.length} spaces need {shape.needed_mm:.0f} mm but the route is drawn {shape.usable_mm:.0f} mm long"
-                     f"{_fitting_lengths(board, shape.usable_mm)}; move its stations apart or add waypoints",
-                     r.json_path + ".length", f"route {rid}")
+            found.append(_p(board, ERROR, "route-too-short",
+                            f"{r.length} spaces need {shape.needed_mm:.0f} mm but the route is drawn {shape.usable_mm:.0f} mm long"
+                            f"{_fitting_lengths(board, shape.usable_mm)}; move its stations apart or add waypoints",
+                            r.json_path + ".length", f"route {rid}"))
         elif shape.stretch > board.physical.max_stretch and r.kind != "flight":
-            yield _p(board, WARNING, "route-stretched",
-                     f"{r.length} spaces need {shape.needed_mm:.0f} mm but the route is drawn {shape.usable_mm:.0f} mm long"
-                     f" ({shape.stretch:.1f}x){_fitting_lengths(board, shape.usable_mm)}; move its stations closer",
-                     r.json_path + ".length", f"route {rid}")
-    for a, b, area in layout.space_overlaps():
-        if a in too_short or b in too_short:
-            continue
-        yield _p(board, ERROR, "space-overlap", f"spaces overlap route '{a}' ({area:.0f} mm²)",
-                 routes[b].json_path, f"route {b}")
-    for rid, sid, area in layout.spaces_on_stations():
-        if rid in too_short:
-            continue
-        yield _p(board, ERROR, "space-on-station", f"a space covers station '{sid}' ({area:.0f} mm²)",
-                 routes[rid].json_path, f"route {rid}")
-    for a, b, (x, y) in layout.crossings():
-        yield _p(board, WARNING, "crossing",
-                 f"crosses route '{a}' at ({x:.0f}, {y:.0f}) mm; move a station, add waypoints, or flag one \"overpass\": true",
-                 routes[b].json_path, f"route {b}")
+            found.append(_p(board, WARNING, "route-stretched",
+                            f"{r.length} spaces need {shape.needed_mm:.0f} mm but the route is drawn {shape.usable_mm:.0f} mm long"
+                            f" ({shape.stretch:.1f}x){_fitting_lengths(board, shape.usable_mm)}; move its stations closer",
+                            r.json_path + ".length", f"route {rid}"))
+    yield found
+    yield [_p(board, ERROR, "space-overlap", f"spaces overlap route '{a}' ({area:.0f} mm²)",
+              routes[b].json_path, f"route {b}")
+           for a, b, area in layout.space_overlaps() if a not in too_short and b not in too_short]
+    yield [_p(board, ERROR, "space-on-station", f"a space covers station '{sid}' ({area:.0f} mm²)",
+              routes[rid].json_path, f"route {rid}")
+           for rid, sid, area in layout.spaces_on_stations() if rid not in too_short]
+    yield [_p(board, WARNING, "crossing",
+              f"crosses route '{a}' at ({x:.0f}, {y:.0f}) mm; move a station, add waypoints, or flag one \"overpass\": true",
+              routes[b].json_path, f"route {b}")
+           for a, b, (x, y) in layout.crossings()]
 
 
 def _fitting_lengths(board: Board, usable: float) -> str:

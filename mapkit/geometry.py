@@ -434,13 +434,14 @@ _AREAS: dict = {}    # (space, space) or (marker, space) -> the area they share,
 _SERIAL = itertools.count()  # a new number for each shape built, so a rebuilt shape is never taken for an old one
 
 
-def layouts_of(boards, needs: list | None = None) -> list[Layout]:
+def layouts_of(boards, needs: list | None = None, clip: bool = True) -> list[Layout]:
     """Layout(board) of each board, the route shapes, station markers and clipped lines none of
     them finds in the caches built first for all of them, in one array call each: the repair judges
     a hundred boards that each differ from the one before in a point, and one call per board cost
     several times a route's own share (about 0.4 ms a call against 0.1 ms a route). The shapes are
     the ones each Layout would build (the same keys, the same functions), so what the checks find
-    is unchanged. needs: each board's Layout needs (or None)."""
+    is unchanged. needs: each board's Layout needs (or None); clip: False to leave the clipped
+    lines to each Layout's crossings (the repair stops judging most of its moves before those)."""
     # each key looked up once (hashing the keys' nested tuples is a good part of a warm Layout's
     # time): its entry kept with the board, the keys not found built and then given to theirs
     shapes, discs, made = {}, {}, []
@@ -471,8 +472,8 @@ def layouts_of(boards, needs: list | None = None) -> list[Layout]:
         pts = shapely.points(np.array([key[:2] for key in todo], dtype=float).reshape(-1, 2))
         _remember(_DISCS, dict(zip(todo, shapely.buffer(pts, r, quad_segs=16))))
     # and the crossing test's clipped lines (Layout.crossings) of their routes that are not overpasses
-    clip = {}
-    for lay, todo, keys, found in made:
+    clip = {} if clip else None
+    for lay, todo, keys, found in made if clip is not None else ():
         r = lay.board.physical.station_radius_mm
         for route, sh in zip(todo, found):
             if route.overpass or sh is None:

@@ -348,13 +348,16 @@ class Finish(Repair):
             if key not in bases:
                 self.tries += 1
                 bases[key] = rank(self.view(part).problems())
+            base = bases[key]
             undo = self._apply(move)
             try:
-                sc = rank(self.view(part).problems())
+                # judged only as far as it can still beat the best move so far (None: it cannot)
+                sc = self.view(part).score_unless(base, best_gain, ranked=True)
                 self.tries += 1
             finally:
                 self._undo(undo)
-            base = bases[key]
+            if sc is None:
+                continue
             gain = (sc[0] - base[0], sc[1] - base[1], sc[2] - base[2])
             if gain < best_gain:
                 best_gain, best = gain, move

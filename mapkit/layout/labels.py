@@ -249,7 +249,9 @@ def label_repair(rp, max_tries: int = LABEL_TRIES, retighten: tuple | None = Non
             old = dr.pos[s].copy()
             dr.pos[s] = xy
             sub = rp.view(part)
-            ok = fill_kept(dr, span) and score(sub.problems()) <= checks and len(sub.without_room(only=near)) < base
+            # (the checks asked only until they find more than before: Part.score_until)
+            ok = fill_kept(dr, span) and sub.score_until(lambda sc: sc > checks) is not None \
+                and len(sub.without_room(only=near)) < base
             if ok and rp.no_worse():
                 break                       # kept
             dr.pos[s] = old

@@ -148,15 +148,23 @@ def _polish(rp, net, dr, bent, touching, dirs, max_tries) -> int:
                     dr.pos[s] = old
                     continue
                 sub = rp.view(part)   # its checks and its label room on one board
-                found = score(sub.problems())
-                if found[0]:
+
+                def worse(found):
+                    """Whether the part's checks find more than before the move (base, measured
+                    the first time it is needed): asked of the checks' score step by step, which
+                    stop once it is (Part.score_until: a larger score is worse too)."""
+                    nonlocal base
+                    if not found[0]:
+                        return False
                     if base is None:
                         dr.pos[s] = old
                         base = score(rp.view(part).problems())
                         dr.pos[s] = new
-                    if found > base:
-                        dr.pos[s] = old
-                        continue
+                    return found > base
+
+                if sub.score_until(worse) is None:
+                    dr.pos[s] = old
+                    continue
                 lacking = len(sub.without_room(only=near))
                 if lacking:
                     if room is None:

@@ -32,6 +32,7 @@ DIRECTIONS = [np.array([np.cos(a), np.sin(a)]) for a in np.arange(8) * np.pi / 4
 REACH_MM = 25.0        # routes and stations this close to a changed segment can change their problems
 SAMPLE_MM = 30.0       # spacing of the points sampled along a changed segment
 PREPARE = 16           # moves whose shapes are built in one call (Repair._prepare)
+NO_GAIN = (math.inf, math.inf)   # the gain recorded for a move judged no better than the best (try_problem)
 MAX_TRIES = 1000       # candidate evaluations over a whole repair (about 0.02 s each)
 PASSES = 4             # sweeps over the remaining problems
 
@@ -40,15 +41,20 @@ def score(found) -> tuple[int, float]:
     """(errors + warnings, how bad they are): compared as a pair, smaller is better."""
     size = 0.0
     for p in found:
-        key = (p.code, p.message)
-        v = _SIZES.get(key)
-        if v is None:   # the repair and the polish score the same few messages thousands of times
-            v = _size(p.code, p.message)
-            if len(_SIZES) >= 20_000:
-                _SIZES.clear()
-            _SIZES[key] = v
-        size += v
+        size += _size_of(p)
     return len(found), size
+
+
+def _size_of(p) -> float:
+    """_size of one problem (the repair and the polish score the same few messages thousands of times)."""
+    key = (p.code, p.message)
+    v = _SIZES.get(key)
+    if v is None:
+        v = _size(p.code, p.message)
+        if len(_SIZES) >= 20_000:
+            _SIZES.clear()
+        _SIZES[key] = v
+    return v
 
 
 _SIZES: dict = {}   # (code, message) -> _size of it
@@ -223,6 +229,15 @@ class Repair:
         that part made already, Repair._prepare)."""
         self.tries += 1
         return score((self.view(part) if view is None else view).problems())
+
+    def local_unless(self, part, view, base, best_gain, before=None) -> tuple[int, float] | None:
+        """local(part, view), or None when the move judged there is certainly no better than the best
+        so far: its gain over base (the score of that part as it was) not below best_gain (try_problem
+        keeps a move only when its gain is below the best's); before: (that part's view as it was,
+        its problems). Counted as one try, like local."""
+        self.tries += 1
+        view = self.view(part) if view is None else view
+        return view.score_unless(base, best_gain, known=None if before is None else view.kept_from(*before))
 
     def view(self, part) -> "Part":
         """That part of the board with the points where they are now, for its checks and label room."""
@@ -428,11 +443,23 @@ class Repair:
                 before = self.tries
                 reach, part = self._part_of(m, centres, selected)
                 if reach not in parts:
-                    parts[reach] = (part, self.local(part, ready.get(("base", reach))))
-                part, base = parts[reach]
-                sc = self.local(part, ready[n]) if n in ready else self._moved(m, lambda: self.local(part))
-                gain = (sc[0] - base[0], sc[1] - base[1])
-                stop = gain[0] < 0 and sc[0] == 0   # this part of the board is clean: nothing better to find
+                    # (local(part, that view), its view and problems kept: what a move leaves as it was, Part.kept_from)
+                    view = ready.get(("base", reach))
+                    view = self.view(part) if view is None else view
+                    self.tries += 1
+                    found = view.problems()
+                    parts[reach] = (part, score(found), (view, found))
+                part, base, was = parts[reach]
+                # judged only as far as it can still beat the best move so far (the trace's gain of
+                # one that cannot: NO_GAIN, which is never below a best gain either, so a replay
+                # makes the same choices)
+                judge = lambda view=None: self.local_unless(part, view, base, best_gain, was)
+                sc = judge(ready[n]) if n in ready else self._moved(m, judge)
+                if sc is None:
+                    gain, stop = NO_GAIN, False
+                else:
+                    gain = (sc[0] - base[0], sc[1] - base[1])
+                    stop = gain[0] < 0 and sc[0] == 0   # this part of the board is clean: nothing better to find
                 trace.append((self.tries - before, gain, stop))
                 if gain < best_gain:
                     best_gain, best_move = gain, m
@@ -492,7 +519,9 @@ class Repair:
                 boards.append(self._boards.board(part, True))
             keys.append(n)
             boards.append(self._moved(moves[n], lambda: self._boards.board(part, True)))
-        made = layouts_of([b for b, _ in boards], [nd for _, nd in boards])
+        # without the crossing test's clipped lines: most moves are found no better before their
+        # crossings are asked (score_unless), and a Layout clips its own lines when they are
+        made = layouts_of([b for b, _ in boards], [nd for _, nd in boards], clip=False)
         return {key: Part(self, None, board, layout) for key, (board, _), layout in zip(keys, boards, made)}
 
     def _bend_points(self, k, p) -> list[np.ndarray]:
@@ -560,6 +589,34 @@ def _norms(v: np.ndarray) -> np.ndarray:
     return np.sqrt(np.add.reduce(v * v, axis=-1))
 
 
+_WHOLE = 2.0 ** 40   # a problem's size below this and a whole number: sums of them are exact (score_until)
+
+
+def _later_steps(known) -> list | None:
+    """[(errors, problems, size) of the known problems of checks.geometry_steps' steps k and after,
+    for k = 0..7], or None when a size is not a whole number below _WHOLE (score_until)."""
+    from mapkit.checks import GEOMETRY_STEPS, geometry_step
+
+    rows = [[0, 0, 0.0] for _ in range(GEOMETRY_STEPS + 1)]
+    for p in known:
+        v = _size_of(p)
+        if not (v.is_integer() and 0.0 <= v < _WHOLE):
+            return None
+        if p.code in ("space-overlap", "space-on-station"):
+            # the same spaces and markers meet with the same areas, but the part's tree (other
+            # spaces moved) may add them up in another order: the last bit of the sum, and so its
+            # rounding to the mm² of the message, can differ by one
+            v = max(v - 1.0, 0.0)
+        row = rows[geometry_step(p)]
+        row[0] += p.severity == "error"
+        row[1] += 1
+        row[2] += v
+    for k in range(GEOMETRY_STEPS - 1, -1, -1):   # each row the sum of it and the ones after
+        for j in range(3):
+            rows[k][j] += rows[k + 1][j]
+    return [tuple(row) for row in rows]
+
+
 def _pipeline_check():
     from mapkit.layout.pipeline import geometry_problems   # (pipeline imports this module)
 
@@ -589,6 +646,87 @@ class Part:
         from mapkit.checks import check_geometry
 
         return list(check_geometry(self.board, self.layout()))
+
+    def score_unless(self, base, best_gain, ranked: bool = False, known=None) -> tuple | None:
+        """score(self.problems()) (ranked: overpass.rank of them, errors first), or None once its
+        gain over base is certainly not below best_gain (a candidate no better than the best so
+        far: Repair.try_problem, Finish.try_problem); known: problems certainly among this part's
+        (kept_from)."""
+        if ranked:
+            return self.score_until(lambda sc: not (sc[0] - base[0], sc[1] - base[1], sc[2] - base[2]) < best_gain,
+                                    ranked, known)
+        return self.score_until(lambda sc: not (sc[0] - base[0], sc[1] - base[1]) < best_gain, known=known)
+
+    def kept_from(self, before: "Part", found: list) -> list | None:
+        """The problems of found (those of before, this part of the board as it was before a move)
+        that this one certainly has too: each names only routes drawn as they were (the very shape:
+        the same points, offset, length and end needs, so the same spaces and clipped line) and
+        stations where they were, and whether such a problem is found depends on those alone (the
+        same spaces meeting, lines crossing, lengths; an overlap's area may be summed in another
+        order: _later_steps). None when the two are not the same part (other routes or stations)
+        or not both Boards of the layout's check."""
+        if self.board is None or before.board is None or not found:
+            return None
+        lay, was = self.layout(), before.layout()
+        if lay._route_index != was._route_index or list(lay.positions) != list(was.positions):
+            return None
+        same_routes = {rid for rid, a, b in zip(lay._route_index, lay._shapes, was._shapes) if a is b}
+        here, there = lay.positions, was.positions
+        kept = []
+        for p in found:
+            rids, sids = _route_names(p), _station_names(p)
+            if all(r in same_routes for r in rids) and all(here[s] == there[s] for s in sids):
+                kept.append(p)
+        return kept
+
+    def score_until(self, enough, ranked: bool = False, known=None) -> tuple | None:
+        """score(self.problems()) (ranked: overpass.rank of them), or None as soon as enough(the
+        score of the problems found so far) is true: enough must hold of every score at least as
+        large, count for count and size for size (then it holds of the whole one). The checks
+        are asked a step at a time (checks.geometry_steps), summed in their order as score sums
+        them: more problems only add to the counts, and to the size (no problem's size is
+        negative, and a float sum grows with its terms). The last steps (the spaces' overlaps and
+        the crossings: most of a part's check) are then not asked for a move that is already
+        worse. known: problems certainly among the part's (kept_from); those of the steps not
+        asked yet are added to what is found so far, where every size is a whole number (they
+        are: counts of mm and mm² read from the messages, far below 2**53, so every sum of them is
+        exact in any order and no larger than the whole part's). A part with another check is
+        judged whole."""
+        if self.board is None:
+            found = self.problems()
+            if ranked:
+                from mapkit.layout.overpass import rank
+
+                return rank(found)
+            return score(found)
+        from mapkit.checks import geometry_steps
+
+        later = _later_steps(known) if known else None   # (errors, count, size) known after step k, at k + 1
+        errors, count, size = 0, 0, 0.0
+        whole = later is not None
+        if later is not None:
+            e, c, z = later[0]
+            sc = (e, c, z) if ranked else (c, z)
+        else:
+            sc = (0, 0, 0.0) if ranked else (0, 0.0)
+        if enough(sc):
+            return None   # (nothing built)
+        for k, step in enumerate(geometry_steps(self.board, self.layout())):
+            count += len(step)
+            for p in step:
+                v = _size_of(p)
+                size += v
+                errors += p.severity == "error"
+                if whole and not (v.is_integer() and 0.0 <= v < _WHOLE):
+                    whole = False
+            if whole:
+                e, c, z = later[k + 1]
+                sc = (errors + e, count + c, size + z) if ranked else (count + c, size + z)
+            else:
+                sc = (errors, count, size) if ranked else (count, size)
+            if enough(sc):
+                return None
+        return (errors, count, size) if ranked else (count, size)
 
     def without_room(self, only=None) -> list[str]:
         from mapkit.layout.labels import board_without_room, without_room
