@@ -58,8 +58,8 @@ def layout_board(data: dict, *, style: str = "geographic", size="auto", seed: in
     after the label step, tightened.again), and in the geographic style stations of one or two
     neighbours drawn across them are first seated on their bearings (reseat.py, figure reseated).
     Measured on 18 cases (docs/layout-gaps.md, stop 26): the rule leaves about a quarter as many
-    routes over 6 mm (109 against 445 of 3094, seed 0), every case clean, at about 1.2 times the
-    CPU (the 60-station bench board: about 9 s against 8 s; `mapkit bench --only layout`)."""
+    routes over 6 mm (114 against 445 of 3094, seed 0), every case clean, at about 1.2 times the
+    CPU (the 60-station bench board: about 9.5 s against 7.9 s; `mapkit bench --only layout`)."""
     if style not in STYLES:
         raise LayoutError(f"unknown style '{style}': use geographic or schematic")
     if geo_anchor is not None and not 0 <= geo_anchor <= 10:

@@ -20,10 +20,13 @@ Its routes' bends go straight onto the new lines (evenly spaced: a straight bend
 tightening may take it out). The candidates nearest the real bearings are judged first, at most
 RESEAT_TRIES per station, each the way the tightening judges a move (Tighten.judge_group: nothing
 more for the checks on the part of the board it changes, every station near it keeps its label
-room at 7, 8 and 10 pt, the fill holds), and confirmed on the whole board. A seat is kept when its
+room at 7, 8 and 10 pt, the fill holds — except for a station drawn across its neighbour, see
+reseat), and confirmed on the whole board. A seat is kept when its
 routes come nearer their bearings by RESEAT_GAIN_DEG (rms) with no more routes over 6 mm and no
 more gap excess (beyond EXCESS_SLACK_MM), or with fewer over 6 mm and no farther from their
 bearings. The order is the stations' (worst first, then index): a seed gives one layout.
+Stations of three or more neighbours are held by them: a seat by least squares for those seated
+one station in the 36 layouts of docs/layout-gaps.md (stop 26) and was taken out.
 """
 
 from __future__ import annotations
