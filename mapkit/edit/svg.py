@@ -148,6 +148,18 @@ class LastPrint:
     unplaced: list
 
 
+def changed_routes(board: Board, layout: Layout, last: LastPrint) -> set[str]:
+    """The routes whose spaces may be drawn elsewhere than in the last print drawing: those whose
+    centreline changed, and those sharing a station with one. A route's spaces move without its
+    centreline: an end at a station whose fan changed (another route there moved) keeps the room
+    its first space needs (geometry.space_placement). Portland: dragging Pioneer Square shifts
+    ohsu-goose-hollow's spaces at Goose Hollow; PSU's label was kept over them."""
+    changed = {rid for rid, shape in layout.routes.items() if last.centerlines.get(rid) != tuple(shape.centerline)}
+    ends = {r.id: (r.a, r.b) for r in board.routes if r.id in layout.routes}
+    at = {s for rid in changed if rid in ends for s in ends[rid]}
+    return changed | {rid for rid, ab in ends.items() if at.intersection(ab)}
+
+
 def carried_labels(board: Board, layout: Layout, last: LastPrint, routes: dict) -> dict:
     """The quick drawing's labels after a change, from the last print drawing: every label the
     change did not touch stays where the print put it; the labels of moved stations, of changed
@@ -159,7 +171,7 @@ def carried_labels(board: Board, layout: Layout, last: LastPrint, routes: dict) 
 
     ph = board.physical
     moved = {sid for sid, xy in layout.positions.items() if last.positions.get(sid) != xy}
-    changed = {rid for rid, shape in layout.routes.items() if last.centerlines.get(rid) != tuple(shape.centerline)}
+    changed = changed_routes(board, layout, last)
     fresh = [Point(layout.positions[sid]).buffer(ph.station_radius_mm, quad_segs=8) for sid in moved]
     fresh += [Polygon(c) for rid in changed if rid in routes for c in routes[rid].spaces]
     names = {s.id: s for s in board.stations}
