@@ -79,13 +79,14 @@ def layout(board, out, write, style, size, keep, seed, geo_anchor, gap_rule, fmt
 
     Prints what changed and the figures (stretched routes, largest gap, label size, empty area,
     direction error, fill), then the routes still drawn with gaps over 6 mm (each with how much
-    too long and the length that would fit) and any station label without room. Exit 0 when the result has no geometry problem at all (no error, no
+    too long and the length that would fit), the routes drawn more than 90° off the real map (with
+    the station to move and the side the real map has it on) and any station label without room. Exit 0 when the result has no geometry problem at all (no error, no
     warning: what `mapkit validate --strict` asks of the geometry), 1 when something does not fit
     (it says what and by how much), 2 on bad usage.
     """
     from mapkit.errors import UsageError
     from mapkit.layout import layout_board
-    from mapkit.layout.figures import loose_routes, measure
+    from mapkit.layout.figures import loose_routes, measure, routes_across
     from mapkit.outputs import atomic_write_text, check_output, refuse_input_paths
     from mapkit.writer import dump_board_json, write_patches
 
@@ -110,11 +111,12 @@ def layout(board, out, write, style, size, keep, seed, geo_anchor, gap_rule, fmt
         written = str(out)
     passes = not left
     loose = loose_routes(res.data)
+    across = routes_across(res.data)
     if fmt == "json":
         _echo_json({"board": data["id"], "style": style, "seed": seed, "written": written,
                     "changes": [{"path": _path_text(p), "value": None if not isinstance(v, (dict, list, int, float)) else v}
                                 for p, v in res.changes.items()],
-                    "figures": figures, "loose_routes": loose, "problems": res.problems, "passes_strict": passes,
+                    "figures": figures, "loose_routes": loose, "routes_across": across, "problems": res.problems, "passes_strict": passes,
                     "remaining": [p.as_dict() for p in left]})
     else:
         moved = sum(1 for p in res.changes if p[0] == "stations")
@@ -125,6 +127,7 @@ def layout(board, out, write, style, size, keep, seed, geo_anchor, gap_rule, fmt
         for k, v in figures.items():
             click.echo(f"  {k:<26} {v}")
         _echo_loose(loose)
+        _echo_across(across, {s_["id"]: s_.get("name", s_["id"]) for s_ in res.data["stations"]})
         if figures.get("labels_unplaced_at"):
             at = figures["labels_unplaced_at"]
             click.echo(printable(f"{len(at)} station {'label has' if len(at) == 1 else 'labels have'} no room even at 7 pt"
@@ -167,6 +170,24 @@ def _echo_loose(loose: list[dict]) -> None:
         click.echo(printable(f"{len(held)} {'route' if one else 'routes'} of one space {'has' if one else 'have'} more than"
                              f" 6 mm round {'its space but is' if one else 'their space but are'} as short as the crowded"
                              f" stations allow (an end needs the room to clear its neighbours): {names}"))
+
+
+def _echo_across(across: list[dict], names: dict) -> None:
+    """The routes drawn more than 90° off their real bearing (figures.routes_across), each with the
+    station on the wrong side and the side the real map has it on. Not a geometry problem either:
+    the layout could not seat it there (docs/board-format.md, seats), the designer can."""
+    if not across:
+        return
+    one = len(across) == 1
+    click.echo(f"{len(across)} {'route is' if one else 'routes are'} drawn more than 90° off the real map"
+               f" (a station on the wrong side of its neighbour), farthest first:")
+    for x in across[:LOOSE_SHOWN]:
+        other = x["b"] if x["move"] == x["a"] else x["a"]
+        click.echo(printable(f"  route {x['route']}: {names.get(x['move'], x['move'])} drawn {x['drawn']} of"
+                             f" {names.get(other, other)} ({x['off_deg']:g}° off); the real map has it {x['real']}"))
+    if len(across) > LOOSE_SHOWN:
+        click.echo(f"  ... and {len(across) - LOOSE_SHOWN} more (--format json lists them all)")
+    click.echo("  to turn one round: move the station named first to the real map's side and pin it, then run layout again")
 
 
 def _spaces(n: int) -> str:

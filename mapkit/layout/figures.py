@@ -19,7 +19,7 @@
 - direction_error_deg_mean / _max, within_45deg: each route's board direction against its real
   bearing (from the stations' lat/lon), and the share within 45°
 - routes_over_90deg: routes drawn more than 90° off their real bearing (a station on the wrong
-  side of its neighbour)
+  side of its neighbour; routes_across names them, each with the station to move)
 - order_kept / order_stations: stations with 3+ neighbours whose routes leave in their real cyclic
   order (mapkit.layout.order), out of how many
 - trunk_sides_swapped: along runs of doubles shared by the same two lines, how often a line changes
@@ -61,18 +61,7 @@ def measure(data: dict, labels: bool = True) -> dict:
     }
     out.update(gap_figures(data, board, layout))
     # directions against geography
-    lat0 = math.radians(sum(s.lat for s in board.stations) / len(board.stations))
-    st = {s.id: s for s in board.stations}
-    errs = []
-    for r in board.routes:
-        a, b = st[r.a], st[r.b]
-        gx, gy = (b.lon - a.lon) * math.cos(lat0), -(b.lat - a.lat)
-        pa, pb = layout.positions[r.a], layout.positions[r.b]
-        bx, by = pb[0] - pa[0], pb[1] - pa[1]
-        if math.hypot(gx, gy) == 0 or math.hypot(bx, by) == 0:
-            continue
-        d = math.degrees(abs(math.atan2(gx * by - gy * bx, gx * bx + gy * by)))
-        errs.append(d)
+    errs = [d for _, d in bearing_errors(board, layout)]
     out["direction_error_deg_mean"] = round(float(np.mean(errs)), 1) if errs else None
     out["direction_error_deg_max"] = round(float(np.max(errs)), 1) if errs else None
     out["within_45deg"] = round(float(np.mean(np.array(errs) <= 45)), 3) if errs else None
@@ -94,6 +83,59 @@ def measure(data: dict, labels: bool = True) -> dict:
     if labels:
         out.update(label_figures(board, layout))
     return out
+
+
+COMPASS = ("east", "south-east", "south", "south-west", "west", "north-west", "north", "north-east")
+
+
+def bearing_errors(board, layout) -> list[tuple[object, float]]:
+    """(route, degrees between its drawn direction, station to station, and its real bearing) of
+    every route whose stations are apart on both (the figures direction_error_deg_*)."""
+    lat0 = math.radians(sum(s.lat for s in board.stations) / len(board.stations))
+    st = {s.id: s for s in board.stations}
+    out = []
+    for r in board.routes:
+        a, b = st[r.a], st[r.b]
+        gx, gy = (b.lon - a.lon) * math.cos(lat0), -(b.lat - a.lat)
+        pa, pb = layout.positions[r.a], layout.positions[r.b]
+        bx, by = pb[0] - pa[0], pb[1] - pa[1]
+        if math.hypot(gx, gy) == 0 or math.hypot(bx, by) == 0:
+            continue
+        out.append((r, math.degrees(abs(math.atan2(gx * by - gy * bx, gx * bx + gy * by)))))
+    return out
+
+
+def _compass(dx: float, dy: float) -> str:
+    """The compass word of a direction on the board (y down, north up)."""
+    return COMPASS[round(math.degrees(math.atan2(dy, dx)) / 45.0) % 8]
+
+
+def routes_across(data: dict, board=None, layout=None) -> list[dict]:
+    """The routes counted in routes_over_90deg (drawn more than 90° off their real bearing: one
+    station on the wrong side of the other), farthest first. Each: route id, its stations,
+    off_deg, which station to move (`move`: the one with fewer neighbours, the other end of a
+    hanging station's only route is not what is wrong; ties: the route's second station), where it
+    is drawn from the other (`drawn`) and where the real map has it (`real`), as compass words."""
+    if board is None:
+        board = build_board(data)
+        layout = Layout(board)
+    lat0 = math.radians(sum(s.lat for s in board.stations) / len(board.stations))
+    st = {s.id: s for s in board.stations}
+    degree = {}
+    for r in board.routes:
+        for x, y in ((r.a, r.b), (r.b, r.a)):
+            degree.setdefault(x, set()).add(y)
+    out = []
+    for r, off in bearing_errors(board, layout):
+        if off <= 90:
+            continue
+        move, other = (r.a, r.b) if len(degree[r.a]) < len(degree[r.b]) else (r.b, r.a)
+        m, o = st[move], st[other]
+        pm, po = layout.positions[move], layout.positions[other]
+        out.append({"route": r.id, "a": r.a, "b": r.b, "off_deg": round(off, 1), "move": move,
+                    "drawn": _compass(pm[0] - po[0], pm[1] - po[1]),
+                    "real": _compass((m.lon - o.lon) * math.cos(lat0), -(m.lat - o.lat))})
+    return sorted(out, key=lambda x: (-x["off_deg"], x["route"]))
 
 
 def gap_figures(data: dict, board=None, layout=None) -> dict:
