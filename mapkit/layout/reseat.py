@@ -143,6 +143,7 @@ def reseat(rp, w=None, style: str = "geographic") -> dict:
     gain = math.radians(RESEAT_GAIN_DEG)
     base = rank(rp.full())
     room = t.lacking()
+
     def wanted(i) -> float | None:
         """How far station i's worst route is off its bearing, where this step tries it (else None)."""
         ks = t.through(i)
@@ -160,9 +161,8 @@ def reseat(rp, w=None, style: str = "geographic") -> dict:
         ks, cands = candidates_of(t, i)
         if not cands:
             continue
-        old_idx, _ = _straighten(t, i, ks, dr.pos[i])
-        if not len(old_idx):
-            continue
+        if not len(_straighten(t, i, ks, dr.pos[i])[0]):
+            continue   # a bend of its routes the designer fixed: left as drawn
         before = t.badness(ks)
         err0 = _errors(t, ks)
         rms0 = float(np.sqrt((err0 ** 2).mean()))
