@@ -201,12 +201,19 @@ class Tighten:
         built it (its bundles in the same order, the same numbers), so the needs are identical."""
         dr, bundles = self.dr, self.net.bundles
         pos = dr.pos
-        lines = [tuple(line) for line in dr.lines]
         ns = self._nstate
-        if ns is None or ns["pos"].shape != pos.shape or len(lines) != len(ns["lines"]) or any(
-                a[0] != b[0] or a[-1] != b[-1] for a, b in zip(lines, ns["lines"])):
+        if ns is not None and ns["pos"].shape == pos.shape and dr.lines == ns["lists"]:
+            # (the lines as they were: one comparison of the lists; only points moved)
+            lines, ks = ns["lines"], set()
+            through = ns["through"]
+            for i in np.flatnonzero((pos != ns["pos"]).any(axis=1)).tolist():
+                ks.update(through.get(i, ()))
+        elif ns is None or ns["pos"].shape != pos.shape or len(dr.lines) != len(ns["lines"]) or any(
+                a[0] != b[0] or a[-1] != b[-1] for a, b in zip(dr.lines, ns["lines"])):
+            lines = [tuple(line) for line in dr.lines]
             ns = self._nstate = {"pos": None, "lines": lines, "even": [0.0] * len(bundles),
-                                 "ang": [(0.0, 0.0)] * len(bundles), "out": [[0.0, 0.0] for _ in bundles]}
+                                 "ang": [(0.0, 0.0)] * len(bundles), "out": [[0.0, 0.0] for _ in bundles],
+                                 "res": [(0.0, 0.0)] * len(bundles)}
             ns["at"], ns["through"] = {}, {}
             for k, line in enumerate(lines):
                 for s_ in sorted({line[0], line[-1]}):
@@ -215,6 +222,7 @@ class Tighten:
                     ns["through"].setdefault(q, []).append(k)
             ks = set(range(len(bundles)))
         else:
+            lines = [tuple(line) for line in dr.lines]
             ks = {k for k, (a, b) in enumerate(zip(lines, ns["lines"])) if a != b}
             if ks:   # a line changed (its ends did not): the points' bundles anew
                 ns["lines"], ns["through"] = lines, {}
@@ -225,16 +233,18 @@ class Tighten:
             for i in np.flatnonzero((pos != ns["pos"]).any(axis=1)).tolist():
                 ks.update(through.get(i, ()))
         ns["pos"] = pos.copy()
+        if lines is not ns.get("of"):   # (the lists the fast path compares with, made when the lines were)
+            ns["of"], ns["lists"] = lines, [list(line) for line in lines]
         even, ang = ns["even"], ns["ang"]
         stations = set()
-        for k in ks:
+        ks = sorted(ks)
+        for k, L in zip(ks, self.centrelines(ks)):   # (centreline(k): the same floats)
             b, line = bundles[k], lines[k]
-            P = pos[list(line)]
-            even[k] = (float(np.hypot(*np.diff(P, axis=0).T).sum()) - 2 * self.r - b.length * self.sl) / (b.length + 1)
+            even[k] = (L - 2 * self.r - b.length * self.sl) / (b.length + 1)
             v0, v1 = pos[line[1]] - pos[line[0]], pos[line[-2]] - pos[line[-1]]
             ang[k] = (math.atan2(v0[1], v0[0]), math.atan2(v1[1], v1[0]))
             stations.update((line[0], line[-1]))
-        out = ns["out"]
+        out, res = ns["out"], ns["res"]
         fans = self._fans
         if len(fans) > FAN_MEMO:
             fans.clear()
@@ -251,7 +261,9 @@ class Tighten:
                 got = fans[fan] = station_fan(list(fan), self.r, self.gmin)
             for (k, v), need in zip(bands.items(), got):
                 out[k][v[0]] = need
-        return [tuple(v) for v in out]
+            for k in bands:
+                res[k] = tuple(out[k])
+        return list(res)
 
     def placed(self, ks, L, needs=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(gap at line[0]'s end, gap between spaces, gap at line[-1]'s end) of bundles ks drawn L
@@ -861,7 +873,16 @@ class Tighten:
         floor = np.minimum(np.array([net.bundles[k].lmin + LMIN_MARGIN_MM for k in self.ks]),
                            np.array([self.centreline(k) for k in self.ks])) - 1e-9
         limit = aim + (OVER_MM - GAP_AIM_MM)
-        g0 = self.placed(self.ks, L)[1]
+        # placed(self.ks, .)'s arrays, made once (the drawing does not change here)
+        needs = self.needs()
+        n_sp = np.array([net.bundles[k].length for k in self.ks], dtype=float)
+        na = np.array([needs[k][0] for k in self.ks])
+        nb = np.array([needs[k][1] for k in self.ks])
+
+        def gaps(lengths):
+            return space_placement_arrays(lengths - 2 * self.r, n_sp, self.sl, self.gmin, na, nb)[1]
+
+        g0 = gaps(L)
         over0, ex0 = int((g0 > limit).sum()), float(np.maximum(g0 - aim, 0.0).sum())
         st = P[: net.n]
         need_span = None if dr.fill_box is None else \
@@ -890,7 +911,7 @@ class Tighten:
                         np.add.at(L2, sm[cross], dl)
                         if (L2 < floor).any():
                             break
-                        g2 = self.placed(self.ks, L2)[1]
+                        g2 = gaps(L2)
                         gain = (over0 - int((g2 > limit).sum()), ex0 - float(np.maximum(g2 - aim, 0.0).sum()))
                         if gain[0] < 0 or (gain[0] == 0 and gain[1] <= MIN_GAIN):
                             continue
