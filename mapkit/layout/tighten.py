@@ -103,6 +103,7 @@ GROUP = True              # a station moved with its neighbours by one vector wh
 GROUP_RADIUS_MM = 30.0    # ... the free bends within this of the station (its routes over: their points left out)
 GROUP_TRIES = 3           # ... judged tries of one station's group moves at most (after its single moves)
 GROUP_FRACTIONS = (1.0, 0.5)   # ... of the vector, tried in this order
+FAN_MEMO = 50000          # station fans remembered (_fresh_needs) at most
 
 
 def track_extra(pts: np.ndarray, offset: float) -> float:
@@ -156,6 +157,7 @@ class Tighten:
         self.track = {k: ph.space_width_mm / 2 + 1 for k, b in enumerate(net.bundles)
                       if len(b.routes) == 2 and k in self.aim} if TRACKS else {}
         self._needs_key, self._needs = None, None
+        self._fans: dict = {}   # _fresh_needs: a station's bands -> station_fan's needs
         self._nstate = None   # _fresh_needs' state: the positions, lines, bundles' evens and angles, needs
         self.tries = 0
         self.max_tries = min(MAX_TRIES, TRIES_PER_STATION * net.n)
@@ -199,12 +201,19 @@ class Tighten:
         built it (its bundles in the same order, the same numbers), so the needs are identical."""
         dr, bundles = self.dr, self.net.bundles
         pos = dr.pos
-        lines = [tuple(line) for line in dr.lines]
         ns = self._nstate
-        if ns is None or ns["pos"].shape != pos.shape or len(lines) != len(ns["lines"]) or any(
-                a[0] != b[0] or a[-1] != b[-1] for a, b in zip(lines, ns["lines"])):
+        if ns is not None and ns["pos"].shape == pos.shape and dr.lines == ns["lists"]:
+            # (the lines as they were: one comparison of the lists; only points moved)
+            lines, ks = ns["lines"], set()
+            through = ns["through"]
+            for i in np.flatnonzero((pos != ns["pos"]).any(axis=1)).tolist():
+                ks.update(through.get(i, ()))
+        elif ns is None or ns["pos"].shape != pos.shape or len(dr.lines) != len(ns["lines"]) or any(
+                a[0] != b[0] or a[-1] != b[-1] for a, b in zip(dr.lines, ns["lines"])):
+            lines = [tuple(line) for line in dr.lines]
             ns = self._nstate = {"pos": None, "lines": lines, "even": [0.0] * len(bundles),
-                                 "ang": [(0.0, 0.0)] * len(bundles), "out": [[0.0, 0.0] for _ in bundles]}
+                                 "ang": [(0.0, 0.0)] * len(bundles), "out": [[0.0, 0.0] for _ in bundles],
+                                 "res": [(0.0, 0.0)] * len(bundles)}
             ns["at"], ns["through"] = {}, {}
             for k, line in enumerate(lines):
                 for s_ in sorted({line[0], line[-1]}):
@@ -213,6 +222,7 @@ class Tighten:
                     ns["through"].setdefault(q, []).append(k)
             ks = set(range(len(bundles)))
         else:
+            lines = [tuple(line) for line in dr.lines]
             ks = {k for k, (a, b) in enumerate(zip(lines, ns["lines"])) if a != b}
             if ks:   # a line changed (its ends did not): the points' bundles anew
                 ns["lines"], ns["through"] = lines, {}
@@ -223,16 +233,21 @@ class Tighten:
             for i in np.flatnonzero((pos != ns["pos"]).any(axis=1)).tolist():
                 ks.update(through.get(i, ()))
         ns["pos"] = pos.copy()
+        if lines is not ns.get("of"):   # (the lists the fast path compares with, made when the lines were)
+            ns["of"], ns["lists"] = lines, [list(line) for line in lines]
         even, ang = ns["even"], ns["ang"]
         stations = set()
-        for k in ks:
+        ks = sorted(ks)
+        for k, L in zip(ks, self.centrelines(ks)):   # (centreline(k): the same floats)
             b, line = bundles[k], lines[k]
-            P = pos[list(line)]
-            even[k] = (float(np.hypot(*np.diff(P, axis=0).T).sum()) - 2 * self.r - b.length * self.sl) / (b.length + 1)
+            even[k] = (L - 2 * self.r - b.length * self.sl) / (b.length + 1)
             v0, v1 = pos[line[1]] - pos[line[0]], pos[line[-2]] - pos[line[-1]]
             ang[k] = (math.atan2(v0[1], v0[0]), math.atan2(v1[1], v1[0]))
             stations.update((line[0], line[-1]))
-        out = ns["out"]
+        out, res = ns["out"], ns["res"]
+        fans = self._fans
+        if len(fans) > FAN_MEMO:
+            fans.clear()
         for s_ in stations:
             bands = {}   # bundle -> (its end here, angle, half-width, even gap)
             for k in ns["at"][s_]:   # ascending, as the whole board's loop put them at s_
@@ -240,57 +255,98 @@ class Tighten:
                 for end, e in ((0, line[0]), (1, line[-1])):
                     if e == s_:   # (a loop's end 1 overwrites its end 0, as there)
                         bands[k] = (end, ang[k][end], bundles[k].half_width, even[k])
-            got = station_fan([v[1:] for v in bands.values()], self.r, self.gmin)
+            fan = tuple(v[1:] for v in bands.values())
+            got = fans.get(fan)
+            if got is None:   # (the same fan met again, a move put back: the same needs)
+                got = fans[fan] = station_fan(list(fan), self.r, self.gmin)
             for (k, v), need in zip(bands.items(), got):
                 out[k][v[0]] = need
-        return [tuple(v) for v in out]
+            for k in bands:
+                res[k] = tuple(out[k])
+        return list(res)
 
-    def placed(self, ks, L) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def placed(self, ks, L, needs=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(gap at line[0]'s end, gap between spaces, gap at line[-1]'s end) of bundles ks drawn L
         long, as mapkit.geometry.space_placement places their spaces (arrays)."""
-        needs = self.needs()
+        if needs is None:
+            needs = self.needs()
         n = np.array([self.net.bundles[k].length for k in ks], dtype=float)
         na = np.array([needs[k][0] for k in ks])
         nb = np.array([needs[k][1] for k in ks])
         return space_placement_arrays(np.asarray(L, dtype=float) - 2 * self.r, n, self.sl, self.gmin, na, nb)
 
-    def gap(self, k, L) -> float:
-        """Bundle k's gap between spaces drawn L long (an end at a narrow fan holds its need)."""
+    def gap(self, k, L, needs=None) -> float:
+        """Bundle k's gap between spaces drawn L long (an end at a narrow fan holds its need; needs:
+        self.needs() when the caller has it already)."""
         n = self.net.bundles[k].length
-        return space_placement(L - 2 * self.r, n, self.sl, self.gmin, *self.needs()[k])[1]
+        return space_placement(L - 2 * self.r, n, self.sl, self.gmin, *(self.needs() if needs is None else needs)[k])[1]
 
-    def widest(self, k, pos=None) -> float:
+    def widest(self, k, pos=None, needs=None) -> float:
         """Bundle k's gap between spaces as drawn: a double's wider one of its two tracks' (the
         shorter track of a double with bends may be too short to hold its ends' needs, and then has
         the even spread, wider)."""
+        if needs is None:
+            needs = self.needs()
         if k not in self.track:
-            return self.gap(k, self.length(k, pos))
+            return self.gap(k, self.length(k, pos), needs)
         pts = (self.dr.pos if pos is None else pos)[self.dr.lines[k]]
         L = float(np.hypot(*np.diff(pts, axis=0).T).sum())
-        return max(self.gap(k, L + e) for e in track_extras(pts, self.track[k]))
+        return max(self.gap(k, L + e, needs) for e in track_extras(pts, self.track[k]))
 
     def excess(self, ks, pos=None) -> float:
         """The gap excess of these bundles: the sum of each one's gap above its aim (mm)."""
         out = 0.0
+        needs = self.needs()
         for k in ks:
             if k in self.aim:
-                out += max(self.widest(k, pos) - self.aim[k], 0.0)
+                out += max(self.widest(k, pos, needs) - self.aim[k], 0.0)
         return out
 
     def over(self, ks) -> int:
         """How many of these bundles have gaps wider than their aim allows (the figure routes_over_gap
         counts a gap over 6 mm: the aim is GAP_AIM_MM inside it)."""
-        return sum(self.widest(k) > self.aim[k] + (OVER_MM - GAP_AIM_MM) for k in ks if k in self.aim)
+        needs = self.needs()
+        return sum(self.widest(k, None, needs) > self.aim[k] + (OVER_MM - GAP_AIM_MM) for k in ks if k in self.aim)
+
+    def centrelines(self, ks, pos=None) -> list[float]:
+        """centreline(k, pos) of each of ks, the same floats, from one array call on all their
+        segments: a route's sum over its own segments, padded with 0.0 to the longest's count (under
+        8 segments numpy adds a row in order, and 0.0 added at the end changes nothing); a longer
+        line's sum of its slice (the same additions as its own array's)."""
+        if not ks:
+            return []
+        pos = self.dr.pos if pos is None else pos
+        lines = [self.dr.lines[k] for k in ks]
+        cnt = np.array([len(line) - 1 for line in lines])
+        idx = np.array([q for line in lines for q in line])
+        ends = np.cumsum(cnt + 1)
+        last = np.zeros(len(idx), dtype=bool)
+        last[ends - 1] = True
+        D = pos[idx[1:]] - pos[idx[:-1]]   # (a line's last point to the next's first: left out below)
+        h = np.hypot(D[:, 0], D[:, 1])[~last[:-1]]
+        first = np.cumsum(cnt) - cnt
+        wide = int(cnt.max())
+        if wide < 8:
+            rows = first[:, None] + np.arange(wide)[None]
+            rows[np.arange(wide)[None] >= cnt[:, None]] = len(h)
+            return np.append(h, 0.0)[rows].sum(axis=1).tolist()
+        return [float(h[f_:f_ + c_].sum()) for f_, c_ in zip(first.tolist(), cnt.tolist())]
 
     def badness(self, ks) -> tuple[int, float]:
         """What a move must lessen: routes over first, then the excess (over and excess, each
-        bundle's gap read once)."""
+        bundle's gap read once; widest's arithmetic, the centrelines at once)."""
         over, out = 0, 0.0
-        for k in ks:
-            if k in self.aim:
-                g = self.widest(k)
-                over += g > self.aim[k] + (OVER_MM - GAP_AIM_MM)
-                out += max(g - self.aim[k], 0.0)
+        needs = self.needs()
+        mine = [k for k in ks if k in self.aim]
+        pos = self.dr.pos
+        for k, L in zip(mine, self.centrelines(mine)):
+            if k in self.track:
+                pts = pos[self.dr.lines[k]]
+                g = max(self.gap(k, L + e, needs) for e in track_extras(pts, self.track[k]))
+            else:
+                g = self.gap(k, L, needs)
+            over += g > self.aim[k] + (OVER_MM - GAP_AIM_MM)
+            out += max(g - self.aim[k], 0.0)
         return over, out
 
     def better(self, new, old) -> bool:
@@ -405,12 +461,42 @@ class Tighten:
                 if k not in mine:
                     fixed_g[m_, c] = self.placed([k], [self.length(k)])[2 * e][0]
         P = pos.copy()
+        # placed(ks, .)'s arrays, made once (the needs are the drawing's: values moves P, a copy)
+        needs = self.needs()
+        na = np.array([needs[k][0] for k in ks])
+        nb = np.array([needs[k][1] for k in ks])
+        # every route's segments at once: (start, end) point of each, and each route's row of
+        # segment indices padded with one index to a 0.0 (its length the sum of its row: under 8
+        # segments numpy's sum adds a row in order, and the 0.0s at its end change nothing; longer
+        # lines: the sum of each route's slice, the same additions as its own array's)
+        sa_ = np.concatenate([seg[:-1] for seg in seg_pts])
+        sb_ = np.concatenate([seg[1:] for seg in seg_pts])
+        cnt = [len(seg) - 1 for seg in seg_pts]
+        first = np.concatenate([[0], np.cumsum(cnt)[:-1]]).astype(int)
+        wide = max(cnt)
+        rows = None
+        if wide < 8:
+            rows = np.full((nk, wide), len(sa_), dtype=int)
+            for m_, (f_, c_) in enumerate(zip(first.tolist(), cnt)):
+                rows[m_, :c_] = np.arange(f_, f_ + c_)
+        doubles = [(m_, seg, off) for m_, (seg, off) in enumerate(zip(seg_pts, offs)) if off]
 
         def values(xy):
             P[i] = xy
-            L = np.array([float(np.hypot(*np.diff(P[seg], axis=0).T).sum()) for seg in seg_pts])
-            Lt = L + np.array([track_extra(P[seg], off) for seg, off in zip(seg_pts, offs)]) if any(offs) else L
-            e0, g, e1 = self.placed(ks, Lt)
+            D = P[sb_] - P[sa_]
+            h = np.hypot(D[:, 0], D[:, 1])
+            if rows is not None:
+                L = np.append(h, 0.0)[rows].sum(axis=1)
+            else:
+                L = np.array([float(h[f_:f_ + c_].sum()) for f_, c_ in zip(first.tolist(), cnt)])
+            if doubles:   # (a single's track_extra is 0: its offset is 0)
+                extra = np.zeros(nk)
+                for m_, seg, off in doubles:
+                    extra[m_] = track_extra(P[seg], off)
+                Lt = L + extra
+            else:
+                Lt = L
+            e0, g, e1 = space_placement_arrays(Lt - 2 * self.r, n_sp, self.sl, self.gmin, na, nb)
             ends = np.stack([e0, e1])
             out = np.empty(2 * nk + len(S) + 2)
             out[0:2 * nk:2] = np.maximum(g - aim, 0.0)
@@ -533,7 +619,8 @@ class Tighten:
         (those routes are drawn in by the move)."""
         dr, net = self.dr, self.net
         limit = OVER_MM - GAP_AIM_MM
-        over = [k for k in ks if self.widest(k) > self.aim[k] + limit]
+        needs = self.needs()
+        over = [k for k in ks if self.widest(k, None, needs) > self.aim[k] + limit]
         if not over:
             return []
         keep_out = {q for k in over for q in self.dr.lines[k]} - {i}
@@ -786,7 +873,16 @@ class Tighten:
         floor = np.minimum(np.array([net.bundles[k].lmin + LMIN_MARGIN_MM for k in self.ks]),
                            np.array([self.centreline(k) for k in self.ks])) - 1e-9
         limit = aim + (OVER_MM - GAP_AIM_MM)
-        g0 = self.placed(self.ks, L)[1]
+        # placed(self.ks, .)'s arrays, made once (the drawing does not change here)
+        needs = self.needs()
+        n_sp = np.array([net.bundles[k].length for k in self.ks], dtype=float)
+        na = np.array([needs[k][0] for k in self.ks])
+        nb = np.array([needs[k][1] for k in self.ks])
+
+        def gaps(lengths):
+            return space_placement_arrays(lengths - 2 * self.r, n_sp, self.sl, self.gmin, na, nb)[1]
+
+        g0 = gaps(L)
         over0, ex0 = int((g0 > limit).sum()), float(np.maximum(g0 - aim, 0.0).sum())
         st = P[: net.n]
         need_span = None if dr.fill_box is None else \
@@ -815,7 +911,7 @@ class Tighten:
                         np.add.at(L2, sm[cross], dl)
                         if (L2 < floor).any():
                             break
-                        g2 = self.placed(self.ks, L2)[1]
+                        g2 = gaps(L2)
                         gain = (over0 - int((g2 > limit).sum()), ex0 - float(np.maximum(g2 - aim, 0.0).sum()))
                         if gain[0] < 0 or (gain[0] == 0 and gain[1] <= MIN_GAIN):
                             continue
