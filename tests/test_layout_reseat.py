@@ -140,3 +140,26 @@ def test_only_a_station_across_its_neighbour_may_give_up_the_fill():
 def _ph():
     from mapkit.boardfile import build_board
     return build_board(red_blue_board([{"id": "x", "name": "X", "lat": 45.0, "lon": -122.0}], [])).physical
+
+
+def test_a_branch_drawn_turned_round_its_station_is_turned_back_as_one_piece():
+    # c and e hang on a as a chain (a - c - e); the real map has the chain running south of a, the
+    # drawing north-west of it (both routes about 135° off their bearings): turned round a as one
+    # piece (the seats would move e round c first, then c: the branch's shape is lost on the way)
+    from mapkit.layout.reseat import turn_branches
+
+    L = drawn_mm_at_gap(3, _ph(), 5.0)
+    geo = {**HUB, "c": (300.0, 260.0 + L), "e": (300.0, 260.0 + 2 * L)}
+    u = (-math.sqrt(0.5), -math.sqrt(0.5))   # north-west on the board (y down)
+    drawn = {**HUB, "c": (300.0 + u[0] * L, 260.0 + u[1] * L), "e": (300.0 + 2 * u[0] * L, 260.0 + 2 * u[1] * L)}
+    net, dr = _board(drawn, geo, HUB_ROUTES + [("a", "c", "blue", 3), ("c", "e", "red", 3)])
+    assert not geometry_problems(_data(net, dr))
+    a, c, e = (net.ids.index(x) for x in "ace")
+    assert _bearing_error(net, dr, a, c) > 130 and _bearing_error(net, dr, c, e) > 130
+    lengths = (np.hypot(*(dr.pos[c] - dr.pos[a])), np.hypot(*(dr.pos[e] - dr.pos[c])))
+    did = turn_branches(Repair(net, dr, None, geometry_problems))
+    assert did["turned"] == 1
+    assert _bearing_error(net, dr, a, c) < 1.0 and _bearing_error(net, dr, c, e) < 1.0
+    # turned as one piece: its routes' lengths kept
+    assert np.allclose(lengths, (np.hypot(*(dr.pos[c] - dr.pos[a])), np.hypot(*(dr.pos[e] - dr.pos[c]))))
+    assert not geometry_problems(_data(net, dr))

@@ -29,7 +29,7 @@ from mapkit.layout.polish import polish
 from mapkit.layout.repair import Repair, repair, score
 from mapkit.layout.resize import SMALLER_BOARD, smaller_board
 from mapkit.layout.result import build_result
-from mapkit.layout.reseat import reseat
+from mapkit.layout.reseat import reseat, turn_branches
 from mapkit.layout.tighten import tighten
 from mapkit.layout.uncross import uncross
 from mapkit.layout.unfold import unfold
@@ -272,7 +272,7 @@ def layout_once(data: dict, *, style: str, size, seed: int, keep: frozenset, geo
         rp = Repair(net, dr, size_out, geometry_problems)
         rp.baseline = score(found)
         nudged = polish(rp) if POLISH and style == "geographic" else 0  # schematic: its own directions
-        reseated = reseat(rp, w, style) if RESEAT else None
+        reseated = {**reseat(rp, w, style), **turn_branches(rp, w, style)} if RESEAT else None
         if TIGHTEN:
             # gaps between spaces of at most about 6 mm: the optimization only prefers them (its
             # clearances win); on a board the checks pass, the over-long routes drawn in

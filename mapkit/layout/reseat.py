@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import math
 
+import networkx as nx
 import numpy as np
 
 from mapkit.layout.network import drawn_mm_at_gap
@@ -194,3 +195,83 @@ def reseat(rp, w=None, style: str = "geographic") -> dict:
                 break
             dr.pos[:] = keep   # the whole board refuses it (a label far off, a problem the part missed)
     return out
+
+
+BRANCH_SHARE = 0.25   # a branch turned round its station holds at most this share of the stations
+
+
+def _wrap(a):
+    return (a + np.pi) % (2 * np.pi) - np.pi
+
+
+def turn_branches(rp, w=None, style: str = "geographic") -> dict:
+    """Branches hanging on one station (the stations cut off by it: networkx's articulation
+    points), of two stations or more and at most BRANCH_SHARE of the board, drawn with a route
+    more than 90° off its real bearing: turned round that station as one piece (their routes'
+    lengths kept) by the angle that brings their routes nearest their bearings (the circular mean
+    of their errors) or half of it; judged as a seat is, on the whole board too. 20/0's tail of
+    five stations was drawn a quarter turn round to span the board: no one station of it is across
+    its neighbours, so no seat turns it."""
+    out = {"turned": 0, "tried": 0}
+    if style != "geographic":
+        return out
+    t = Tighten(rp, w, style)
+    net, dr = t.net, t.dr
+    g = nx.Graph()
+    g.add_nodes_from(range(net.n))
+    flights = set()
+    for k, b in enumerate(net.bundles):
+        if b.flight:
+            flights.update((b.a, b.b))
+        elif b.a != b.b:
+            g.add_edge(b.a, b.b)
+    base = rank(rp.full())
+    room = t.lacking()
+    limit = max(2, int(BRANCH_SHARE * net.n))
+    for v in sorted(nx.articulation_points(g)):
+        rest = g.subgraph(set(g) - {v})
+        for comp in sorted((sorted(c) for c in nx.connected_components(rest)), key=lambda c: c[0]):
+            if not 2 <= len(comp) <= limit or not g.has_node(v):
+                continue
+            cs = set(comp)
+            if cs & flights or not all(dr.free[s] for s in comp):
+                continue
+            ks = [k for k in t.ks if (net.bundles[k].a in cs or net.bundles[k].b in cs)]
+            if not ks or any(net.bundles[k].a not in cs | {v} or net.bundles[k].b not in cs | {v} for k in ks):
+                continue
+            err0 = _errors(t, ks)
+            if float(err0.max()) <= math.pi / 2:
+                continue
+            a = np.array([net.bundles[k].a for k in ks])
+            b = np.array([net.bundles[k].b for k in ks])
+            d, gg = dr.pos[b] - dr.pos[a], net.geo[b] - net.geo[a]
+            e = _wrap(np.arctan2(gg[:, 1], gg[:, 0]) - np.arctan2(d[:, 1], d[:, 0]))
+            theta = math.atan2(float(np.sin(e).sum()), float(np.cos(e).sum()))
+            pts = sorted(cs | {q for k in ks for q in dr.lines[k][1:-1]})
+            if not all(dr.free[q] for q in pts):
+                continue
+            idx = np.array(pts, dtype=int)
+            rms0 = float(np.sqrt((err0 ** 2).mean()))
+            before = t.badness(ks)
+            keep = dr.pos.copy()
+            span = station_span(dr)
+            for f in (1.0, 0.5):
+                c, s_ = math.cos(f * theta), math.sin(f * theta)
+                rot = np.array([[c, -s_], [s_, c]])
+                new = dr.pos[v] + (dr.pos[idx] - dr.pos[v]) @ rot.T
+                dr.pos[idx] = new
+                err = _errors(t, ks)
+                bad = t.badness(ks)
+                dr.pos[:] = keep
+                if float(np.sqrt((err ** 2).mean())) > rms0 - math.radians(RESEAT_GAIN_DEG) or bad[0] > before[0]:
+                    continue
+                out["tried"] += 1
+                unfilled = float(err.max()) <= math.pi / 2
+                if not t.judge_group(idx, new, np.zeros(2) if unfilled else span):
+                    continue
+                if t._confirmed(base, room):
+                    out["turned"] += 1
+                    break
+                dr.pos[:] = keep
+    return out
+
