@@ -71,7 +71,8 @@ def _path_text(path: tuple) -> str:
                    "layout only prefers 6 mm gaps (faster, more routes over 6 mm); either way the clean "
                    "board's over-long routes are then drawn in where the checks allow (figure tightened, and "
                    "again after the label step), and stations of one or two neighbours drawn across them "
-                   "are seated on their bearings (geographic style, figure reseated).")
+                   "are seated on their bearings and branches drawn turned round their station turned "
+                   "back (geographic style, figure reseated).")
 @FORMAT
 def layout(board, out, write, style, size, keep, seed, geo_anchor, gap_rule, fmt):
     """Compute station board positions (and route waypoints) from lat/lon and route lengths, so that
