@@ -71,7 +71,8 @@ def test_mapkit_layout_names_them(cli, tmp_path):
     across = out["routes_across"]
     assert len(across) == out["figures"]["routes_over_90deg"] > 0
     text = cli("layout", str(path)).output
-    assert f"{len(across)} routes are drawn more than 90° off the real map" in text
+    n = len(across)
+    assert f"{n} {'route is' if n == 1 else 'routes are'} drawn more than 90° off the real map" in text
     first = across[0]
     assert f"route {first['route']}: " in text and f"the real map has it {first['real']}" in text
     assert "move the station named first to the real map's side and pin it" in text
