@@ -29,7 +29,7 @@ from mapkit.layout.polish import polish
 from mapkit.layout.repair import Repair, repair, score
 from mapkit.layout.resize import SMALLER_BOARD, smaller_board
 from mapkit.layout.result import build_result
-from mapkit.layout.reseat import reseat, turn_branches
+from mapkit.layout.reseat import reseat
 from mapkit.layout.tighten import tighten
 from mapkit.layout.uncross import uncross
 from mapkit.layout.unfold import unfold
@@ -45,8 +45,8 @@ UNFOLD = True  # a stretched route bent round a station: the station put across 
 UNCROSS = True  # a crossing left on the board: a bend flipped or a station put across (uncross.py)
 FINISH = True  # the last few small problems (a millimetre short, a space over a station): finish.py
 UNTANGLE = True  # kicks with a local re-optimization where the repair leaves a knot (untangle.py)
-RESEAT = True  # a station of one or two neighbours drawn off its bearing seated again where its routes allow (reseat.py)
-TIGHTEN_AGAIN = True  # the tightening once more after the label step: about half the routes it leaves over 6 mm drawn in
+RESEAT = True  # stations of one or two neighbours, and branches, drawn across them turned back (reseat.py)
+TIGHTEN_AGAIN = True  # the tightening once more after the label step: about a third of the routes it leaves over 6 mm drawn in
 TIGHTEN = True  # routes longer than their spaces need drawn in on a clean board (tighten.py)
 POLISH = True  # nudge the stations of a clean board towards their routes' real bearings (polish.py)
 GEO_ANCHOR = 0.0  # the stress drawing's pull towards the real map (share of a station's stress weight)
@@ -272,7 +272,7 @@ def layout_once(data: dict, *, style: str, size, seed: int, keep: frozenset, geo
         rp = Repair(net, dr, size_out, geometry_problems)
         rp.baseline = score(found)
         nudged = polish(rp) if POLISH and style == "geographic" else 0  # schematic: its own directions
-        reseated = {**reseat(rp, w, style), **turn_branches(rp, w, style)} if RESEAT else None
+        reseated = reseat(rp, w, style) if RESEAT else None
         if TIGHTEN:
             # gaps between spaces of at most about 6 mm: the optimization only prefers them (its
             # clearances win); on a board the checks pass, the over-long routes drawn in

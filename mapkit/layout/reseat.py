@@ -52,11 +52,7 @@ GAPS_MM = (GAP_AIM_MM, 4.5, 3.0)   # the lengths tried: each route's at these ga
 
 def _errors(t: Tighten, ks) -> np.ndarray:
     """Each bundle's direction off its real bearing (radians, absolute), station to station."""
-    net, pos = t.net, t.dr.pos
-    a = np.array([net.bundles[k].a for k in ks], dtype=int)
-    b = np.array([net.bundles[k].b for k in ks], dtype=int)
-    d, g = pos[b] - pos[a], net.geo[b] - net.geo[a]
-    return np.abs(np.arctan2(g[:, 0] * d[:, 1] - g[:, 1] * d[:, 0], (g * d).sum(1)))
+    return np.abs(t.bearing_errors(ks))
 
 
 def candidates_of(t: Tighten, i: int) -> tuple[list[int], list[np.ndarray]]:
@@ -131,20 +127,31 @@ def _straighten(t: Tighten, i: int, ks, xy) -> tuple[np.ndarray, np.ndarray]:
     return np.array(idx, dtype=int), np.array(new)
 
 
-def reseat(rp, w=None, style: str = "geographic") -> dict:
-    """Seat again the stations of one or two neighbours drawn off their bearings or over 6 mm
+def reseat(rp, w=None, style: str = "geographic", branches: bool = True) -> dict:
+    """Seat again the stations of one or two neighbours drawn off their bearings or over 6 mm,
+    then (branches) turn back the branches drawn turned round their station (turn_branches)
     (rp: the board's mapkit.layout.repair.Repair, passing the checks). The geographic style only:
     the schematic one has its own directions. Returns {"reseated": stations moved, "tried":
-    candidates judged}."""
+    candidates judged, "turned": branches turned}; every move confirmed against the board as this
+    step found it (its checks and label room)."""
     out = {"reseated": 0, "tried": 0}
     if style != "geographic":
-        return out
+        return {**out, "turned": 0} if branches else out
     t = Tighten(rp, w, style)
+    base = rank(rp.full())
+    room = t.lacking()
+    _seats(t, base, room, out)
+    if branches:
+        out["turned"] = 0
+        _branches(t, base, room, out)
+    return out
+
+
+def _seats(t: Tighten, base, room, out: dict) -> None:
+    """reseat's seats, counted into out."""
     net, dr = t.net, t.dr
     limit = math.radians(RESEAT_DEG)
     gain = math.radians(RESEAT_GAIN_DEG)
-    base = rank(rp.full())
-    room = t.lacking()
 
     def wanted(i) -> float | None:
         """How far station i's worst route is off its bearing, where this step tries it (else None)."""
@@ -195,7 +202,6 @@ def reseat(rp, w=None, style: str = "geographic") -> dict:
                 out["reseated"] += 1
                 break
             dr.pos[:] = keep   # the whole board refuses it (a label far off, a problem the part missed)
-    return out
 
 
 BRANCH_SHARE = 0.25   # a branch turned round its station holds at most this share of the stations
@@ -212,11 +218,17 @@ def turn_branches(rp, w=None, style: str = "geographic") -> dict:
     lengths kept) by the angle that brings their routes nearest their bearings (the circular mean
     of their errors) or half of it; judged as a seat is, on the whole board too. 20/0's tail of
     five stations was drawn a quarter turn round to span the board: no one station of it is across
-    its neighbours, so no seat turns it."""
+    its neighbours, so no seat turns it. (reseat does this after its seats; here alone.)"""
     out = {"turned": 0, "tried": 0}
     if style != "geographic":
         return out
     t = Tighten(rp, w, style)
+    _branches(t, rank(rp.full()), t.lacking(), out)
+    return out
+
+
+def _branches(t: Tighten, base, room, out: dict) -> None:
+    """turn_branches' turns, counted into out."""
     net, dr = t.net, t.dr
     g = nx.Graph()
     g.add_nodes_from(range(net.n))
@@ -226,19 +238,18 @@ def turn_branches(rp, w=None, style: str = "geographic") -> dict:
             flights.update((b.a, b.b))
         elif b.a != b.b:
             g.add_edge(b.a, b.b)
-    base = rank(rp.full())
-    room = t.lacking()
     limit = max(2, int(BRANCH_SHARE * net.n))
     for v in sorted(nx.articulation_points(g)):
         rest = g.subgraph(set(g) - {v})
         for comp in sorted((sorted(c) for c in nx.connected_components(rest)), key=lambda c: c[0]):
-            if not 2 <= len(comp) <= limit or not g.has_node(v):
+            if not 2 <= len(comp) <= limit:
                 continue
             cs = set(comp)
             if cs & flights or not all(dr.free[s] for s in comp):
                 continue
+            # (a component of the graph without v: every route touching it ends in it or at v)
             ks = [k for k in t.ks if (net.bundles[k].a in cs or net.bundles[k].b in cs)]
-            if not ks or any(net.bundles[k].a not in cs | {v} or net.bundles[k].b not in cs | {v} for k in ks):
+            if not ks:
                 continue
             err0 = _errors(t, ks)
             if float(err0.max()) <= math.pi / 2:
@@ -274,5 +285,4 @@ def turn_branches(rp, w=None, style: str = "geographic") -> dict:
                     out["turned"] += 1
                     break
                 dr.pos[:] = keep
-    return out
 

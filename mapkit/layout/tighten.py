@@ -55,6 +55,7 @@ refused is not tried again until something near it has moved: a seed gives one l
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import replace
 
 import numpy as np
@@ -104,6 +105,23 @@ GROUP_RADIUS_MM = 30.0    # ... the free bends within this of the station (its r
 GROUP_TRIES = 3           # ... judged tries of one station's group moves at most (after its single moves)
 GROUP_FRACTIONS = (1.0, 0.5)   # ... of the vector, tried in this order
 FAN_MEMO = 50000          # station fans remembered (_fresh_needs) at most
+
+
+def route_sums(cnt) -> Callable[[np.ndarray], np.ndarray]:
+    """A function of the segments' lengths h (the routes' segments one after another, cnt[m] of
+    route m, each at least one) to each route's length, the very floats of each route's own
+    np.sum: under 8 segments a row of the route's segment indices padded with one index to a 0.0
+    (numpy's sum adds a row in order, and 0.0s at its end change nothing); longer lines the sum of
+    each route's slice (the same additions as its own array's). Made once for many h."""
+    cnt = [int(c) for c in cnt]
+    first = np.concatenate([[0], np.cumsum(cnt)[:-1]]).astype(int).tolist()
+    wide = max(cnt)
+    if wide < 8:
+        rows = np.full((len(cnt), wide), sum(cnt), dtype=int)
+        for m_, (f_, c_) in enumerate(zip(first, cnt)):
+            rows[m_, :c_] = np.arange(f_, f_ + c_)
+        return lambda h: np.append(h, 0.0)[rows].sum(axis=1)
+    return lambda h: np.array([float(h[f_:f_ + c_].sum()) for f_, c_ in zip(first, cnt)])
 
 
 def track_extra(pts: np.ndarray, offset: float) -> float:
@@ -310,27 +328,17 @@ class Tighten:
 
     def centrelines(self, ks, pos=None) -> list[float]:
         """centreline(k, pos) of each of ks, the same floats, from one array call on all their
-        segments: a route's sum over its own segments, padded with 0.0 to the longest's count (under
-        8 segments numpy adds a row in order, and 0.0 added at the end changes nothing); a longer
-        line's sum of its slice (the same additions as its own array's)."""
+        segments (route_sums)."""
         if not ks:
             return []
         pos = self.dr.pos if pos is None else pos
         lines = [self.dr.lines[k] for k in ks]
-        cnt = np.array([len(line) - 1 for line in lines])
+        cnt = [len(line) - 1 for line in lines]
         idx = np.array([q for line in lines for q in line])
-        ends = np.cumsum(cnt + 1)
         last = np.zeros(len(idx), dtype=bool)
-        last[ends - 1] = True
+        last[np.cumsum(np.array(cnt) + 1) - 1] = True
         D = pos[idx[1:]] - pos[idx[:-1]]   # (a line's last point to the next's first: left out below)
-        h = np.hypot(D[:, 0], D[:, 1])[~last[:-1]]
-        first = np.cumsum(cnt) - cnt
-        wide = int(cnt.max())
-        if wide < 8:
-            rows = first[:, None] + np.arange(wide)[None]
-            rows[np.arange(wide)[None] >= cnt[:, None]] = len(h)
-            return np.append(h, 0.0)[rows].sum(axis=1).tolist()
-        return [float(h[f_:f_ + c_].sum()) for f_, c_ in zip(first.tolist(), cnt.tolist())]
+        return route_sums(cnt)(np.hypot(D[:, 0], D[:, 1])[~last[:-1]]).tolist()
 
     def badness(self, ks) -> tuple[int, float]:
         """What a move must lessen: routes over first, then the excess (over and excess, each
@@ -366,8 +374,15 @@ class Tighten:
         if self.style == "schematic":
             off = np.mod(np.arctan2(d[:, 1], d[:, 0]), np.pi / 4)
             return float((np.minimum(off, np.pi / 4 - off) ** 2).sum())
-        g = self.net.geo[b] - self.net.geo[a]
-        return float((np.arctan2(g[:, 0] * d[:, 1] - g[:, 1] * d[:, 0], (g * d).sum(1)) ** 2).sum())
+        return float((self.bearing_errors(ks, pos) ** 2).sum())
+
+    def bearing_errors(self, ks, pos=None) -> np.ndarray:
+        """Each bundle's direction (station to station) off its real bearing, radians, signed."""
+        pos = self.dr.pos if pos is None else pos
+        a = np.array([self.net.bundles[k].a for k in ks], dtype=int)
+        b = np.array([self.net.bundles[k].b for k in ks], dtype=int)
+        d, g = pos[b] - pos[a], self.net.geo[b] - self.net.geo[a]
+        return np.arctan2(g[:, 0] * d[:, 1] - g[:, 1] * d[:, 0], (g * d).sum(1))
 
     def turns_ok(self, ks, before: float) -> bool:
         """The moved routes' directions no farther from what the style asks than before, beyond
@@ -465,30 +480,16 @@ class Tighten:
         needs = self.needs()
         na = np.array([needs[k][0] for k in ks])
         nb = np.array([needs[k][1] for k in ks])
-        # every route's segments at once: (start, end) point of each, and each route's row of
-        # segment indices padded with one index to a 0.0 (its length the sum of its row: under 8
-        # segments numpy's sum adds a row in order, and the 0.0s at its end change nothing; longer
-        # lines: the sum of each route's slice, the same additions as its own array's)
+        # every route's segments at once: (start, end) point of each, summed per route (route_sums)
         sa_ = np.concatenate([seg[:-1] for seg in seg_pts])
         sb_ = np.concatenate([seg[1:] for seg in seg_pts])
-        cnt = [len(seg) - 1 for seg in seg_pts]
-        first = np.concatenate([[0], np.cumsum(cnt)[:-1]]).astype(int)
-        wide = max(cnt)
-        rows = None
-        if wide < 8:
-            rows = np.full((nk, wide), len(sa_), dtype=int)
-            for m_, (f_, c_) in enumerate(zip(first.tolist(), cnt)):
-                rows[m_, :c_] = np.arange(f_, f_ + c_)
+        lengths = route_sums([len(seg) - 1 for seg in seg_pts])
         doubles = [(m_, seg, off) for m_, (seg, off) in enumerate(zip(seg_pts, offs)) if off]
 
         def values(xy):
             P[i] = xy
             D = P[sb_] - P[sa_]
-            h = np.hypot(D[:, 0], D[:, 1])
-            if rows is not None:
-                L = np.append(h, 0.0)[rows].sum(axis=1)
-            else:
-                L = np.array([float(h[f_:f_ + c_].sum()) for f_, c_ in zip(first.tolist(), cnt)])
+            L = lengths(np.hypot(D[:, 0], D[:, 1]))
             if doubles:   # (a single's track_extra is 0: its offset is 0)
                 extra = np.zeros(nk)
                 for m_, seg, off in doubles:
