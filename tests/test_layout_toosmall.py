@@ -1,0 +1,58 @@
+"""A fixed board far too small for its network gives up soon: after the repair, errors on more than
+a third of the routes (pipeline.KNOT_SHARE) mean the board lacks room, not that the drawing has a
+knot, so the steps that undo a few local knots each (untangling, unfolding, uncrossing, finishing)
+are left out and the fit report says so, with the size --size auto would start from. Before, 20
+stations on 300 x 200 mm spent about 65 s of CPU in those steps to undo 3 of 39 errors."""
+
+from __future__ import annotations
+
+import pytest
+
+import mapkit.layout.pipeline as pipeline
+from layoutgen import layout_board_data
+from mapkit.errors import Problem
+from mapkit.layout import layout_board
+from mapkit.layout.network import build_network
+
+KNOT_STEPS = ("untangle", "unfold", "uncross", "finish")
+
+
+def counting(monkeypatch) -> dict:
+    calls = dict.fromkeys(KNOT_STEPS, 0)
+    for name in KNOT_STEPS:
+        def step(*a, _f=getattr(pipeline, name), _n=name, **k):
+            calls[_n] += 1
+            return _f(*a, **k)
+        monkeypatch.setattr(pipeline, name, step)
+    return calls
+
+
+def test_errors_on_more_than_a_third_of_the_routes_are_too_many():
+    net = build_network(layout_board_data(8, seed=3))
+    routes = len(net.route_ids)
+    err = Problem("error", "route-too-short", "short", subject="route x")
+    warn = Problem("warning", "crossing", "crosses", subject="route x")
+    third = int(routes * pipeline.KNOT_SHARE)
+    assert not pipeline.too_many([err] * third, net)
+    assert pipeline.too_many([err] * (third + 1), net)
+    assert not pipeline.too_many([err] * third + [warn] * routes, net)   # warnings are not counted
+
+
+def test_a_board_far_too_small_leaves_the_knot_steps_out_and_says_so(monkeypatch):
+    calls = counting(monkeypatch)
+    res = layout_board(layout_board_data(20, seed=0), seed=0, size=(300, 200))
+    assert res.figures["errors"] > 0
+    assert calls == dict.fromkeys(KNOT_STEPS, 0), calls
+    said = [p for p in res.problems if "rather than knotted" in p]
+    assert len(said) == 1, res.problems
+    assert "--size auto would start from 841 x 594 mm" in said[0]
+    assert "shrink to 30%" in res.problems[0]   # the note of how far it shrank comes first
+    assert any(p.startswith("route ") and "short by" in p for p in res.problems)
+
+
+def test_a_knot_on_a_board_of_the_right_size_still_gets_the_knot_steps(monkeypatch):
+    """20/1 on its auto size brings 2 errors on 39 routes to the untangling (and comes out clean)."""
+    calls = counting(monkeypatch)
+    res = layout_board(layout_board_data(20, seed=1), seed=0)
+    assert calls["untangle"] >= 1, calls
+    assert res.figures["errors"] == 0 and not any("rather than knotted" in p for p in res.problems)
