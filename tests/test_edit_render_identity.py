@@ -55,6 +55,8 @@ def plain_place(requests, obstacles, bounds, clearance=labels.CLEARANCE_MM):
         choice = next((c for c in free if not labels._hits_any(c.box, placed_boxes, clearance)), None)
         if choice is None:
             choice = next((c for c in nearly if not labels._hits_any(c.box, placed_boxes, tight)), None)
+        if choice is None:   # (the nudge is the same code: what is compared here is the costs)
+            choice = labels._nudged(req, obstacles, bounds, placed_boxes, clearance, tight)
         if choice is None:
             choice = labels._least_bad(req, hits, placed_boxes)
             result.unplaced.append(req.key)
@@ -101,9 +103,11 @@ def test_render_label_placement_is_the_plain_one_on_bundled_boards(name):
     assert fast.unplaced == plain.unplaced
 
 
-def test_render_label_placement_is_the_plain_one_on_a_crowded_board():
+def test_render_label_placement_is_the_plain_one_on_a_crowded_board(monkeypatch):
     """Stations packed so close that labels fall back to the tight clearance and to their
-    least-bad box: the lazily measured costs must choose as the plain ones do."""
+    least-bad box: the lazily measured costs must choose as the plain ones do. (Without the
+    nudge, which would find a spot for three of them: tests/test_render_labels_nudge.py.)"""
+    monkeypatch.setattr(labels, "NUDGE_MM", 0.0)
     rng = np.random.default_rng(7)
     xy = rng.uniform(8, 28, size=(12, 2))
     requests = [labels.LabelRequest(f"s{i}", labels.station_candidates(f"Stop {i}", tuple(p), 2.5,
@@ -122,7 +126,7 @@ def _cand(name, b):
     return labels.Candidate(name, (name,), 10.0, False, ((b[0] + b[2]) / 2, (b[1] + b[3]) / 2), b)
 
 
-def test_render_label_placement_is_the_plain_one_at_the_edges_of_its_rules():
+def test_render_label_placement_is_the_plain_one_at_the_edges_of_its_rules(monkeypatch):
     """Hand-made cases for the two fallbacks, which a random board rarely reaches exactly: a
     label whose only box is free at the tight clearance, and a least-bad choice between a box
     touching an obstacle along an edge (area 0, counted as 1e-3) and one covering less than 1e-3."""
@@ -133,6 +137,7 @@ def test_render_label_placement_is_the_plain_one_at_the_edges_of_its_rules():
     fast, plain = labels.place([tight_only], [wall], bounds), plain_place([tight_only], [wall], bounds)
     assert plain.placed["a"].position == "a1" and plain.unplaced == []
     assert fast.placed == plain.placed and fast.unplaced == plain.unplaced
+    monkeypatch.setattr(labels, "NUDGE_MM", 0.0)   # the least-bad choice itself: no nudged box first
     block = box(50, 50, 60, 60)
     least_bad = labels.LabelRequest("c", (_cand("c1", (59.99995, 50, 70, 60)),  # covers 0.0005 mm²
                                           _cand("c2", (60, 50, 70, 60))))        # touches an edge
