@@ -35,6 +35,7 @@ PREPARE = 16           # moves whose shapes are built in one call (Repair._prepa
 NO_GAIN = (math.inf, math.inf)   # the gain recorded for a move judged no better than the best (try_problem)
 MAX_TRIES = 1000       # candidate evaluations over a whole repair (about 0.02 s each)
 PASSES = 4             # sweeps over the remaining problems
+DIST_REACH_MM = REACH_MM + max(STEPS_MM)   # Repair._distances measures at least this far (the repair's usual largest reach)
 
 
 def score(found) -> tuple[int, float]:
@@ -179,7 +180,7 @@ class Repair:
     def select(self, centres: np.ndarray, reach: float) -> tuple[list[int], list[int]]:
         """The stations and bundles within reach of the given points: the part of the board a move there can change."""
         net = self.net
-        station_dist, segment_dist, own = self._distances(centres)
+        station_dist, segment_dist, own = self._distances(centres, reach)
         stations = set(np.nonzero(station_dist < reach)[0].tolist())
         hit = np.zeros(len(self.dr.lines), dtype=bool)
         hit[own[segment_dist < reach]] = True
@@ -188,23 +189,40 @@ class Repair:
             stations.update((net.bundles[k].a, net.bundles[k].b))
         return sorted(stations), bundles
 
-    def _distances(self, centres: np.ndarray):
+    def _distances(self, centres: np.ndarray, reach: float = math.inf):
         """(each station's distance to the nearest of the points, each segment's, the segments'
-        bundles), for select. Remembered for the last points and drawing: the repair selects
-        the part round one problem's points at up to five reaches, and the distances do not
-        depend on the reach (select compares the same arrays with it)."""
+        bundles), for select: those that can be under `reach` exact, the others maybe inf (select
+        only compares them with the reach). Only the stations and segments whose bounding box comes
+        within the reach (at least DIST_REACH_MM, plus 1 mm) of the points' are measured, each with
+        the same operations as when all were (elementwise, each segment's own two-term sums): the
+        same numbers where measured. Remembered for the last points and drawing and the largest
+        reach measured: the repair selects the part round one problem's points at up to five
+        reaches (select compares the same arrays with each)."""
         pos = self.dr.pos
         p_, q_, own = self._segments()
         key = (centres.shape, centres.dtype.str, centres.tobytes(), pos.shape, pos.tobytes(), self._seg_version)
-        if getattr(self, "_dist_key", None) == key:
+        if getattr(self, "_dist_key", None) == key and self._dist_reach >= reach:
             return self._dist
-        # every segment of every bundle at once: the distance from each centre to its nearest point
-        station_dist = np.min(_norms(pos[: self.net.n, None, :] - centres[None]), axis=1)
-        a, d = pos[p_], pos[q_] - pos[p_]                                    # (segments, 2)
-        t = np.einsum("csk,sk->cs", centres[:, None, :] - a[None], d) / np.maximum((d * d).sum(1), 1e-9)[None]
-        foot = a[None] + np.clip(t, 0.0, 1.0)[..., None] * d[None]
-        segment_dist = np.min(_norms(centres[:, None, :] - foot), axis=0)
-        self._dist, self._dist_key = (station_dist, segment_dist, own), key
+        cut = max(reach, DIST_REACH_MM)
+        # a point within cut of a centre lies in the centres' bounding box grown by cut; 1 mm more
+        # than that for the rounding of these sums (the distances are a few hundred mm)
+        lo, hi = centres.min(axis=0) - (cut + 1.0), centres.max(axis=0) + (cut + 1.0)
+        n = self.net.n
+        st = pos[:n]
+        s_in = np.flatnonzero(((st >= lo) & (st <= hi)).all(axis=1))
+        station_dist = np.full(n, np.inf)
+        if len(s_in):
+            station_dist[s_in] = np.min(_norms(st[s_in, None, :] - centres[None]), axis=1)
+        a_all, b_all = pos[p_], pos[q_]
+        g_in = np.flatnonzero(((np.maximum(a_all, b_all) >= lo) & (np.minimum(a_all, b_all) <= hi)).all(axis=1))
+        segment_dist = np.full(len(p_), np.inf)
+        if len(g_in):
+            # every segment near the points at once: the distance from each centre to its nearest point
+            a, d = a_all[g_in], b_all[g_in] - a_all[g_in]                    # (segments, 2)
+            t = np.einsum("csk,sk->cs", centres[:, None, :] - a[None], d) / np.maximum((d * d).sum(1), 1e-9)[None]
+            foot = a[None] + np.clip(t, 0.0, 1.0)[..., None] * d[None]
+            segment_dist[g_in] = np.min(_norms(centres[:, None, :] - foot), axis=0)
+        self._dist, self._dist_key, self._dist_reach = (station_dist, segment_dist, own), key, cut
         return self._dist
 
     def _segments(self):
