@@ -20,12 +20,13 @@ import hashlib
 import math
 import json
 import re
-from dataclasses import replace
+from dataclasses import fields
 
 import numpy as np
 
 from mapkit.boardfile import build_board, default_route_ids, route_model, station_model
 from mapkit.layout.result import _xy, build_result
+from mapkit.model import Board
 
 STEPS_MM = (4.0, 9.0, 18.0, 32.0)
 DIRECTIONS = [np.array([np.cos(a), np.sin(a)]) for a in np.arange(8) * np.pi / 4]
@@ -769,6 +770,29 @@ class PartBoards:
         self._stations: dict = {}   # (station index, place in the part, x, y) -> Station
         self._routes: dict = {}     # (route index, place in the part, id, waypoints) -> Route
         self._ids: dict = {}        # route indices of a part -> their ids (default_route_ids)
+        self._fields = {f.name: getattr(self.template, f.name) for f in fields(Board)}
+        self._round_src = None      # the points _rounded rounded last, and what it made of them
+        self._round_out: list = []
+
+    def _rounded(self, pos: np.ndarray) -> list:
+        """[(round(x, 1), round(y, 1)) of each point (x, y) of pos as Python floats] (_xy's
+        rounding), made again only for the points whose bits differ from the last call's (a
+        judged part differs from the one before in a point or two); a copy of pos kept to compare."""
+        last, out = self._round_src, self._round_out
+        if last is None or last.ndim != 2 or pos.ndim != 2 or last.shape[1] != pos.shape[1]:
+            out[:] = [(round(x, 1), round(y, 1)) for x, y in pos.tolist()]
+        else:
+            m = min(len(last), len(pos))
+            a, b = pos[:m], last[:m]
+            # (a sign of zero or a NaN counts as a change: round keeps the sign, NaN != NaN)
+            changed = np.flatnonzero(((a != b) | (np.signbit(a) != np.signbit(b))).any(axis=1)).tolist()
+            del out[m:]
+            for i in changed:
+                x, y = pos[i].tolist()
+                out[i] = (round(x, 1), round(y, 1))
+            out.extend((round(x, 1), round(y, 1)) for x, y in pos[m:].tolist())
+        self._round_src = pos.copy()
+        return out
 
     def whole_needs(self, order) -> dict:
         """{route index: (need at its a, need at its b)} of these routes of the file, as the whole
@@ -847,13 +871,12 @@ class PartBoards:
             self._stations.clear()
             self._routes.clear()
             self._ids.clear()
-        # the points as Python floats, rounded as _xy rounds them (round(float(v), 1)): one tolist
-        # instead of a numpy scalar per coordinate
-        pl = pos.tolist()
+        # the points as Python floats, rounded as _xy rounds them (round(float(v), 1)), made again
+        # only for the points moved since the last part (_rounded)
+        pr = self._rounded(pos)
         stations = []
         for j, i in enumerate(stations_in):
-            x, y = pl[i]
-            x, y = round(x, 1), round(y, 1)
+            x, y = pr[i]
             key = (i, j, x, y)
             st = self._stations.get(key)
             if st is None:
@@ -863,7 +886,7 @@ class PartBoards:
         lines = rp.dr.lines
         for k in bundles:
             line = lines[k]
-            wps = tuple((round(pl[q][0], 1), round(pl[q][1], 1)) for q in line[1:-1]) if len(line) > 2 else ()
+            wps = tuple([pr[q] for q in line[1:-1]]) if len(line) > 2 else ()
             for ri in net.bundles[k].routes:
                 wps_of[ri] = wps
         order = tuple(sorted(wps_of))
@@ -881,7 +904,11 @@ class PartBoards:
                     raw["waypoints"] = [{"x": x, "y": y} for x, y in wps_of[ri]]
                 r = self._routes[key] = route_model(raw, j, rid, self.kinds, self.template.gray_kind)
             routes.append(r)
-        board = replace(self.template, stations=tuple(stations), routes=tuple(routes))
+        # dataclasses.replace(self.template, stations=..., routes=...) without its field-by-field
+        # __init__: the template's fields with these two (and none of its cached properties)
+        board = object.__new__(Board)
+        board.__dict__.update(self._fields)
+        board.__dict__["stations"], board.__dict__["routes"] = tuple(stations), tuple(routes)
         if not with_needs:
             return board
         from mapkit.geometry import _EVEN
