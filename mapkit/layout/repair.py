@@ -60,6 +60,7 @@ def _size_of(p) -> float:
 
 
 _SIZES: dict = {}   # (code, message) -> _size of it
+_STEPS_OF: dict = {}   # m -> np.linspace(0.0, 1.0, m + 1)[:, None] (Repair._centres)
 
 
 def _size(code: str, message: str) -> float:
@@ -305,7 +306,13 @@ class Repair:
                 d = b - a
                 m = max(int(np.sqrt(d.dot(d)) // SAMPLE_MM), 1)   # (np.linalg.norm of a vector)
                 # a + (b - a) * t for every t at once: the same two operations on each element
-                out.extend(a + d * np.linspace(0.0, 1.0, m + 1)[:, None])
+                t = _STEPS_OF.get(m)
+                if t is None:   # (np.linspace(0.0, 1.0, m + 1)[:, None], made once a count)
+                    if len(_STEPS_OF) >= 1000:
+                        _STEPS_OF.clear()
+                    t = _STEPS_OF[m] = np.linspace(0.0, 1.0, m + 1)[:, None]
+                    t.setflags(write=False)
+                out.extend(a + d * t)
         return np.array(out)
 
     # -- candidates -------------------------------------------------------------------------
@@ -781,6 +788,8 @@ class PartBoards:
         last, out = self._round_src, self._round_out
         if last is None or last.ndim != 2 or pos.ndim != 2 or last.shape[1] != pos.shape[1]:
             out[:] = [(round(x, 1), round(y, 1)) for x, y in pos.tolist()]
+        elif last.shape == pos.shape and last.tobytes() == pos.tobytes():
+            return out   # (the same bits: nothing moved)
         else:
             m = min(len(last), len(pos))
             a, b = pos[:m], last[:m]
