@@ -829,7 +829,7 @@ class PartBoards:
         # about a tenth of the 200-station bench board's time). The fan is given to station_fan as
         # the whole loop built it (the same bundles in the same order, the same numbers).
         fans, idx_of = self._fans, self._fan_points
-        got = {}
+        got, pr = {}, None
         for s_ in stations:
             kk = self._ends.get(s_, [])
             lines = tuple(tuple(dr.lines[k]) for k in kk)
@@ -846,16 +846,18 @@ class PartBoards:
             key = (s_, lines, sizes, net.radius, net.space_len, net.space_gap, dr.pos[idx].tobytes())
             fan = fans.get(key)
             if fan is None:
+                if pr is None:
+                    pr = self._rounded(dr.pos)   # (each point as _xy rounds it: (x, y) for its {"x", "y"})
                 bands = {}   # bundle -> (its end here, angle, half-width, even gap)
                 for k in kk:
                     line = dr.lines[k]
                     end, q = (0, line[1]) if line[0] == s_ else (1, line[-2])
-                    here, nxt = _xy(dr.pos[s_]), _xy(dr.pos[q])
-                    pts = [_xy(dr.pos[p]) for p in line]
-                    total = sum(math.hypot(u["x"] - v["x"], u["y"] - v["y"]) for u, v in zip(pts[:-1], pts[1:]))
+                    here, nxt = pr[s_], pr[q]
+                    pts = [pr[p] for p in line]
+                    total = sum(math.hypot(u[0] - v[0], u[1] - v[1]) for u, v in zip(pts[:-1], pts[1:]))
                     b = net.bundles[k]
                     even = (total - 2 * net.radius - b.length * net.space_len) / (b.length + 1)
-                    bands[k] = (end, math.atan2(nxt["y"] - here["y"], nxt["x"] - here["x"]), b.half_width, even)
+                    bands[k] = (end, math.atan2(nxt[1] - here[1], nxt[0] - here[0]), b.half_width, even)
                 need = station_fan([v[1:] for v in bands.values()], net.radius, net.space_gap)
                 fan = {(k, v[0]): n for (k, v), n in zip(bands.items(), need)}
                 if len(fans) >= 50_000:   # bounded memory
