@@ -139,8 +139,10 @@ class Repair:
             # the file and no build_board), the same Board build_result's dict gives (_whole)
             board = self._boards.board(whole)
             memo = self._memo("full-board")
+            # (each waypoint as its fields' tuple: equal exactly when its repr is, and cheaper to write)
             key = hashlib.sha256(repr([[(s.board.x, s.board.y) for s in board.stations],
-                                       [r.waypoints for r in board.routes], self.size_out]).encode()).digest()
+                                       [tuple([(w.lat, w.lon, w.x, w.y) for w in r.waypoints]) for r in board.routes],
+                                       self.size_out]).encode()).digest()
             if key not in memo:
                 from mapkit.checks import check_geometry
 
