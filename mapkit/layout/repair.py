@@ -78,7 +78,21 @@ def _size(code: str, message: str) -> float:
 
 def _named(p, kind: str, codes: tuple[str, ...]) -> list[str]:
     """The ids of one kind ("route" or "station") a problem names: its subject, and for these codes
-    the other one its message quotes."""
+    the other one its message quotes. Remembered by what it is read from (kept_from reads every
+    problem of a part before a move, for each move)."""
+    key = (p.subject, p.code, p.message, kind, codes)
+    got = _NAMED.get(key)
+    if got is None:
+        if len(_NAMED) >= 20_000:
+            _NAMED.clear()
+        got = _NAMED[key] = _named_plain(p, kind, codes)
+    return list(got)
+
+
+_NAMED: dict = {}   # (subject, code, message, kind, codes) -> _named_plain of them
+
+
+def _named_plain(p, kind: str, codes: tuple[str, ...]) -> list[str]:
     out = []
     if p.subject.startswith(kind + " "):
         out.append(p.subject[len(kind) + 1:])
