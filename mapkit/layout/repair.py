@@ -153,10 +153,7 @@ class Repair:
             # the file and no build_board), the same Board build_result's dict gives (_whole)
             board = self._boards.board(whole)
             memo = self._memo("full-board")
-            # (each waypoint as its fields' tuple: equal exactly when its repr is, and cheaper to write)
-            key = hashlib.sha256(repr([[(s.board.x, s.board.y) for s in board.stations],
-                                       [tuple([(w.lat, w.lon, w.x, w.y) for w in r.waypoints]) for r in board.routes],
-                                       self.size_out]).encode()).digest()
+            key = _full_key(board, self.size_out)
             if key not in memo:
                 from mapkit.checks import check_geometry
 
@@ -657,6 +654,16 @@ def _later_steps(known) -> list | None:
         for j in range(3):
             rows[k][j] += rows[k + 1][j]
     return [tuple(row) for row in rows]
+
+
+def _full_key(board, size_out) -> bytes:
+    """Repair.full's memo key of a whole board from PartBoards: its stations' and waypoints'
+    positions and the layout's size (the rest of such a board is the same for every drawing), each
+    waypoint written as the tuple of its fields (equal exactly when its dataclass repr is, the key
+    before stop 27, and cheaper to write)."""
+    return hashlib.sha256(repr([[(s.board.x, s.board.y) for s in board.stations],
+                                [tuple([(w.lat, w.lon, w.x, w.y) for w in r.waypoints]) for r in board.routes],
+                                size_out]).encode()).digest()
 
 
 def _pipeline_check():
