@@ -208,17 +208,19 @@ class Repair:
         """(each station's distance to the nearest of the points, each segment's, the segments'
         bundles), for select: those that can be under `reach` exact, the others maybe inf (select
         only compares them with the reach). Only the stations and segments whose bounding box comes
-        within the reach (at least DIST_REACH_MM, plus 1 mm) of the points' are measured, each with
-        the same operations as when all were (elementwise, each segment's own two-term sums): the
-        same numbers where measured. Remembered for the last points and drawing and the largest
-        reach measured: the repair selects the part round one problem's points at up to five
-        reaches (select compares the same arrays with each)."""
+        within the reach (one over REACH_MM: at least DIST_REACH_MM; plus 1 mm) of the points' are
+        measured, each with the same operations as when all were (elementwise, each segment's own
+        two-term sums): the same numbers where measured. Remembered for the last points and drawing
+        and the reach measured: the repair selects the part round one problem's points at up to
+        five reaches (select compares the same arrays with each)."""
         pos = self.dr.pos
         p_, q_, own = self._segments()
         key = (centres.shape, centres.dtype.str, centres.tobytes(), pos.shape, pos.tobytes(), self._seg_version)
         if getattr(self, "_dist_key", None) == key and self._dist_reach >= reach:
             return self._dist
-        cut = max(reach, DIST_REACH_MM)
+        # (the repair's reaches, above REACH_MM, measured at once to its usual largest; the
+        # tightening's and the others' new points each time: their own reach)
+        cut = reach if reach <= REACH_MM else max(reach, DIST_REACH_MM)
         # a point within cut of a centre lies in the centres' bounding box grown by cut; 1 mm more
         # than that for the rounding of these sums (the distances are a few hundred mm)
         lo, hi = centres.min(axis=0) - (cut + 1.0), centres.max(axis=0) + (cut + 1.0)
