@@ -207,8 +207,7 @@ class Layout:
         """The station markers, in the order of self.positions, as an array of polygons."""
         r = self.board.physical.station_radius_mm
         ids = list(self.positions)
-        keys = [(*self.positions[i], r) for i in ids]
-        self._disc_keys = keys   # (stations_off_board's keys too)
+        keys = self._disc_keys
         # one look-up a key (a Layout of the repair's finds nearly all of them)
         got = [_DISCS.get(key) for key in keys]
         missing = [n for n, g in enumerate(got) if g is None]
@@ -221,6 +220,14 @@ class Layout:
         out = np.empty(len(got), dtype=object)
         out[:] = got
         return ids, out
+
+    @cached_property
+    def _disc_keys(self) -> list:
+        """Each station marker's key in _DISCS ((x, y, radius)), in the order of self.positions
+        (also stations_off_board's: it needs the markers themselves only for keys it has not met)."""
+        r = self.board.physical.station_radius_mm
+        positions = self.positions
+        return [(*positions[i], r) for i in positions]
 
     @cached_property
     def station_discs(self) -> dict[str, Polygon]:
@@ -288,7 +295,6 @@ class Layout:
         # and of the playing area) remembered under both: the repair's parts move one point
         # (one dict a playing area, keyed like _DISCS: the keys _discs made, without a nested
         # tuple to hash a station)
-        ids, discs = self._discs
         keys, area = self._disc_keys, self._area_key()
         known = _INSIDE.get(area)
         if known is None:
@@ -298,11 +304,11 @@ class Layout:
         inside = [known.get(key) for key in keys]
         todo = [n for n, v in enumerate(inside) if v is None]
         if todo:
-            got = self._inside(discs[todo]).tolist()
+            got = self._inside(self._discs[1][todo]).tolist()   # (the markers made only now)
             _remember(known, {keys[n]: v for n, v in zip(todo, got)})
             for n, v in zip(todo, got):
                 inside[n] = v
-        return [sid for sid, ok in zip(ids, inside) if not ok]
+        return [sid for sid, ok in zip(self.positions, inside) if not ok]
 
     def routes_off_board(self) -> list[str]:
         # _inside of each route's spaces (a function of its shape and the playing area) remembered
@@ -455,8 +461,7 @@ def layouts_of(boards, needs: list | None = None, clip: bool = True) -> list[Lay
             if sh is None:
                 shapes.setdefault(key[3], {})[key] = None
         r = board.physical.station_radius_mm
-        for xy in lay.positions.values():
-            key = (*xy, r)
+        for key in lay._disc_keys:   # (kept by the Layout for its own markers)
             if _DISCS.get(key) is None:
                 discs.setdefault(r, {})[key] = None
     built = {}

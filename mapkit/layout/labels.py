@@ -38,9 +38,19 @@ FIRST_BOXES = 16         # candidate boxes of each station tested before the res
 
 
 def label_bounds(ph) -> Polygon:
-    """Where the print lets labels go (inside the scoring track), as mapkit.render.scene does."""
-    inset = shapes.track_band(ph.margin_mm).inner + 1.0
-    return box(inset, inset, ph.width_mm - inset, ph.height_mm - inset)
+    """Where the print lets labels go (inside the scoring track), as mapkit.render.scene does.
+    Made once a board size and margin (the tightening and the polish ask it for every part judged)."""
+    key = (ph.margin_mm, ph.width_mm, ph.height_mm)
+    got = _BOUNDS.get(key)
+    if got is None:
+        inset = shapes.track_band(ph.margin_mm).inner + 1.0
+        if len(_BOUNDS) >= 64:
+            _BOUNDS.clear()
+        got = _BOUNDS[key] = box(inset, inset, ph.width_mm - inset, ph.height_mm - inset)
+    return got
+
+
+_BOUNDS: dict = {}   # (margin, width, height) -> label_bounds (a shapely polygon: immutable)
 
 
 def without_room(data: dict, only=None, size: float = LABEL_PT) -> list[str]:

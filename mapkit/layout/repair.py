@@ -20,12 +20,13 @@ import hashlib
 import math
 import json
 import re
-from dataclasses import replace
+from dataclasses import fields
 
 import numpy as np
 
 from mapkit.boardfile import build_board, default_route_ids, route_model, station_model
 from mapkit.layout.result import _xy, build_result
+from mapkit.model import Board
 
 STEPS_MM = (4.0, 9.0, 18.0, 32.0)
 DIRECTIONS = [np.array([np.cos(a), np.sin(a)]) for a in np.arange(8) * np.pi / 4]
@@ -35,6 +36,7 @@ PREPARE = 16           # moves whose shapes are built in one call (Repair._prepa
 NO_GAIN = (math.inf, math.inf)   # the gain recorded for a move judged no better than the best (try_problem)
 MAX_TRIES = 1000       # candidate evaluations over a whole repair (about 0.02 s each)
 PASSES = 4             # sweeps over the remaining problems
+DIST_REACH_MM = REACH_MM + max(STEPS_MM)   # Repair._distances measures at least this far (the repair's usual largest reach)
 
 
 def score(found) -> tuple[int, float]:
@@ -58,6 +60,7 @@ def _size_of(p) -> float:
 
 
 _SIZES: dict = {}   # (code, message) -> _size of it
+_STEPS_OF: dict = {}   # m -> np.linspace(0.0, 1.0, m + 1)[:, None] (Repair._centres)
 
 
 def _size(code: str, message: str) -> float:
@@ -75,7 +78,21 @@ def _size(code: str, message: str) -> float:
 
 def _named(p, kind: str, codes: tuple[str, ...]) -> list[str]:
     """The ids of one kind ("route" or "station") a problem names: its subject, and for these codes
-    the other one its message quotes."""
+    the other one its message quotes. Remembered by what it is read from (kept_from reads every
+    problem of a part before a move, for each move)."""
+    key = (p.subject, p.code, p.message, kind, codes)
+    got = _NAMED.get(key)
+    if got is None:
+        if len(_NAMED) >= 20_000:
+            _NAMED.clear()
+        got = _NAMED[key] = _named_plain(p, kind, codes)
+    return list(got)
+
+
+_NAMED: dict = {}   # (subject, code, message, kind, codes) -> _named_plain of them
+
+
+def _named_plain(p, kind: str, codes: tuple[str, ...]) -> list[str]:
     out = []
     if p.subject.startswith(kind + " "):
         out.append(p.subject[len(kind) + 1:])
@@ -136,8 +153,7 @@ class Repair:
             # the file and no build_board), the same Board build_result's dict gives (_whole)
             board = self._boards.board(whole)
             memo = self._memo("full-board")
-            key = hashlib.sha256(repr([[(s.board.x, s.board.y) for s in board.stations],
-                                       [r.waypoints for r in board.routes], self.size_out]).encode()).digest()
+            key = _full_key(board, self.size_out)
             if key not in memo:
                 from mapkit.checks import check_geometry
 
@@ -179,7 +195,7 @@ class Repair:
     def select(self, centres: np.ndarray, reach: float) -> tuple[list[int], list[int]]:
         """The stations and bundles within reach of the given points: the part of the board a move there can change."""
         net = self.net
-        station_dist, segment_dist, own = self._distances(centres)
+        station_dist, segment_dist, own = self._distances(centres, reach)
         stations = set(np.nonzero(station_dist < reach)[0].tolist())
         hit = np.zeros(len(self.dr.lines), dtype=bool)
         hit[own[segment_dist < reach]] = True
@@ -188,23 +204,42 @@ class Repair:
             stations.update((net.bundles[k].a, net.bundles[k].b))
         return sorted(stations), bundles
 
-    def _distances(self, centres: np.ndarray):
+    def _distances(self, centres: np.ndarray, reach: float = math.inf):
         """(each station's distance to the nearest of the points, each segment's, the segments'
-        bundles), for select. Remembered for the last points and drawing: the repair selects
-        the part round one problem's points at up to five reaches, and the distances do not
-        depend on the reach (select compares the same arrays with it)."""
+        bundles), for select: those that can be under `reach` exact, the others maybe inf (select
+        only compares them with the reach). Only the stations and segments whose bounding box comes
+        within the reach (one over REACH_MM: at least DIST_REACH_MM; plus 1 mm) of the points' are
+        measured, each with the same operations as when all were (elementwise, each segment's own
+        two-term sums): the same numbers where measured. Remembered for the last points and drawing
+        and the reach measured: the repair selects the part round one problem's points at up to
+        five reaches (select compares the same arrays with each)."""
         pos = self.dr.pos
         p_, q_, own = self._segments()
         key = (centres.shape, centres.dtype.str, centres.tobytes(), pos.shape, pos.tobytes(), self._seg_version)
-        if getattr(self, "_dist_key", None) == key:
+        if getattr(self, "_dist_key", None) == key and self._dist_reach >= reach:
             return self._dist
-        # every segment of every bundle at once: the distance from each centre to its nearest point
-        station_dist = np.min(_norms(pos[: self.net.n, None, :] - centres[None]), axis=1)
-        a, d = pos[p_], pos[q_] - pos[p_]                                    # (segments, 2)
-        t = np.einsum("csk,sk->cs", centres[:, None, :] - a[None], d) / np.maximum((d * d).sum(1), 1e-9)[None]
-        foot = a[None] + np.clip(t, 0.0, 1.0)[..., None] * d[None]
-        segment_dist = np.min(_norms(centres[:, None, :] - foot), axis=0)
-        self._dist, self._dist_key = (station_dist, segment_dist, own), key
+        # (the repair's reaches, above REACH_MM, measured at once to its usual largest; the
+        # tightening's and the others' new points each time: their own reach)
+        cut = reach if reach <= REACH_MM else max(reach, DIST_REACH_MM)
+        # a point within cut of a centre lies in the centres' bounding box grown by cut; 1 mm more
+        # than that for the rounding of these sums (the distances are a few hundred mm)
+        lo, hi = centres.min(axis=0) - (cut + 1.0), centres.max(axis=0) + (cut + 1.0)
+        n = self.net.n
+        st = pos[:n]
+        s_in = np.flatnonzero(((st >= lo) & (st <= hi)).all(axis=1))
+        station_dist = np.full(n, np.inf)
+        if len(s_in):
+            station_dist[s_in] = np.min(_norms(st[s_in, None, :] - centres[None]), axis=1)
+        a_all, b_all = pos[p_], pos[q_]
+        g_in = np.flatnonzero(((np.maximum(a_all, b_all) >= lo) & (np.minimum(a_all, b_all) <= hi)).all(axis=1))
+        segment_dist = np.full(len(p_), np.inf)
+        if len(g_in):
+            # every segment near the points at once: the distance from each centre to its nearest point
+            a, d = a_all[g_in], b_all[g_in] - a_all[g_in]                    # (segments, 2)
+            t = np.einsum("csk,sk->cs", centres[:, None, :] - a[None], d) / np.maximum((d * d).sum(1), 1e-9)[None]
+            foot = a[None] + np.clip(t, 0.0, 1.0)[..., None] * d[None]
+            segment_dist[g_in] = np.min(_norms(centres[:, None, :] - foot), axis=0)
+        self._dist, self._dist_key, self._dist_reach = (station_dist, segment_dist, own), key, cut
         return self._dist
 
     def _segments(self):
@@ -286,7 +321,13 @@ class Repair:
                 d = b - a
                 m = max(int(np.sqrt(d.dot(d)) // SAMPLE_MM), 1)   # (np.linalg.norm of a vector)
                 # a + (b - a) * t for every t at once: the same two operations on each element
-                out.extend(a + d * np.linspace(0.0, 1.0, m + 1)[:, None])
+                t = _STEPS_OF.get(m)
+                if t is None:   # (np.linspace(0.0, 1.0, m + 1)[:, None], made once a count)
+                    if len(_STEPS_OF) >= 1000:
+                        _STEPS_OF.clear()
+                    t = _STEPS_OF[m] = np.linspace(0.0, 1.0, m + 1)[:, None]
+                    t.setflags(write=False)
+                out.extend(a + d * t)
         return np.array(out)
 
     # -- candidates -------------------------------------------------------------------------
@@ -617,6 +658,16 @@ def _later_steps(known) -> list | None:
     return [tuple(row) for row in rows]
 
 
+def _full_key(board, size_out) -> bytes:
+    """Repair.full's memo key of a whole board from PartBoards: its stations' and waypoints'
+    positions and the layout's size (the rest of such a board is the same for every drawing), each
+    waypoint written as the tuple of its fields (equal exactly when its dataclass repr is, the key
+    before stop 27, and cheaper to write)."""
+    return hashlib.sha256(repr([[(s.board.x, s.board.y) for s in board.stations],
+                                [tuple([(w.lat, w.lon, w.x, w.y) for w in r.waypoints]) for r in board.routes],
+                                size_out]).encode()).digest()
+
+
 def _pipeline_check():
     from mapkit.layout.pipeline import geometry_problems   # (pipeline imports this module)
 
@@ -751,6 +802,31 @@ class PartBoards:
         self._stations: dict = {}   # (station index, place in the part, x, y) -> Station
         self._routes: dict = {}     # (route index, place in the part, id, waypoints) -> Route
         self._ids: dict = {}        # route indices of a part -> their ids (default_route_ids)
+        self._fields = {f.name: getattr(self.template, f.name) for f in fields(Board)}
+        self._round_src = None      # the points _rounded rounded last, and what it made of them
+        self._round_out: list = []
+
+    def _rounded(self, pos: np.ndarray) -> list:
+        """[(round(x, 1), round(y, 1)) of each point (x, y) of pos as Python floats] (_xy's
+        rounding), made again only for the points whose bits differ from the last call's (a
+        judged part differs from the one before in a point or two); a copy of pos kept to compare."""
+        last, out = self._round_src, self._round_out
+        if last is None or last.ndim != 2 or pos.ndim != 2 or last.shape[1] != pos.shape[1]:
+            out[:] = [(round(x, 1), round(y, 1)) for x, y in pos.tolist()]
+        elif last.shape == pos.shape and last.tobytes() == pos.tobytes():
+            return out   # (the same bits: nothing moved)
+        else:
+            m = min(len(last), len(pos))
+            a, b = pos[:m], last[:m]
+            # (a sign of zero or a NaN counts as a change: round keeps the sign, NaN != NaN)
+            changed = np.flatnonzero(((a != b) | (np.signbit(a) != np.signbit(b))).any(axis=1)).tolist()
+            del out[m:]
+            for i in changed:
+                x, y = pos[i].tolist()
+                out[i] = (round(x, 1), round(y, 1))
+            out.extend((round(x, 1), round(y, 1)) for x, y in pos[m:].tolist())
+        self._round_src = pos.copy()
+        return out
 
     def whole_needs(self, order) -> dict:
         """{route index: (need at its a, need at its b)} of these routes of the file, as the whole
@@ -778,7 +854,7 @@ class PartBoards:
         # about a tenth of the 200-station bench board's time). The fan is given to station_fan as
         # the whole loop built it (the same bundles in the same order, the same numbers).
         fans, idx_of = self._fans, self._fan_points
-        got = {}
+        got, pr = {}, None
         for s_ in stations:
             kk = self._ends.get(s_, [])
             lines = tuple(tuple(dr.lines[k]) for k in kk)
@@ -795,16 +871,18 @@ class PartBoards:
             key = (s_, lines, sizes, net.radius, net.space_len, net.space_gap, dr.pos[idx].tobytes())
             fan = fans.get(key)
             if fan is None:
+                if pr is None:
+                    pr = self._rounded(dr.pos)   # (each point as _xy rounds it: (x, y) for its {"x", "y"})
                 bands = {}   # bundle -> (its end here, angle, half-width, even gap)
                 for k in kk:
                     line = dr.lines[k]
                     end, q = (0, line[1]) if line[0] == s_ else (1, line[-2])
-                    here, nxt = _xy(dr.pos[s_]), _xy(dr.pos[q])
-                    pts = [_xy(dr.pos[p]) for p in line]
-                    total = sum(math.hypot(u["x"] - v["x"], u["y"] - v["y"]) for u, v in zip(pts[:-1], pts[1:]))
+                    here, nxt = pr[s_], pr[q]
+                    pts = [pr[p] for p in line]
+                    total = sum(math.hypot(u[0] - v[0], u[1] - v[1]) for u, v in zip(pts[:-1], pts[1:]))
                     b = net.bundles[k]
                     even = (total - 2 * net.radius - b.length * net.space_len) / (b.length + 1)
-                    bands[k] = (end, math.atan2(nxt["y"] - here["y"], nxt["x"] - here["x"]), b.half_width, even)
+                    bands[k] = (end, math.atan2(nxt[1] - here[1], nxt[0] - here[0]), b.half_width, even)
                 need = station_fan([v[1:] for v in bands.values()], net.radius, net.space_gap)
                 fan = {(k, v[0]): n for (k, v), n in zip(bands.items(), need)}
                 if len(fans) >= 50_000:   # bounded memory
@@ -829,13 +907,12 @@ class PartBoards:
             self._stations.clear()
             self._routes.clear()
             self._ids.clear()
-        # the points as Python floats, rounded as _xy rounds them (round(float(v), 1)): one tolist
-        # instead of a numpy scalar per coordinate
-        pl = pos.tolist()
+        # the points as Python floats, rounded as _xy rounds them (round(float(v), 1)), made again
+        # only for the points moved since the last part (_rounded)
+        pr = self._rounded(pos)
         stations = []
         for j, i in enumerate(stations_in):
-            x, y = pl[i]
-            x, y = round(x, 1), round(y, 1)
+            x, y = pr[i]
             key = (i, j, x, y)
             st = self._stations.get(key)
             if st is None:
@@ -845,7 +922,7 @@ class PartBoards:
         lines = rp.dr.lines
         for k in bundles:
             line = lines[k]
-            wps = tuple((round(pl[q][0], 1), round(pl[q][1], 1)) for q in line[1:-1]) if len(line) > 2 else ()
+            wps = tuple([pr[q] for q in line[1:-1]]) if len(line) > 2 else ()
             for ri in net.bundles[k].routes:
                 wps_of[ri] = wps
         order = tuple(sorted(wps_of))
@@ -863,7 +940,11 @@ class PartBoards:
                     raw["waypoints"] = [{"x": x, "y": y} for x, y in wps_of[ri]]
                 r = self._routes[key] = route_model(raw, j, rid, self.kinds, self.template.gray_kind)
             routes.append(r)
-        board = replace(self.template, stations=tuple(stations), routes=tuple(routes))
+        # dataclasses.replace(self.template, stations=..., routes=...) without its field-by-field
+        # __init__: the template's fields with these two (and none of its cached properties)
+        board = object.__new__(Board)
+        board.__dict__.update(self._fields)
+        board.__dict__["stations"], board.__dict__["routes"] = tuple(stations), tuple(routes)
         if not with_needs:
             return board
         from mapkit.geometry import _EVEN
