@@ -134,10 +134,10 @@ def layout(board, out, write, style, size, keep, seed, geo_anchor, gap_rule, fmt
             click.echo(printable(f"{len(at)} station {'label has' if len(at) == 1 else 'labels have'} no room even at 7 pt"
                                  f" (the renderer draws {'it' if len(at) == 1 else 'them'} over what is there): {', '.join(at)};"
                                  " move the station or its neighbours and pin them, or try another --seed"))
-        for p in res.problems:
-            click.echo(printable(f"does not fit: {p}"))
-        for p in left:
-            click.echo(printable(p.format()))
+        # a board far too small has hundreds of problems (200 stations on 841 x 594 mm: 517 errors),
+        # each said twice, in the designer's words and as `validate` says it: the first FIT_SHOWN of each
+        _echo_first([printable(f"does not fit: {p}") for p in res.problems], "of what does not fit")
+        _echo_first([printable(p.format()) for p in left], "problems")
         click.echo(f"geometry {'passes' if passes else 'does not pass'} mapkit validate --strict"
                    + (f"; written to {written}" if written else "; nothing written (give --out FILE or --write)"))
     if not passes:
@@ -145,6 +145,14 @@ def layout(board, out, write, style, size, keep, seed, geo_anchor, gap_rule, fmt
 
 
 LOOSE_SHOWN = 12   # loose routes named in the text output (--format json lists them all)
+FIT_SHOWN = 40     # lines of the fit report, and problems left, in the text output (--format json: all)
+
+
+def _echo_first(lines: list[str], what: str) -> None:
+    for line in lines[:FIT_SHOWN]:
+        click.echo(line)
+    if len(lines) > FIT_SHOWN:
+        click.echo(f"... and {len(lines) - FIT_SHOWN} more lines {what} (--format json lists them all)")
 
 
 def _echo_loose(loose: list[dict]) -> None:

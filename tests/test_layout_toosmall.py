@@ -56,3 +56,29 @@ def test_a_knot_on_a_board_of_the_right_size_still_gets_the_knot_steps(monkeypat
     res = layout_board(layout_board_data(20, seed=1), seed=0)
     assert calls["untangle"] >= 1, calls
     assert res.figures["errors"] == 0 and not any("rather than knotted" in p for p in res.problems)
+
+
+def test_the_text_output_names_the_first_lines_and_counts_the_rest(tmp_path, monkeypatch):
+    """Each problem is said twice (the fit report's words, then as `validate` says it): on a board
+    far too small, the first FIT_SHOWN of each and how many more; --format json keeps them all."""
+    import json
+
+    from click.testing import CliRunner
+
+    import mapkit.cli_layout as cli_layout
+    from mapkit.cli import main
+
+    path = tmp_path / "b.json"
+    path.write_text(json.dumps(layout_board_data(8, seed=3)), encoding="utf-8")
+    monkeypatch.setattr(cli_layout, "FIT_SHOWN", 2)
+    args = ["layout", str(path), "--size", "200x150", "--out", str(tmp_path / "o.json")]
+    text = CliRunner().invoke(main, args)
+    assert text.exit_code == 1, text.output
+    said = [line for line in text.output.splitlines() if line.startswith("does not fit: ")]
+    assert len(said) == 2, text.output
+    more = [line for line in text.output.splitlines() if line.startswith("... and ")]
+    assert len(more) == 2 and "of what does not fit (--format json lists them all)" in more[0], text.output
+    data = json.loads(CliRunner().invoke(main, args + ["--format", "json"]).output)
+    shown_more = int(more[0].split()[2])
+    assert len(data["problems"]) == 2 + shown_more
+    assert len(data["remaining"]) == 2 + int(more[1].split()[2])
