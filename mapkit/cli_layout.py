@@ -136,8 +136,8 @@ def layout(board, out, write, style, size, keep, seed, geo_anchor, gap_rule, fmt
                                  " move the station or its neighbours and pin them, or try another --seed"))
         # a board far too small has hundreds of problems (200 stations on 841 x 594 mm: 517 errors),
         # each said twice, in the designer's words and as `validate` says it: the first FIT_SHOWN of each
-        _echo_first([printable(f"does not fit: {p}") for p in res.problems], "of what does not fit")
-        _echo_first([printable(p.format()) for p in left], "problems")
+        _echo_first([printable(f"does not fit: {p}") for p in res.problems], "lines of what does not fit")
+        _echo_first([printable(p.format()) for p in left], "problems left")
         click.echo(f"geometry {'passes' if passes else 'does not pass'} mapkit validate --strict"
                    + (f"; written to {written}" if written else "; nothing written (give --out FILE or --write)"))
     if not passes:
@@ -152,7 +152,7 @@ def _echo_first(lines: list[str], what: str) -> None:
     for line in lines[:FIT_SHOWN]:
         click.echo(line)
     if len(lines) > FIT_SHOWN:
-        click.echo(f"... and {len(lines) - FIT_SHOWN} more lines {what} (--format json lists them all)")
+        click.echo(f"... and {len(lines) - FIT_SHOWN} more {what} (--format json lists them all)")
 
 
 def _echo_loose(loose: list[dict]) -> None:

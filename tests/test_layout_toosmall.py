@@ -77,7 +77,8 @@ def test_the_text_output_names_the_first_lines_and_counts_the_rest(tmp_path, mon
     said = [line for line in text.output.splitlines() if line.startswith("does not fit: ")]
     assert len(said) == 2, text.output
     more = [line for line in text.output.splitlines() if line.startswith("... and ")]
-    assert len(more) == 2 and "of what does not fit (--format json lists them all)" in more[0], text.output
+    assert len(more) == 2 and "more lines of what does not fit (--format json lists them all)" in more[0]
+    assert "more problems left (--format json lists them all)" in more[1], text.output
     data = json.loads(CliRunner().invoke(main, args + ["--format", "json"]).output)
     shown_more = int(more[0].split()[2])
     assert len(data["problems"]) == 2 + shown_more
