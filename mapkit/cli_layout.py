@@ -73,8 +73,13 @@ def _path_text(path: tuple) -> str:
                    "again after the label step), and stations of one or two neighbours drawn across them "
                    "are seated on their bearings and branches drawn turned round their station turned "
                    "back (geographic style, figure reseated).")
+@click.option("--refine", is_flag=True,
+              help="Start from the board as the file draws it (every station's position, waypoints in mm) on "
+                   "its own size, not from the real map: after moving or pinning a few stations by hand, the "
+                   "others stay near where they were and only what the checks, the gaps and the labels ask "
+                   "changes. Without it, each run lays the whole board out anew.")
 @FORMAT
-def layout(board, out, write, style, size, keep, seed, geo_anchor, gap_rule, fmt):
+def layout(board, out, write, style, size, keep, seed, geo_anchor, gap_rule, refine, fmt):
     """Compute station board positions (and route waypoints) from lat/lon and route lengths, so that
     the board passes the geometry checks.
 
@@ -99,7 +104,7 @@ def layout(board, out, write, style, size, keep, seed, geo_anchor, gap_rule, fmt
     keep_ids = frozenset(k.strip() for k in keep.split(",") if k.strip())
     data = _load(board)
     res = layout_board(data, style=style, size=size, seed=seed, keep=keep_ids, geo_anchor=geo_anchor,
-                       gap_rule=gap_rule)
+                       gap_rule=gap_rule, refine=refine)
     figures = {**res.figures, **measure(res.data)}  # with the label figures (the renderer's placement)
     from mapkit.layout.pipeline import geometry_problems
     left = geometry_problems(res.data)
@@ -124,7 +129,7 @@ def layout(board, out, write, style, size, keep, seed, geo_anchor, gap_rule, fmt
         wps = [p for p in res.changes if p[0] == "routes"]
         click.echo(f"{data['id']}: {moved} station positions, {len(wps)} route waypoint changes"
                    + (f", board {figures['board_mm'][0]:g} x {figures['board_mm'][1]:g} mm"
-                      f"{_auto_note(figures) if size == 'auto' else ''}"))
+                      f"{_auto_note(figures) if size == 'auto' and not refine else ''}"))
         for k, v in figures.items():
             click.echo(f"  {k:<26} {v}")
         _echo_loose(loose)

@@ -40,7 +40,8 @@ class LayoutResult:
 
 
 def layout_board(data: dict, *, style: str = "geographic", size="auto", seed: int = 0,
-                 keep: frozenset = frozenset(), geo_anchor: float | None = None, gap_rule: bool = True) -> LayoutResult:
+                 keep: frozenset = frozenset(), geo_anchor: float | None = None, gap_rule: bool = True,
+                 refine: bool = False) -> LayoutResult:
     """Lay out a schema-valid board dict (stations with lat/lon). See the module docstring.
 
     geo_anchor: how strongly the first (stress) drawing is held to the real map, as a share of a
@@ -60,14 +61,20 @@ def layout_board(data: dict, *, style: str = "geographic", size="auto", seed: in
     their station turned back (reseat.py, figure reseated).
     Measured on 18 cases (docs/layout-gaps.md, stop 26): the rule leaves about a quarter as many
     routes over 6 mm (114 against 445 of 3094, seed 0), every case clean, at about 1.2 times the
-    CPU (the 60-station bench board: about 9.5 s against 7.9 s; `mapkit bench --only layout`)."""
+    CPU (the 60-station bench board: about 9.5 s against 7.9 s; `mapkit bench --only layout`).
+
+    refine: start from the board as the file draws it (every station's board position, its
+    routes' waypoints in mm) on the board's own size, instead of from the real map: after a
+    designer moved or pinned a few stations, the others stay near where they were and only what
+    the checks, the gaps and the labels ask is changed (pipeline.layout_once)."""
     if style not in STYLES:
         raise LayoutError(f"unknown style '{style}': use geographic or schematic")
     if geo_anchor is not None and not 0 <= geo_anchor <= 10:
         raise LayoutError(f"geo_anchor {geo_anchor}: use a share from 0 to 10")
     with fewer_collections():
         new, changes, figures, problems = layout_board_impl(data, style=style, size=size, seed=seed,
-                                                            keep=frozenset(keep), geo_anchor=geo_anchor, gap_rule=gap_rule)
+                                                            keep=frozenset(keep), geo_anchor=geo_anchor, gap_rule=gap_rule,
+                                                            refine=refine)
     return LayoutResult(new, changes, figures, problems)
 
 

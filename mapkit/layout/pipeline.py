@@ -77,27 +77,71 @@ def check_keep(data: dict, keep: frozenset) -> None:
                               " \"board\" position to keep; give it one or leave it free")
 
 
+REFINE_GEO = 0.5   # --refine: the pull towards the file's drawing in the optimization (Weights.geo: 0.03)
+
+
+def check_refine(data: dict) -> None:
+    """--refine starts from the file's drawing: every station needs its board position."""
+    missing = [s["id"] for s in data["stations"] if "board" not in s]
+    if missing:
+        more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
+        raise LayoutError(f"--refine starts from the board positions in the file, but station"
+                          f"{'s' if len(missing) > 1 else ''} {', '.join(repr(m) for m in missing[:3])}{more}"
+                          " have none; run layout without --refine first (it lays the board out from lat/lon)")
+
+
 GAP_RULE_FALLBACK = True  # a layout the gap rule leaves problems on: the soft layout too, the better kept
 RULE_LARGER = 0  # with the fallback: larger sizes the rule tries before the soft layout (which tries AUTO_LARGER)
 
 
 def layout_board_impl(data: dict, *, style: str, size, seed: int, keep: frozenset, geo_anchor: float | None = None,
-                      gap_rule: bool = False):
+                      gap_rule: bool = False, refine: bool = False):
+    """The layout (layout_rule_or_soft). refine: from the file's drawing (every station's board
+    position) on the board's own size (with --size auto), first by the local steps alone
+    ("local": the repairs, the seats, the tightening, the labels; layout_once), and where they
+    leave a problem once more with the optimization's rounds too ("rounds"), the one whose checks
+    find less kept (figure refined)."""
+    if not refine:
+        return layout_rule_or_soft(data, style=style, size=size, seed=seed, keep=keep, geo_anchor=geo_anchor,
+                                   gap_rule=gap_rule)
+    check_refine(data)
+    if size == "auto":
+        ph = data.get("physical", {})
+        size = (ph["width_mm"], ph["height_mm"]) if "width_mm" in ph and "height_mm" in ph else size
+    out = layout_rule_or_soft(data, style=style, size=size, seed=seed, keep=keep, geo_anchor=geo_anchor,
+                              gap_rule=gap_rule, refine="local")
+    out[2]["refined"] = "local steps"
+    if (out[2]["errors"], out[2]["warnings"]) == (0, 0):
+        return out
+    again = layout_rule_or_soft(data, style=style, size=size, seed=seed, keep=keep, geo_anchor=geo_anchor,
+                                gap_rule=gap_rule, refine="rounds")
+    left = f"{out[2]['errors']} error(s), {out[2]['warnings']} warning(s)"
+    if (again[2]["errors"], again[2]["warnings"]) < (out[2]["errors"], out[2]["warnings"]):
+        again[2]["refined"] = f"with the optimization's rounds (the local steps left {left})"
+        return again
+    out[2]["refined"] = f"local steps ({left} left; with the optimization's rounds no less)"
+    return out
+
+
+def layout_rule_or_soft(data: dict, *, style: str, size, seed: int, keep: frozenset, geo_anchor: float | None = None,
+                        gap_rule: bool = False, refine: str | None = None):
     """The layout (layout_sizes); with the gap rule, where it leaves a geometry problem on every size
     tried, the layout once more without it (gaps only preferred, the default layout) and that one kept if its checks find less: a board that holds its gaps but does not pass the
     checks is of no use to a designer, and which boards the rule leaves a knot on is the luck of the
     floating point (docs/layout-gaps.md). The figure gap_rule says which was kept."""
     if not gap_rule:
-        return layout_sizes(data, style=style, size=size, seed=seed, keep=keep, geo_anchor=geo_anchor, gap_rule=False)
+        return layout_sizes(data, style=style, size=size, seed=seed, keep=keep, geo_anchor=geo_anchor, gap_rule=False,
+                            refine=refine)
     # with the fallback, the rule gets one size (RULE_LARGER more): a layout the rule leaves a
     # problem on costs several times a clean one (its uncrossing and finishing spend their budgets),
     # and the soft layout after it tries the larger size anyway
     out = layout_sizes(data, style=style, size=size, seed=seed, keep=keep, geo_anchor=geo_anchor, gap_rule=True,
-                       larger=RULE_LARGER if GAP_RULE_FALLBACK else AUTO_LARGER)
+                       larger=RULE_LARGER if GAP_RULE_FALLBACK else AUTO_LARGER, refine=refine)
     out[2]["gap_rule"] = "held"
     if not GAP_RULE_FALLBACK or (out[2]["errors"], out[2]["warnings"]) == (0, 0):
         return out
-    soft = layout_sizes(data, style=style, size=size, seed=seed, keep=keep, geo_anchor=geo_anchor, gap_rule=False)
+    soft = layout_sizes(data, style=style, size=size, seed=seed, keep=keep, geo_anchor=geo_anchor, gap_rule=False,
+                        refine=refine)
     left = f"{out[2]['errors']} error(s), {out[2]['warnings']} warning(s)"
     if (soft[2]["errors"], soft[2]["warnings"]) < (out[2]["errors"], out[2]["warnings"]):
         soft[2]["gap_rule"] = f"not held: with it {left} left; without it less"
@@ -107,7 +151,7 @@ def layout_board_impl(data: dict, *, style: str, size, seed: int, keep: frozense
 
 
 def layout_sizes(data: dict, *, style: str, size, seed: int, keep: frozenset, geo_anchor: float | None = None,
-                 gap_rule: bool = False, larger: int | None = None):
+                 gap_rule: bool = False, larger: int | None = None, refine: str | None = None):
     """The layout; with --size auto, a size that leaves problems is followed by the next standard
     size up (AUTO_LARGER times at most), and the first clean one (or the least bad) is kept: the
     smallest size that holds the routes' lengths may still leave a knot the larger one has not
@@ -116,6 +160,8 @@ def layout_sizes(data: dict, *, style: str, size, seed: int, keep: frozenset, ge
     the smallest size gets clean lays out once; the price is a second layout where it does not."""
     check_keep(data, keep)
     rule = {"gap_rule": True} if gap_rule else {}   # (passed only when asked: layout_once as it was otherwise)
+    if refine:
+        rule["refine"] = refine
     out = layout_once(data, style=style, size=size, seed=seed, keep=keep, geo_anchor=geo_anchor, **rule)
     if size != "auto" or keep or any(s.get("pinned") for s in data["stations"]):
         return out   # pinned stations fix the scale: a larger board would not give them more room
@@ -145,8 +191,19 @@ def layout_sizes(data: dict, *, style: str, size, seed: int, keep: frozenset, ge
 
 
 def layout_once(data: dict, *, style: str, size, seed: int, keep: frozenset, geo_anchor: float | None = None,
-                gap_rule: bool = False):
-    """One layout on one size ("auto": the smallest standard size that holds the network)."""
+                gap_rule: bool = False, refine: str | None = None):
+    """One layout on one size ("auto": the smallest standard size that holds the network).
+
+    refine ("local" or "rounds"): the first drawing is the file's (its board positions, and its
+    routes' waypoints given in mm), not the stress drawing from the real map, neither centred nor
+    scaled (as with pinned stations), and judged as printed (spaces placed by their ends' needs);
+    no polish and no seats (the drawing's directions are the designer's). "local": the local steps alone (the
+    repairs and the knot steps where the checks find something, the seats, the tightening, the
+    labels); "rounds": the optimization's rounds first, its anchor that drawing, held REFINE_GEO
+    hard. A designer who moved or pinned a few stations gets the rest near where it was:
+    from the real map again, the optimization's path, and with it every station, comes out
+    elsewhere (Seattle, White Center pinned south-east of Alaska Junction as `mapkit layout` advised:
+    57 stations moved, and a route elsewhere drawn over 90° off)."""
     rng = np.random.default_rng(seed)
     net = build_network(data, keep, gap_rule)
     pos0, _ = initial_positions(net)
@@ -158,16 +215,37 @@ def layout_once(data: dict, *, style: str, size, seed: int, keep: frozenset, geo
     # a flight holds a few spaces between far stations and may cross anything: counted as a short
     # link it pulls its ends together across the map (Seattle's Paine Field to SeaTac)
     ground = replace(net, bundles=[b for b in net.bundles if not b.flight]) if STRESS_WITHOUT_FLIGHTS and any(b.flight for b in net.bundles) else net
-    pos0 = majorize(ground, pos0 + jitter, anchor=stress_anchor(ground, GEO_ANCHOR if geo_anchor is None else geo_anchor))
+    if refine:
+        # (check_refine: every station has its board position). No jitter: a clean drawing moved
+        # by 0.05 mm can touch where it held by less (a route 0.05 mm short)
+        pos0 = net.given.copy()
+    else:
+        pos0 = majorize(ground, pos0 + jitter, anchor=stress_anchor(ground, GEO_ANCHOR if geo_anchor is None else geo_anchor))
     dr = Drawing(pos0, n, [[b.a, b.b] for b in net.bundles], ~net.fixed.copy(), anchor=pos0.copy())
     for k, line in enumerate(dr.lines):
         for wp in net.bundles[k].fixed_waypoints:
             dr.add_waypoint(k, (wp["x"], wp["y"]) if "x" in wp else pos0[line[0]], free=False)
-    for k in needs_bend(net):
+    drawn = set()
+    if refine:
+        for k, b in enumerate(net.bundles):
+            if b.fixed_waypoints:
+                continue
+            route = data["routes"][b.routes[0]]
+            wps = [(w_["x"], w_["y"]) for w_ in route.get("waypoints", []) if "x" in w_ and "y" in w_]
+            if route["from"] != net.ids[b.a]:
+                wps.reverse()
+            for xy in wps:
+                dr.add_waypoint(k, xy)
+            if wps:
+                drawn.add(k)
+    for k in (k for k in needs_bend(net) if k not in drawn):
         b = net.bundles[k]
         dr.add_waypoint(k, bend_point(dr.pos, b.a, b.b, b.lpref, n))
     w = weights_for(style)
-    any_fixed = bool(net.fixed.any())
+    if refine:
+        # the drawing the designer has is the anchor: held much harder than the real map is (geo)
+        w = replace(w, geo=REFINE_GEO)
+    any_fixed = bool(net.fixed.any()) or bool(refine)   # (the scale is the drawing's, as with pinned stations)
     notes: list[str] = []
     if not any_fixed:
         if gap_rule:
@@ -203,7 +281,8 @@ def layout_once(data: dict, *, style: str, size, seed: int, keep: frozenset, geo
     dr.bounds = box
     inner_w, inner_h = W - 2 * ph.margin_mm, H - 2 * ph.margin_mm
     dr.fill_box = (fit.FILL * inner_w + 4, fit.FILL * inner_h + 4)
-    run_rounds(net, dr, w, style, rounds=4)
+    if refine != "local":
+        run_rounds(net, dr, w, style, rounds=4)
     route_flights(net, dr, size_out)
     crowded_out: list[int] = []   # the errors each time the knot steps were left out (too_many)
 
@@ -242,35 +321,38 @@ def layout_once(data: dict, *, style: str, size, seed: int, keep: frozenset, geo
     # the steps up to the finishing judge the board with every route's spaces spread evenly (their
     # models and moves were made for it); then each end at a narrow fan gets its need
     # (mapkit.geometry.space_placement) and what that leaves, the same local steps once more
-    with even_spread():
-        # the real checks, and the repairs they point at: a bend where a route is still too short
-        for attempt in range(REPAIRS + (GAP_RULE_REPAIRS if gap_rule else 0)):
-            new, changes = build_result(net, dr, size_out)
-            found = geometry_problems(new)
-            short = {p.subject[len("route "):] for p in found if p.code == "route-too-short"}
-            if not found:
-                break
-            widen(net, dr, found)
-            if attempt >= RELAX_FROM:  # still touching after widenings asked for a wider angle: wider gaps too
-                if gap_rule:
-                    relax_gaps(net, found, dr)
-            if attempt:  # still covering a station after more room was asked: go round it
-                short |= {p.subject[len("route "):] for p in found if p.code == "space-on-station"}
-            bend = [k for k, b in enumerate(net.bundles)
-                    if any(net.route_ids[r] in short for r in b.routes) and len(dr.lines[k]) == 2 and not b.flight]
-            for k in bend:
-                b = net.bundles[k]
-                dr.add_waypoint(k, bend_point(dr.pos, b.a, b.b, b.lpref, n))
-            if attempt >= 1:  # neighbours at a station still touching after more room was asked: bend one away
-                for k, j in shared_overlaps(net, found):
-                    if len(dr.lines[k]) == 2 and k not in bend and not net.bundles[k].flight:
-                        b, o = net.bundles[k], net.bundles[j]
-                        far = o.b if o.a in (b.a, b.b) else o.a
-                        dr.add_waypoint(k, bend_point(dr.pos, b.a, b.b, min(b.lsoft, b.lpref * 1.1), n, away=dr.pos[far]))
-            run_rounds(net, dr, replace(w, geo=w.geo / 3, bearing=w.bearing / 3), style, rounds=2, escalate=3.0,
-                       start=2)
-            route_flights(net, dr, size_out)
-        found = fix(found)
+    # (--refine's local steps: the designer's drawing judged as printed, spaces placed by their ends'
+    # needs: spread evenly, a clean board can have problems the repairs would move stations for)
+    if refine != "local":
+        with even_spread():
+            # the real checks, and the repairs they point at: a bend where a route is still too short
+            for attempt in range(REPAIRS + (GAP_RULE_REPAIRS if gap_rule else 0)):
+                new, changes = build_result(net, dr, size_out)
+                found = geometry_problems(new)
+                short = {p.subject[len("route "):] for p in found if p.code == "route-too-short"}
+                if not found:
+                    break
+                widen(net, dr, found)
+                if attempt >= RELAX_FROM:  # still touching after widenings asked for a wider angle: wider gaps too
+                    if gap_rule:
+                        relax_gaps(net, found, dr)
+                if attempt:  # still covering a station after more room was asked: go round it
+                    short |= {p.subject[len("route "):] for p in found if p.code == "space-on-station"}
+                bend = [k for k, b in enumerate(net.bundles)
+                        if any(net.route_ids[r] in short for r in b.routes) and len(dr.lines[k]) == 2 and not b.flight]
+                for k in bend:
+                    b = net.bundles[k]
+                    dr.add_waypoint(k, bend_point(dr.pos, b.a, b.b, b.lpref, n))
+                if attempt >= 1:  # neighbours at a station still touching after more room was asked: bend one away
+                    for k, j in shared_overlaps(net, found):
+                        if len(dr.lines[k]) == 2 and k not in bend and not net.bundles[k].flight:
+                            b, o = net.bundles[k], net.bundles[j]
+                            far = o.b if o.a in (b.a, b.b) else o.a
+                            dr.add_waypoint(k, bend_point(dr.pos, b.a, b.b, min(b.lsoft, b.lpref * 1.1), n, away=dr.pos[far]))
+                run_rounds(net, dr, replace(w, geo=w.geo / 3, bearing=w.bearing / 3), style, rounds=2, escalate=3.0,
+                           start=2)
+                route_flights(net, dr, size_out)
+            found = fix(found)
     found = geometry_problems(build_result(net, dr, size_out)[0])
     if found:
         found = fix(found)
@@ -280,8 +362,11 @@ def layout_once(data: dict, *, style: str, size, seed: int, keep: frozenset, geo
         # allow (no more than the repair left: nothing, or a warning it could not remove)
         rp = Repair(net, dr, size_out, geometry_problems)
         rp.baseline = score(found)
-        nudged = polish(rp) if POLISH and style == "geographic" else 0  # schematic: its own directions
-        reseated = reseat(rp, w, style) if RESEAT else None
+        # (schematic: its own directions; --refine: the drawing's directions are the designer's)
+        nudged = polish(rp) if POLISH and style == "geographic" and not refine else 0
+        # (--refine: no seats either: a station the designer drew across its neighbour stays there,
+        # named by routes_across; seated, 20/0's s10 jumped 83 mm)
+        reseated = reseat(rp, w, style) if RESEAT and not refine else None
         if TIGHTEN:
             # gaps between spaces of at most about 6 mm: the optimization only prefers them (its
             # clearances win); on a board the checks pass, the over-long routes drawn in
