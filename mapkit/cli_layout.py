@@ -138,7 +138,7 @@ def layout(board, out, write, style, size, keep, seed, geo_anchor, gap_rule, ref
             at = figures["labels_unplaced_at"]
             click.echo(printable(f"{len(at)} station {'label has' if len(at) == 1 else 'labels have'} no room even at 7 pt"
                                  f" (the renderer draws {'it' if len(at) == 1 else 'them'} over what is there): {', '.join(at)};"
-                                 " move the station or its neighbours and pin them, or try another --seed"))
+                                 " move the station or its neighbours, pin them and run layout --refine, or try another --seed"))
         # a board far too small has hundreds of problems (200 stations on 841 x 594 mm: 517 errors),
         # each said twice, in the designer's words and as `validate` says it: the first FIT_SHOWN of each
         _echo_first([printable(f"does not fit: {p}") for p in res.problems], "lines of what does not fit")
@@ -177,7 +177,7 @@ def _echo_loose(loose: list[dict]) -> None:
         if len(loose) > LOOSE_SHOWN:
             click.echo(f"  ... and {len(loose) - LOOSE_SHOWN} more (--format json lists them all)")
         click.echo("  to draw one in: move its stations closer and pin them (\"pinned\": true or --keep), then run"
-                   " layout again; or give the route the length named")
+                   " layout --refine; or give the route the length named")
     if held:
         names = ", ".join(x["route"] for x in held[:LOOSE_SHOWN]) + (" ..." if len(held) > LOOSE_SHOWN else "")
         one = len(held) == 1
@@ -201,7 +201,8 @@ def _echo_across(across: list[dict], names: dict) -> None:
                              f" {names.get(other, other)} ({x['off_deg']:g}° off); the real map has it {x['real']}"))
     if len(across) > LOOSE_SHOWN:
         click.echo(f"  ... and {len(across) - LOOSE_SHOWN} more (--format json lists them all)")
-    click.echo("  to turn one round: move the station named first to the real map's side and pin it, then run layout again")
+    click.echo("  to turn one round: move the station named first to the real map's side and pin it, then run"
+               " layout --refine (the others stay where they are)")
 
 
 def _spaces(n: int) -> str:

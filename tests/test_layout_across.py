@@ -75,4 +75,4 @@ def test_mapkit_layout_names_them(cli, tmp_path):
     assert f"{n} {'route is' if n == 1 else 'routes are'} drawn more than 90° off the real map" in text
     first = across[0]
     assert f"route {first['route']}: " in text and f"the real map has it {first['real']}" in text
-    assert "move the station named first to the real map's side and pin it" in text
+    assert "move the station named first to the real map's side and pin it, then run layout --refine" in text
