@@ -72,3 +72,25 @@ def test_a_board_without_positions_is_refused_with_what_to_do(tmp_path):
     out = CliRunner().invoke(main, ["layout", str(path), "--refine", "--out", str(tmp_path / "o.json")])
     assert out.exit_code == 2 and "run layout without --refine first" in out.output
     assert "Traceback" not in out.output
+
+
+def test_where_the_local_steps_leave_a_problem_the_rounds_run_and_the_cleaner_is_kept(laid_out, monkeypatch):
+    """The choice between the local steps and the optimization's rounds: a local result said to
+    leave an error (as Seattle's White Center pinned 100 mm away left a 1 mm² overlap) is followed
+    by the rounds, which are kept when their checks find less, and named in the figure refined."""
+    import mapkit.layout.pipeline as pipeline
+
+    real, modes = pipeline.layout_rule_or_soft, []
+
+    def spy(data, **kw):
+        modes.append(kw["refine"])
+        out = real(data, **kw)
+        if kw["refine"] == "local":
+            out[2]["errors"] = 1
+        return out
+
+    monkeypatch.setattr(pipeline, "layout_rule_or_soft", spy)
+    res = layout_board(laid_out, refine=True)
+    assert modes == ["local", "rounds"]
+    assert res.figures["refined"] == "with the optimization's rounds (the local steps left 1 error(s), 0 warning(s))"
+    assert res.figures["errors"] == 0 and clean(res.data)
