@@ -539,3 +539,41 @@ def test_every_route_whose_spaces_a_drag_moves_counts_as_changed(name):
                     moved_without_centreline += tuple(s.centerline) == last.centerlines[rid]
     # the case the centreline test alone missed is there: the test can fail without the fans
     assert moved_without_centreline > 0
+
+
+def test_a_refine_preview_starts_from_the_drawing(tmp_path):
+    """"refine this drawing" in the layout menu: `mapkit layout --refine` on the board in memory.
+    After one station was dragged and pinned, few others move (laid out anew, nearly all do)."""
+    from layoutgen import layout_board_data
+
+    from mapkit.edit import api
+    from mapkit.layout import layout_board
+
+    if api.layout_module()[0] is None:
+        pytest.skip("this mapkit has no mapkit.layout")
+    board = tmp_path / "planar.json"
+    data = layout_board(layout_board_data(20, seed=0), seed=0).data
+    st = data["stations"][7]   # the designer dragged one station 30 mm and pinned it
+    st["board"], st["pinned"] = {"x": st["board"]["x"] + 30.0, "y": st["board"]["y"] + 30.0}, True
+    board.write_text(json.dumps(data, indent=2), encoding="utf-8")
+    session = Session(board, str(board), print_labels=False)
+    try:
+        done, near = {}, {}
+        for refine in (True, False):
+            job = api.layout_preview(session, {"hash": session.snapshot.digest, "refine": refine})
+            done[refine] = wait_job(api, session, job)
+            assert done[refine]["state"] == "done", done[refine]
+            _, changes, _ = api._PREVIEWS[done[refine]["preview"]["preview"]]
+            moved = {path[1]: v for path, v in changes.items() if path[0] == "stations" and path[2:] == ("board",)}
+            near[refine] = sum(i not in moved or math.dist((moved[i]["x"], moved[i]["y"]),
+                                                           (s_["board"]["x"], s_["board"]["y"])) <= 1.0
+                               for i, s_ in enumerate(data["stations"]))
+        refined, anew = done[True]["preview"], done[False]["preview"]
+        assert refined["style"] == "geographic (refined)" and "local steps" in refined["figures"]["refined"]
+        assert anew["style"] == "geographic" and "refined" not in anew["figures"]
+        # (a 42 mm drag: its neighbours follow it, as their routes' lengths ask; laid out anew, all 19 move 39-89 mm)
+        assert near[True] >= 8 and near[False] <= 2, near   # stations within 1 mm of where they were
+        with pytest.raises(api.ApiError):
+            api.layout_preview(session, {"hash": session.snapshot.digest, "refine": "yes"})
+    finally:
+        session.stop()

@@ -319,3 +319,43 @@ def test_the_layout_preview_shows_its_progress_and_can_be_cancelled(browser, tmp
         context.close()
         server.shutdown()
         session.stop()
+
+
+def test_refine_this_drawing_previews_the_board_as_drawn(browser, tmp_path):
+    """The layout menu's "refine this drawing": the preview says it was refined, and Portland (a
+    clean computed layout) comes back with few stations moved."""
+    from mapkit.edit import api
+
+    if api.layout_module()[0] is None:
+        pytest.skip("this mapkit has no mapkit.layout")
+    board = tmp_path / "portland.json"
+    shutil.copy(REPO / "boards" / "portland.json", board)
+    before = board.read_bytes()
+    session = Session(board, str(board), print_labels=False)
+    server = serve(session)
+    context = browser.new_context(viewport={"width": 1280, "height": 820}, bypass_csp=True)
+    try:
+        page = context.new_page()
+        page.goto(server.url)
+        page.wait_for_function("window.mapkit && window.mapkit.ready", timeout=15000)
+        page.select_option("#layout-style", "refine")
+        page.click("#layout-preview")
+        page.wait_for_selector("#layout-box:not([hidden])", timeout=90000)
+        text = page.inner_text("#layout-info")
+        assert text.startswith("geographic (refined) layout:"), text
+        assert "refined" in text and "local steps" in text
+        # the stations within 1 mm of where they were (the tightening draws in a few routes)
+        import json
+        import math
+        (_, changes, _), = api._PREVIEWS.values()
+        data = json.loads(before)
+        moved = {path[1]: v for path, v in changes.items() if path[0] == "stations" and path[2:] == ("board",)}
+        near = sum(i not in moved or math.dist((moved[i]["x"], moved[i]["y"]), (s_["board"]["x"], s_["board"]["y"])) <= 1.0
+                   for i, s_ in enumerate(data["stations"]))
+        assert near >= 35, (near, len(data["stations"]))
+        shot(page, "layout-refined")
+        assert board.read_bytes() == before   # a preview writes nothing
+    finally:
+        context.close()
+        server.shutdown()
+        session.stop()

@@ -326,7 +326,7 @@ def layout_preview(session: Session, body: Any) -> dict:
     with layout_status and may cancel it. Nothing is written until layout_apply."""
     from mapkit.edit.layout_job import LayoutJob
 
-    f = fields(body, {"hash": str}, {"style": str, "seed": int})
+    f = fields(body, {"hash": str}, {"style": str, "seed": int, "refine": bool})
     lay, why = layout_module()
     if lay is None:
         raise ApiError(501, why)
@@ -343,7 +343,8 @@ def layout_preview(session: Session, body: Any) -> dict:
     for job in list(_JOBS.values()):  # a new preview replaces one still running
         job.cancel()
     _JOBS.clear()
-    job = LayoutJob(data, snap.digest, style, f.get("seed", 0), lambda j, reply: _preview_of(session, j, reply))
+    job = LayoutJob(data, snap.digest, style, f.get("seed", 0), lambda j, reply: _preview_of(session, j, reply),
+                    refine=f.get("refine", False))
     _JOBS[job.id] = job
     return job.status()
 
@@ -361,13 +362,13 @@ def _preview_of(session: Session, job, reply: dict) -> dict:
         raise ApiError(500, "layout produced a board that fails the schema: " + bad[0].format())
     board = build_board(whole_numbers(reply["data"]), session.source)
     changes = {tuple(path): DELETE if value == {"$delete": True} else value for path, value in reply["changes"]}
-    key = f"{job.digest[:12]}-{job.style}-{job.seed}"
+    key = f"{job.digest[:12]}-{job.style}-{job.seed}" + ("-refine" if job.refine else "")
     _PREVIEWS.clear()
-    _PREVIEWS[key] = (job.digest, changes, job.style)
+    _PREVIEWS[key] = (job.digest, changes, job.name)
     moved = sum(1 for path in changes if path[0] == "stations")
     return {"preview": key, "svg": board_svg(board, Layout(board)), "figures": reply["figures"],
             "layout_problems": reply["problems"], "problems_after": [p.as_dict() for p in check_problems(board)],
-            "changes": len(changes), "stations_moved": moved, "style": job.style}
+            "changes": len(changes), "stations_moved": moved, "style": job.name}
 
 
 def _job(body_or_query: dict) -> Any:

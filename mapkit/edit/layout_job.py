@@ -23,13 +23,15 @@ _DELETE_TAG = {"$delete": True}   # writer.DELETE in a reply (JSON has no such v
 
 
 def run(request: dict) -> dict:
-    """In the child: {"data", "style", "seed"} → {"data", "changes", "figures", "problems"} or {"error"}."""
+    """In the child: {"data", "style", "seed"[, "refine"]} → {"data", "changes", "figures", "problems"} or
+    {"error"}. refine: from the board as drawn, on its own size (mapkit layout --refine)."""
     from mapkit.errors import MapkitError
     from mapkit.layout import layout_board
     from mapkit.writer import DELETE
 
     try:
-        res = layout_board(request["data"], style=request["style"], size="auto", seed=request["seed"])
+        res = layout_board(request["data"], style=request["style"], size="auto", seed=request["seed"],
+                           refine=bool(request.get("refine")))
     except MapkitError as exc:
         return {"error": f"layout could not run: {exc}"}
     except Exception as exc:  # noqa: BLE001 - reported on the page, the server carries on
@@ -46,7 +48,7 @@ def main() -> None:
         send(out, run(request))
 
 
-# how long the last layout of a board took, by (file hash, style): what the page measures progress by
+# how long the last layout of a board took, by (file hash, style, refine): what the page measures progress by
 _LAST_SECONDS: dict = {}
 
 
@@ -54,15 +56,16 @@ class LayoutJob:
     """One layout preview running in a child process. `finish(reply)` (given by the caller) turns
     the child's reply into the preview the page shows; it runs in the job's own thread."""
 
-    def __init__(self, data: dict, digest: str, style: str, seed: int, finish):
+    def __init__(self, data: dict, digest: str, style: str, seed: int, finish, refine: bool = False):
         self.id = secrets.token_hex(8)
-        self.digest, self.style, self.seed = digest, style, seed
+        self.digest, self.style, self.seed, self.refine = digest, style, seed, refine
+        self.name = f"{style} (refined)" if refine else style   # as the page and the undo history say it
         self.started = time.monotonic()
         self.seconds = 0.0
         self.state = "running"            # running, done, failed, cancelled
         self.result: dict | None = None
         self.error = ""
-        self.expected = _LAST_SECONDS.get((digest, style))
+        self.expected = _LAST_SECONDS.get((digest, style, refine))
         self._finish = finish
         self._lock = threading.Lock()
         self.proc = subprocess.Popen(child_command("mapkit.edit.layout_job"), stdin=subprocess.PIPE,
@@ -72,7 +75,7 @@ class LayoutJob:
 
     def _wait(self, data: dict) -> None:
         try:
-            send(self.proc.stdin, {"data": data, "style": self.style, "seed": self.seed})
+            send(self.proc.stdin, {"data": data, "style": self.style, "seed": self.seed, "refine": self.refine})
             self.proc.stdin.close()
             reply = receive(self.proc.stdout)
         except (OSError, ValueError):
@@ -91,7 +94,7 @@ class LayoutJob:
             except Exception as exc:  # noqa: BLE001 - reported on the page
                 self._end("failed", error=getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}")
                 return
-            _LAST_SECONDS[(self.digest, self.style)] = time.monotonic() - self.started
+            _LAST_SECONDS[(self.digest, self.style, self.refine)] = time.monotonic() - self.started
             self._end("done", result=result)
 
     def _end(self, state: str, result: dict | None = None, error: str = "") -> None:
@@ -116,7 +119,7 @@ class LayoutJob:
     def status(self) -> dict:
         with self._lock:
             elapsed = self.seconds if self.state != "running" else time.monotonic() - self.started
-            out = {"job": self.id, "state": self.state, "elapsed": round(elapsed, 2), "style": self.style,
+            out = {"job": self.id, "state": self.state, "elapsed": round(elapsed, 2), "style": self.name,
                    "expected": round(self.expected, 1) if self.expected else None, "pid": self.pid}
             if self.state == "done":
                 out["preview"] = self.result

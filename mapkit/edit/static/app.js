@@ -384,7 +384,10 @@ async function layoutPreview() {
   $("layout-preview").disabled = true;
   status("laying the board out…");
   try {
-    let st = await post("/api/layout/preview", { hash: state.hash, style: $("layout-style").value });
+    // "refine this drawing": the geographic layout from the board as drawn (mapkit layout --refine)
+    const mode = $("layout-style").value;
+    let st = await post("/api/layout/preview", mode === "refine"
+      ? { hash: state.hash, style: "geographic", refine: true } : { hash: state.hash, style: mode });
     layoutJob = st.job;
     showRun(st);
     while (st.state === "running") {
