@@ -9,6 +9,7 @@ import json
 import os
 import shutil
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -40,25 +41,35 @@ def browser():
         b.close()
 
 
-@pytest.fixture
-def page_on(browser, tmp_path):
-    """(page, server, board file) of a fresh editor on a copy of the tiny board."""
-    board = tmp_path / "tiny.json"
-    shutil.copy(TINY, board)
+@contextmanager
+def editor_on(browser, source: Path, tmp_path):
+    """(page, server, session, board file) of a fresh editor on a copy of source, loaded; the page's
+    script errors fail the test."""
+    board = tmp_path / source.name
+    shutil.copy(source, board)
     session = Session(board, str(board), print_labels=False)
     server = serve(session)
     # bypass_csp: Playwright's wait_for_function evaluates strings, which the page's policy forbids
     context = browser.new_context(viewport={"width": 1280, "height": 820}, bypass_csp=True)
-    page = context.new_page()
     errors = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(server.url)
-    page.wait_for_function("window.mapkit && window.mapkit.ready", timeout=15000)
-    yield page, server, board
-    context.close()
-    server.shutdown()
-    session.stop()
+    try:
+        page = context.new_page()
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(server.url)
+        page.wait_for_function("window.mapkit && window.mapkit.ready", timeout=15000)
+        yield page, server, session, board
+    finally:
+        context.close()
+        server.shutdown()
+        session.stop()
     assert not errors, errors
+
+
+@pytest.fixture
+def page_on(browser, tmp_path):
+    """(page, server, board file) of a fresh editor on a copy of the tiny board."""
+    with editor_on(browser, TINY, tmp_path) as (page, server, _, board):
+        yield page, server, board
 
 
 def shot(page, name):
@@ -323,21 +334,15 @@ def test_the_layout_preview_shows_its_progress_and_can_be_cancelled(browser, tmp
 
 def test_refine_this_drawing_previews_the_board_as_drawn(browser, tmp_path):
     """The layout menu's "refine this drawing": the preview says it was refined, and Portland (a
-    clean computed layout) comes back with few stations moved."""
+    clean computed layout) comes back with most stations within 1 mm of where they were."""
+    import math
+
     from mapkit.edit import api
 
     if api.layout_module()[0] is None:
         pytest.skip("this mapkit has no mapkit.layout")
-    board = tmp_path / "portland.json"
-    shutil.copy(REPO / "boards" / "portland.json", board)
-    before = board.read_bytes()
-    session = Session(board, str(board), print_labels=False)
-    server = serve(session)
-    context = browser.new_context(viewport={"width": 1280, "height": 820}, bypass_csp=True)
-    try:
-        page = context.new_page()
-        page.goto(server.url)
-        page.wait_for_function("window.mapkit && window.mapkit.ready", timeout=15000)
+    with editor_on(browser, REPO / "boards" / "portland.json", tmp_path) as (page, _, session, board):
+        before = board.read_bytes()
         page.select_option("#layout-style", "refine")
         page.click("#layout-preview")
         page.wait_for_selector("#layout-box:not([hidden])", timeout=90000)
@@ -345,8 +350,6 @@ def test_refine_this_drawing_previews_the_board_as_drawn(browser, tmp_path):
         assert text.startswith("geographic (refined) layout:"), text
         assert "refined" in text and "local steps" in text
         # the stations within 1 mm of where they were (the tightening draws in a few routes)
-        import json
-        import math
         (_, changes, _), = api._PREVIEWS.values()
         data = json.loads(before)
         moved = {path[1]: v for path, v in changes.items() if path[0] == "stations" and path[2:] == ("board",)}
@@ -355,7 +358,3 @@ def test_refine_this_drawing_previews_the_board_as_drawn(browser, tmp_path):
         assert near >= 35, (near, len(data["stations"]))
         shot(page, "layout-refined")
         assert board.read_bytes() == before   # a preview writes nothing
-    finally:
-        context.close()
-        server.shutdown()
-        session.stop()

@@ -111,16 +111,24 @@ def layout_board_impl(data: dict, *, style: str, size, seed: int, keep: frozense
     out = layout_rule_or_soft(data, style=style, size=size, seed=seed, keep=keep, geo_anchor=geo_anchor,
                               gap_rule=gap_rule, refine="local")
     out[2]["refined"] = "local steps"
-    if (out[2]["errors"], out[2]["warnings"]) == (0, 0):
+    if tally(out) == (0, 0):
         return out
     again = layout_rule_or_soft(data, style=style, size=size, seed=seed, keep=keep, geo_anchor=geo_anchor,
                                 gap_rule=gap_rule, refine="rounds")
-    left = f"{out[2]['errors']} error(s), {out[2]['warnings']} warning(s)"
-    if (again[2]["errors"], again[2]["warnings"]) < (out[2]["errors"], out[2]["warnings"]):
-        again[2]["refined"] = f"with the optimization's rounds (the local steps left {left})"
+    if tally(again) < tally(out):
+        again[2]["refined"] = f"with the optimization's rounds (the local steps left {said(out)})"
         return again
-    out[2]["refined"] = f"local steps ({left} left; with the optimization's rounds no less)"
+    out[2]["refined"] = f"local steps ({said(out)} left; with the optimization's rounds no less)"
     return out
+
+
+def tally(res) -> tuple[int, int]:
+    """A layout's (errors, warnings): the fewer, the better (the first wins a tie)."""
+    return res[2]["errors"], res[2]["warnings"]
+
+
+def said(res) -> str:
+    return f"{res[2]['errors']} error(s), {res[2]['warnings']} warning(s)"
 
 
 def layout_rule_or_soft(data: dict, *, style: str, size, seed: int, keep: frozenset, geo_anchor: float | None = None,
@@ -138,15 +146,14 @@ def layout_rule_or_soft(data: dict, *, style: str, size, seed: int, keep: frozen
     out = layout_sizes(data, style=style, size=size, seed=seed, keep=keep, geo_anchor=geo_anchor, gap_rule=True,
                        larger=RULE_LARGER if GAP_RULE_FALLBACK else AUTO_LARGER, refine=refine)
     out[2]["gap_rule"] = "held"
-    if not GAP_RULE_FALLBACK or (out[2]["errors"], out[2]["warnings"]) == (0, 0):
+    if not GAP_RULE_FALLBACK or tally(out) == (0, 0):
         return out
     soft = layout_sizes(data, style=style, size=size, seed=seed, keep=keep, geo_anchor=geo_anchor, gap_rule=False,
                         refine=refine)
-    left = f"{out[2]['errors']} error(s), {out[2]['warnings']} warning(s)"
-    if (soft[2]["errors"], soft[2]["warnings"]) < (out[2]["errors"], out[2]["warnings"]):
-        soft[2]["gap_rule"] = f"not held: with it {left} left; without it less"
+    if tally(soft) < tally(out):
+        soft[2]["gap_rule"] = f"not held: with it {said(out)} left; without it less"
         return soft
-    out[2]["gap_rule"] = f"held ({left} left; without it no less)"
+    out[2]["gap_rule"] = f"held ({said(out)} left; without it no less)"
     return out
 
 
