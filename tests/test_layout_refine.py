@@ -94,3 +94,16 @@ def test_where_the_local_steps_leave_a_problem_the_rounds_run_and_the_cleaner_is
     assert modes == ["local", "rounds"]
     assert res.figures["refined"] == "with the optimization's rounds (the local steps left 1 error(s), 0 warning(s))"
     assert res.figures["errors"] == 0 and clean(res.data)
+
+
+@pytest.mark.slow
+def test_the_shipped_seattle_is_its_hand_layout_refined_and_refines_to_itself():
+    """Seattle ships its hand layout refined (docs/board-format.md): refined once more it comes back
+    strict-clean with nearly every station where it is (the refinement has converged)."""
+    from mapkit.resources import boards_dir
+
+    data = json.loads((boards_dir() / "seattle.json").read_text(encoding="utf-8"))
+    res = layout_board(data, refine=True)
+    assert clean(res.data) and res.figures["refined"] == "local steps"
+    d = moved(data, res.data)
+    assert sum(x <= 1.0 for x in d.values()) >= len(d) - 5, sorted(d.items(), key=lambda kv: -kv[1])[:6]
