@@ -141,8 +141,9 @@ def layout(board, out, write, style, size, keep, seed, geo_anchor, gap_rule, ref
                                  " move the station or its neighbours, pin them and run layout --refine, or try another --seed"))
         # a board far too small has hundreds of problems (200 stations on 841 x 594 mm: 517 errors),
         # each said twice, in the designer's words and as `validate` says it: the first FIT_SHOWN of each
-        _echo_first([printable(f"does not fit: {p}") for p in res.problems], "lines of what does not fit")
-        _echo_first([printable(p.format()) for p in left], "problems left")
+        _echo_first([printable(f"does not fit: {p}") for p in res.problems], FIT_SHOWN,
+                    "... and {n} more lines of what does not fit")
+        _echo_first([printable(p.format()) for p in left], FIT_SHOWN, "... and {n} more problems left")
         click.echo(f"geometry {'passes' if passes else 'does not pass'} mapkit validate --strict"
                    + (f"; written to {written}" if written else "; nothing written (give --out FILE or --write)"))
     if not passes:
@@ -153,11 +154,12 @@ LOOSE_SHOWN = 12   # loose routes named in the text output (--format json lists 
 FIT_SHOWN = 40     # lines of the fit report, and problems left, in the text output (--format json: all)
 
 
-def _echo_first(lines: list[str], what: str) -> None:
-    for line in lines[:FIT_SHOWN]:
+def _echo_first(lines: list[str], limit: int, more: str) -> None:
+    """The first `limit` lines, then how many more ({n} in more) and where all of them are."""
+    for line in lines[:limit]:
         click.echo(line)
-    if len(lines) > FIT_SHOWN:
-        click.echo(f"... and {len(lines) - FIT_SHOWN} more {what} (--format json lists them all)")
+    if len(lines) > limit:
+        click.echo(more.format(n=len(lines) - limit) + " (--format json lists them all)")
 
 
 def _echo_loose(loose: list[dict]) -> None:
@@ -170,12 +172,10 @@ def _echo_loose(loose: list[dict]) -> None:
     if loose:
         click.echo(f"{len(loose)} {'route reads' if len(loose) == 1 else 'routes read'} as dashes"
                    " (gaps between spaces over 6 mm), widest first:")
-        for x in loose[:LOOSE_SHOWN]:
-            fits = f"; {x['fits']} spaces would read as one line here" if x["fits"] else ""
-            click.echo(printable(f"  route {x['route']} ({x['a']} - {x['b']}, {_spaces(x['length'])}): gaps {x['gap_mm']:g} mm,"
-                                 f" drawn {x['over_mm']:g} mm longer than 6 mm gaps need{fits}"))
-        if len(loose) > LOOSE_SHOWN:
-            click.echo(f"  ... and {len(loose) - LOOSE_SHOWN} more (--format json lists them all)")
+        _echo_first([printable(f"  route {x['route']} ({x['a']} - {x['b']}, {_spaces(x['length'])}): gaps {x['gap_mm']:g}"
+                               f" mm, drawn {x['over_mm']:g} mm longer than 6 mm gaps need"
+                               + (f"; {x['fits']} spaces would read as one line here" if x["fits"] else ""))
+                     for x in loose], LOOSE_SHOWN, "  ... and {n} more")
         click.echo("  to draw one in: move its stations closer and pin them (\"pinned\": true or --keep), then run"
                    " layout --refine; or give the route the length named")
     if held:
@@ -195,12 +195,11 @@ def _echo_across(across: list[dict], names: dict) -> None:
     one = len(across) == 1
     click.echo(f"{len(across)} {'route is' if one else 'routes are'} drawn more than 90° off the real map"
                f" (a station on the wrong side of its neighbour), farthest first:")
-    for x in across[:LOOSE_SHOWN]:
-        other = x["b"] if x["move"] == x["a"] else x["a"]
-        click.echo(printable(f"  route {x['route']}: {names.get(x['move'], x['move'])} drawn {x['drawn']} of"
-                             f" {names.get(other, other)} ({x['off_deg']:g}° off); the real map has it {x['real']}"))
-    if len(across) > LOOSE_SHOWN:
-        click.echo(f"  ... and {len(across) - LOOSE_SHOWN} more (--format json lists them all)")
+    def other(x):
+        return x["b"] if x["move"] == x["a"] else x["a"]
+    _echo_first([printable(f"  route {x['route']}: {names.get(x['move'], x['move'])} drawn {x['drawn']} of"
+                           f" {names.get(other(x), other(x))} ({x['off_deg']:g}° off); the real map has it {x['real']}")
+                 for x in across], LOOSE_SHOWN, "  ... and {n} more")
     click.echo("  to turn one round: move the station named first to the real map's side and pin it, then run"
                " layout --refine (the others stay where they are)")
 

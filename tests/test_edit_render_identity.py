@@ -56,7 +56,8 @@ def plain_place(requests, obstacles, bounds, clearance=labels.CLEARANCE_MM):
         if choice is None:
             choice = next((c for c in nearly if not labels._hits_any(c.box, placed_boxes, tight)), None)
         if choice is None:   # (the nudge is the same code: what is compared here is the costs)
-            choice = labels._nudged(req, obstacles, bounds, placed_boxes, clearance, tight)
+            grown = {g: [o.buffer(g, quad_segs=2) if g else o for o in obstacles] for g in (clearance, tight)}
+            choice = labels._nudged(req, grown, bounds, placed_boxes)
         if choice is None:
             choice = labels._least_bad(req, hits, placed_boxes)
             result.unplaced.append(req.key)

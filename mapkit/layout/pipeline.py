@@ -8,6 +8,7 @@ import re
 
 import numpy as np
 
+from mapkit.boardfile import build_board
 from mapkit.errors import UsageError
 from mapkit.layout import fit
 from dataclasses import replace
@@ -98,16 +99,16 @@ def layout_board_impl(data: dict, *, style: str, size, seed: int, keep: frozense
                       gap_rule: bool = False, refine: bool = False):
     """The layout (layout_rule_or_soft). refine: from the file's drawing (every station's board
     position) on the board's own size (with --size auto), first by the local steps alone
-    ("local": the repairs, the seats, the tightening, the labels; layout_once), and where they
+    ("local": the repairs, the tightening, the labels; layout_once), and where they
     leave a problem once more with the optimization's rounds too ("rounds"), the one whose checks
     find less kept (figure refined)."""
     if not refine:
         return layout_rule_or_soft(data, style=style, size=size, seed=seed, keep=keep, geo_anchor=geo_anchor,
                                    gap_rule=gap_rule)
     check_refine(data)
-    if size == "auto":
-        ph = data.get("physical", {})
-        size = (ph["width_mm"], ph["height_mm"]) if "width_mm" in ph and "height_mm" in ph else size
+    if size == "auto":   # the drawing's own board (a file may leave the size to its default)
+        ph = build_board(data).physical
+        size = (ph.width_mm, ph.height_mm)
     out = layout_rule_or_soft(data, style=style, size=size, seed=seed, keep=keep, geo_anchor=geo_anchor,
                               gap_rule=gap_rule, refine="local")
     out[2]["refined"] = "local steps"
@@ -204,13 +205,14 @@ def layout_once(data: dict, *, style: str, size, seed: int, keep: frozenset, geo
     refine ("local" or "rounds"): the first drawing is the file's (its board positions, and its
     routes' waypoints given in mm), not the stress drawing from the real map, neither centred nor
     scaled (as with pinned stations), and judged as printed (spaces placed by their ends' needs);
-    no polish and no seats (the drawing's directions are the designer's). "local": the local steps alone (the
-    repairs and the knot steps where the checks find something, the seats, the tightening, the
-    labels); "rounds": the optimization's rounds first, its anchor that drawing, held REFINE_GEO
-    hard. A designer who moved or pinned a few stations gets the rest near where it was:
-    from the real map again, the optimization's path, and with it every station, comes out
-    elsewhere (Seattle, White Center pinned south-east of Alaska Junction as `mapkit layout` advised:
-    57 stations moved, and a route elsewhere drawn over 90° off)."""
+    no polish and no seats (the drawing's directions are the designer's). "local": the local steps
+    alone (the repairs and the knot steps where the checks find something, the tightening, the
+    labels); "rounds": the optimization's rounds and the even-spread repairs first, its anchor that
+    drawing, held REFINE_GEO hard. A designer who moved or pinned a few stations gets the rest near
+    where it was: laid out from the real map again, the optimization's path, and with it every
+    station, comes out elsewhere (Seattle, White Center pinned south-east of Alaska Junction as
+    `mapkit layout` advised: every free station moved, median 61 mm, and Alaska Junction drawn
+    round it, the same route 90° off again)."""
     rng = np.random.default_rng(seed)
     net = build_network(data, keep, gap_rule)
     pos0, _ = initial_positions(net)
@@ -262,8 +264,9 @@ def layout_once(data: dict, *, style: str, size, seed: int, keep: frozenset, geo
     ph = net.board.physical
     st = dr.pos[:n]
     span = st.max(0) - st.min(0)
+    picked = fit.pick_size(float(span[0]), float(span[1]), ph.margin_mm, prefer_fill=gap_rule)   # what --size auto starts from
     if size == "auto":
-        W, H = fit.pick_size(float(span[0]), float(span[1]), ph.margin_mm, prefer_fill=gap_rule)
+        W, H = picked
         if any_fixed:
             W, H = max(W, ph.width_mm), max(H, ph.height_mm)
         size_out = (W, H)
@@ -307,7 +310,7 @@ def layout_once(data: dict, *, style: str, size, seed: int, keep: frozenset, geo
             # network, not knotted. The steps below undo a few local knots each (their budgets are
             # per problem: on 20 stations at 300 x 200 mm they took about 65 s and undid 3 of 39
             # errors); the fit report says what does not fit without them
-            crowded_out.append(len([p for p in found if p.severity == "error"]))
+            crowded_out.append(sum(p.severity == "error" for p in found))
             return found
         if found and UNTANGLE:
             # a knot no single move undoes: kicks with a local re-optimization, then the repair once more
@@ -404,8 +407,7 @@ def layout_once(data: dict, *, style: str, size, seed: int, keep: frozenset, geo
     new, changes = build_result(net, dr, size_out)
     problems = (notes if found else []) + fit_report(found, net, size_out or (W, H))
     if found and crowded_out:
-        auto = fit.pick_size(float(span[0]), float(span[1]), ph.margin_mm, prefer_fill=gap_rule) if size != "auto" else None
-        problems.insert(len(notes), too_many_note(crowded_out, net, auto if auto != (W, H) else None))
+        problems.insert(len(notes), too_many_note(crowded_out, net, picked if size != "auto" and picked != (W, H) else None))
     from mapkit.layout.figures import measure
 
     # routes allowed gaps wider than MAX_GAP_MM: at a crowded station (crowding.py) or relaxed (relax_gaps)

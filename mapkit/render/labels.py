@@ -152,9 +152,11 @@ def place(requests, obstacles, bounds: Polygon, clearance: float = CLEARANCE_MM)
     tight = clearance * TIGHT
     geoms = np.concatenate([_geoms_of(req.candidates) for req in requests]) if requests else _as_geoms([])
     outside = _outside_costs(geoms, bounds)
-    free_mask = _free_of(geoms, outside, _buffered(obstacles, clearance))
+    # the obstacles grown by the clearance and by the tight one (the nudge asks the same)
+    grown = {clearance: _buffered(obstacles, clearance), tight: _buffered(obstacles, tight)}
+    free_mask = _free_of(geoms, outside, grown[clearance])
     # a box clear of the obstacles grown by the clearance is clear of them grown by less
-    tight_costs = _LazyCosts(geoms, outside, _buffered(obstacles, tight), ~free_mask)
+    tight_costs = _LazyCosts(geoms, outside, grown[tight], ~free_mask)
     nearly_mask = tight_costs.free
 
     scored, k = [], 0
@@ -173,7 +175,7 @@ def place(requests, obstacles, bounds: Polygon, clearance: float = CLEARANCE_MM)
         if choice is None:  # closer to its neighbours, but still touching nothing
             choice = next((c for c in nearly if not _hits_any(c.box, placed_boxes, tight)), None)
         if choice is None:  # every candidate touches something: the same boxes nudged a little
-            choice = _nudged(req, obstacles, bounds, placed_boxes, clearance, tight)
+            choice = _nudged(req, grown, bounds, placed_boxes)
         if choice is None:
             choice = _least_bad(req, list(tight_costs.of(k, k + len(req.candidates))), placed_boxes)
             result.unplaced.append(req.key)
@@ -279,8 +281,7 @@ def _nudges() -> list[XY]:
     return sorted(out, key=lambda d: (round(math.hypot(*d), 9), math.atan2(d[1], d[0])))
 
 
-def _nudged(req: LabelRequest, obstacles, bounds: Polygon, placed: list[Box], clearance: float,
-            tight: float) -> Candidate | None:
+def _nudged(req: LabelRequest, grown: dict, bounds: Polygon, placed: list[Box]) -> Candidate | None:
     """For a label none of whose candidate boxes is free: each candidate's box moved by up to
     NUDGE_MM either way (steps of NUDGE_STEP_MM, nearest first), in the candidates' order of
     preference, and the first one clear of everything (at the normal clearance, then the tight
@@ -288,24 +289,25 @@ def _nudged(req: LabelRequest, obstacles, bounds: Polygon, placed: list[Box], cl
     sliver what a millimetre over would clear (Seattle's SeaTac/Airport, 0.45 mm² over a space
     at every spot). Only labels that found no free box come here, so the others and their order
     are as before. A nudged box may come nearer its marker: the marker is an obstacle too.
-    The candidates are asked NUDGE_CHUNK at a time, so a label that finds a spot early stops early."""
+    The candidates are asked NUDGE_CHUNK at a time, so a label that finds a spot early stops early.
+    grown: {clearance: the obstacles grown by it}, the normal clearance first (as `place` made them)."""
     shifts = np.asarray(_nudges(), dtype=float).reshape(-1, 2)
-    if not req.candidates or not len(obstacles) or not len(shifts):
+    if not req.candidates or not len(shifts):
         return None
     boxes = np.asarray([c.box for c in req.candidates], dtype=float)
     quad = np.concatenate([shifts, shifts], axis=1)
     near = np.asarray(placed, dtype=float).reshape(-1, 4)
-    # the obstacles (a drawn line's outline is a long complex polygon) are asked against a tree of
-    # the boxes, not the boxes against a tree of them: each obstacle is then prepared once
-    grown = {gap: _buffered(obstacles, gap) for gap in (clearance, tight)}
     prepared = _prepared(bounds)
-    for gap in (clearance, tight):
+    for gap, obstacles in grown.items():
         for lo in range(0, len(boxes), NUDGE_CHUNK):
             # each candidate of the chunk with every shift, candidate-major (its order of preference)
             moved = (boxes[lo:lo + NUDGE_CHUNK, None, :] + quad[None, :, :]).reshape(-1, 4)
             geoms = _as_geoms(moved)
             free = shapely.contains(prepared, geoms)
-            free[STRtree(geoms).query(grown[gap], predicate="intersects")[1]] = False
+            if obstacles:
+                # the obstacles (a drawn line's outline is a long complex polygon) asked against a tree
+                # of the boxes, not the boxes against a tree of them: each obstacle is prepared once
+                free[STRtree(geoms).query(obstacles, predicate="intersects")[1]] = False
             if len(near):
                 idx = np.flatnonzero(free)
                 m, o = moved[idx][:, None, :], near[None, :, :]
