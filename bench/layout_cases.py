@@ -1,9 +1,12 @@
-"""The 18 layout cases of docs/layout-gaps.md, one JSON line each: the three bundled boards stripped
+"""The 18 layout cases of docs/design/layout.md, one JSON line each: the three bundled boards stripped
 of every board position and waypoint (Portland on 900 x 600 and north-america on 800 x 530, both
 with geo_anchor 1.0 as shipped; Seattle on --size auto) and the synthetic networks of 20, 40, 60,
 100 and 200 stations, seeds 0-2, on --size auto.
 
-    OPENBLAS_NUM_THREADS=1 python reports/layout/cases18.py OUT.jsonl [--soft] [--seed N] [--jobs 2] [--only CASE,...]
+    OPENBLAS_NUM_THREADS=1 python bench/layout_cases.py [OUT_DIR] [--soft] [--seed N] [--jobs 2] [--only CASE,...]
+
+The rows go to OUT_DIR/layout-cases-seed<N>[-soft].jsonl (OUT_DIR: out/bench by default; the file is
+replaced) and to the terminal; a summary line (routes over 6 mm, errors, CPU) closes the run.
 
 --soft lays out without the gap rule (--no-gap-rule); --seed is the layout's seed (the networks are
 the same). CPU seconds are each case's own process time; the figures are
@@ -20,7 +23,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 CASES = ["portland", "north-america", "seattle"] + [f"{n}:{s}" for n in (20, 40, 60, 100, 200) for s in (0, 1, 2)]
@@ -70,8 +73,8 @@ def run(name: str, rule: bool, seed: int) -> dict:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("out")
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
+    ap.add_argument("out_dir", nargs="?", default="out/bench", help="folder for the rows (default out/bench)")
     ap.add_argument("--soft", action="store_true", help="without the gap rule")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--jobs", type=int, default=1, help="processes (at least 1)")
@@ -83,15 +86,23 @@ def main() -> None:
         ap.error(f"--only: unknown case '{unknown[0]}'; the cases are {', '.join(CASES)}")
     if a.jobs < 1:
         ap.error("--jobs: give at least 1")
+    out = Path(a.out_dir) / f"layout-cases-seed{a.seed}{'-soft' if a.soft else ''}.jsonl"
     try:
-        fh = open(a.out, "a", encoding="utf-8")
+        out.parent.mkdir(parents=True, exist_ok=True)
+        fh = open(out, "w", encoding="utf-8")
     except OSError as e:
-        ap.error(f"{a.out}: cannot write there ({e.strerror}); give a file in a folder that exists")
+        ap.error(f"{out}: cannot write there ({e.strerror}); give a folder you can write to")
+    rows = []
     with fh, ProcessPoolExecutor(a.jobs) as pool:
         for row in pool.map(run, cases, [not a.soft] * len(cases), [a.seed] * len(cases)):
             fh.write(json.dumps(row) + "\n")
             fh.flush()
+            rows.append(row)
             print(json.dumps(row), flush=True)
+    print(f"{len(rows)} cases: {sum(r['routes_over_gap'] for r in rows)} of {sum(r['routes_drawn'] for r in rows)} routes"
+          f" over 6 mm, {sum(r['errors'] for r in rows)} errors, {sum(r['warnings'] for r in rows)} warnings,"
+          f" labels {sum(r['labels_with_room'] for r in rows)}/{sum(r['labels_total'] for r in rows)} with room,"
+          f" {sum(r['routes_over_90deg'] for r in rows)} routes over 90 deg, CPU {sum(r['cpu'] for r in rows):.1f} s -> {out}")
 
 
 if __name__ == "__main__":
