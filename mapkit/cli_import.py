@@ -155,7 +155,8 @@ def format_summary(s: dict) -> str:
                f"{st['junctions_kept']} of {st['junctions']} junctions")
     ln = s["lengths"]
     out.append(f"routes: {s['routes']} tracks, {s['doubles']} double routes; {ln['spaces']} spaces for "
-               f"{5 * s['trains']} trains (5 players × {s['trains']}), "
+               f"{s['players'][1] * s['trains']} trains ({s['players'][1]} players × {s['trains']}; "
+               f"{s['players'][0]}-{s['players'][1]} players), "
                + (f"{ln['spaces_per_km']} spaces per km^0.6" if ln["spaces_per_km"] else "lengths at their longest")
                + (f" ({ln['cut_to_longest']} cut to the longest)" if ln.get('cut_to_longest') else "")
                + f"; lengths {', '.join(f'{k}: {v}' for k, v in ln['histogram'].items())}; route points {s['route_points']}")

@@ -30,6 +30,7 @@ SHARED = Path(os.environ.get("MAPKIT_GTFS_FEEDS") or REPO.parent / "shared" / "d
 pytest.importorskip("partridge", reason="the GTFS extra (pip install -e '.[gtfs]' or '.[test]') is not installed")
 
 from mapkit.importers.gtfs import import_feed  # noqa: E402
+from mapkit.importers.gtfs import lines as L  # noqa: E402
 from mapkit.importers.gtfs.read import FeedError  # noqa: E402
 
 
@@ -207,10 +208,10 @@ def test_metro_shared_trunk_is_double(metro_result):
         if "double" in r:
             doubles.setdefault(r["double"], []).append(r)
     assert doubles, "the shared Red/Blue trunk should be double routes"
-    ids = {c["lines"][0]: c["id"] for c in metro_result.summary["colors"]}
     for tracks in doubles.values():
         assert len(tracks) == 2
-        assert {t["color"] for t in tracks} == {ids["R"], ids["B"]}
+        # the two tracks of a double never share a card color
+        assert len({t["color"] for t in tracks}) == 2
         assert tracks[0]["length"] == tracks[1]["length"]
         ends = {by_id[tracks[0]["from"]], by_id[tracks[0]["to"]]}
         assert ends <= {"Red 8", "Red 9", "Central", "Red 11"}
@@ -247,8 +248,9 @@ def test_metro_palette(metro_result):
     yellow = next(c for c in s["colors"] if c["lines"] == ["Y"])
     assert yellow["source"].startswith("replaced") and yellow["hex"] != "#FFFFFF"
     assert yellow["kind"] == "rail"
-    ferry = next(c for c in s["colors"] if c["lines"] == ["F"])
-    assert ferry["kind"] == "ferry" and "no route_color" in ferry["source"]
+    # the two-route ferry is a gray route, not a card color of its own
+    assert "F" in s["gray_lines"] and not any("F" in c["lines"] for c in s["colors"])
+    assert any("made gray" in n and "Island Ferry" in n for n in s["notes"])
     assert by_name["Green Loop"]["kind"] == "light-rail"
 
 
@@ -257,7 +259,8 @@ def test_metro_lengths_scaled_to_five_players(metro_result):
     spaces = sum(r["length"] for r in data["routes"])
     assert spaces == s["lengths"]["spaces"]
     trains = data.get("rules", {}).get("overrides", {}).get("trains", 45)
-    assert spaces >= 1.4 * 5 * trains
+    players = data.get("rules", {}).get("overrides", {}).get("max_players", 5)
+    assert spaces >= L.ROOM * players * trains and s["players"] == [2, players]
     longest = max(r["length"] for r in data["routes"])
     assert len(data["route_points"]) >= max(6, longest)
     assert data["route_points"][:6] == [1, 2, 4, 7, 10, 15]
@@ -437,7 +440,7 @@ def test_route_types_basic_and_extended():
 
 
 def test_station_names_from_stop_names():
-    from mapkit.importers.gtfs.stations import _key, base_name
+    from mapkit.importers.gtfs.names import base_name, merge_key as _key
 
     assert base_name("Central - Platform 2") == "Central"
     assert base_name("Anderson St C227 (Cemetery)") == "Anderson St (Cemetery)"

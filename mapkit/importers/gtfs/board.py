@@ -15,13 +15,14 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mapkit.errors import MapkitError
+from mapkit.errors import MapkitError, UsageError
 from mapkit.importers.gtfs import lines as L
-from mapkit.importers.gtfs.palette import build_palette
+from mapkit.importers.gtfs.palette import MAX_DECK_COLORS, build_palette, deck_colors
 from mapkit.importers.gtfs import fit
 from mapkit.importers.gtfs.planar import make_drawable, project
 from mapkit.importers.gtfs.read import Feed
-from mapkit.importers.gtfs.select import (count_trips, read_agencies, read_feed_info, read_lines,
+from mapkit.importers.gtfs.names import unique_names
+from mapkit.importers.gtfs.select import (BUS_MODES, count_trips, read_agencies, read_feed_info, read_lines,
                                           select_lines)
 from mapkit.importers.gtfs.service import busiest_day
 from mapkit.importers.gtfs.stations import (keep_stations, merge_stations, read_stops, read_trip_stops,
@@ -60,21 +61,6 @@ def slug(text: str, limit: int = 28) -> str:
     return "-".join(out)
 
 
-def _cut_words(text: str, limit: int) -> str:
-    """text within limit characters, cut after a whole word (the schema's names are at most 60;
-    the importer keeps 4 for a "2" suffix)."""
-    text = text.strip()
-    if len(text) <= limit:
-        return text
-    head = text[:limit + 1]
-    if " " not in head:
-        return text[:limit]
-    cut = head.rsplit(" ", 1)[0].rstrip(" -,/(")
-    if cut.count("(") > cut.count(")"):          # no half parenthesis: "Interchange (McLeod"
-        cut = cut[:cut.rfind("(")].rstrip(" -,/")
-    return cut or text[:limit]
-
-
 _DANGLING = {"of", "the", "and", "at", "via", "de", "la", "le", "du", "des", "von", "der", "to", "on", "in", "st-of"}
 
 
@@ -103,26 +89,26 @@ def _largest_component(patterns: dict[str, tuple]) -> tuple[set, list[str]]:
 
 
 def import_feed(path: Path, *, modes=None, routes=None, agency=None, stations=None, name=None,
-                fit_tolerance: float = 1.0) -> ImportResult:
+                fit_tolerance: float = 1.0, names: dict | None = None, colors: int | None = None) -> ImportResult:
     """The draft board of a feed. fit_tolerance: how far the estimated drawing may exceed the
     largest board before lengths are scaled down (fit.py; the layout squeezes a little)."""
     return import_attempts(path, modes=modes, routes=routes, agency=agency, stations=stations, name=name,
-                           tolerances=(fit_tolerance,))[0]
+                           tolerances=(fit_tolerance,), names=names, colors=colors)[0]
 
 
 def import_attempts(path: Path, *, modes=None, routes=None, agency=None, stations=None, name=None,
-                    tolerances=fit.TOLERANCES) -> list[ImportResult]:
+                    tolerances=fit.TOLERANCES, names: dict | None = None, colors: int | None = None) -> list[ImportResult]:
     """Drafts to lay out in turn until one validates, the most spaces first: for each tolerance
     (fit.TOLERANCES) and, without --stations, each of DEFAULT_TARGETS (the feed is read once)."""
     started = time.perf_counter()
     feed = Feed(path)
     try:
-        return _import(feed, modes, routes, agency, stations, name, started, tuple(tolerances))
+        return _import(feed, modes, routes, agency, stations, name, started, tuple(tolerances), names, colors)
     finally:
         feed.close()
 
 
-def _import(feed, modes, routes, agency, target, name, started, tolerances) -> list[ImportResult]:
+def _import(feed, modes, routes, agency, target, name, started, tolerances, names=None, colors=None) -> list[ImportResult]:
     notes: list[str] = []
     agencies = read_agencies(feed)
     info = read_feed_info(feed)
@@ -147,9 +133,12 @@ def _import(feed, modes, routes, agency, target, name, started, tolerances) -> l
                              + (f"; left out: {', '.join(f'{a} ({b})' for a, b in dropped[:8])}" if dropped else ""))
     stops = read_stops(feed)
     trip_line = {t: ln.route_id for ln in sel.lines for t in ln.trip_ids}
+    line_by_id = {ln.route_id: ln for ln in sel.lines}
     trip_stops = read_trip_stops(feed, set(trip_line), stops)
     used = {s for seq in trip_stops.values() for s in seq}
-    stop_station, st = merge_stations(used, stops, feed)
+    rail = frozenset(s for t, seq in trip_stops.items() if not set(line_by_id[trip_line[t]].modes) & set(BUS_MODES)
+                     for s in seq)
+    stop_station, st, merge_figures = merge_stations(used, stops, feed, rail)
     by_line: dict[str, Counter] = defaultdict(Counter)
     for t, seq in trip_stops.items():
         by_line[trip_line[t]][station_pattern(seq, stop_station)] += 1
@@ -172,6 +161,7 @@ def _import(feed, modes, routes, agency, target, name, started, tolerances) -> l
     chosen = [ln for ln in sel.lines if ln.route_id in patterns]
     trips = {ln.route_id: ln.trips for ln in chosen}
     palette, assign, pnotes = build_palette(chosen)
+    every_color = len(set(assign.values()) - {"gray"}) <= MAX_DECK_COLORS
     notes += pnotes
     line_of = {ln.route_id: ln for ln in chosen}
     target_spaces = math.ceil(L.PLAYERS * L.TRAINS * L.ROOM)
@@ -184,7 +174,7 @@ def _import(feed, modes, routes, agency, target, name, started, tolerances) -> l
             kept, figs = keep_stations(patterns, st, want)
             pats, kept, segs, drawn = make_drawable(patterns, kept, st, trips, lambda k: st[k].name)
             figs = dict(figs, kept=len(kept), target=want)
-            shapes[want] = (kept, figs, pats, drawn) + L.plan_tracks(segs, assign, trips)
+            shapes[want] = (kept, figs, pats, drawn) + L.plan_tracks(segs, assign, trips, every_color)
         kept, figs, pats, drawn, plans, crowded, single = shapes[want]
         dist, tracks = [sg.distance_m for sg, _ in plans], [len(t) for _, t in plans]
         ends = [(sg.a, sg.b) for sg, _ in plans]
@@ -237,53 +227,58 @@ def _import(feed, modes, routes, agency, target, name, started, tolerances) -> l
             c["drawn"] = [line_of[x].label for x in c["drawn"]]
         longest = max(lengths)
         rules = {"preset": "standard"}
-        if spaces < L.PLAYERS * L.MIN_TRAINS * L.ROOM:
+        fit_players = L.players_and_trains(spaces)
+        if fit_players is None:
             raise EmptySelection(f"the selection makes {len(kept)} stations and {len(plans)} routes of {spaces} spaces in "
-                                 f"all: too small for a board, where five players need at least "
-                                 f"{math.ceil(L.PLAYERS * L.MIN_TRAINS * L.ROOM)} spaces ({L.MIN_TRAINS} trains each "
+                                 f"all: too small for a board, where two players need at least "
+                                 f"{math.ceil(L.MIN_PLAYERS * L.MIN_TRAINS * L.ROOM)} spaces ({L.MIN_TRAINS} trains each "
                                  f"with room); select more lines (--modes, --route) or a bigger feed")
-        if not reached:
-            trains = L.trains_for(spaces)
-            rules["overrides"] = {"trains": trains}
-            if d["shrunk"]:
-                w, h = d["shrunk"]
-                notes.append(f"at lengths for {L.TRAINS} trains each the network would be drawn about {w:.0f} x {h:.0f} mm, "
-                             f"more than the largest board the layout draws ({fit.FIT_BOARD[0]:.0f} x {fit.FIT_BOARD[1]:.0f} mm): lengths scaled down "
-                             f"to {spaces} spaces and trains per player set to {trains} (from {L.TRAINS}) so that five players "
-                             f"have {L.ROOM} spaces per train")
-            else:
-                notes.append(f"the network holds only {spaces} spaces with lengths following distance and the longest "
-                             f"routes at {L.MAX_LENGTH}: trains per player set to {trains} (from 45) so that five players have "
-                             f"{L.ROOM} spaces per train")
+        players, trains = fit_players
+        overrides = {}
+        if trains != L.TRAINS:
+            overrides["trains"] = trains
+        if players < L.PLAYERS:
+            overrides["max_players"] = players
+        if overrides:
+            rules["overrides"] = overrides
+        why = (f"lengths scaled down to fit the board ({d['shrunk'][0]:.0f} x {d['shrunk'][1]:.0f} mm at full lengths)"
+               if d["shrunk"] else "with lengths following distance")
+        if players < L.PLAYERS:
+            notes.append(f"the network holds {spaces} spaces {why}: too few for five players of {L.MIN_TRAINS}+ trains, so "
+                         f"{L.MIN_PLAYERS}-{players} players with {trains} trains each ({L.ROOM:.2f} spaces a train at "
+                         f"{players} players, the standard map's room: 309 spaces for 5 x 45 trains)")
+        elif trains < L.TRAINS:
+            notes.append(f"the network holds {spaces} spaces {why}: {trains} trains each (from {L.TRAINS}) so that five "
+                         f"players have the standard map's {L.ROOM:.2f} spaces a train")
 
-        # station ids and names
+        # station ids and names: printed names no two stations share, the designer's --names first
+        shown_names, name_notes = _printed_names(kept, st, d["patterns"], line_of, names or {})
+        notes.extend(name_notes)
         ids, station_json = {}, []
-        used_ids, used_names = set(), Counter()
+        used_ids = set()
         for key in sorted(kept, key=lambda k: (-st[k].lat, st[k].lon, k)):
             s = st[key]
-            base = slug(s.name)
+            shown = shown_names[key]
+            base = slug(shown)
             sid, n = base, 2
             while sid in used_ids:
                 sid = f"{base}-{n}"
                 n += 1
             used_ids.add(sid)
             ids[key] = sid
-            shown = _cut_words(s.name, 56) or sid
-            used_names[shown] += 1
-            if used_names[shown] > 1:     # two places of one name (a long street's stops far apart)
-                shown = f"{shown} {used_names[shown]}"
             station_json.append({"id": sid, "name": shown, "lat": round(s.lat, 6), "lon": round(s.lon, 6)})
         for c in crowded + single:
             c["between"] = [ids[k] for k in c["between"]]
-        kinds = {c.id: c.kind for c in palette}
+        dc = deck_colors(palette, assign, plans, lengths, line_of, colors)
+        notes[len(base_notes):len(base_notes)] = dc.notes
+        kinds = {c.id: c.kind for c in dc.palette}
         routes_json, doubles = [], 0
-        for n, (sg, tracks) in zip(lengths, plans):
+        for n, (sg, tracks), track_colors in zip(lengths, plans, dc.tracks):
             a, b = ids[sg.a], ids[sg.b]
             group = slug(f"{a} {b}", 60) if len(tracks) == 2 else None
             doubles += group is not None
-            for ln_id in tracks:
+            for ln_id, color in zip(tracks, track_colors):
                 ln = line_of[ln_id]
-                color = assign[ln_id]
                 r = {"from": a, "to": b, "color": color, "length": n}
                 if group:
                     r["double"] = group
@@ -306,7 +301,7 @@ def _import(feed, modes, routes, agency, target, name, started, tolerances) -> l
             "credits": credits_text(agency_names, agencies, info, feed, day)[:2000],
             "rules": rules,
             "route_points": L.route_points(longest),
-            "palette": [c.as_json() for c in palette],
+            "palette": [c.as_json() for c in dc.palette],
             "wild": {"name": "Transit Pass"},
             "gray": {"name": "Bus (any one color)", "kind": "bus"},
             "stations": station_json,
@@ -316,15 +311,20 @@ def _import(feed, modes, routes, agency, target, name, started, tolerances) -> l
             "feed": str(feed.path), "service_day": day.isoformat(), "services": len(services),
             "modes": list(sel.modes),
             "lines": [{"route_id": ln.route_id, "name": ln.name, "mode": (ln.modes or ("?",))[0], "kind": ln.kind,
-                       "trips": ln.trips, "color": assign[ln.route_id], **pattern_figures[ln.route_id]} for ln in chosen],
+                       "trips": ln.trips, "color": ", ".join(sorted({c for (_, t), cs in zip(plans, dc.tracks)
+                                                                      for x, c in zip(t, cs) if x == ln.route_id})) or "-",
+                       **pattern_figures[ln.route_id]} for ln in chosen],
             "dropped": [{"line": a, "why": b} for a, b in dropped],
-            "stations": {"stops_used": len(used), "merged_stations": len(st), **station_figs},
+            "stations": {"stops_used": len(used), "merged_stations": len(st), "merge": merge_figures, **station_figs},
             "routes": len(routes_json), "doubles": doubles, "crowded_segments": crowded,
             "shared_single": single,
             "drawable": _decisions(drawn, ids, st, line_of),
             "colors": [{"id": c.id, "name": c.name, "hex": c.hex.upper(), "kind": c.kind, "source": c.source,
-                        "lines": [line_of[x].label for x in c.lines]} for c in palette],
-            "gray_lines": [line_of[r].label for r, c in assign.items() if c == "gray"],
+                        "lines": [line_of[x].label for x in c.lines]} for c in dc.palette],
+            "color_groups": dc.grouping,
+            "gray_lines": sorted({line_of[x].label for (_, t), cs in zip(plans, dc.tracks) for x, c in zip(t, cs)
+                                  if c == "gray"} - {line_of[x].label for (_, t), cs in zip(plans, dc.tracks)
+                                                     for x, c in zip(t, cs) if c != "gray"}),
             "lengths": {"spaces_per_km": None if math.isinf(scale) else round(scale, 3), "spaces": spaces,
                         "target_spaces": target_spaces, "longest": longest,
                         "cut_to_longest": sum(1 for n, (sg, _) in zip(lengths, plans)
@@ -334,7 +334,7 @@ def _import(feed, modes, routes, agency, target, name, started, tolerances) -> l
                         "drawn_mm": [round(v) for v in d["span"]], "board_mm": list(fit.board_for(d["span"])),
                         "fits": d["fits"], "shrunk_from_mm": d["shrunk"] and [round(v) for v in d["shrunk"]],
                         "fit_tolerance": tolerance},
-            "trains": rules.get("overrides", {}).get("trains", L.TRAINS),
+            "trains": trains, "players": [L.MIN_PLAYERS, players],
             "route_points": data["route_points"],
             "notes": notes,
             "seconds_import": round(time.perf_counter() - started, 2),
@@ -356,6 +356,33 @@ def _import(feed, modes, routes, agency, target, name, started, tolerances) -> l
         raise refused
     return results
 
+
+
+def _printed_names(kept, st, patterns, line_of, overrides: dict) -> tuple[dict, list[str]]:
+    """key → the station's printed name, and notes. overrides (--names): stop_id, or a station's
+    name as the feed or the board gives it → (name, line); every entry must match a kept station
+    or a stop of one, else it is named in a note."""
+    serving = defaultdict(list)
+    for ln, p in patterns.items():
+        for k in dict.fromkeys(p):
+            serving[k].append(line_of[ln].label)
+    printed = unique_names([{"key": k, "name": st[k].name, "stop_names": st[k].stop_names, "lines": serving[k],
+                             "lat": st[k].lat, "lon": st[k].lon} for k in sorted(kept)])
+    notes, used = [], set()
+    for k in sorted(kept):
+        for c in [*st[k].stops, st[k].name, printed[k], *st[k].stop_names]:
+            if c in overrides:
+                printed[k] = overrides[c][0]
+                used.add(c)
+                break
+    if overrides:
+        unmatched = [f"{c} (line {overrides[c][1]})" for c in overrides if c not in used]
+        notes.append(f"--names: {len(used)} name(s) given" + (f"; {len(unmatched)} match no station on the board: "
+                     + ", ".join(unmatched[:6]) + (" ..." if len(unmatched) > 6 else "") if unmatched else ""))
+    twice = [n for n, c in Counter(v.lower() for v in printed.values()).items() if c > 1]
+    if twice:
+        raise UsageError(f"--names: two stations would be printed '{twice[0]}'; give each station its own name")
+    return printed, notes
 
 
 def _decisions(drawn: dict, ids: dict, st: dict, line_of: dict) -> dict:
