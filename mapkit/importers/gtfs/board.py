@@ -29,6 +29,9 @@ from mapkit.importers.gtfs.stations import (keep_stations, merge_stations, read_
                                             representative, station_pattern)
 
 DEFAULT_TARGETS = (60, 50, 42, 35)   # tried without --stations (see import_feed)
+# a larger board is chosen over a smaller one only while the smaller cannot hold this many players
+# (the published city maps play 2-4)
+FULL_PLAYERS = 4
 
 
 class EmptySelection(MapkitError):
@@ -89,26 +92,28 @@ def _largest_component(patterns: dict[str, tuple]) -> tuple[set, list[str]]:
 
 
 def import_feed(path: Path, *, modes=None, routes=None, agency=None, stations=None, name=None,
-                fit_tolerance: float = 1.0, names: dict | None = None, colors: int | None = None) -> ImportResult:
+                fit_tolerance: float = 1.0, names: dict | None = None, colors: int | None = None, size=None) -> ImportResult:
     """The draft board of a feed. fit_tolerance: how far the estimated drawing may exceed the
     largest board before lengths are scaled down (fit.py; the layout squeezes a little)."""
     return import_attempts(path, modes=modes, routes=routes, agency=agency, stations=stations, name=name,
-                           tolerances=(fit_tolerance,), names=names, colors=colors)[0]
+                           tolerances=(fit_tolerance,), names=names, colors=colors, size=size)[0]
 
 
 def import_attempts(path: Path, *, modes=None, routes=None, agency=None, stations=None, name=None,
-                    tolerances=fit.TOLERANCES, names: dict | None = None, colors: int | None = None) -> list[ImportResult]:
+                    tolerances=fit.TOLERANCES, names: dict | None = None, colors: int | None = None,
+                    size=None) -> list[ImportResult]:
     """Drafts to lay out in turn until one validates, the most spaces first: for each tolerance
     (fit.TOLERANCES) and, without --stations, each of DEFAULT_TARGETS (the feed is read once)."""
     started = time.perf_counter()
     feed = Feed(path)
     try:
-        return _import(feed, modes, routes, agency, stations, name, started, tuple(tolerances), names, colors)
+        return _import(feed, modes, routes, agency, stations, name, started, tuple(tolerances), names, colors, size)
     finally:
         feed.close()
 
 
-def _import(feed, modes, routes, agency, target, name, started, tolerances, names=None, colors=None) -> list[ImportResult]:
+def _import(feed, modes, routes, agency, target, name, started, tolerances, names=None, colors=None,
+            size=None) -> list[ImportResult]:
     notes: list[str] = []
     agencies = read_agencies(feed)
     info = read_feed_info(feed)
@@ -166,10 +171,12 @@ def _import(feed, modes, routes, agency, target, name, started, tolerances, name
     line_of = {ln.route_id: ln for ln in chosen}
     target_spaces = math.ceil(L.PLAYERS * L.TRAINS * L.ROOM)
     xy = project(st)
+    boards = fit.board_sizes(size)
+    fixed = size is not None and size != "auto"
 
     shapes = {}     # target → the drawable network: lengths alone depend on the tolerance
 
-    def draft(want, tolerance):
+    def draft(want, tolerance, board):
         if want not in shapes:
             kept, figs = keep_stations(patterns, st, want)
             pats, kept, segs, drawn = make_drawable(patterns, kept, st, trips, lambda k: st[k].name)
@@ -181,12 +188,16 @@ def _import(feed, modes, routes, agency, target, name, started, tolerances, name
         lengths, scale, reached = L.scale_lengths(dist, tracks, target_spaces)
         full = fit.span_mm(xy, ends, lengths)
         shrunk = None
-        if not fit.fits(full, tolerance) and not math.isinf(scale):
-            # the lengths ask for more board than FIT_BOARD: the largest scale that fits
+
+        def fits(span):
+            return fit.fits(span, tolerance, board, fixed)
+
+        if not fits(full) and not math.isinf(scale):
+            # the lengths ask for more than the board: the largest scale that fits
             lo, hi = 0.0, scale
             for _ in range(24):
                 mid = (lo + hi) / 2
-                if fit.fits(fit.span_mm(xy, ends, L.lengths_at(dist, mid)), tolerance):
+                if fits(fit.span_mm(xy, ends, L.lengths_at(dist, mid))):
                     lo = mid
                 else:
                     hi = mid
@@ -198,7 +209,8 @@ def _import(feed, modes, routes, agency, target, name, started, tolerances, name
         return dict(kept=kept, figs=figs, patterns=pats, drawn=drawn, plans=plans,
                     crowded=[dict(c) for c in crowded], single=[dict(c) for c in single],
                     lengths=lengths, scale=scale, reached=reached, spaces=spaces, shrunk=shrunk,
-                    span=span, fits=fit.fits(span, tolerance), tolerance=tolerance)
+                    span=span, fits=fits(span), tolerance=tolerance,
+                    board=fit.oriented(board, (span[0] / tolerance, span[1] / tolerance), fixed))
 
     base_notes = notes
 
@@ -217,8 +229,8 @@ def _import(feed, modes, routes, agency, target, name, started, tolerances, name
                            "lines); --stations N to choose")
         if not d["fits"]:
             notes.append(f"even with its shortest lengths the network would be drawn about {d['span'][0]:.0f} x {d['span'][1]:.0f} mm, "
-                         f"more than the largest board the layout draws: expect the layout to shrink it and fail; choose fewer stations (--stations) "
-                         f"or lines (--route, --modes)")
+                         f"more than the {d['board'][0]:.0f} x {d['board'][1]:.0f} mm board: expect the layout to shrink it and fail; "
+                         f"choose fewer stations (--stations) or lines (--route, --modes), or a larger --size")
         if station_figs["junctions_kept"] < station_figs["junctions"]:
             notes.append(f"{station_figs['junctions_kept']} of {station_figs['junctions']} junctions (where lines meet or part) kept: all of them and the "
                          f"{station_figs['terminals']} terminals would be more than {want} stations; raise --stations to keep them all, or select fewer lines")
@@ -331,7 +343,7 @@ def _import(feed, modes, routes, agency, target, name, started, tolerances, name
                                               if n == L.MAX_LENGTH and not math.isinf(scale)
                                               and round((sg.distance_m / 1000) ** L.EXPONENT * scale) > L.MAX_LENGTH),
                         "histogram": dict(sorted(Counter(lengths).items())),
-                        "drawn_mm": [round(v) for v in d["span"]], "board_mm": list(fit.board_for(d["span"])),
+                        "drawn_mm": [round(v) for v in d["span"]], "board_mm": list(d["board"]),
                         "fits": d["fits"], "shrunk_from_mm": d["shrunk"] and [round(v) for v in d["shrunk"]],
                         "fit_tolerance": tolerance},
             "trains": trains, "players": [L.MIN_PLAYERS, players],
@@ -341,15 +353,30 @@ def _import(feed, modes, routes, agency, target, name, started, tolerances, name
         }
         return ImportResult(data, summary, notes)
 
-    # the most play that fits the board first: the drafts holding the most spaces on FIT_BOARD
-    # (five players' trains with room at most), then the higher tolerance, then more stations
-    tried_at = {t: [draft(target, t)] if target else [draft(n, t) for n in DEFAULT_TARGETS] for t in tolerances}
-    ranked = sorted((d for t in tolerances for d in tried_at[t]),
-                    key=lambda x: (not x["fits"], -min(x["spaces"], target_spaces), -x["tolerance"], -x["figs"]["target"]))
+    # the smallest board first; on each, the drafts holding the most spaces (five players' trains
+    # with room at most), then the higher tolerance, then more stations
+    tried_at = {(b, t): [draft(target, t, b)] if target else [draft(n, t, b) for n in DEFAULT_TARGETS]
+                for b in boards for t in tolerances}
+    # the smallest board whose best draft plays FULL_PLAYERS (or the most any board gives) goes
+    # first, the larger ones after it, the smaller ones last
+    def players(x):
+        pt = L.players_and_trains(x["spaces"]) if x["fits"] else None
+        return pt[0] if pt else 0
+
+    drafts = [d for key in tried_at for d in tried_at[key]]
+    by_board = {}
+    for d in drafts:
+        by_board[d["board"]] = max(by_board.get(d["board"], 0), players(d))
+    want = min(FULL_PLAYERS, max(by_board.values()))
+    first = min((b for b, v in by_board.items() if v >= want), key=lambda b: b[0] * b[1])
+    ranked = sorted(drafts, key=lambda x: (x["board"][0] * x["board"][1] < first[0] * first[1],
+                                           x["board"][0] * x["board"][1], not x["fits"],
+                                           -min(x["spaces"], target_spaces), -x["tolerance"], -x["figs"]["target"]))
     results, refused = [], None
     for d in ranked:
         try:
-            results.append(build(d, [] if target else tried_at[d["tolerance"]]))
+            results.append(build(d, [] if target else [x for x in ranked if x["tolerance"] == d["tolerance"]
+                                                       and x["board"] == d["board"]]))
         except EmptySelection as e:      # too small at these lengths: the others may do
             refused = refused or e
     if not results:
@@ -428,17 +455,21 @@ class Finished:
     layout: dict                    # figures and problems of the layout
     deck: dict
     tickets: int
+    notes: list = field(default_factory=list)
 
 
-def finish_board(data: dict, *, seed: int = 0, style: str = "geographic", source: str = "imported board") -> Finished:
-    """What `mapkit build` derives, on the imported board: the layout (mapkit.layout), the train-card
-    deck (mapkit.cards) and a standard ticket deck (mapkit.ticket_deck); then the three gates of
-    `validate` on the text that would be written."""
+def finish_board(data: dict, *, seed: int = 0, style: str = "geographic", source: str = "imported board",
+                 size="auto") -> Finished:
+    """What `mapkit build` derives, on the imported board: the layout (mapkit.layout) on `size`
+    ('auto' or (width, height) mm), the train-card deck (mapkit.cards, every color with room for its
+    longest route: playtest.deck_with_room) and a standard ticket deck (mapkit.ticket_deck) without
+    tickets between two stations of one place; then the three gates of `validate` on the text that
+    would be written."""
     import dataclasses
 
     from mapkit.boardfile import build_board, schema_problems, whole_numbers
-    from mapkit.cards import derive_deck
     from mapkit.errors import BoardError
+    from mapkit.importers.gtfs.playtest import SPARE_CARDS, deck_with_room, one_place_tickets
     from mapkit.layout import layout_board
     from mapkit.model import Deck
     from mapkit.ticket_deck import generate
@@ -447,10 +478,14 @@ def finish_board(data: dict, *, seed: int = 0, style: str = "geographic", source
     problems = schema_problems(data, source)
     if problems:  # the importer's own bug if it ever happens: say what, not a traceback
         raise BoardError(source, problems)
-    res = layout_board(data, style=style, size="auto", seed=seed)
+    notes = []
+    res = layout_board(data, style=style, size=size if size == "auto" else tuple(size), seed=seed)
     laid = res.data
     board = build_board(whole_numbers(laid), source)
-    deck = derive_deck(board)
+    deck, raised = deck_with_room(board)
+    if raised:
+        notes.append("cards: " + ", ".join(f"{c} at least {n}" for c, n in raised.items())
+                     + f" (its longest route and {SPARE_CARDS} more)")
     laid = dict(laid)
     laid["deck"] = deck.deck_json()
     board = dataclasses.replace(board, deck=Deck(deck.total, deck.wild, dict(deck.counts)))
@@ -464,7 +499,12 @@ def finish_board(data: dict, *, seed: int = 0, style: str = "geographic", source
             if count == 5:
                 raise
     laid["ticket_decks"] = {"standard": tickets.deck_json()}
+    same = set(one_place_tickets(laid))
+    if same:
+        laid["ticket_decks"]["standard"] = [t for t in laid["ticket_decks"]["standard"] if (t["from"], t["to"]) not in same]
+        notes.append(f"tickets: {len(same)} between two stations of one place taken out: "
+                     + ", ".join(f"{a}-{b}" for a, b in sorted(same)))
     text = dump_board_json(laid)
     report = validate_text(text, source)
     return Finished(laid, text, report, {"figures": res.figures, "problems": list(res.problems)},
-                    deck.deck_json(), len(tickets.tickets))
+                    deck.deck_json(), len(laid["ticket_decks"]["standard"]), notes)

@@ -21,6 +21,9 @@ from mapkit.layout.network import preferred_mm
 from mapkit.model import Physical
 
 FIT_BOARD = tuple(float(x) for x in max(STANDARD_SIZES, key=lambda s: s[0] * s[1]))  # 1682 x 1189 mm
+# the published maps' size (the standard Ticket to Ride board): drafts are fitted to it first,
+# then to each larger standard size while the layout leaves problems (board_sizes)
+GAME_BOARD = (800.0, 530.0)
 # room for what the estimate does not see (paths that are not straight, labels)
 GROWTH = 1.0
 # `mapkit import gtfs` makes drafts at each of these and lays them out the most spaces first
@@ -61,12 +64,30 @@ def span_mm(xy: dict, ends: list[tuple[str, str]], lengths: list[int]) -> tuple[
         float((dist * np.abs(delta[..., 1]) / norm).max()) * GROWTH
 
 
-def fits(span: tuple[float, float], tolerance: float = 1.0, ph: Physical = Physical()) -> bool:
-    """Whether a span, divided by tolerance, fits FIT_BOARD (either way round) inside its margins."""
+def board_sizes(size=None) -> list[tuple[float, float]]:
+    """The boards to fit drafts to, in turn: the given (width, height), else the standard sizes
+    from GAME_BOARD up by area (landscape; `oriented` turns each to the network)."""
+    if size is not None and size != "auto":
+        return [tuple(float(v) for v in size)]
+    up = sorted({(float(max(w, h)), float(min(w, h))) for w, h in STANDARD_SIZES}, key=lambda s: s[0] * s[1])
+    return [s for s in up if s[0] * s[1] >= GAME_BOARD[0] * GAME_BOARD[1]]
+
+
+def oriented(board: tuple[float, float], span: tuple[float, float], fixed: bool) -> tuple[float, float]:
+    """board as given when fixed (--size), else turned the way the network is longer."""
+    if fixed:
+        return board
+    w, h = max(board), min(board)
+    return (w, h) if span[0] >= span[1] else (h, w)
+
+
+def fits(span: tuple[float, float], tolerance: float = 1.0, board: tuple[float, float] = FIT_BOARD,
+         fixed: bool = False, ph: Physical = Physical()) -> bool:
+    """Whether a span, divided by tolerance, fits `board` (either way round unless fixed) inside its
+    margins."""
     span = (span[0] / tolerance, span[1] / tolerance)
-    w, h = pick_size(span[0], span[1], ph.margin_mm)
-    return w * h <= FIT_BOARD[0] * FIT_BOARD[1] and max(w, h) <= max(FIT_BOARD) and min(w, h) <= min(FIT_BOARD) \
-        and _holds(w, h, span, ph)
+    w, h = oriented(board, span, fixed)
+    return _holds(w, h, span, ph)
 
 
 def _holds(w: float, h: float, span, ph) -> bool:

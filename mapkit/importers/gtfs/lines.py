@@ -32,9 +32,10 @@ TRAINS = 45           # the standard ruleset's trains per player
 STANDARD_SPACES = 309
 ROOM = STANDARD_SPACES / (PLAYERS * TRAINS)      # 1.373
 MAX_LENGTH = 8        # the points table extended as the published maps do (7: 18, 8: 21)
-# fewest trains a player for a game worth playing (the quick variant has 30): a network holding
-# fewer for five players is played by fewer (players_and_trains)
-MIN_TRAINS = 20
+# fewest trains a player, as the published city maps have (New York 15 taxis, Amsterdam 16 carts,
+# London 17 buses, for 2-4 players): a network holding fewer for five players is played by fewer
+# (players_and_trains)
+MIN_TRAINS = 15
 MIN_PLAYERS = 2
 # length ∝ distance ** EXPONENT: a 12 km commuter-rail stretch is not twelve times a 1 km metro
 # hop on a board (the published city maps are schematic too); 1 would be strictly proportional
