@@ -9,7 +9,7 @@ import click
 
 from mapkit.cli import FORMAT, SEED, _echo_json, main, printable
 from mapkit.cli_layout import Size
-from mapkit.errors import UsageError
+from mapkit.errors import MapkitError, UsageError
 
 
 # layouts tried at most (each 5-30 s), and on one board size before the next size up: the drafts
@@ -141,7 +141,10 @@ def import_gtfs(feed, out, modes, routes, agency, stations, names_file, colors, 
     summary["problems"] = [p.as_dict() for p in report.problems[:200]]
     if ok:
         atomic_write_text(out, text)
-        summary["preview"] = _write_preview(out, preview)
+        try:
+            summary["preview"] = _write_preview(out, preview)
+        except (MapkitError, OSError) as exc:     # the board is written; the picture is a convenience
+            summary["notes"].append(f"the preview {preview} was not drawn: {exc}")
     if fmt == "json":
         _echo_json(summary)
     else:

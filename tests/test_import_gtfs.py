@@ -468,9 +468,10 @@ def test_broken_trips_and_calendar_rows_and_no_service(tmp_path):
 
 
 def test_cli_lays_out_again_with_shorter_lengths_while_the_board_fails(cli, small_feed, tmp_path, monkeypatch):
-    """The drafts are laid out the most spaces first (lengths for more board than the estimate
-    says fits, then less; without --stations each station target too); while the layout leaves
-    problems the next one is laid out, at most MAX_LAYOUTS, and nothing is written until one is valid."""
+    """The drafts are laid out board size by board size, from the smallest that holds four players
+    up, on each the most spaces first (lengths for more board than the estimate says fits, then
+    less; without --stations each station target too); while the layout leaves problems the next
+    one is laid out, at most MAX_LAYOUTS, and nothing is written until one is valid."""
     import mapkit.importers.gtfs.board as B
     from mapkit.cli_import import MAX_LAYOUTS
     from mapkit.errors import ERROR, Problem, Report
@@ -490,8 +491,14 @@ def test_cli_lays_out_again_with_shorter_lengths_while_the_board_fails(cli, smal
     attempts = summary["attempts"]
     assert 2 <= len(attempts) == len(laid) <= MAX_LAYOUTS
     assert all(a["errors"] == 1 and not a["valid"] and a["first_problems"] for a in attempts)
-    spaces = [a["spaces"] for a in attempts]
-    assert spaces == sorted(spaces, reverse=True)
+    # on each board size the most spaces first, at most MAX_PER_BOARD; then the next size up
+    from mapkit.cli_import import MAX_PER_BOARD
+    boards = [tuple(a["board_mm"]) for a in attempts]
+    areas = [w * h for w, h in dict.fromkeys(boards)]
+    assert areas[1:] == sorted(areas[1:]) and len(areas) >= 2 and areas[0] <= areas[1]
+    for b in set(boards):
+        spaces = [a["spaces"] for a in attempts if tuple(a["board_mm"]) == b]
+        assert spaces == sorted(spaces, reverse=True) and len(spaces) <= MAX_PER_BOARD
     # no board is laid out twice
     assert all(x != y for i, x in enumerate(laid) for y in laid[i + 1:])
     # the first valid draft is the one written
@@ -502,7 +509,7 @@ def test_cli_lays_out_again_with_shorter_lengths_while_the_board_fails(cli, smal
         return failing_layout(data) if len(calls) == 1 else B.Finished(data, json.dumps(data), Report("x", []), {}, {"total": 110, "wild": 14}, 30)
 
     monkeypatch.setattr(B, "finish_board", second_is_valid)
-    r = cli("import", "gtfs", small_feed, "--out", out, "--format", "json")
+    r = cli("import", "gtfs", small_feed, "--out", out, "--format", "json", "--games", "0")
     summary = json.loads(r.output)
     assert r.exit_code == 0 and [a["valid"] for a in summary["attempts"]] == [False, True]
     assert json.loads(out.read_text()) == calls[1]
