@@ -140,8 +140,11 @@ def test_players_and_trains_follow_the_standard_maps_room():
     assert L.ROOM == pytest.approx(309 / 225)
     assert L.players_and_trains(309) == (5, 45)
     assert L.players_and_trains(2000) == (5, 45)
+    p, t = L.players_and_trains(250)
+    assert p == 5 and t == math.floor(250 / (5 * L.ROOM)) >= L.FIVE_PLAYER_TRAINS
+    # too few for five players of FIVE_PLAYER_TRAINS: 2-4 players, as the city maps
     p, t = L.players_and_trains(150)
-    assert p == 5 and t == math.floor(150 / (5 * L.ROOM))
+    assert p == 4 and t == math.floor(150 / (4 * L.ROOM))
     p, t = L.players_and_trains(80)
     assert p < 5 and t >= L.MIN_TRAINS and 80 >= p * t * L.ROOM
     assert L.players_and_trains(20) is None

@@ -9,8 +9,8 @@ import pytest
 pytest.importorskip("partridge", reason="the GTFS extra (pip install -e '.[gtfs]' or '.[test]') is not installed")
 
 from mapkit.importers.gtfs import import_feed  # noqa: E402
-from mapkit.importers.gtfs.names import (NamesFileError, base_name, board_name, read_names_file,  # noqa: E402
-                                         unique_names)
+from mapkit.importers.gtfs.names import (NamesFileError, base_name, board_name, merge_key,  # noqa: E402
+                                         read_names_file, unique_names)
 from mapkit.importers.gtfs.read import Feed  # noqa: E402
 from mapkit.importers.gtfs.stations import (SAME_NAME_M, merge_stations, read_stops,  # noqa: E402
                                             read_trip_stops)
@@ -102,6 +102,9 @@ def test_stop_names_cleaned_for_a_board():
     assert base_name("Fuller Rd at Lot NC-78 Mitchell Field (1)") == "Fuller Rd"
     assert base_name("Main St N/B") == base_name("Main St - Northbound") == "Main St"
     assert base_name("Union Station Platform 2") == "Union Station"
+    assert base_name("Sheridan St - Hail and Ride Location (CSHS)") == "Sheridan St (CSHS)"
+    assert base_name("Mulgrave Rd f/side Creedy St") == "Mulgrave Rd" and base_name("Spence St N") == "Spence St"
+    assert merge_key("Spence Street - Temporary Stop") == merge_key("Spence St S") == "spence st"
     # a compass word that is part of a place's name stays
     assert base_name("Sydney North") == "Sydney North"
     assert len(board_name("Cairns Central Shopping Centre Bus Interchange")) <= 24

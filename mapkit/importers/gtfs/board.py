@@ -369,9 +369,17 @@ def _import(feed, modes, routes, agency, target, name, started, tolerances, name
         by_board[d["board"]] = max(by_board.get(d["board"], 0), players(d))
     want = min(FULL_PLAYERS, max(by_board.values()))
     first = min((b for b, v in by_board.items() if v >= want), key=lambda b: b[0] * b[1])
+    def play(x):
+        # on one board: the most players, then trains in steps of 5, then fewer one-space routes (a
+        # route of one space scores 1 point: a board of them plays poorly), then more spaces
+        pt = L.players_and_trains(x["spaces"]) if x["fits"] else None
+        ones = sum(1 for n in x["lengths"] if n == 1) / max(1, len(x["lengths"]))
+        return (-(pt[0] if pt else 0), -(min(pt[1], L.TRAINS) // 5 if pt else 0), round(ones, 1),
+                -min(x["spaces"], target_spaces))
+
     ranked = sorted(drafts, key=lambda x: (x["board"][0] * x["board"][1] < first[0] * first[1],
-                                           x["board"][0] * x["board"][1], not x["fits"],
-                                           -min(x["spaces"], target_spaces), -x["tolerance"], -x["figs"]["target"]))
+                                           x["board"][0] * x["board"][1], not x["fits"], play(x),
+                                           -x["tolerance"], -x["figs"]["target"]))
     results, refused = [], None
     for d in ranked:
         try:

@@ -37,6 +37,9 @@ MAX_LENGTH = 8        # the points table extended as the published maps do (7: 1
 # (players_and_trains)
 MIN_TRAINS = 15
 MIN_PLAYERS = 2
+# five players only with at least this many trains each (the quick variant's 30): five players on
+# a city map's 15-17 trains would fill it in a few turns
+FIVE_PLAYER_TRAINS = 30
 # length ∝ distance ** EXPONENT: a 12 km commuter-rail stretch is not twelve times a 1 km metro
 # hop on a board (the published city maps are schematic too); 1 would be strictly proportional
 EXPONENT = 0.6
@@ -190,10 +193,11 @@ def scale_lengths(distances: list[float], tracks: list[int], target_spaces: int)
 
 def players_and_trains(spaces: int) -> tuple[int, int] | None:
     """(most players, trains per player) that `spaces` hold with the standard map's ROOM, as the
-    published maps do: 45 trains at five players when the network has the room, else fewer trains,
-    and below MIN_TRAINS fewer players; None when even two players would have fewer."""
+    published maps do: 45 trains at five players when the network has the room, else fewer trains;
+    below FIVE_PLAYER_TRAINS at five players, 2-4 players with at least MIN_TRAINS as the city maps
+    have, then fewer players; None when even two players would have fewer."""
     for players in range(PLAYERS, MIN_PLAYERS - 1, -1):
         trains = min(TRAINS, math.floor(spaces / (players * ROOM)))
-        if trains >= MIN_TRAINS:
+        if trains >= (FIVE_PLAYER_TRAINS if players == PLAYERS else MIN_TRAINS):
             return players, trains
     return None

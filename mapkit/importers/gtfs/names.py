@@ -37,15 +37,16 @@ _SUFFIX = re.compile(
     r"(?:\s*[-–,/:]\s*|\s+)(?:platform|plat|bay|stand|stop|gate|track|quay|door|pole|side)\s*[a-z]?\d{0,3}[a-z]?$"
     r"|\s*[-–,/]?\s*\((?:platform|bay|stand|stop|track|gate|" + _DIRECTION + r")\b[^)]*\)$"
     r"|\s*\(\s*\d{1,3}\s*\)$"                                   # "(1)"
-    r"|\s*[-–]\s*hail and ride( location)?$"
     r"|\s*[-–,/]\s*(?:" + _DIRECTION + r")$"                     # "Main St - North", "Main St / NB"
     r"|\s+(?:" + _BOUND + r")$"                                  # "FXB Inbound", "Main St NB"
     r"|\s+\[(?:" + _DIRECTION + r")\]$",
     re.IGNORECASE)
-_AT_LOT = re.compile(r"\s+(?:at|@)\s+(?:lot|parking lot|car park|garage)\b.*$", re.IGNORECASE)
+_AT_LOT = re.compile(r"\s+(?:(?:at|@)\s+(?:lot|parking lot|car park|garage)|[fn]/side|far side|near side)\b.*$",
+                     re.IGNORECASE)
+_HAIL = re.compile(r"(?:\s*[-–]\s*|\s+)hail and ride(?: location)?\b|(?:\s*[-–]\s*|\s+)temporary stop\b", re.IGNORECASE)
 _CODE = re.compile(r"\s*[-–]?\s*(?:#\s?\d{2,6}|\b[A-Z]{1,2}\d{1,4}\b)")
 _PARENS = re.compile(r"\s*\([^)]*\)")
-_CROSS = re.compile(r"\s+(?:at|@|&|/|and|near|opp|opposite)\s+", re.IGNORECASE)
+_CROSS = re.compile(r"\s+(?:at|@|&|/|and|near|opp|opposite|[fn]/side|far side|near side)\s+", re.IGNORECASE)
 
 ABBREVIATIONS = (("Street", "St"), ("Road", "Rd"), ("Avenue", "Ave"), ("Boulevard", "Blvd"), ("Drive", "Dr"),
                  ("Highway", "Hwy"), ("Place", "Pl"), ("Square", "Sq"), ("Lane", "Ln"), ("Parkway", "Pkwy"),
@@ -68,13 +69,17 @@ def base_name(name: str) -> str:
     'Fuller Rd at Lot NC-78 Mitchell Field (1)' → 'Fuller Rd', 'Anderson St C227 (Cemetery)' →
     'Anderson St (Cemetery)'."""
     text = re.sub(r"\s+", " ", name.strip())
-    out = _AT_LOT.sub("", text).strip()
+    out = _HAIL.sub("", text).strip()
+    out = _AT_LOT.sub("", out).strip()
     out = _CODE.sub("", out).strip(" -–,")
     for _ in range(4):
         new = _SUFFIX.sub("", out).strip(" -–,")
         if new == out or not new:
             break
         out = new
+    words = out.split()
+    if len(words) > 2 and len(words[-1]) == 1 and words[-1] in "NSEW" and words[-2].lower() in STREET_WORDS:
+        out = " ".join(words[:-1])             # "Spence St N": the north side's stop
     return re.sub(r"\s{2,}", " ", out) or text
 
 
@@ -83,9 +88,14 @@ def merge_key(name: str) -> str:
     b = base_name(name)
     text = _PARENS.sub("", b) or b
     text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower()
-    return re.sub(r"[^a-z0-9]+", " ", text).strip()
+    words = re.sub(r"[^a-z0-9]+", " ", text).split()
+    return " ".join(_SHORT_WORDS.get(w, w) for w in words)
 
 
+_SHORT_WORDS = {"street": "st", "road": "rd", "avenue": "ave", "av": "ave", "boulevard": "blvd", "drive": "dr",
+                "highway": "hwy", "place": "pl", "lane": "ln", "close": "cl", "crescent": "cres", "court": "ct",
+                "terrace": "tce", "parade": "pde", "esplanade": "esp", "parkway": "pkwy", "center": "centre",
+                "station": "stn"}
 STREET_WORDS = frozenset("st street rd road ave av avenue dr drive hwy highway blvd boulevard ln lane pl place cl close "
                          "cres crescent ct court tce terrace pde parade way esp esplanade art arterial pkwy parkway "
                          "cir circle sq".split())
@@ -133,7 +143,7 @@ def cross_street(stop_names: list[str], name: str) -> str | None:
     """The commonest other street named in the stops' names ('Main St at 5th Ave' → '5th Ave')."""
     found = Counter()
     for n in stop_names:
-        parts = _CROSS.split(_CODE.sub("", n).strip())
+        parts = _CROSS.split(_CODE.sub("", _HAIL.sub("", n)).strip())
         for p in parts[1:]:
             p = base_name(p).strip()
             if p and merge_key(p) != merge_key(name):
