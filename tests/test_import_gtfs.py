@@ -393,10 +393,25 @@ def test_cli_writes_a_strictly_valid_board(cli, small_feed, tmp_path):
     assert sum(data["deck"]["counts"].values()) + data["deck"]["wild"] == data["deck"]["total"]
     assert data["ticket_decks"]["standard"]
     assert all("board" in s for s in data["stations"])
-    # never overwritten without --force
+    # the layout's figures, the playtest and the preview beside the board
+    b = summary["board"]
+    assert b["size_mm"] == [data["physical"]["width_mm"], data["physical"]["height_mm"]]
+    assert 0 <= b["empty_share"] <= 1 and b["routes_over_90deg"] >= 0 and b["largest_gap_mm"] > 0
+    pt = summary["playtest"]
+    lo, hi = summary["players"]
+    assert sorted(pt["by_players"]) == [str(p) for p in range(lo, hi + 1)] or sorted(pt["by_players"]) == list(range(lo, hi + 1))
+    assert all(r["games"] == 200 for r in pt["by_players"].values())
+    png = out.with_suffix(".png")
+    assert summary["preview"] == str(png) and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # never overwritten without --force: neither the board nor its preview
     before = out.read_bytes()
     r = cli("import", "gtfs", small_feed, "--out", out)
     assert r.exit_code == 2 and "--force" in r.output and out.read_bytes() == before
+    other = tmp_path / "other.json"
+    (tmp_path / "other.png").write_bytes(b"mine")
+    r = cli("import", "gtfs", small_feed, "--out", other)
+    assert r.exit_code == 2 and "other.png exists" in r.output and not other.exists()
+    assert (tmp_path / "other.png").read_bytes() == b"mine"
 
 
 def test_cli_bad_input_exit_codes(cli, small_feed, tmp_path):
@@ -410,6 +425,19 @@ def test_cli_bad_input_exit_codes(cli, small_feed, tmp_path):
     r = cli("import", "gtfs", small_feed, "--out", small_feed, "--force")
     assert r.exit_code == 2 and "overwrite the input" in r.output
     assert not out.exists()
+
+
+def test_cli_names_file_problems_exit_2_before_any_work(cli, small_feed, tmp_path):
+    out = tmp_path / "x.json"
+    names = tmp_path / "names.csv"
+    names.write_text("stop,name\nR1,\n", encoding="utf-8")
+    r = cli("import", "gtfs", small_feed, "--out", out, "--names", names)
+    assert r.exit_code == 2 and "names.csv:2: name is empty" in r.output and "Traceback" not in r.output
+    r = cli("import", "gtfs", small_feed, "--out", out, "--names", tmp_path / "none.csv")
+    assert r.exit_code == 2 and "is not a file" in r.output
+    r = cli("import", "gtfs", small_feed, "--out", out, "--size", "80x53")
+    assert r.exit_code == 2 and "from 100 to 5000 mm" in r.output
+    assert not out.exists() and not out.with_suffix(".png").exists()
 
 
 def test_cli_without_the_extra(cli, small_feed, tmp_path, monkeypatch):

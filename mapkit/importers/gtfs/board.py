@@ -253,10 +253,11 @@ def _import(feed, modes, routes, agency, target, name, started, tolerances, name
             overrides["max_players"] = players
         if overrides:
             rules["overrides"] = overrides
-        why = (f"lengths scaled down to fit the board ({d['shrunk'][0]:.0f} x {d['shrunk'][1]:.0f} mm at full lengths)"
-               if d["shrunk"] else "with lengths following distance")
+        why = (f"(lengths scaled down to fit the {d['board'][0]:.0f} x {d['board'][1]:.0f} mm board: "
+               f"{d['shrunk'][0]:.0f} x {d['shrunk'][1]:.0f} mm at full lengths)"
+               if d["shrunk"] else "(lengths following distance)")
         if players < L.PLAYERS:
-            notes.append(f"the network holds {spaces} spaces {why}: too few for five players of {L.MIN_TRAINS}+ trains, so "
+            notes.append(f"the network holds {spaces} spaces {why}: too few for five players of {L.FIVE_PLAYER_TRAINS}+ trains, so "
                          f"{L.MIN_PLAYERS}-{players} players with {trains} trains each ({L.ROOM:.2f} spaces a train at "
                          f"{players} players, the standard map's room: 309 spaces for 5 x 45 trains)")
         elif trains < L.TRAINS:
