@@ -29,9 +29,6 @@ from mapkit.importers.gtfs.stations import (keep_stations, merge_stations, read_
                                             representative, station_pattern)
 
 DEFAULT_TARGETS = (60, 50, 42, 35)   # tried without --stations (see import_feed)
-# a larger board is chosen over a smaller one only while the smaller cannot hold this many players
-# (the published city maps play 2-4)
-FULL_PLAYERS = 4
 
 
 class EmptySelection(MapkitError):
@@ -358,8 +355,9 @@ def _import(feed, modes, routes, agency, target, name, started, tolerances, name
     # with room at most), then the higher tolerance, then more stations
     tried_at = {(b, t): [draft(target, t, b)] if target else [draft(n, t, b) for n in DEFAULT_TARGETS]
                 for b in boards for t in tolerances}
-    # the smallest board whose best draft plays FULL_PLAYERS (or the most any board gives) goes
-    # first, the larger ones after it, the smaller ones last
+    # the smallest board with a draft two players can play goes first (a larger board gives more
+    # spaces but leaves a sparse network mostly empty: fewer players instead, as the city maps),
+    # the larger ones after it while the layout leaves problems, the smaller ones last
     def players(x):
         pt = L.players_and_trains(x["spaces"]) if x["fits"] else None
         return pt[0] if pt else 0
@@ -368,8 +366,8 @@ def _import(feed, modes, routes, agency, target, name, started, tolerances, name
     by_board = {}
     for d in drafts:
         by_board[d["board"]] = max(by_board.get(d["board"], 0), players(d))
-    want = min(FULL_PLAYERS, max(by_board.values()))
-    first = min((b for b, v in by_board.items() if v >= want), key=lambda b: b[0] * b[1])
+    playable = [b for b, v in by_board.items() if v >= L.MIN_PLAYERS] or list(by_board)
+    first = min(playable, key=lambda b: b[0] * b[1])
     def play(x):
         # on one board: the most players, then trains in steps of 5, then fewer one-space routes (a
         # route of one space scores 1 point: a board of them plays poorly), then more spaces
