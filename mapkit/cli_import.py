@@ -227,8 +227,7 @@ def format_summary(s: dict) -> str:
                f"{st['terminals']} terminals, {st['junctions_kept']} of {st['junctions']} junctions")
     ln = s["lengths"]
     out.append(f"routes: {s['routes']} tracks, {s['doubles']} double routes; {ln['spaces']} spaces for "
-               f"{s['players'][1] * s['trains']} trains ({s['players'][1]} players × {s['trains']}; "
-               f"{s['players'][0]}-{s['players'][1]} players), ".replace("2-2 players", "2 players")
+               f"{s['players'][1] * s['trains']} trains ({s['players'][1]} players × {s['trains']}), "
                + (f"{ln['spaces_per_km']} spaces per km^0.6" if ln["spaces_per_km"] else "lengths at their longest")
                + (f" ({ln['cut_to_longest']} cut to the longest)" if ln.get('cut_to_longest') else "")
                + f"; lengths {', '.join(f'{k}: {v}' for k, v in ln['histogram'].items())}; route points {s['route_points']}")
@@ -272,7 +271,8 @@ def format_summary(s: dict) -> str:
                    + f"{b.get('routes_over_90deg') or 0} route(s) drawn more than 90 degrees off the real map, "
                    + (f"largest gap between spaces {gap} mm" if gap is not None else "no gaps measured"))
     lo, hi = s["players"]
-    out.append(f"players: {lo}-{hi if hi != lo else ''}".rstrip("-") + f" with {s['trains']} trains each")
+    out.append(f"players: {lo}-{hi}" if hi > lo else f"players: {lo}")
+    out[-1] += f" with {s['trains']} trains each"
     out.append(f"deck: {s['deck']['total']} cards, {s['deck']['wild']} wild; tickets: {s['tickets']}"
                + (" (too few station pairs fit for the usual 30)" if s["tickets"] < 30 else ""))
     pt = s.get("playtest")

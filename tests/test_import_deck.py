@@ -202,3 +202,20 @@ def test_playtest_adds_cards_when_the_deck_runs_out_and_reports_the_rest(tmp_pat
             assert r["gaps"].get("cards_exhausted", 0) <= 0.05 * r["games"] or any(f"{p} players" in x for x in res.left)
     # the input is not changed
     assert data["deck"]["total"] == 50
+
+
+def test_board_sizes_from_the_published_maps_size_up(tmp_path):
+    from mapkit.importers.gtfs import fit
+
+    sizes = fit.board_sizes()
+    assert sizes[0] == fit.GAME_BOARD and all(a[0] * a[1] < b[0] * b[1] for a, b in zip(sizes, sizes[1:]))
+    assert fit.board_sizes((900, 600)) == [(900.0, 600.0)]
+    # a tall network is fitted to the board turned upright; a fixed --size is taken as given
+    assert fit.oriented((800.0, 530.0), (100, 300), fixed=False) == (530.0, 800.0)
+    assert fit.oriented((800.0, 530.0), (100, 300), fixed=True) == (800.0, 530.0)
+    r = import_feed(trunk_feed().folder(tmp_path / "feed"), stations=35, size=(900, 600))
+    assert r.summary["lengths"]["board_mm"] == [900.0, 600.0]
+    # by default the smallest board two players can play: no smaller standard size would do
+    d = import_feed(subway_feed().folder(tmp_path / "feed2"), stations=20)
+    area = d.summary["lengths"]["board_mm"][0] * d.summary["lengths"]["board_mm"][1]
+    assert area >= fit.GAME_BOARD[0] * fit.GAME_BOARD[1] and d.summary["players"][1] >= 2

@@ -2,7 +2,9 @@
 summary of every decision the designer should look at.
 
 `import_feed` is pure apart from reading the feed; `finish_board` adds what `mapkit build` would
-(the layout, the train-card deck, a standard ticket deck) and validates the result in memory.
+(the layout on the draft's board size, the train-card deck with room in every color, a standard
+ticket deck without tickets inside one place) and validates the result in memory; the playtest
+(playtest.py) then plays it.
 """
 
 from __future__ import annotations
@@ -99,8 +101,12 @@ def import_feed(path: Path, *, modes=None, routes=None, agency=None, stations=No
 def import_attempts(path: Path, *, modes=None, routes=None, agency=None, stations=None, name=None,
                     tolerances=fit.TOLERANCES, names: dict | None = None, colors: int | None = None,
                     size=None) -> list[ImportResult]:
-    """Drafts to lay out in turn until one validates, the most spaces first: for each tolerance
-    (fit.TOLERANCES) and, without --stations, each of DEFAULT_TARGETS (the feed is read once)."""
+    """Drafts to lay out in turn until one validates: for each board size (fit.board_sizes: `size`,
+    else the standard sizes from 800 x 530 mm up), each tolerance (fit.TOLERANCES) and, without
+    --stations, each of DEFAULT_TARGETS (the feed is read once). The smallest board two players can
+    play comes first; on one board, the drafts with the most players and trains, then the fewest
+    one-space routes, then the most spaces. names: the --names overrides (names.read_names_file);
+    colors: --colors."""
     started = time.perf_counter()
     feed = Feed(path)
     try:
@@ -182,7 +188,7 @@ def _import(feed, modes, routes, agency, target, name, started, tolerances, name
         kept, figs, pats, drawn, plans, crowded, single = shapes[want]
         dist, tracks = [sg.distance_m for sg, _ in plans], [len(t) for _, t in plans]
         ends = [(sg.a, sg.b) for sg, _ in plans]
-        lengths, scale, reached = L.scale_lengths(dist, tracks, target_spaces)
+        lengths, scale, _ = L.scale_lengths(dist, tracks, target_spaces)
         full = fit.span_mm(xy, ends, lengths)
         shrunk = None
 
@@ -199,13 +205,13 @@ def _import(feed, modes, routes, agency, target, name, started, tolerances, name
                 else:
                     hi = mid
             if lo > 0:
-                lengths, scale, reached = L.lengths_at(dist, lo), lo, False
+                lengths, scale = L.lengths_at(dist, lo), lo
                 shrunk = full
         spaces = sum(n * t for n, t in zip(lengths, tracks))
         span = fit.span_mm(xy, ends, lengths)
         return dict(kept=kept, figs=figs, patterns=pats, drawn=drawn, plans=plans,
                     crowded=[dict(c) for c in crowded], single=[dict(c) for c in single],
-                    lengths=lengths, scale=scale, reached=reached, spaces=spaces, shrunk=shrunk,
+                    lengths=lengths, scale=scale, spaces=spaces, shrunk=shrunk,
                     span=span, fits=fits(span), tolerance=tolerance,
                     board=fit.oriented(board, (span[0] / tolerance, span[1] / tolerance), fixed))
 
@@ -216,7 +222,7 @@ def _import(feed, modes, routes, agency, target, name, started, tolerances, name
         tolerance = d["tolerance"]
         kept, station_figs, drawn = d["kept"], d["figs"], d["drawn"]
         plans, crowded, single = d["plans"], d["crowded"], d["single"]
-        lengths, scale, reached, spaces = d["lengths"], d["scale"], d["reached"], d["spaces"]
+        lengths, scale, spaces = d["lengths"], d["scale"], d["spaces"]
         want = station_figs["target"]
         if tried:
             notes.append(f"station target {want}; the drafts for the default targets at lengths for {tolerance}x the board "

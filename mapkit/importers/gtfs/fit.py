@@ -1,11 +1,11 @@
 """Does the draft fit a board? The size the layout would draw it at, estimated before laying out.
 
 `mapkit layout` draws each pair of stations about as far apart as the routes between them are
-long (stress majorization from the real map), then picks the smallest standard size that holds
-it (`--size auto`, mapkit.layout.fit.pick_size). A network whose lengths ask for more than the
-board the layout can draw (FIT_BOARD, its largest standard size) is drawn shrunk and fails the
-space checks; so the importer estimates that span first, chooses the station count and lengths
-that fit, and says so.
+long (stress majorization from the real map). A network whose lengths ask for more than the board
+is drawn shrunk and fails the space checks; so the importer estimates that span first (span_mm)
+and scales the lengths to fit the board it lays the draft out on: the given --size, else each
+standard size from GAME_BOARD (800 x 530 mm, the published maps') up (board_sizes), turned the
+way the network is longer (oriented).
 """
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ import numpy as np
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import dijkstra
 
-from mapkit.layout.fit import EDGE_MM, STANDARD_SIZES, pick_size
+from mapkit.layout.fit import EDGE_MM, STANDARD_SIZES
 from mapkit.layout.network import preferred_mm
 from mapkit.model import Physical
 
-FIT_BOARD = tuple(float(x) for x in max(STANDARD_SIZES, key=lambda s: s[0] * s[1]))  # 1682 x 1189 mm
+FIT_BOARD = tuple(float(x) for x in max(STANDARD_SIZES, key=lambda s: s[0] * s[1]))  # the largest: 1682 x 1189 mm
 # the published maps' size (the standard Ticket to Ride board): drafts are fitted to it first,
 # then to each larger standard size while the layout leaves problems (board_sizes)
 GAME_BOARD = (800.0, 530.0)
@@ -93,7 +93,3 @@ def fits(span: tuple[float, float], tolerance: float = 1.0, board: tuple[float, 
 def _holds(w: float, h: float, span, ph) -> bool:
     e = 2 * (ph.margin_mm + EDGE_MM)
     return span[0] + e <= w and span[1] + e <= h
-
-
-def board_for(span: tuple[float, float], ph: Physical = Physical()) -> tuple[float, float]:
-    return pick_size(span[0], span[1], ph.margin_mm)

@@ -1,15 +1,21 @@
-"""Card colors from the lines' route_color.
+"""Card colors: line families from the lines' route_color (build_palette), then the deck's card
+colors as a game decision (deck_colors).
 
-- Lines whose colors are nearly the same (CIEDE2000 below MERGE_DELTA_E) are one card color:
-  the branches of one line family. When one color covers most lines of a feed (an agency's brand
-  color on every bus), it says nothing about the lines, and those lines get their own colors.
+build_palette — the families:
+- Lines whose colors are nearly the same (CIEDE2000 below MERGE_DELTA_E) are one family: the
+  branches of one line. When one color covers most lines of a feed (an agency's brand color on
+  every bus), it says nothing about the lines, and each of them is a family of its own.
 - Colors are taken in order of importance (rail-like lines, then by trips on the service day);
   a missing, near-white or malformed route_color, or one that clashes with a color already taken
   or with the gray of gray routes (closer than mapkit's MIN_COLOR_DELTA_E, what `validate` warns
   about), is replaced by the candidate farthest from every color taken.
-- Past MAX_COLORS card colors, the least frequent bus lines become gray routes (claimed with any
-  one color), as the published maps do with minor routes.
 - A color's name comes from its lines' names; its kind from their route_type.
+
+deck_colors — the deck: MIN_DECK_COLORS to MAX_DECK_COLORS card colors by default (--colors N),
+families of at most GRAY_TRACKS tracks made gray (up to GRAY_SHARE of the spaces) or joined to a
+neighbour, the smallest families joined to the one they share most stations with, and a feed of
+fewer families than colors (two lines of one red) gets colors dealt along its lines so that each
+color's track is spread over the board; see its docstring.
 """
 
 from __future__ import annotations
