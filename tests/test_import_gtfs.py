@@ -553,3 +553,26 @@ def test_cli_synthetic_metro_full_size_is_written_valid(cli, tmp_path):
     assert r.exit_code == 0, (summary["problems"][:5], summary["attempts"])
     assert cli("validate", out, "--strict").exit_code == 0
     assert summary["trains"] < 45 and any("scaled down" in n for n in summary["notes"])
+
+
+def test_text_summary_prints_merges_board_players_and_playtest(metro_result):
+    from mapkit.cli_import import format_summary
+
+    s = dict(metro_result.summary)
+    s.update(board={"size_mm": [800, 530], "empty_share": 0.31, "routes_over_90deg": 2, "largest_gap_mm": 6.4},
+             players=[2, 4], deck={"total": 110, "wild": 14}, tickets=30, written=True, out="x.json", seconds=1.0,
+             preview="x.png",
+             playtest={"games": 200, "agent": "route-focus", "seconds": 3.0,
+                       "by_players": {2: {"games": 200, "gaps": {}, "completion": 0.8},
+                                      4: {"games": 200, "gaps": {"endless_wipes": 3}, "completion": 0.6}},
+                       "fixes": ["4 players: 12 more train cards (110 -> 122)"],
+                       "left": ["4 players: endless_wipes in 3 of 200 games: fewer wild cards"]})
+    text = format_summary(s)
+    m = s["stations"]["merge"]
+    assert f"stations: {m['stops']} stops merged into {m['stations']} stations ({m['by_parent']} by parent station" in text
+    assert "board: 800 x 530 mm, 31 % empty, 2 route(s) drawn more than 90 degrees off the real map, largest gap " \
+           "between spaces 6.4 mm" in text
+    assert f"players: 2-4 with {s['trains']} trains each" in text
+    assert "  4 players: endless_wipes in 3 games; tickets completed 60 %" in text
+    assert "  fixed: 4 players: 12 more train cards" in text and "  to do: 4 players: endless_wipes" in text
+    assert "preview: x.png" in text and "card colors from" in text
