@@ -174,8 +174,11 @@ def _write_preview(out: Path, preview: Path) -> str:
 def board_figures(data: dict, figures: dict) -> dict:
     """The layout's figures a designer looks at first: size, empty share, routes drawn more than
     90 degrees off, the largest gap between spaces."""
+    from mapkit.model import Physical
+
     b = data.get("physical", {})
-    return {"size_mm": [b.get("width_mm"), b.get("height_mm")], "empty_share": figures.get("empty_share"),
+    size = [b.get("width_mm", Physical().width_mm), b.get("height_mm", Physical().height_mm)]
+    return {"size_mm": size, "empty_share": figures.get("empty_share"),
             "routes_over_90deg": figures.get("routes_over_90deg"), "largest_gap_mm": figures.get("largest_gap_mm"),
             "auto_sizes_tried": figures.get("auto_sizes_tried")}
 

