@@ -30,6 +30,7 @@ EXHAUSTED_SHARE = 0.05    # the deck may run out in at most this share of the ga
 MORE_CARDS = 12
 MAX_DECK = 150
 UNCOMPLETED_HELD = 5
+MIN_TICKETS_PER_PLAYER = 4   # tickets are taken out only while the deck keeps this many a player (3 dealt, 1 to draw)
 GAPS = ("cards_exhausted", "endless_wipes", "no_legal_action", "stalled", "turn_limit", "agent_error")
 
 
@@ -134,7 +135,7 @@ def playtest(data: dict, games: int = 200, seed: int = 0) -> PlaytestResult:
                 continue
         gone = r["never_completed"]
         deck = data.get("ticket_decks", {}).get("standard", [])
-        if gone and len(deck) - len(gone) >= 5:
+        if gone and len(deck) - len(gone) >= MIN_TICKETS_PER_PLAYER * hi:
             names = {f"{t['from']}-{t['to']}" for t in deck}
             drop = [g for g in gone if g in names]
             if drop:
