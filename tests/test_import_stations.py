@@ -135,12 +135,13 @@ def test_import_summary_says_how_stops_merged(tmp_path):
 
 def test_names_file_overrides_by_stop_id_or_station_name(tmp_path):
     csv_path = tmp_path / "names.csv"
-    csv_path.write_text("stop,name\nFXB-IN,François-Xavier Bagnoud\nCentral Campus Transit Center,CCTC\nNope,Nothing\n",
-                        encoding="utf-8")
+    csv_path.write_text("stop,name\nFXB-IN,François-Xavier Bagnoud\nCentral Campus Transit Center,CCTC\nNope,Nothing\n"
+                        "STN-2,Union Stn\n", encoding="utf-8")
     names = read_names_file(csv_path)
     r = import_feed(campus_network().folder(tmp_path / "feed"), stations=16, names=names)
     shown = {s["name"] for s in r.data["stations"]}
-    assert {"François-Xavier Bagnoud", "CCTC"} <= shown
+    # by a stop's id (a platform's too) or by the station's name
+    assert {"François-Xavier Bagnoud", "CCTC", "Union Stn"} <= shown
     assert any("Nope (line 4)" in n for n in r.notes)
 
 

@@ -410,7 +410,7 @@ def _printed_names(kept, st, patterns, line_of, overrides: dict) -> tuple[dict, 
                              "lat": st[k].lat, "lon": st[k].lon} for k in sorted(kept)])
     notes, used = [], set()
     for k in sorted(kept):
-        for c in [*st[k].stops, st[k].name, printed[k], *st[k].stop_names]:
+        for c in [*st[k].stops, *st[k].stop_ids, st[k].name, printed[k], *st[k].stop_names]:
             if c in overrides:
                 printed[k] = overrides[c][0]
                 used.add(c)

@@ -112,6 +112,7 @@ class Station:
     lon: float
     stops: list                   # the root stops (parents, or stops without one) merged into it
     stop_names: list = field(default_factory=list)   # every served stop's own name
+    stop_ids: list = field(default_factory=list)     # every served stop's id (platforms and bays too)
 
 
 def _metres(coords: dict[str, tuple[float, float]], keys: list[str]) -> np.ndarray:
@@ -188,9 +189,10 @@ def merge_stations(used: set[str], stops: dict[str, Stop], feed: Feed,
                 why = {reason.get((min(i, j), max(i, j))) for i in part for j in part if i < j} - {None}
                 figures["same name nearby" if why == {"same name nearby"} else "proximity"] += len(part) - 1
     figures["parent"] = sum(1 for s in used if root[s] != s)
-    served_names = defaultdict(list)
+    served_names, served_ids = defaultdict(list), defaultdict(list)
     for s in sorted(used):
         served_names[root[s]].append(stops[s].name)
+        served_ids[root[s]].append(s)
     stations, stop_station = {}, {}
     for group in members:
         key = min(group)
@@ -200,7 +202,8 @@ def merge_stations(used: set[str], stops: dict[str, Stop], feed: Feed,
         name = base_name(stops[parents[0]].name) if parents else sorted(names.items(), key=lambda kv: (-kv[1], kv[0]))[0][0]
         lat = sum(coords[r][0] for r in group) / len(group)
         lon = sum(coords[r][1] for r in group) / len(group)
-        stations[key] = Station(key, name, lat, lon, sorted(group), [n for r in group for n in served_names[r]])
+        stations[key] = Station(key, name, lat, lon, sorted(group), [n for r in group for n in served_names[r]],
+                                [x for r in group for x in served_ids[r]])
         for r in group:
             stop_station[r] = key
     stop_station = {s: stop_station[root[s]] for s in used}
