@@ -46,8 +46,8 @@ def _ids(text: str | None) -> tuple[str, ...] | None:
 @click.option("--colors", type=click.IntRange(2, 12), default=None, metavar="N",
               help="Card colors of the deck (default: the line families' count, from 5 to 8).")
 @click.option("--size", type=Size(), default="auto", show_default=True,
-              help="auto: the smallest standard size from 800x530 mm up that the network is laid out on cleanly; "
-                   "or WIDTHxHEIGHT in mm.")
+              help="auto: the smallest standard size from 800x530 mm up that two players can play, the next "
+                   "size up while the layout leaves problems; or WIDTHxHEIGHT in mm.")
 @click.option("--games", type=click.IntRange(0, 5000), default=200, show_default=True,
               help="Games played at each player count to check the draft (0: none).")
 @click.option("--name", default=None, help="The board's title (default: the agency's name).")
@@ -257,10 +257,11 @@ def format_summary(s: dict) -> str:
     for n in s["notes"]:
         out.append(f"note: {n}")
     for a in s.get("attempts", [])[:-1]:
-        out.append(f"layout: the draft with lengths for {a['fit_tolerance']}x the board ({a['stations']} stations, "
-                   f"{a['trains']} trains each) left {a['errors']} error(s) and {a['warnings']} warning(s): "
-                   f"the next draft (fewer spaces) laid out" + ("" if a["errors"] else " (--lenient writes a "
-                                                                          "board with warnings)"))
+        w, h = a.get("board_mm", (0, 0))
+        out.append(f"layout: the draft for {w:.0f} x {h:.0f} mm with lengths for {a['fit_tolerance']}x the board "
+                   f"({a['stations']} stations, {a['trains']} trains each) left {a['errors']} error(s) and "
+                   f"{a['warnings']} warning(s): the next draft (fewer spaces, or the next size up) laid out"
+                   + ("" if a["errors"] else " (--lenient writes a board with warnings)"))
         for p in a.get("first_problems", []):
             out.append(f"  {p}")
     lay = s.get("layout", {})
