@@ -113,7 +113,7 @@ def test_many_lines_on_shared_trunks_make_at_most_eight_colors_by_family(tmp_pat
     assert len(palette) <= MAX_DECK_COLORS
     _distinct(palette)
     joined = [n for n in r.notes if " joins " in n]
-    assert joined and all("stations shared" in n for n in joined)
+    assert joined and all(" shared)" in n for n in joined)
     # --colors chooses the count
     five = import_feed(trunk_feed().folder(tmp_path / "feed2"), stations=40, colors=5)
     assert len(five.data["palette"]) == 5 and any("(--colors)" in n for n in five.notes)

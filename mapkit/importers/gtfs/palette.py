@@ -286,7 +286,8 @@ def deck_colors(palette: list[CardColor], assign: dict[str, str], plans: list, l
         into = max(others, key=lambda f: (len(stations[f] & stations[small]), -spaces[f], f))
         shared = len(stations[into] & stations[small])
         notes.append(f"{by_id[small].name} joins {by_id[into].name} as one card color ("
-                     + (f"{shared} stations shared)" if shared else "no station shared: the smallest family)"))
+                     + (f"{shared} station{'s' if shared > 1 else ''} shared)" if shared else
+                        "no station shared: the smallest family)"))
         members[into] += members.pop(small)
         fam_tracks[into] += fam_tracks.pop(small)
         spaces[into] += spaces.pop(small)
