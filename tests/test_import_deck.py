@@ -219,3 +219,28 @@ def test_board_sizes_from_the_published_maps_size_up(tmp_path):
     d = import_feed(subway_feed().folder(tmp_path / "feed2"), stations=20)
     area = d.summary["lengths"]["board_mm"][0] * d.summary["lengths"]["board_mm"][1]
     assert area >= fit.GAME_BOARD[0] * fit.GAME_BOARD[1] and d.summary["players"][1] >= 2
+
+
+def test_playtest_takes_out_tickets_nobody_completes_and_lowers_the_players_when_cards_cannot(monkeypatch):
+    import mapkit.importers.gtfs.playtest as P
+
+    tickets = [{"from": f"s{i}", "to": f"t{i}", "points": 5} for i in range(24)]
+    data = {"rules": {"preset": "standard"}, "deck": {"total": P.MAX_DECK, "wild": 19, "counts": {}},
+            "ticket_decks": {"standard": tickets}}
+    played = []
+
+    def fake_play(d, players, games, seed):
+        played.append((players, len(d["ticket_decks"]["standard"])))
+        exhausted = games if players == 5 else 0          # the deck runs out at five players only
+        never = ["s0-t0"] if len(d["ticket_decks"]["standard"]) == 24 else []
+        return {"games": games, "gaps": {"cards_exhausted": exhausted} if exhausted else {}, "completion": 0.5,
+                "never_completed": never}
+
+    monkeypatch.setattr(P, "_play", fake_play)
+    res = P.playtest(data, games=10)
+    assert res.data["rules"]["overrides"]["max_players"] == 4
+    assert any("the board is for 2-4 players" in f for f in res.fixes)
+    assert [t for t in res.data["ticket_decks"]["standard"] if t["from"] == "s0"] == []
+    assert any("never completed" in f and "s0-t0" in f for f in res.fixes)
+    assert sorted(p for p in res.by_players if p <= 4) == [2, 3, 4] and not res.left
+    assert data["ticket_decks"]["standard"] == tickets      # the input is not changed
