@@ -30,6 +30,7 @@ SHARED = Path(os.environ.get("MAPKIT_GTFS_FEEDS") or REPO.parent / "shared" / "d
 pytest.importorskip("partridge", reason="the GTFS extra (pip install -e '.[gtfs]' or '.[test]') is not installed")
 
 from mapkit.importers.gtfs import import_feed  # noqa: E402
+from mapkit.importers.gtfs import lines as L  # noqa: E402
 from mapkit.importers.gtfs.read import FeedError  # noqa: E402
 
 
@@ -207,10 +208,10 @@ def test_metro_shared_trunk_is_double(metro_result):
         if "double" in r:
             doubles.setdefault(r["double"], []).append(r)
     assert doubles, "the shared Red/Blue trunk should be double routes"
-    ids = {c["lines"][0]: c["id"] for c in metro_result.summary["colors"]}
     for tracks in doubles.values():
         assert len(tracks) == 2
-        assert {t["color"] for t in tracks} == {ids["R"], ids["B"]}
+        # the two tracks of a double never share a card color
+        assert len({t["color"] for t in tracks}) == 2
         assert tracks[0]["length"] == tracks[1]["length"]
         ends = {by_id[tracks[0]["from"]], by_id[tracks[0]["to"]]}
         assert ends <= {"Red 8", "Red 9", "Central", "Red 11"}
@@ -242,13 +243,15 @@ def test_metro_palette(metro_result):
     by_name = {c["name"]: c for c in palette}
     # Red and Orange are nearly the same color: one card color for both
     merged = [c for c in s["colors"] if set(c["lines"]) == {"R", "O"}]
-    assert len(merged) == 1 and merged[0]["hex"] == "#E32017"
+    assert merged and merged[0]["hex"] == "#E32017"
+    assert [g["colors"] for g in s["color_groups"] if set(g["lines"]) == {"R", "O"}] == [[c["id"] for c in merged]]
     # white commuter rail and the colorless ferry got distinct colors, with the kind of their mode
     yellow = next(c for c in s["colors"] if c["lines"] == ["Y"])
     assert yellow["source"].startswith("replaced") and yellow["hex"] != "#FFFFFF"
     assert yellow["kind"] == "rail"
-    ferry = next(c for c in s["colors"] if c["lines"] == ["F"])
-    assert ferry["kind"] == "ferry" and "no route_color" in ferry["source"]
+    # the two-route ferry is a gray route, not a card color of its own
+    assert "F" in s["gray_lines"] and not any("F" in c["lines"] for c in s["colors"])
+    assert any("made gray" in n and "Island Ferry" in n for n in s["notes"])
     assert by_name["Green Loop"]["kind"] == "light-rail"
 
 
@@ -257,7 +260,8 @@ def test_metro_lengths_scaled_to_five_players(metro_result):
     spaces = sum(r["length"] for r in data["routes"])
     assert spaces == s["lengths"]["spaces"]
     trains = data.get("rules", {}).get("overrides", {}).get("trains", 45)
-    assert spaces >= 1.4 * 5 * trains
+    players = data.get("rules", {}).get("overrides", {}).get("max_players", 5)
+    assert spaces >= L.ROOM * players * trains and s["players"] == [2, players]
     longest = max(r["length"] for r in data["routes"])
     assert len(data["route_points"]) >= max(6, longest)
     assert data["route_points"][:6] == [1, 2, 4, 7, 10, 15]
@@ -390,10 +394,26 @@ def test_cli_writes_a_strictly_valid_board(cli, small_feed, tmp_path):
     assert sum(data["deck"]["counts"].values()) + data["deck"]["wild"] == data["deck"]["total"]
     assert data["ticket_decks"]["standard"]
     assert all("board" in s for s in data["stations"])
-    # never overwritten without --force
+    # the layout's figures, the playtest and the preview beside the board
+    b = summary["board"]
+    physical = data.get("physical", {})
+    assert b["size_mm"] == [physical.get("width_mm", 800), physical.get("height_mm", 530)]
+    assert 0 <= b["empty_share"] <= 1 and b["routes_over_90deg"] >= 0 and b["largest_gap_mm"] > 0
+    pt = summary["playtest"]
+    lo, hi = summary["players"]
+    assert sorted(pt["by_players"]) == [str(p) for p in range(lo, hi + 1)] or sorted(pt["by_players"]) == list(range(lo, hi + 1))
+    assert all(r["games"] == 200 for r in pt["by_players"].values())
+    png = out.with_suffix(".png")
+    assert summary["preview"] == str(png) and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # never overwritten without --force: neither the board nor its preview
     before = out.read_bytes()
     r = cli("import", "gtfs", small_feed, "--out", out)
     assert r.exit_code == 2 and "--force" in r.output and out.read_bytes() == before
+    other = tmp_path / "other.json"
+    (tmp_path / "other.png").write_bytes(b"mine")
+    r = cli("import", "gtfs", small_feed, "--out", other)
+    assert r.exit_code == 2 and "other.png exists" in r.output and not other.exists()
+    assert (tmp_path / "other.png").read_bytes() == b"mine"
 
 
 def test_cli_bad_input_exit_codes(cli, small_feed, tmp_path):
@@ -407,6 +427,19 @@ def test_cli_bad_input_exit_codes(cli, small_feed, tmp_path):
     r = cli("import", "gtfs", small_feed, "--out", small_feed, "--force")
     assert r.exit_code == 2 and "overwrite the input" in r.output
     assert not out.exists()
+
+
+def test_cli_names_file_problems_exit_2_before_any_work(cli, small_feed, tmp_path):
+    out = tmp_path / "x.json"
+    names = tmp_path / "names.csv"
+    names.write_text("stop,name\nR1,\n", encoding="utf-8")
+    r = cli("import", "gtfs", small_feed, "--out", out, "--names", names)
+    assert r.exit_code == 2 and "names.csv:2: name is empty" in r.output and "Traceback" not in r.output
+    r = cli("import", "gtfs", small_feed, "--out", out, "--names", tmp_path / "none.csv")
+    assert r.exit_code == 2 and "is not a file" in r.output
+    r = cli("import", "gtfs", small_feed, "--out", out, "--size", "80x53")
+    assert r.exit_code == 2 and "from 100 to 5000 mm" in r.output
+    assert not out.exists() and not out.with_suffix(".png").exists()
 
 
 def test_cli_without_the_extra(cli, small_feed, tmp_path, monkeypatch):
@@ -437,7 +470,7 @@ def test_route_types_basic_and_extended():
 
 
 def test_station_names_from_stop_names():
-    from mapkit.importers.gtfs.stations import _key, base_name
+    from mapkit.importers.gtfs.names import base_name, merge_key as _key
 
     assert base_name("Central - Platform 2") == "Central"
     assert base_name("Anderson St C227 (Cemetery)") == "Anderson St (Cemetery)"
@@ -465,9 +498,10 @@ def test_broken_trips_and_calendar_rows_and_no_service(tmp_path):
 
 
 def test_cli_lays_out_again_with_shorter_lengths_while_the_board_fails(cli, small_feed, tmp_path, monkeypatch):
-    """The drafts are laid out the most spaces first (lengths for more board than the estimate
-    says fits, then less; without --stations each station target too); while the layout leaves
-    problems the next one is laid out, at most MAX_LAYOUTS, and nothing is written until one is valid."""
+    """The drafts are laid out board size by board size, from the smallest that holds four players
+    up, on each the most spaces first (lengths for more board than the estimate says fits, then
+    less; without --stations each station target too); while the layout leaves problems the next
+    one is laid out, at most MAX_LAYOUTS, and nothing is written until one is valid."""
     import mapkit.importers.gtfs.board as B
     from mapkit.cli_import import MAX_LAYOUTS
     from mapkit.errors import ERROR, Problem, Report
@@ -487,8 +521,14 @@ def test_cli_lays_out_again_with_shorter_lengths_while_the_board_fails(cli, smal
     attempts = summary["attempts"]
     assert 2 <= len(attempts) == len(laid) <= MAX_LAYOUTS
     assert all(a["errors"] == 1 and not a["valid"] and a["first_problems"] for a in attempts)
-    spaces = [a["spaces"] for a in attempts]
-    assert spaces == sorted(spaces, reverse=True)
+    # on each board size the most spaces first, at most MAX_PER_BOARD; then the next size up
+    from mapkit.cli_import import MAX_PER_BOARD
+    boards = [tuple(a["board_mm"]) for a in attempts]
+    areas = [w * h for w, h in dict.fromkeys(boards)]
+    assert areas[1:] == sorted(areas[1:]) and len(areas) >= 2 and areas[0] <= areas[1]
+    for b in set(boards):
+        spaces = [a["spaces"] for a in attempts if tuple(a["board_mm"]) == b]
+        assert spaces == sorted(spaces, reverse=True) and len(spaces) <= MAX_PER_BOARD
     # no board is laid out twice
     assert all(x != y for i, x in enumerate(laid) for y in laid[i + 1:])
     # the first valid draft is the one written
@@ -499,7 +539,7 @@ def test_cli_lays_out_again_with_shorter_lengths_while_the_board_fails(cli, smal
         return failing_layout(data) if len(calls) == 1 else B.Finished(data, json.dumps(data), Report("x", []), {}, {"total": 110, "wild": 14}, 30)
 
     monkeypatch.setattr(B, "finish_board", second_is_valid)
-    r = cli("import", "gtfs", small_feed, "--out", out, "--format", "json")
+    r = cli("import", "gtfs", small_feed, "--out", out, "--format", "json", "--games", "0")
     summary = json.loads(r.output)
     assert r.exit_code == 0 and [a["valid"] for a in summary["attempts"]] == [False, True]
     assert json.loads(out.read_text()) == calls[1]
@@ -515,3 +555,26 @@ def test_cli_synthetic_metro_full_size_is_written_valid(cli, tmp_path):
     assert r.exit_code == 0, (summary["problems"][:5], summary["attempts"])
     assert cli("validate", out, "--strict").exit_code == 0
     assert summary["trains"] < 45 and any("scaled down" in n for n in summary["notes"])
+
+
+def test_text_summary_prints_merges_board_players_and_playtest(metro_result):
+    from mapkit.cli_import import format_summary
+
+    s = dict(metro_result.summary)
+    s.update(board={"size_mm": [800, 530], "empty_share": 0.31, "routes_over_90deg": 2, "largest_gap_mm": 6.4},
+             players=[2, 4], deck={"total": 110, "wild": 14}, tickets=30, written=True, out="x.json", seconds=1.0,
+             preview="x.png",
+             playtest={"games": 200, "agent": "route-focus", "seconds": 3.0,
+                       "by_players": {2: {"games": 200, "gaps": {}, "completion": 0.8},
+                                      4: {"games": 200, "gaps": {"endless_wipes": 3}, "completion": 0.6}},
+                       "fixes": ["4 players: 12 more train cards (110 -> 122)"],
+                       "left": ["4 players: endless_wipes in 3 of 200 games: fewer wild cards"]})
+    text = format_summary(s)
+    m = s["stations"]["merge"]
+    assert f"stations: {m['stops']} stops merged into {m['stations']} stations ({m['by_parent']} by parent station" in text
+    assert "board: 800 x 530 mm, 31 % empty, 2 route(s) drawn more than 90 degrees off the real map, largest gap " \
+           "between spaces 6.4 mm" in text
+    assert f"players: 2-4 with {s['trains']} trains each" in text
+    assert "  4 players: endless_wipes in 3 games; tickets completed 60 %" in text
+    assert "  fixed: 4 players: 12 more train cards" in text and "  to do: 4 players: endless_wipes" in text
+    assert "preview: x.png" in text and "card colors from" in text

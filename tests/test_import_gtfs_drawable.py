@@ -154,7 +154,7 @@ def test_a_color_that_only_runs_beside_others_still_gets_a_track():
 
 
 def test_long_station_names_cut_after_a_whole_word():
-    from mapkit.importers.gtfs.board import _cut_words
+    from mapkit.importers.gtfs.names import cut_words as _cut_words
 
     assert _cut_words("Cairns Central Shopping Centre Bus Interchange (McLeod Street side) Stop D", 56) == \
         "Cairns Central Shopping Centre Bus Interchange"

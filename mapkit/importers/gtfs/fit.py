@@ -1,11 +1,11 @@
 """Does the draft fit a board? The size the layout would draw it at, estimated before laying out.
 
 `mapkit layout` draws each pair of stations about as far apart as the routes between them are
-long (stress majorization from the real map), then picks the smallest standard size that holds
-it (`--size auto`, mapkit.layout.fit.pick_size). A network whose lengths ask for more than the
-board the layout can draw (FIT_BOARD, its largest standard size) is drawn shrunk and fails the
-space checks; so the importer estimates that span first, chooses the station count and lengths
-that fit, and says so.
+long (stress majorization from the real map). A network whose lengths ask for more than the board
+is drawn shrunk and fails the space checks; so the importer estimates that span first (span_mm)
+and scales the lengths to fit the board it lays the draft out on: the given --size, else each
+standard size from GAME_BOARD (800 x 530 mm, the published maps') up (board_sizes), turned the
+way the network is longer (oriented).
 """
 
 from __future__ import annotations
@@ -16,11 +16,14 @@ import numpy as np
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import dijkstra
 
-from mapkit.layout.fit import EDGE_MM, STANDARD_SIZES, pick_size
+from mapkit.layout.fit import EDGE_MM, STANDARD_SIZES
 from mapkit.layout.network import preferred_mm
 from mapkit.model import Physical
 
-FIT_BOARD = tuple(float(x) for x in max(STANDARD_SIZES, key=lambda s: s[0] * s[1]))  # 1682 x 1189 mm
+FIT_BOARD = tuple(float(x) for x in max(STANDARD_SIZES, key=lambda s: s[0] * s[1]))  # the largest: 1682 x 1189 mm
+# the published maps' size (the standard Ticket to Ride board): drafts are fitted to it first,
+# then to each larger standard size while the layout leaves problems (board_sizes)
+GAME_BOARD = (800.0, 530.0)
 # room for what the estimate does not see (paths that are not straight, labels)
 GROWTH = 1.0
 # `mapkit import gtfs` makes drafts at each of these and lays them out the most spaces first
@@ -61,18 +64,32 @@ def span_mm(xy: dict, ends: list[tuple[str, str]], lengths: list[int]) -> tuple[
         float((dist * np.abs(delta[..., 1]) / norm).max()) * GROWTH
 
 
-def fits(span: tuple[float, float], tolerance: float = 1.0, ph: Physical = Physical()) -> bool:
-    """Whether a span, divided by tolerance, fits FIT_BOARD (either way round) inside its margins."""
+def board_sizes(size=None) -> list[tuple[float, float]]:
+    """The boards to fit drafts to, in turn: the given (width, height), else the standard sizes
+    from GAME_BOARD up by area (landscape; `oriented` turns each to the network)."""
+    if size is not None and size != "auto":
+        return [tuple(float(v) for v in size)]
+    up = sorted({(float(max(w, h)), float(min(w, h))) for w, h in STANDARD_SIZES}, key=lambda s: s[0] * s[1])
+    return [s for s in up if s[0] * s[1] >= GAME_BOARD[0] * GAME_BOARD[1]]
+
+
+def oriented(board: tuple[float, float], span: tuple[float, float], fixed: bool) -> tuple[float, float]:
+    """board as given when fixed (--size), else turned the way the network is longer."""
+    if fixed:
+        return board
+    w, h = max(board), min(board)
+    return (w, h) if span[0] >= span[1] else (h, w)
+
+
+def fits(span: tuple[float, float], tolerance: float = 1.0, board: tuple[float, float] = FIT_BOARD,
+         fixed: bool = False, ph: Physical = Physical()) -> bool:
+    """Whether a span, divided by tolerance, fits `board` (either way round unless fixed) inside its
+    margins."""
     span = (span[0] / tolerance, span[1] / tolerance)
-    w, h = pick_size(span[0], span[1], ph.margin_mm)
-    return w * h <= FIT_BOARD[0] * FIT_BOARD[1] and max(w, h) <= max(FIT_BOARD) and min(w, h) <= min(FIT_BOARD) \
-        and _holds(w, h, span, ph)
+    w, h = oriented(board, span, fixed)
+    return _holds(w, h, span, ph)
 
 
 def _holds(w: float, h: float, span, ph) -> bool:
     e = 2 * (ph.margin_mm + EDGE_MM)
     return span[0] + e <= w and span[1] + e <= h
-
-
-def board_for(span: tuple[float, float], ph: Physical = Physical()) -> tuple[float, float]:
-    return pick_size(span[0], span[1], ph.margin_mm)

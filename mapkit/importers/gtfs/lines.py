@@ -27,9 +27,19 @@ from mapkit.importers.gtfs.stations import Station, haversine_m
 
 PLAYERS = 5
 TRAINS = 45           # the standard ruleset's trains per player
-ROOM = 1.4            # spaces per train, the standard map's room to spare
-MAX_LENGTH = 9
-MIN_TRAINS = 10
+# spaces per train at the most players, the standard map's room to spare: boards/north-america.json
+# has 309 spaces (both tracks of its doubles) for 5 players of 45 trains
+STANDARD_SPACES = 309
+ROOM = STANDARD_SPACES / (PLAYERS * TRAINS)      # 1.373
+MAX_LENGTH = 8        # the points table extended as the published maps do (7: 18, 8: 21)
+# fewest trains a player, as the published city maps have (New York 15 taxis, Amsterdam 16 carts,
+# London 17 buses, for 2-4 players): a network holding fewer for five players is played by fewer
+# (players_and_trains)
+MIN_TRAINS = 15
+MIN_PLAYERS = 2
+# five players only with at least this many trains each (the quick variant's 30): five players on
+# a city map's 15-17 trains would fill it in a few turns
+FIVE_PLAYER_TRAINS = 30
 # length ∝ distance ** EXPONENT: a 12 km commuter-rail stretch is not twelve times a 1 km metro
 # hop on a board (the published city maps are schematic too); 1 would be strictly proportional
 EXPONENT = 0.6
@@ -43,7 +53,7 @@ DOUBLE_SHARE = 0.2
 
 
 def route_points(longest: int) -> list[int]:
-    table = [1, 2, 4, 7, 10, 15, 18, 21, 27]
+    table = [1, 2, 4, 7, 10, 15, 18, 21]
     while len(table) < longest:
         table.append(table[-1] + 6)
     return table[:max(6, longest)]
@@ -90,7 +100,8 @@ def segments(patterns: dict[str, tuple[str, ...]], kept: set, stations: dict[str
     return out
 
 
-def plan_tracks(segs: list[Segment], color_of: dict[str, str], trips: dict[str, int]) -> tuple[list, list[dict], list[dict]]:
+def plan_tracks(segs: list[Segment], color_of: dict[str, str], trips: dict[str, int],
+                every_color: bool = True) -> tuple[list, list[dict], list[dict]]:
     """([(segment, [line of track 1, line of track 2?])], segments with more than two lines,
     shared segments left single).
 
@@ -99,7 +110,8 @@ def plan_tracks(segs: list[Segment], color_of: dict[str, str], trips: dict[str, 
     for the DOUBLE_SHARE of all segments whose second line runs most: a bus network shares most
     of its streets, and a board of doubles is hard to draw and leaves nothing to block. Track 2 is
     the next most frequent line of another card color when there is one (two tracks of one color
-    add nothing to choose between), else the next line."""
+    add nothing to choose between), else the next line. every_color: give a color whose lines only
+    run beside others a track (off when the colors are more line families than the deck keeps)."""
     ranked_trips = sorted(trips.values())
     median = ranked_trips[len(ranked_trips) // 2] if ranked_trips else 0
     second_of = {}
@@ -112,7 +124,8 @@ def plan_tracks(segs: list[Segment], color_of: dict[str, str], trips: dict[str, 
                       key=lambda k: (-trips.get(second_of[k], 0), -segs[k].distance_m, k))
     cap = max(1, round(DOUBLE_SHARE * len(segs)))
     doubled = set(eligible[:cap])
-    _every_color_drawn(segs, color_of, second_of, doubled)
+    if every_color:
+        _every_color_drawn(segs, color_of, second_of, doubled)
     plans, crowded, single = [], [], []
     for k, sg in enumerate(segs):
         first = sg.lines[0]
@@ -178,6 +191,13 @@ def scale_lengths(distances: list[float], tracks: list[int], target_spaces: int)
     return lengths(hi), hi, True
 
 
-def trains_for(spaces: int) -> int:
-    """Trains per player that `spaces` can hold for five players with the usual room."""
-    return max(MIN_TRAINS, math.floor(spaces / (PLAYERS * ROOM)))
+def players_and_trains(spaces: int) -> tuple[int, int] | None:
+    """(most players, trains per player) that `spaces` hold with the standard map's ROOM, as the
+    published maps do: 45 trains at five players when the network has the room, else fewer trains;
+    below FIVE_PLAYER_TRAINS at five players, 2-4 players with at least MIN_TRAINS as the city maps
+    have, then fewer players; None when even two players would have fewer."""
+    for players in range(PLAYERS, MIN_PLAYERS - 1, -1):
+        trains = min(TRAINS, math.floor(spaces / (players * ROOM)))
+        if trains >= (FIVE_PLAYER_TRAINS if players == PLAYERS else MIN_TRAINS):
+            return players, trains
+    return None

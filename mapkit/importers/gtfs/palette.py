@@ -1,15 +1,21 @@
-"""Card colors from the lines' route_color.
+"""Card colors: line families from the lines' route_color (build_palette), then the deck's card
+colors as a game decision (deck_colors).
 
-- Lines whose colors are nearly the same (CIEDE2000 below MERGE_DELTA_E) are one card color:
-  the branches of one line family. When one color covers most lines of a feed (an agency's brand
-  color on every bus), it says nothing about the lines, and those lines get their own colors.
+build_palette — the families:
+- Lines whose colors are nearly the same (CIEDE2000 below MERGE_DELTA_E) are one family: the
+  branches of one line. When one color covers most lines of a feed (an agency's brand color on
+  every bus), it says nothing about the lines, and each of them is a family of its own.
 - Colors are taken in order of importance (rail-like lines, then by trips on the service day);
   a missing, near-white or malformed route_color, or one that clashes with a color already taken
   or with the gray of gray routes (closer than mapkit's MIN_COLOR_DELTA_E, what `validate` warns
   about), is replaced by the candidate farthest from every color taken.
-- Past MAX_COLORS card colors, the least frequent bus lines become gray routes (claimed with any
-  one color), as the published maps do with minor routes.
 - A color's name comes from its lines' names; its kind from their route_type.
+
+deck_colors — the deck: MIN_DECK_COLORS to MAX_DECK_COLORS card colors by default (--colors N),
+families of at most GRAY_TRACKS tracks made gray (up to GRAY_SHARE of the spaces) or joined to a
+neighbour, the smallest families joined to the one they share most stations with, and a feed of
+fewer families than colors (two lines of one red) gets colors dealt along its lines so that each
+color's track is spread over the board; see its docstring.
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ from mapkit.colors import GRAY_DISPLAY_HEX, MIN_COLOR_DELTA_E, color_distance, h
 from mapkit.importers.gtfs.select import BUS_MODES, Line
 
 MERGE_DELTA_E = 8.0
-MAX_COLORS = 12
+MAX_COLORS = 40           # line families told apart before the deck decides (deck_colors)
 BRAND_SHARE = 0.5     # one color on more than half of the lines (and at least BRAND_LINES) is a brand
 BRAND_LINES = 4
 
@@ -138,7 +144,7 @@ def build_palette(lines: list[Line]) -> tuple[list[CardColor], dict[str, str], l
     for cl in clusters:
         if len(cl) >= BRAND_LINES and len(cl) > BRAND_SHARE * len(lines) and len(lines) > BRAND_LINES:
             notes.append(f"{len(cl)} of {len(lines)} lines share route_color {usable[cl[0].route_id]} (the agency's "
-                         f"color, not a line's): each line gets its own card color, the most frequent keeps it")
+                         f"color, not a line's): each line is a family of its own")
             groups.append([cl[0]])
             for ln in cl[1:]:
                 usable.pop(ln.route_id, None)
@@ -200,3 +206,154 @@ def build_palette(lines: list[Line]) -> tuple[list[CardColor], dict[str, str], l
         for ln in g:
             assign[ln.route_id] = cid
     return palette, assign, notes
+
+
+# card colors a deck plays with by default: at least MIN_DECK_COLORS, at most MAX_DECK_COLORS (the
+# standard map's 8), each holding at least TRACKS_PER_COLOR tracks; lines of at most GRAY_TRACKS
+# tracks are gray routes (claimed with any one color) rather than a color of their own
+MIN_DECK_COLORS = 5
+MAX_DECK_COLORS = 8
+TRACKS_PER_COLOR = 3
+GRAY_TRACKS = 2
+GRAY_SHARE = 0.25      # at most this share of the spaces gray; the other small lines join a neighbour
+# names of the colors a deck adds when the feed's lines have fewer colors than the deck needs
+HUE_NAMES = {"#d7191c": "Red", "#2c7bb6": "Blue", "#1a9641": "Green", "#fdae61": "Orange", "#7b3294": "Purple",
+             "#111111": "Black", "#f1c40f": "Yellow", "#e7298a": "Pink", "#8c510a": "Brown", "#00a6a6": "Teal",
+             "#66a61e": "Lime", "#253494": "Navy", "#ff7f00": "Amber", "#b2182b": "Crimson", "#6a3d9a": "Violet",
+             "#01665e": "Pine", "#c51b7d": "Magenta", "#4d9221": "Olive", "#f46d43": "Coral", "#5e3c99": "Indigo",
+             "#35978f": "Jade", "#bf812d": "Ochre", "#762a83": "Plum", "#de77ae": "Rose"}
+
+
+@dataclass
+class DeckColors:
+    palette: list           # CardColor, in deck order
+    tracks: list            # per plan: the color id of each of its tracks ('gray' for gray routes)
+    notes: list
+    grouping: list          # per card color: how it was made (for the summary)
+
+
+def deck_color_count(families: int, tracks: int, asked: int | None) -> tuple[int, str]:
+    """(card colors, why): `asked` (--colors) when given, else the families' count held to
+    MIN_DECK_COLORS..MAX_DECK_COLORS; either way at most one color per TRACKS_PER_COLOR tracks."""
+    want = asked if asked else min(MAX_DECK_COLORS, max(MIN_DECK_COLORS, families))
+    room = max(2, tracks // TRACKS_PER_COLOR)
+    if want > room:
+        return room, f"{room} card colors (of {want}): the board has {tracks} colored tracks, {TRACKS_PER_COLOR} at least a color"
+    return want, (f"{want} card colors (--colors)" if asked else
+                  f"{want} card colors from {families} line famil{'y' if families == 1 else 'ies'} "
+                  f"(between {MIN_DECK_COLORS} and {MAX_DECK_COLORS} by default; --colors N to choose)")
+
+
+def deck_colors(palette: list[CardColor], assign: dict[str, str], plans: list, lengths: list[int],
+                lines: dict[str, Line], asked: int | None = None) -> DeckColors:
+    """Card colors as a game decision, from the line families (`build_palette`'s colors: lines of
+    one route_color) and the tracks drawn (plans: (segment, [line id of each track])).
+
+    - A family of at most GRAY_TRACKS tracks is made gray.
+    - More families than the deck's colors (deck_color_count): the family with the fewest spaces
+      joins the family it shares the most stations with (its trunk), again and again.
+    - Fewer: the family with the most spaces a color gets one more color, again and again, and a
+      family's tracks are dealt to its colors along its lines, each track to the color with the
+      fewest spaces so far that no track at either of its stations has: each color's track is
+      spread over the family's part of the board, and the spaces are even.
+    - The two tracks of a double never share a color (the second is then gray)."""
+    notes, grouping = [], []
+    fam_tracks: dict[str, list[tuple[int, int]]] = {}
+    for i, (sg, tracks) in enumerate(plans):
+        for j, ln in enumerate(tracks):
+            fam_tracks.setdefault(assign[ln], []).append((i, j))
+    by_id = {c.id: c for c in palette}
+    fams = [c.id for c in palette if c.id in fam_tracks]
+    spaces = {f: sum(lengths[i] for i, _ in fam_tracks[f]) for f in fams}
+    small = sorted((f for f in fams if len(fam_tracks[f]) <= GRAY_TRACKS), key=lambda f: (spaces[f], f))
+    gray, total = [], sum(spaces.values()) or 1
+    for f in small:
+        if len(gray) + 1 < len(fams) and sum(spaces[g] for g in gray) + spaces[f] <= GRAY_SHARE * total:
+            gray.append(f)
+    if gray:
+        notes.append(f"{len(gray)} line famil{'y' if len(gray) == 1 else 'ies'} of {GRAY_TRACKS} tracks or fewer made gray "
+                     f"routes (claimed with any one color): " + ", ".join(by_id[f].name for f in gray))
+        fams = [f for f in fams if f not in gray]
+    joining = [f for f in small if f not in gray and len(fams) > 1]   # past GRAY_SHARE: joined to a neighbour
+    colored_tracks = sum(len(fam_tracks[f]) for f in fams)
+    n, why = deck_color_count(len(fams), colored_tracks, asked)
+    notes.append(why)
+    stations = {f: {x for i, _ in fam_tracks[f] for x in (plans[i][0].a, plans[i][0].b)} for f in fams}
+    members = {f: [f] for f in fams}
+    while len(fams) > n or (joining and len(fams) > 1):
+        small = joining.pop(0) if joining else min(fams, key=lambda f: (spaces[f], f))
+        others = [f for f in fams if f != small]
+        into = max(others, key=lambda f: (len(stations[f] & stations[small]), -spaces[f], f))
+        shared = len(stations[into] & stations[small])
+        notes.append(f"{by_id[small].name} joins {by_id[into].name} as one card color ("
+                     + (f"{shared} station{'s' if shared > 1 else ''} shared)" if shared else
+                        "no station shared: the smallest family)"))
+        members[into] += members.pop(small)
+        fam_tracks[into] += fam_tracks.pop(small)
+        spaces[into] += spaces.pop(small)
+        stations[into] |= stations.pop(small)
+        fams.remove(small)
+    split = {f: 1 for f in fams}
+    while sum(split.values()) < n and fams:
+        f = max(fams, key=lambda f: (spaces[f] / split[f], len(fam_tracks[f]) / split[f] >= 2 * TRACKS_PER_COLOR, f))
+        if len(fam_tracks[f]) < (split[f] + 1) * TRACKS_PER_COLOR:
+            break
+        split[f] += 1
+    fams.sort(key=lambda f: (by_id[f].source != "route_color", -spaces[f], f))
+    taken = [GRAY_DISPLAY_HEX]
+    out: list[CardColor] = []
+    ids: set[str] = set()
+    subs: dict[str, list[str]] = {}
+    names = {}
+    for f in fams:
+        famlines = [lines[x] for m in members[f] for x in by_id[m].lines]
+        names[f] = (_name(famlines) if len(members[f]) > 1 else by_id[f].name, famlines)
+        subs[f] = []
+    # each family's own color first (its route_color where distinct), then the colors added
+    for k in range(max(split.values(), default=0)):
+        for f in fams:
+            if k >= split[f]:
+                continue
+            lead = by_id[f]
+            name, famlines = names[f]
+            if k == 0 and lead.source == "route_color" and all(color_distance(lead.hex, t) >= MIN_COLOR_DELTA_E for t in taken):
+                hexval, cname, cid, source = lead.hex, name, lead.id, "route_color"
+            else:
+                hexval, _ = distinct_color(taken)
+                hue = HUE_NAMES.get(hexval, hexval.upper())
+                cname = hue if split[f] > 1 else name
+                cid = _slug(hue) if split[f] > 1 else lead.id
+                source = (f"one of {split[f]} colors dealt along {name}" if split[f] > 1 else
+                          "joined: " + ", ".join(by_id[m].name for m in members[f]) if len(members[f]) > 1 else
+                          lead.source if lead.source != "route_color" else "replaced: too close to a color taken")
+            base, m = cid, 2
+            while cid in ids or cid in ("gray", "wild"):
+                cid = f"{base}-{m}"
+                m += 1
+            ids.add(cid)
+            taken.append(hexval)
+            out.append(CardColor(cid, cname[:40], hexval, lead.kind, [x.route_id for x in famlines], source))
+            subs[f].append(cid)
+    for f in fams:
+        grouping.append({"family": names[f][0], "lines": [x.label for x in names[f][1]], "colors": subs[f]})
+    # deal the tracks
+    track_colors = [["gray"] * len(t) for _, t in plans]
+    at_station: dict[str, set] = {}
+    dealt = {c.id: 0 for c in out}
+    for f in fams:
+        for i, j in fam_tracks[f]:
+            sg = plans[i][0]
+            busy = at_station.get(sg.a, set()) | at_station.get(sg.b, set())
+            partner = {track_colors[i][k] for k in range(len(plans[i][1])) if k != j}
+            choices = [c for c in subs[f] if c not in busy and c not in partner] or \
+                      [c for c in subs[f] if c not in partner]
+            if not choices:
+                continue          # the double's other track has the family's one color: this one gray
+            c = min(choices, key=lambda c: (dealt[c], subs[f].index(c)))
+            track_colors[i][j] = c
+            dealt[c] += lengths[i]
+            at_station.setdefault(sg.a, set()).add(c)
+            at_station.setdefault(sg.b, set()).add(c)
+    used = {c for t in track_colors for c in t}
+    out = [c for c in out if c.id in used]
+    return DeckColors(out, track_colors, notes, grouping)

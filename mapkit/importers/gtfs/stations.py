@@ -1,9 +1,10 @@
 """Stops → stations, and which stations a board keeps.
 
-- A stop belongs to its parent station (location_type 1) when it has one; stops left without one
-  are merged when their names match once platform, bay and direction words are taken off and
-  they are within MERGE_DISTANCE_M of each other (the two sides of a street, the bays of a bus
-  interchange).
+- Only stops a trip of the selected lines serves are stations; entrances, generic nodes and
+  boarding areas (location_type 2, 3, 4) never are.
+- A stop belongs to its parent station (location_type 1) when it has one; the rest are merged by
+  name within SAME_NAME_M (SAME_NAME_RAIL_M for rail platforms) and by proximity alone within
+  PROXIMITY_M (merge_stations), and the summary counts the stops merged for each reason.
 - Each line's representative pattern is its most frequent stop sequence on the service day (a
   pattern and its reverse are one pattern: the two directions of a line).
 - Kept: every line's terminals, and every junction (three or more neighbours in the network of
@@ -17,14 +18,22 @@
 from __future__ import annotations
 
 import math
-import re
-import unicodedata
 from collections import Counter, defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+import networkx as nx
+import numpy as np
+from scipy.cluster.hierarchy import fcluster, linkage
+from scipy.spatial import cKDTree
+
+from mapkit.importers.gtfs.names import base_name, is_street, merge_key
 from mapkit.importers.gtfs.read import Column, Feed, FeedError, as_float, as_int
 
-MERGE_DISTANCE_M = 400.0
+# merging stops into stations (merge_stations), distances between stops in metres
+SAME_NAME_M = 150.0        # stops of one name: the two sides of a street, the bays of a bus interchange
+SAME_NAME_RAIL_M = 400.0   # rail platforms of one name, and the stops of one named place that is no
+                           # street (a shopping centre, a campus, a transit centre's bays)
+PROXIMITY_M = 40.0         # any two stops this close are one place to a rider (corners of one crossing)
 
 
 def haversine_m(a: tuple[float, float], b: tuple[float, float]) -> float:
@@ -84,41 +93,15 @@ def read_trip_stops(feed: Feed, trip_ids: set[str], stops: dict[str, Stop]) -> d
         if s not in stops:
             unknown.append(f"{feed.where('stop_times.txt')}:{n}: stop_id '{s}' is not in stops.txt")
             continue
+        if stops[s].location_type in FACILITIES:
+            continue  # an entrance or a boarding area named by mistake: no rider boards there
         seqs[t].append((int(row["stop_sequence"]), s))
     if unknown:
         raise FeedError(unknown)
     return {t: tuple(s for _, s in sorted(v)) for t, v in seqs.items()}
 
 
-# what follows a station's name in a stop's name: a platform, bay or stand; a direction; "hail and
-# ride"; and stop codes like Cairns's "C227" (a capital letter and digits, as agencies print them)
-_SUFFIX = re.compile(
-    r"(\s*[-–,/]\s*|\s+)(platform|plat|bay|stand|stop|gate|track|quay)\s*[a-z0-9]{0,3}$"
-    r"|\s*\((platform|bay|stand|stop|track|[nsew]b|north|south|east|west)[^)]*\)$"
-    r"|\s*[-–]\s*hail and ride( location)?$"
-    r"|\s+(north|south|east|west)bound$|\s+\[?[nsew]b\]?$",
-    re.IGNORECASE)
-_CODE = re.compile(r"\s*[-–]?\s*\b[A-Z]{1,2}\d{1,4}\b")
-_PARENS = re.compile(r"\s*\([^)]*\)")
-
-
-def base_name(name: str) -> str:
-    """The station name in a stop's name: 'Central - Platform 2' → 'Central',
-    'Anderson St C227 (Cemetery)' → 'Anderson St (Cemetery)'."""
-    out = _CODE.sub("", name.strip()).strip()
-    for _ in range(3):
-        new = _SUFFIX.sub("", out).strip()
-        if new == out or not new:
-            break
-        out = new
-    return re.sub(r"\s{2,}", " ", out) or name.strip()
-
-
-def _key(name: str) -> str:
-    """What stops must share to merge by name: the base name without any parenthesis."""
-    text = _PARENS.sub("", base_name(name)) or base_name(name)
-    text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower()
-    return re.sub(r"[^a-z0-9]+", " ", text).strip()
+FACILITIES = (2, 3, 4)    # entrance, generic node, boarding area: no passenger boards a train there
 
 
 @dataclass
@@ -127,27 +110,38 @@ class Station:
     name: str
     lat: float
     lon: float
-    stops: list
+    stops: list                   # the root stops (parents, or stops without one) merged into it
+    stop_names: list = field(default_factory=list)   # every served stop's own name
+    stop_ids: list = field(default_factory=list)     # every served stop's id (platforms and bays too)
 
 
-def merge_stations(used: set[str], stops: dict[str, Stop], feed: Feed) -> tuple[dict[str, str], dict[str, Station]]:
-    """(stop id → station key, station key → Station) for the stops that trips use."""
+def _metres(coords: dict[str, tuple[float, float]], keys: list[str]) -> np.ndarray:
+    lat0 = sum(coords[k][0] for k in keys) / max(1, len(keys))
+    k = math.cos(math.radians(lat0))
+    return np.array([(coords[r][1] * 111320.0 * k, coords[r][0] * 110540.0) for r in keys], dtype=float).reshape(-1, 2)
+
+
+def merge_stations(used: set[str], stops: dict[str, Stop], feed: Feed,
+                   rail: frozenset = frozenset()) -> tuple[dict[str, str], dict[str, Station], dict]:
+    """(stop id → station key, station key → Station, figures) for the stops that trips use.
+
+    A stop goes to its parent station first. The roots left (parents, and stops without one) are
+    merged, as gtfstools' combine_nearby_stops does, only within a bounded distance: pairs closer
+    than SAME_NAME_M (SAME_NAME_RAIL_M when both are served by rail-like lines, the platforms of
+    one name, or when the name is a place and not a street, names.is_street) whose names agree once direction, bay, platform and stop codes are taken off
+    (names.merge_key), and pairs closer than PROXIMITY_M whatever their names (the corners of one
+    crossing); the pairs are found with a k-d tree, joined as a graph's connected components and
+    each component cut by complete linkage at its distance, so that no station spans more than
+    that (a long street of same-named stops is not one station). `rail`: the stops served by
+    rail-like lines."""
     root = {}
     for s in used:
         p = stops[s].parent
-        root[s] = p if p and p in stops else s
-    # union-find over roots with the same base name close together
-    parent = {r: r for r in set(root.values())}
-
-    def find(x):
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
+        root[s] = p if p and p in stops and p != s else s
+    roots = sorted(set(root.values()))
     coords = {}
     missing = []
-    for r in parent:
+    for r in roots:
         st = stops[r]
         if st.lat is None or st.lon is None:
             # a parent without coordinates takes its children's mean
@@ -161,30 +155,62 @@ def merge_stations(used: set[str], stops: dict[str, Stop], feed: Feed) -> tuple[
             coords[r] = (st.lat, st.lon)
     if missing:
         raise FeedError(missing)
-    by_name = defaultdict(list)
-    for r in sorted(parent):
-        by_name[_key(stops[r].name) or r].append(r)
-    for group in by_name.values():
-        for i, a in enumerate(group):
-            for b in group[i + 1:]:
-                if haversine_m(coords[a], coords[b]) <= MERGE_DISTANCE_M:
-                    ra, rb = find(a), find(b)
-                    if ra != rb:
-                        parent[max(ra, rb)] = min(ra, rb)
-    members = defaultdict(list)
-    for r in parent:
-        members[find(r)].append(r)
-    stations = {}
-    for key, roots in members.items():
-        names = Counter(base_name(stops[r].name) or stops[r].name or r for r in roots)
+    rail_roots = {root[s] for s in used if s in rail}
+    keys = {r: merge_key(stops[r].name) or r for r in roots}
+    xy = _metres(coords, roots)
+    graph = nx.Graph()
+    graph.add_nodes_from(range(len(roots)))
+    reason = {}
+    if len(roots) > 1:
+        for i, j in sorted(cKDTree(xy).query_pairs(SAME_NAME_RAIL_M)):
+            a, b = roots[i], roots[j]
+            d = float(np.hypot(*(xy[i] - xy[j])))
+            place = not is_street(keys[a])
+            limit = SAME_NAME_RAIL_M if (a in rail_roots and b in rail_roots) or place else SAME_NAME_M
+            if keys[a] == keys[b] and d <= limit:
+                graph.add_edge(i, j, limit=limit)
+                reason[(i, j)] = "same name nearby"
+            elif d <= PROXIMITY_M:
+                graph.add_edge(i, j, limit=PROXIMITY_M)
+                reason[(i, j)] = "proximity"
+    members: list[list[str]] = []
+    figures = Counter()
+    for comp in sorted(nx.connected_components(graph), key=min):
+        comp = sorted(comp)
+        if len(comp) == 1:
+            members.append([roots[comp[0]]])
+            continue
+        limit = max(d["limit"] for _, _, d in graph.subgraph(comp).edges(data=True))
+        labels = fcluster(linkage(xy[comp], method="complete"), t=limit, criterion="distance")
+        for lab in sorted(set(labels)):
+            part = [comp[i] for i in range(len(comp)) if labels[i] == lab]
+            members.append([roots[i] for i in part])
+            if len(part) > 1:
+                why = {reason.get((min(i, j), max(i, j))) for i in part for j in part if i < j} - {None}
+                figures["same name nearby" if why == {"same name nearby"} else "proximity"] += len(part) - 1
+    figures["parent"] = sum(1 for s in used if root[s] != s)
+    served_names, served_ids = defaultdict(list), defaultdict(list)
+    for s in sorted(used):
+        served_names[root[s]].append(stops[s].name)
+        served_ids[root[s]].append(s)
+    stations, stop_station = {}, {}
+    for group in members:
+        key = min(group)
+        names = Counter(base_name(stops[r].name) or stops[r].name or r for r in group)
         # a parent station's own name wins; else the commonest base name
-        parents = [r for r in roots if stops[r].location_type == 1 and stops[r].name]
-        name = stops[parents[0]].name if parents else sorted(names.items(), key=lambda kv: (-kv[1], kv[0]))[0][0]
-        lat = sum(coords[r][0] for r in roots) / len(roots)
-        lon = sum(coords[r][1] for r in roots) / len(roots)
-        stations[key] = Station(key, name, lat, lon, sorted(roots))
-    stop_station = {s: find(root[s]) for s in used}
-    return stop_station, stations
+        parents = [r for r in group if stops[r].location_type == 1 and stops[r].name]
+        name = base_name(stops[parents[0]].name) if parents else sorted(names.items(), key=lambda kv: (-kv[1], kv[0]))[0][0]
+        lat = sum(coords[r][0] for r in group) / len(group)
+        lon = sum(coords[r][1] for r in group) / len(group)
+        stations[key] = Station(key, name, lat, lon, sorted(group), [n for r in group for n in served_names[r]],
+                                [x for r in group for x in served_ids[r]])
+        for r in group:
+            stop_station[r] = key
+    stop_station = {s: stop_station[root[s]] for s in used}
+    figures = {"stops": len(used), "stations": len(stations), "by_parent": figures["parent"],
+               "by_same_name_nearby": figures["same name nearby"], "by_proximity": figures["proximity"],
+               "same_name_m": SAME_NAME_M, "same_name_rail_m": SAME_NAME_RAIL_M, "proximity_m": PROXIMITY_M}
+    return stop_station, stations, figures
 
 
 def station_pattern(stops_seq: tuple[str, ...], stop_station: dict[str, str]) -> tuple[str, ...]:
