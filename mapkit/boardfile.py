@@ -45,6 +45,9 @@ def json_path(parts) -> str:
     return out
 
 
+_C1 = re.compile("[\x7f-\x9f]")
+
+
 def _quote(value: Any, limit: int = 60) -> str:
     if isinstance(value, float) and not math.isfinite(value):
         return "an infinite number"  # what json reads for a literal like 1e999
@@ -52,6 +55,7 @@ def _quote(value: Any, limit: int = 60) -> str:
         text = json.dumps(value, ensure_ascii=False)
     except (TypeError, ValueError):
         text = repr(value)
+    text = _C1.sub(lambda m: f"\\u{ord(m.group()):04x}", text)  # json.dumps escapes C0 controls, not these
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
@@ -204,6 +208,11 @@ def _schema_message(error: jsonschema.ValidationError) -> tuple[str, list]:
         if parts == ["schema_version"]:
             return f"unsupported schema version {_quote(inst)}; this mapkit reads version {value}", parts
         return f"{_quote(inst)} must be {_quote(value)}", parts
+    if v == "not" and isinstance(value, dict) and "pattern" in value and isinstance(inst, str):
+        found = re.search(value["pattern"], inst)
+        ch = found.group() if found else "?"
+        return (f"{_quote(inst)} holds the control character U+{ord(ch):04X} at character {found.start() + 1 if found else '?'};"
+                " printed text may not hold control characters (a line break, a tab, NUL, BEL, ESC…): remove it"), parts
     if v == "not":
         return f"{_quote(inst)} is reserved and cannot be used here", parts
     if v == "pattern":
