@@ -283,6 +283,8 @@ def staged_folder(out_dir: Path) -> Iterator[Path]:
         names = sorted(os.listdir(stage))
         for name in names:
             check_output(out_dir / name)
+        # a device or FIFO first: one that cannot be written (a FIFO nobody reads) fails before any rename
+        names.sort(key=lambda name: not _streamed(_existing(out_dir / name)))
         for name in names:
             tmp = os.path.join(stage, name)
             if _streamed(_existing(out_dir / name)):

@@ -87,7 +87,7 @@ class Feed:
     def __init__(self, path: Path):
         self.path = Path(path)
         self.label = str(path)
-        if not self.path.exists():
+        if not self.path.exists() and not self.path.is_symlink():  # a link that loops is named as such below
             raise FeedError([f"{path}: no such file or folder; give a GTFS zip file or a folder of GTFS .txt files"])
         self._zip = self._handle = None
         self._names: dict[str, str] = {}
@@ -99,7 +99,7 @@ class Feed:
             try:
                 handle = open_input(self.path, "GTFS zip file")
             except InputError as exc:
-                raise FeedError([f"{exc}; give a GTFS zip file or a folder of GTFS .txt files"])
+                raise FeedError([str(exc)])
             self._handle = handle
             try:
                 self._zip = zipfile.ZipFile(handle)
@@ -119,6 +119,7 @@ class Feed:
         if "calendar.txt" not in self._names and "calendar_dates.txt" not in self._names:
             missing.append("calendar.txt or calendar_dates.txt")
         if missing:
+            self.close()
             raise FeedError([f"{path}: not a complete GTFS feed: missing {', '.join(missing)} (a feed needs "
                              f"{', '.join(REQUIRED_FILES)} and a calendar)"])
 
