@@ -14,8 +14,8 @@ lines, CRLF line endings, files inside one subfolder of the zip, optional files 
 Bounded whatever the feed holds: the feed is a regular zip file or a folder (a FIFO or a device is
 refused without waiting), each of its files is at most MAX_FILE_BYTES once unzipped (a zip
 member's declared size is checked before a byte is unzipped, and zipfile never unzips more than
-it declares; a folder's file is counted as it is read), and a line is at most MAX_LINE_CHARS
-characters (a line of padding is refused, not gathered). A damaged zip member (a zlib error, a
+it declares; a folder's file is counted as it is read), and a line is at most MAX_LINE_BYTES
+(a line of padding is refused, not gathered). A damaged zip member (a zlib error, a
 bad CRC) is a FeedError naming it.
 """
 
@@ -38,7 +38,7 @@ MAX_PROBLEMS = 20  # a broken export repeats its fault on every row; the first o
 # a big city's stop_times.txt is hundreds of MB (about 70 bytes a row: 2 GiB is some 30 million
 # stop times); read at about 30 MB/s
 MAX_FILE_BYTES = 2 << 30
-MAX_LINE_CHARS = 64 << 10  # a GTFS row is well under 1 KiB; csv's own field limit is 128 KiB
+MAX_LINE_BYTES = 64 << 10  # a GTFS row is well under 1 KiB; csv's own field limit is 128 KiB
 
 
 class FeedError(MapkitError):
@@ -161,7 +161,7 @@ class Feed:
         problems: list[str] = []
         with self.open_binary(name) as raw:
             text = io.TextIOWrapper(raw, encoding="utf-8-sig", newline="")
-            reader = csv.reader(_lines(text, where))
+            reader = csv.reader(text)
             try:
                 header = next(reader, None)
             except (UnicodeDecodeError, csv.Error) as exc:
@@ -235,10 +235,13 @@ def _damaged(where: str, exc: BaseException) -> str:
 
 
 class _Bounded(io.RawIOBase):
-    """A feed file's bytes, refused (FeedError) past MAX_FILE_BYTES or where the zip is damaged."""
+    """A feed file's bytes, refused (FeedError) past MAX_FILE_BYTES, at a line longer than
+    MAX_LINE_BYTES (checked here, on whole chunks, so no reader ever gathers such a line), or where
+    the zip is damaged."""
 
     def __init__(self, raw, where: str):
         self._raw, self._where, self._count = raw, where, 0
+        self._lines, self._run = 0, 0  # line breaks seen; bytes since the last one
 
     def readable(self) -> bool:
         return True
@@ -253,23 +256,16 @@ class _Bounded(io.RawIOBase):
         self._count += n
         if self._count > MAX_FILE_BYTES:
             raise FeedError([_too_big(self._where)])
+        data = bytes(buffer[:n])
+        last = max(data.rfind(b"\n"), data.rfind(b"\r"))
+        self._run = self._run + n if last < 0 else n - 1 - last
+        if self._run > MAX_LINE_BYTES:
+            raise FeedError([f"{self._where}:{self._lines + 1}: a line longer than {size_text(MAX_LINE_BYTES)}; a GTFS "
+                             "row is a few hundred bytes at most: is this file a GTFS table?"])
+        self._lines += data.count(b"\n")
         return n
 
     def close(self) -> None:
         if not self.closed:
             self._raw.close()
         super().close()
-
-
-def _lines(text: io.TextIOBase, where: str) -> Iterator[str]:
-    """text's lines for the csv reader, none longer than MAX_LINE_CHARS (FeedError naming it)."""
-    number = 0
-    while True:
-        line = text.readline(MAX_LINE_CHARS + 1)
-        if not line:
-            return
-        number += 1
-        if len(line) > MAX_LINE_CHARS:
-            raise FeedError([f"{where}:{number}: a line longer than {size_text(MAX_LINE_CHARS)} characters; "
-                             "a GTFS row is a few hundred at most: is this file a GTFS table?"])
-        yield line
