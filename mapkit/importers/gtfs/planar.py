@@ -39,14 +39,14 @@ ONE_PLACE_M = 10.0      # stations all closer than this make no map
 
 
 def project(stations: dict[str, Station]) -> dict[str, tuple[float, float]]:
-    """Metres east and north. Longitudes are taken on the side of the network's mean direction, so
-    a network across the antimeridian (179.9 and -179.9) stays in one piece."""
+    """Metres east and north. A network across the antimeridian (longitudes 179.9 and -179.9, more
+    than 180 degrees apart) is counted east of it, so it stays in one piece; any other is projected
+    from its longitudes as they are."""
     lat0 = sum(s.lat for s in stations.values()) / max(1, len(stations))
     k = math.cos(math.radians(lat0))
-    east = sum(math.sin(math.radians(s.lon)) for s in stations.values())
-    north = sum(math.cos(math.radians(s.lon)) for s in stations.values())
-    lon0 = math.degrees(math.atan2(east, north)) if (east or north) else 0.0
-    return {key: ((lon0 + (s.lon - lon0 + 180.0) % 360.0 - 180.0) * 111320.0 * k, s.lat * 110540.0)
+    lons = [s.lon for s in stations.values()]
+    across = bool(lons) and max(lons) - min(lons) > 180.0
+    return {key: ((s.lon + 360.0 if across and s.lon < 0 else s.lon) * 111320.0 * k, s.lat * 110540.0)
             for key, s in stations.items()}
 
 

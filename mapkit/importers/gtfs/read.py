@@ -24,6 +24,7 @@ from __future__ import annotations
 import csv
 import io
 import os
+import sys
 import zipfile
 import zlib
 from dataclasses import dataclass
@@ -211,7 +212,7 @@ class Feed:
                         if err:
                             problems.append(f"{where}:{line}: {col.name} {err}")
                             bad = True
-                    values[col.name] = v
+                    values[col.name] = sys.intern(v)
                 if not bad and not problems:
                     yield line, values
         if problems:
