@@ -479,6 +479,17 @@ def test_a_feed_across_the_antimeridian_imports_in_bounded_time(gtfs, tmp_path):
     assert result.summary["lengths"]["spaces"] > 0
 
 
+def test_control_characters_in_a_feeds_names_are_read_as_spaces(gtfs, tmp_path):
+    """A stop named with a tab or BEL would make a board the schema refuses: read as a space."""
+    f = gtfs.metro_feed(0.35)
+    for row in f.stops[1:]:
+        row[1] = row[1].replace(" ", "\t\x07", 1)
+    result = gtfs.import_feed(f.folder(tmp_path / "feed"))
+    names = [s["name"] for s in result.data["stations"]]
+    assert names and all(n.isprintable() for n in names)
+    assert any("  " in n or " " in n for n in names)
+
+
 # ---------------------------------------------------------------- item 6: a deck of wild cards only
 
 @pytest.fixture

@@ -9,7 +9,8 @@ calendar_dates.txt with additions and removals) is small, and easy to get subtly
 is partridge's (`service.py`).
 
 Tolerated as real feeds do: a UTF-8 byte-order mark, spaces around header names and values, blank
-lines, CRLF line endings, files inside one subfolder of the zip, optional files missing.
+lines, CRLF line endings, files inside one subfolder of the zip, optional files missing; a control
+character in a value (a tab in a stop's name) is read as a space.
 
 Bounded whatever the feed holds: the feed is a regular zip file or a folder (a FIFO or a device is
 refused without waiting), each of its files is at most MAX_FILE_BYTES once unzipped (a zip
@@ -24,6 +25,7 @@ from __future__ import annotations
 import csv
 import io
 import os
+import re
 import sys
 import zipfile
 import zlib
@@ -39,6 +41,8 @@ MAX_PROBLEMS = 20  # a broken export repeats its fault on every row; the first o
 # a big city's stop_times.txt is hundreds of MB (about 70 bytes a row: 2 GiB is some 30 million
 # stop times); read at about 30 MB/s
 MAX_FILE_BYTES = 2 << 30
+# control characters (a tab, BEL, ESC…) no board may print (the schema's $defs/text): a space in a value
+_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f]+")
 MAX_LINE_BYTES = 64 << 10  # a GTFS row is well under 1 KiB; csv's own field limit is 128 KiB
 
 
@@ -203,6 +207,8 @@ class Feed:
                 bad = False
                 for col, i in wanted:
                     v = row[i].strip() if i is not None and i < len(row) else ""
+                    if not v.isprintable():  # rare: the regular expression runs only then
+                        v = _CONTROLS.sub(" ", v).strip()
                     if not v:
                         if col.nonempty and col.required:
                             problems.append(f"{where}:{line}: {col.name} is empty")
