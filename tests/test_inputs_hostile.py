@@ -434,7 +434,7 @@ def test_stops_all_at_zero_zero_are_a_clear_error(gtfs, tmp_path):
 
 
 def test_routes_of_one_place_cross_nothing():
-    """Two routes whose ends share coordinates: no crossing (was a GEOSException on an empty point)."""
+    """Two routes whose ends share coordinates: no crossing, and no empty intersection point asked for its coordinates."""
     from mapkit.importers.gtfs import lines as L
     from mapkit.importers.gtfs.planar import _crossings
 
