@@ -17,6 +17,7 @@ import jsonschema
 
 from mapkit import model
 from mapkit.errors import ERROR, BoardError, Problem, did_you_mean
+from mapkit.inputs import InputError, read_input
 from mapkit.resources import schema_path
 
 MAX_FILE_BYTES = 20 * 1024 * 1024
@@ -44,6 +45,9 @@ def json_path(parts) -> str:
     return out
 
 
+_C1 = re.compile("[\x7f-\x9f]")
+
+
 def _quote(value: Any, limit: int = 60) -> str:
     if isinstance(value, float) and not math.isfinite(value):
         return "an infinite number"  # what json reads for a literal like 1e999
@@ -51,6 +55,7 @@ def _quote(value: Any, limit: int = 60) -> str:
         text = json.dumps(value, ensure_ascii=False)
     except (TypeError, ValueError):
         text = repr(value)
+    text = _C1.sub(lambda m: f"\\u{ord(m.group()):04x}", text)  # json.dumps escapes C0 controls, not these
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
@@ -62,19 +67,17 @@ def read_json(path: Path, source: str) -> tuple[Any, list[Problem]]:
     def problem(code: str, message: str, where: str = "$") -> tuple[None, list[Problem]]:
         return None, [Problem(ERROR, code, message, json_path=where, source=source)]
 
-    if path.is_dir():
-        return problem("not-a-file", "is a directory, not a board file; give a .json file or a bundled board's name")
-    if not path.exists():
-        return problem("not-found", "no such file; give a board file's path or a bundled board's name (see `mapkit validate --help`)")
     try:
-        # st_size is 0 for /dev/zero, pipes and /proc files, so the limit is kept while reading:
-        # at most one byte more than allowed is ever read, whatever the file claims to be.
-        with path.open("rb") as handle:
-            raw = handle.read(MAX_FILE_BYTES + 1)
-    except OSError as exc:
-        return problem("unreadable", f"cannot read the file: {exc.strerror or exc}")
-    if len(raw) > MAX_FILE_BYTES:
-        return problem("too-large", f"file is larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB, the most a board file may be")
+        # only a regular file, opened without waiting (a FIFO with no writer is refused at once),
+        # and at most one byte more than allowed is read, whatever size the file claims
+        raw = read_input(path, MAX_FILE_BYTES, "board file")
+    except InputError as exc:
+        if exc.code == "not-found":
+            return problem("not-found", "no such file; give a board file's path or a bundled board's name"
+                                        " (see `mapkit validate --help`)")
+        if exc.kind == "a folder":
+            return problem("not-a-file", "is a directory, not a board file; give a .json file or a bundled board's name")
+        return problem(exc.code, exc.reason)
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -205,6 +208,11 @@ def _schema_message(error: jsonschema.ValidationError) -> tuple[str, list]:
         if parts == ["schema_version"]:
             return f"unsupported schema version {_quote(inst)}; this mapkit reads version {value}", parts
         return f"{_quote(inst)} must be {_quote(value)}", parts
+    if v == "not" and isinstance(value, dict) and "pattern" in value and isinstance(inst, str):
+        found = re.search(value["pattern"], inst)
+        ch = found.group() if found else "?"
+        return (f"{_quote(inst)} holds the control character U+{ord(ch):04X} at character {found.start() + 1 if found else '?'};"
+                " printed text may not hold control characters (a line break, a tab, NUL, BEL, ESC…): remove it"), parts
     if v == "not":
         return f"{_quote(inst)} is reserved and cannot be used here", parts
     if v == "pattern":

@@ -232,6 +232,16 @@ def check_deck(board: Board) -> Iterator[Problem]:
                      path, subject)
 
 
+def check_colored_cards(board: Board) -> Iterator[Problem]:
+    """The board's deck has colored cards: with wild cards alone the face-up row is all wild, wiped
+    and turned again without end (the wild_reset rule), and no color's card can ever be drawn."""
+    deck = board.deck
+    if deck is not None and deck.total and not any(deck.counts.values()):
+        yield _p(board, ERROR, "deck-no-colors",
+                 f"the deck has no colored cards, only {deck.wild} wild cards, so no game plays by the rules; give"
+                 " the colors cards (`mapkit cards BOARD --write` derives a deck from the map)", "$.deck.counts", "deck")
+
+
 def check_card_constraints(board: Board) -> Iterator[Problem]:
     """Each palette color's card constraints can be met together (else no deck can be derived)."""
     longest = Counter()
@@ -467,7 +477,8 @@ def _fitting_lengths(board: Board, usable: float) -> str:
 
 CHECKS: tuple[Check, ...] = (
     check_duplicates, check_route_references, check_doubles, check_palette_use, check_connectivity,
-    check_bonuses, check_color_distance, check_tickets, check_deck, check_card_constraints, check_rules,
+    check_bonuses, check_color_distance, check_tickets, check_deck, check_colored_cards, check_card_constraints,
+    check_rules,
     check_claimable, check_capacity, check_geometry,
 )
 

@@ -111,8 +111,8 @@ def source_name(path: Path) -> str:
         from mapkit.resources import boards_dir
         if path.resolve().parent == boards_dir().resolve():
             return f"boards/{path.name}"
-    except MapkitError:
-        pass
+    except (MapkitError, OSError, RuntimeError):
+        pass  # a symbolic link loop (RuntimeError in Python 3.11): named as given; reading it says why
     return str(path)
 
 

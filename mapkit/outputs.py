@@ -15,6 +15,14 @@ its owner set on it:
 - a file whose owner has no write bit is refused: the user protected it. Root ignores mode bits,
   so the bits are read here instead of relying on the kernel's refusal.
 
+Only regular files are replaced. An output that is a character device or a FIFO (`/dev/null`, a
+terminal, a named pipe a program reads from) is streamed to instead: the complete output is
+staged in the system's temporary folder, then written into the device or pipe, which stays what it
+was; a FIFO that no program reads from is refused at once rather than waited on. Any other kind of
+file (a block device, a socket) and a symbolic link that loops are refused. A write that fails
+because the disk is full is reported as such even when the library that was writing fails
+differently on the way out (matplotlib's PDF writer raises a zlib error after the disk's).
+
 No output may be one of the command's inputs (`refuse_input_paths`): paths are compared after
 resolving links, and by inode (`os.path.samefile`) when both exist, which catches hard links.
 
@@ -24,6 +32,7 @@ Failures are `OutputError` (exit 1) naming the path; bad choices of path are `Us
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import shutil
 import stat
@@ -56,18 +65,36 @@ def _umask() -> int:
     return mask
 
 
+def _existing(path: Path) -> os.stat_result | None:
+    """What is at path, through links; None when nothing is (a dangling link included)."""
+    try:
+        return os.stat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise UsageError(f"{path} is a symbolic link that loops back on itself; choose another output")
+        raise OutputError(f"cannot write {path}: {_reason(exc)}")
+
+
+def _streamed(st: os.stat_result | None) -> bool:
+    """A device or FIFO: written into, never replaced."""
+    return st is not None and (stat.S_ISCHR(st.st_mode) or stat.S_ISFIFO(st.st_mode))
+
+
 def check_output(path: Path) -> None:
     """Refuse, before any work is done, an output path that cannot or must not be replaced."""
+    from mapkit.inputs import kind_of
+
     path = Path(path)
-    target = target_of(path)
-    if target.is_dir():
-        raise UsageError(f"{path} is a folder; give a file name")
-    try:
-        st = target.stat()
-    except FileNotFoundError:
+    st = _existing(path)
+    if st is None or _streamed(st):
         return
-    except OSError as exc:
-        raise OutputError(f"cannot write {path}: {_reason(exc)}")
+    if stat.S_ISDIR(st.st_mode):
+        raise UsageError(f"{path} is a folder; give a file name")
+    if not stat.S_ISREG(st.st_mode):
+        raise UsageError(f"{path} is {kind_of(st.st_mode)}; mapkit writes only regular files (or into a device or "
+                         f"FIFO): choose another output")
     if not st.st_mode & stat.S_IWUSR:
         raise OutputError(f"{path} is read-only (mode {stat.S_IMODE(st.st_mode):04o}); mapkit will not replace a "
                           f"protected file: make it writable (chmod u+w {path}) or choose another output")
@@ -137,11 +164,30 @@ def _copy_into(tmp: str, target: Path) -> None:
         raise OutputError(f"cannot write {target}: {_reason(exc)}; it was left as it was")
 
 
-def _commit(tmp: str, target: Path) -> None:
+def _stream_into(tmp: str, path: Path) -> None:
+    """Write tmp's bytes into the device or FIFO at path, which stays what it is."""
+    flags = os.O_WRONLY | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
-        st = target.stat()
-    except FileNotFoundError:
-        st = None
+        # O_NONBLOCK: opening a FIFO that no program reads from fails at once (ENXIO) instead of waiting
+        fd = os.open(path, flags | os.O_NONBLOCK)
+    except OSError as exc:
+        if exc.errno == errno.ENXIO:
+            raise OutputError(f"cannot write {path}: no program is reading from this FIFO; start the reader first "
+                              f"(for example `cat {path} &`) and run the command again")
+        raise
+    with os.fdopen(fd, "wb") as dst:
+        if not _streamed(os.fstat(fd)):
+            raise OutputError(f"{path} was replaced while mapkit was writing it; nothing was written")
+        os.set_blocking(fd, True)
+        with open(tmp, "rb") as src:
+            shutil.copyfileobj(src, dst)
+
+
+def _commit(tmp: str, target: Path) -> None:
+    st = _existing(target)
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        # it was a regular file (or nothing) when check_output looked: never rename over anything else
+        raise OutputError(f"{target} is no longer a regular file; it was not replaced")
     if st is not None and st.st_nlink > 1:
         _copy_into(tmp, target)
         os.unlink(tmp)
@@ -158,24 +204,52 @@ def _commit(tmp: str, target: Path) -> None:
         _fsync(str(target.parent))
 
 
+_DISK_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EROFS}
+
+
+def _write_failure(exc: BaseException) -> OSError | None:
+    """The OSError a write failed with: exc itself, or a full disk (or a like fault) that the
+    writing library met before it failed some other way on the way out."""
+    if isinstance(exc, OSError):
+        return exc
+    seen = 0
+    while exc is not None and seen < 20:
+        if isinstance(exc, OSError) and exc.errno in _DISK_ERRNOS:
+            return exc
+        exc, seen = exc.__cause__ or exc.__context__, seen + 1
+    return None
+
+
 @contextlib.contextmanager
 def atomic_output(path: Path) -> Iterator[Path]:
-    """A temporary path beside `path` for a writer that streams (matplotlib's PdfPages, savefig);
-    on a clean exit it replaces `path`, on any error it is removed and `path` is left as it was."""
+    """A temporary path for a writer that streams (matplotlib's PdfPages, savefig); on a clean
+    exit it replaces `path` (or is written into it, a device or FIFO), on any error it is removed
+    and `path` is left as it was."""
     path = Path(path)
     check_output(path)
+    stream = _streamed(_existing(path))
     target = target_of(path)
+    folder = tempfile.gettempdir() if stream else str(target.parent)
     try:
-        fd, tmp = tempfile.mkstemp(dir=str(target.parent), prefix=f".{target.name}.", suffix=".tmp")
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tmp")
         os.close(fd)
     except OSError as exc:
         raise OutputError(f"cannot write {path}: {_reason(exc)}")
     try:
         yield Path(tmp)
-        _fsync(tmp)
-        _commit(tmp, target)
-    except OSError as exc:
-        raise OutputError(f"cannot write {path}: {_reason(exc)}; the previous file, if any, is unchanged") from exc
+        if stream:
+            _stream_into(tmp, path)
+        else:
+            _fsync(tmp)
+            _commit(tmp, target)
+    except MapkitError:
+        raise
+    except Exception as exc:
+        failure = _write_failure(exc)
+        if failure is None:
+            raise
+        kept = "" if stream else "; the previous file, if any, is unchanged"
+        raise OutputError(f"cannot write {path}: {_reason(failure)}{kept}") from exc
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
@@ -209,11 +283,21 @@ def staged_folder(out_dir: Path) -> Iterator[Path]:
         names = sorted(os.listdir(stage))
         for name in names:
             check_output(out_dir / name)
+        # a device or FIFO first: one that cannot be written (a FIFO nobody reads) fails before any rename
+        names.sort(key=lambda name: not _streamed(_existing(out_dir / name)))
         for name in names:
             tmp = os.path.join(stage, name)
+            if _streamed(_existing(out_dir / name)):
+                _stream_into(tmp, out_dir / name)
+                continue
             _fsync(tmp)
             _commit(tmp, target_of(out_dir / name))
-    except OSError as exc:
-        raise OutputError(f"cannot write into {out_dir}: {_reason(exc)}; the previous files are unchanged") from exc
+    except MapkitError:
+        raise
+    except Exception as exc:
+        failure = _write_failure(exc)
+        if failure is None:
+            raise
+        raise OutputError(f"cannot write into {out_dir}: {_reason(failure)}; the previous files are unchanged") from exc
     finally:
         shutil.rmtree(stage, ignore_errors=True)

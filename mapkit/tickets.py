@@ -26,8 +26,10 @@ from pathlib import Path
 
 import networkx as nx
 
+from mapkit.boardfile import MAX_FILE_BYTES
 from mapkit.errors import MapkitError, did_you_mean
 from mapkit.graph import station_graph
+from mapkit.inputs import read_input
 from mapkit.model import Board
 
 SPECIAL_KINDS = ("ferry", "water-taxi", "flight", "aerial-tram", "monorail")
@@ -221,13 +223,22 @@ def resolve_station(board: Board, value: str) -> str:
     raise MapkitError(f"unknown station '{value}'{did_you_mean(value, ids | set(s.name for s in board.stations))}")
 
 
+MAX_PAIRS_BYTES = MAX_FILE_BYTES  # a board file's bound: every pair of a 500-station board is about 5 MB
+
+
 def read_pairs(board: Board, path: Path) -> list[tuple[str, str]]:
-    """Pairs from a CSV file with a `from,to` header; every bad line is reported at once."""
+    """Pairs from a CSV file with a `from,to` header; every bad line is reported at once. The
+    file is read like a board file: a regular file of at most MAX_PAIRS_BYTES."""
+    raw = read_input(path, MAX_PAIRS_BYTES, "pairs file")
     try:
-        text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise MapkitError(f"{path}: cannot read the pairs file ({exc})")
-    rows = list(csv.reader(io.StringIO(text)))
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise MapkitError(f"{path}: not UTF-8 text (byte {exc.start}); save the pairs file as UTF-8")
+    reader = csv.reader(io.StringIO(text))
+    try:
+        rows = list(reader)
+    except csv.Error as exc:
+        raise MapkitError(f"{path}:{reader.line_num}: broken CSV ({exc}); a pairs file has one from,to pair a line")
     if not rows or [c.strip().lower() for c in rows[0][:2]] != ["from", "to"]:
         raise MapkitError(f"{path}:1: the pairs file needs a header row 'from,to'")
     pairs, problems = [], []

@@ -118,10 +118,10 @@ def validate_text(text: str, source: str) -> Report:
 
 def _read_text(path: Path, source: str) -> tuple[bytes, str]:
     """A board file's UTF-8 byte-order mark (kept on write) and its text."""
-    try:
-        raw = Path(path).read_bytes()
-    except OSError as exc:
-        raise MapkitError(f"cannot read {path}: {exc.strerror or exc}")
+    from mapkit.boardfile import MAX_FILE_BYTES
+    from mapkit.inputs import read_input
+
+    raw = read_input(path, MAX_FILE_BYTES, "board file")  # a regular file, bounded like the board reader's
     bom = codecs.BOM_UTF8 if raw.startswith(codecs.BOM_UTF8) else b""
     try:
         return bom, raw[len(bom):].decode("utf-8")

@@ -101,6 +101,7 @@ def new_game(t: Tables, rules: RuleSet, players: int, seed: int) -> State:
     s = State.__new__(State)
     s.t, s.rules, s.players = t, rules, players
     s.rng = random.Random(seed)
+    s.gaps = Counter()  # before the first refill, which may already count a gap
     s.deck = list(t.deck)
     coupled = getattr(rules, "card_shuffle", None)   # mapkit/sim/shuffle.py: tune's paired games only
     if coupled is None:
@@ -157,7 +158,6 @@ def new_game(t: Tables, rules: RuleSet, players: int, seed: int) -> State:
     s.turn = 0
     s.turns_taken = [0] * players
     s.final_turns_left = None
-    s.gaps = Counter()
     s.pass_streak = 0
     s.end_reason = ""
     s.current = 0

@@ -28,18 +28,26 @@ from shapely import STRtree
 from shapely.geometry import LineString
 
 from mapkit.importers.gtfs import lines as L
+from mapkit.importers.gtfs.read import FeedError
 from mapkit.importers.gtfs.stations import Station, haversine_m
 
 PARALLEL_DEG = 14.0     # routes leaving a station closer in direction than this run side by side
 NEAR_RATIO = 0.85       # ... when the shorter ends before this share of the longer one
 CROSS_MERGE_M = 350.0   # two lines' stops this close at a crossing are one station for the board
 MAX_FIXES = 400         # bound on the repair loop (each fix removes a crossing or a route)
+ONE_PLACE_M = 10.0      # stations all closer than this make no map
 
 
 def project(stations: dict[str, Station]) -> dict[str, tuple[float, float]]:
+    """Metres east and north. A network across the antimeridian (longitudes 179.9 and -179.9, more
+    than 180 degrees apart) is counted east of it, so it stays in one piece; any other is projected
+    from its longitudes as they are."""
     lat0 = sum(s.lat for s in stations.values()) / max(1, len(stations))
     k = math.cos(math.radians(lat0))
-    return {key: (s.lon * 111320.0 * k, s.lat * 110540.0) for key, s in stations.items()}
+    lons = [s.lon for s in stations.values()]
+    across = bool(lons) and max(lons) - min(lons) > 180.0
+    return {key: ((s.lon + 360.0 if across and s.lon < 0 else s.lon) * 111320.0 * k, s.lat * 110540.0)
+            for key, s in stations.items()}
 
 
 def _angle(xy, a, b, c) -> float:
@@ -106,7 +114,8 @@ def merge_side_by_side(segs: list[L.Segment], xy, trips, st) -> tuple[list[L.Seg
 
 
 def _crossings(segs, xy, skip: set) -> list[tuple[int, int, tuple[float, float]]]:
-    live = [i for i, s in enumerate(segs) if frozenset((s.a, s.b)) not in skip]
+    # a route whose ends are at one point (stops that share coordinates) crosses nothing
+    live = [i for i, s in enumerate(segs) if frozenset((s.a, s.b)) not in skip and xy[s.a] != xy[s.b]]
     geoms = [LineString([xy[segs[i].a], xy[segs[i].b]]) for i in live]
     tree = STRtree(geoms)
     out = []
@@ -118,9 +127,22 @@ def _crossings(segs, xy, skip: set) -> list[tuple[int, int, tuple[float, float]]
             sj = segs[live[j]]
             if {si.a, si.b} & {sj.a, sj.b}:
                 continue
-            p = g.intersection(geoms[j]).representative_point()
+            where = g.intersection(geoms[j])
+            if where.is_empty:
+                continue  # touching only within the geometry library's rounding
+            p = where.representative_point()
             out.append((live[k], live[j], (p.x, p.y)))
     return out
+
+
+def _check_spread(xy, st: dict[str, Station]) -> None:
+    """FeedError when every station is at one place: no map can be drawn of that."""
+    xs, ys = [p[0] for p in xy.values()], [p[1] for p in xy.values()]
+    if xs and max(max(xs) - min(xs), max(ys) - min(ys)) < ONE_PLACE_M:
+        s = st[min(st)]
+        raise FeedError([f"all {len(st)} stations of the selected lines are within {ONE_PLACE_M:.0f} m of "
+                         f"{s.lat:.5f}, {s.lon:.5f}: their stops' coordinates are missing or wrong in stops.txt "
+                         "(0, 0 is where an export puts a stop it has no position for)"])
 
 
 def _connected_without(segs, drop: int) -> bool:
@@ -160,6 +182,7 @@ def make_drawable(patterns: dict[str, tuple], kept: set, st: dict[str, Station],
     two routes cross (or MAX_FIXES). `names(key)` gives a station's name for the decisions."""
     patterns, kept = dict(patterns), set(kept)
     xy = project(st)
+    _check_spread(xy, st)
     dropped, overpass = set(), set()
     decisions = {"kept_at_crossing": [], "merged_at_crossing": [], "kept_to_uncross": [],
                  "dropped": [], "overpass": [], "merged_side_by_side": []}
