@@ -276,6 +276,9 @@ def check_deck_play(board: Board) -> Iterator[Problem]:
     of cards, more than one card color (mapkit.cards.deck_warnings, the rule `mapkit cards` prints)."""
     from mapkit.cards import deck_warnings
 
+    known = board._stations_by_id
+    if any(r.a not in known or r.b not in known for r in board.routes):
+        return  # reference errors first: the shares of a half-defined network say nothing useful
     cards = _card_counts(board)
     if cards is None:
         return
