@@ -232,7 +232,6 @@ def deck_warnings(board: Board, counts: dict, wild: int) -> list[DeckWarning]:
         if r.length > longest[r.color]:
             longest[r.color], route_of[r.color] = r.length, r.id
     out = []
-    fixes = "make that route gray, or give it another line's color"
     for c in board.palette:
         n, need = counts.get(c.id, 0), longest[c.id]
         if not need or _by_design(c) or (n == 0 and wild == 0):
@@ -253,7 +252,8 @@ def deck_warnings(board: Board, counts: dict, wild: int) -> list[DeckWarning]:
         field = "max" if c.cards.max is not None and c.cards.max < n + more else "min"
         out.append(DeckWarning("starved-color", c.id,
                                f"starved: {why}; give it {more} more card{'s' if more != 1 else ''} (\"{field}\": {n + more}"
-                               f" in its palette entry, then `mapkit cards --write`), {fixes}"))
+                               f" in its palette entry, then `mapkit cards --write`), make that route gray, or give it"
+                               f" {_neighbour_color(board, route_of[c.id], counts)}"))
     held = [cid for cid, n in counts.items() if n > 0]
     if len(held) == 1 and board.routes:
         out.append(DeckWarning("one-color-deck", "",
@@ -261,6 +261,17 @@ def deck_warnings(board: Board, counts: dict, wild: int) -> list[DeckWarning]:
                                " collecting cards is no decision; give the lines more card colors (the standard map"
                                " has 8): add palette colors and give some routes one of them"))
     return out
+
+
+def _neighbour_color(board: Board, route_id: str, counts: dict) -> str:
+    """`the color of a line it meets ('blue', 14 cards)`: of the routes at either end of this one, the
+    other card color with the most cards; `another line's color` where none meets it."""
+    route = next(r for r in board.routes if r.id == route_id)
+    met = {r.color for r in board.routes if r.ends & route.ends and not r.is_gray and r.color != route.color}
+    if not met:
+        return "another line's color"
+    best = max(sorted(met), key=lambda cid: counts.get(cid, 0))
+    return f"the color of a line it meets ('{best}', {_cards(counts.get(best, 0))})"
 
 
 def _cards(n: int) -> str:
