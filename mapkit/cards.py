@@ -307,7 +307,7 @@ def format_deck(deck: DerivedDeck) -> str:
     lines = [f"{deck.total} cards: {deck.total - deck.wild} colored + {deck.wild} wild "
              f"(double routes: {deck.doubles} tracks; gray spaces: {deck.gray})", ""]
     rows = [[f.color, f.spaces, f"{f.share:.1%}", f"{f.target:.2f}", f.cards, f.longest, f"{f.draws_longest:.1f}",
-             "never" if math.isinf(f.draws_longest_no_wild) else f"{f.draws_longest_no_wild:.1f}", f.note]
+             "never" if math.isinf(f.draws_longest_no_wild) else f"{f.draws_longest_no_wild:.1f}", f" {f.note}"]
             for f in deck.colors]
     lines += text_table(["color", "spaces", "share", "target", "cards", "longest", "draws", "no wild", ""], rows,
                         "lrrrrrrrl")
