@@ -58,15 +58,20 @@ class DerivedDeck:
     wild: int
     counts: dict
     colors: tuple[ColorFigures, ...]
-    warnings: tuple[str, ...]
+    findings: tuple  # DeckWarning, ...: how the deck plays badly (deck_warnings)
     doubles: str
     gray: str
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        return tuple(w.text for w in self.findings)
 
     def as_dict(self) -> dict:
         return {
             "total": self.total, "wild": self.wild, "counts": dict(self.counts),
             "doubles": self.doubles, "gray": self.gray,
             "colors": [c.as_dict() for c in self.colors], "warnings": list(self.warnings),
+            "warning_codes": [w.code for w in self.findings],
         }
 
     def deck_json(self) -> dict:
@@ -165,35 +170,112 @@ def derive_deck(board: Board, total: int = DEFAULT_TOTAL, wild: int = DEFAULT_WI
         upper.append(up)
     counts = apportion(targets, lower, upper, colored, [c.id for c in palette])
     all_weight = sum(weights.values()) or 1
-    figures, warnings = [], []
+    figures = []
     for c, t, n in zip(palette, targets, counts):
         need = longest[c.id]
-        with_wild = expected_draws(need, n + wild, total)
-        no_wild = expected_draws(need, n, total)
-        intended = c.cards.fixed is not None or c.cards.below_longest_route
         note = ""
         if need and n < need:
-            note = "needs wild cards for its longest route"
-            if not intended:
-                warnings.append(f"color '{c.id}' is starved: {n} cards for a {need}-space route; "
-                                f"it can never be claimed without wild cards")
-            else:
-                note += " (by design)"
+            note = "needs wild cards for its longest route" + (" (by design)" if _by_design(c) else "")
         figures.append(ColorFigures(
             color=c.id, name=c.name, spaces=spaces[c.id], share=weights[c.id] / all_weight, target=t,
-            cards=n, longest=need, draws_longest=with_wild, draws_longest_no_wild=no_wild, note=note,
+            cards=n, longest=need, draws_longest=expected_draws(need, n + wild, total),
+            draws_longest_no_wild=expected_draws(need, n, total), note=note,
         ))
-    # a color is starved too when collecting its longest route takes far more draws than the rest
-    finite = sorted(f.draws_longest_no_wild for f in figures if math.isfinite(f.draws_longest_no_wild) and f.longest)
-    if finite:
-        median = finite[len(finite) // 2]
-        for f, c in zip(figures, palette):
-            intended = c.cards.fixed is not None or c.cards.below_longest_route
-            if not intended and math.isfinite(f.draws_longest_no_wild) and f.draws_longest_no_wild > 2.5 * median:
-                warnings.append(f"color '{f.color}' is starved: its {f.longest}-space route takes about "
-                                f"{f.draws_longest_no_wild:.0f} blind draws without wild cards (median color: {median:.0f})")
-    return DerivedDeck(total=total, wild=wild, counts={c.id: n for c, n in zip(palette, counts)},
-                       colors=tuple(figures), warnings=tuple(warnings), doubles=doubles, gray=gray)
+    counts_of = {c.id: n for c, n in zip(palette, counts)}
+    return DerivedDeck(total=total, wild=wild, counts=counts_of, colors=tuple(figures),
+                       findings=tuple(deck_warnings(board, counts_of, wild)), doubles=doubles, gray=gray)
+
+
+# the standard map's hardest color: 12 of 110 cards for a 6-space route, about 51 blind draws
+# without wild cards; a color whose longest route takes more than twice that is starved
+STANDARD_HARDEST_DRAWS = expected_draws(6, 12, 110)
+STARVED_DRAWS = 2 * STANDARD_HARDEST_DRAWS
+
+
+@dataclass(frozen=True)
+class DeckWarning:
+    """A way a deck plays badly: code (starved-color, one-color-deck), the color it is about ('' for
+    the deck as a whole) and the message, lowercase, ending with what to do."""
+
+    code: str
+    color: str
+    message: str
+
+    @property
+    def text(self) -> str:
+        return f"color '{self.color}' is {self.message}" if self.color else self.message
+
+
+def _by_design(c) -> bool:
+    """A color whose card count the designer set on purpose (fixed, or below its longest route)."""
+    return c.cards.fixed is not None or c.cards.below_longest_route
+
+
+def deck_warnings(board: Board, counts: dict, wild: int) -> list[DeckWarning]:
+    """The ways the deck `counts` (cards per color) with `wild` wild cards plays badly on this board;
+    `mapkit validate` reports them as warnings (mapkit.checks.check_deck_play) and `mapkit cards`
+    prints them under the deck it derives.
+
+    - starved-color: a color with fewer cards than its longest route has spaces (that route can
+      never be claimed without wild cards), or whose longest route takes more than STARVED_DRAWS
+      blind draws without wild cards (twice the standard map's hardest color: 12 cards of 110 for
+      6 spaces). Measured against the standard map, not against the board's other colors: a color
+      with 15 cards for its 5 spaces has room to spare however rich the others are. Colors whose
+      count is set on purpose ("fixed", "below_longest_route") are left alone, and so is a color
+      with no card in a deck without wild cards (an error of `mapkit validate`: deck-missing-color).
+    - one-color-deck: every colored card is of one color, so any hand pays for any route and
+      collecting cards is no decision.
+    """
+    total = sum(counts.values()) + wild
+    longest, route_of = Counter(), {}
+    for r in board.routes:
+        if r.length > longest[r.color]:
+            longest[r.color], route_of[r.color] = r.length, r.id
+    out = []
+    for c in board.palette:
+        n, need = counts.get(c.id, 0), longest[c.id]
+        if not need or _by_design(c) or (n == 0 and wild == 0):
+            continue
+        if n < need:
+            more = need - n
+            why = f"{_cards(n)} for its {need}-space route {route_of[c.id]}, which can never be claimed without wild cards"
+        elif expected_draws(need, n, total) > STARVED_DRAWS:
+            enough = n + 1
+            while expected_draws(need, enough, total) > STARVED_DRAWS:
+                enough += 1
+            more = enough - n
+            why = (f"its {need}-space route {route_of[c.id]} takes about {expected_draws(need, n, total):.0f} blind"
+                   f" draws without wild cards ({_cards(n)} of {total}; the standard map's hardest color takes"
+                   f" {STANDARD_HARDEST_DRAWS:.0f})")
+        else:
+            continue
+        field = "max" if c.cards.max is not None and c.cards.max < n + more else "min"
+        out.append(DeckWarning("starved-color", c.id,
+                               f"starved: {why}; give it {more} more card{'s' if more != 1 else ''} (\"{field}\": {n + more}"
+                               f" in its palette entry, then `mapkit cards --write`), make that route gray, or give it"
+                               f" {_neighbour_color(board, route_of[c.id], counts)}"))
+    held = [cid for cid, n in counts.items() if n > 0]
+    if len(held) == 1 and board.routes:
+        out.append(DeckWarning("one-color-deck", "",
+                               f"one card color: every colored card is '{held[0]}', so any hand pays for any route and"
+                               " collecting cards is no decision; give the lines more card colors (the standard map"
+                               " has 8): add palette colors and give some routes one of them"))
+    return out
+
+
+def _neighbour_color(board: Board, route_id: str, counts: dict) -> str:
+    """`the color of a line it meets ('blue', 14 cards)`: of the routes at either end of this one, the
+    other card color with the most cards; `another line's color` where none meets it."""
+    route = next(r for r in board.routes if r.id == route_id)
+    met = {r.color for r in board.routes if r.ends & route.ends and not r.is_gray and r.color != route.color}
+    if not met:
+        return "another line's color"
+    best = max(sorted(met), key=lambda cid: counts.get(cid, 0))
+    return f"the color of a line it meets ('{best}', {_cards(counts.get(best, 0))})"
+
+
+def _cards(n: int) -> str:
+    return f"{n} card" if n == 1 else f"{n} cards"
 
 
 def _contradiction(c, lo: int, up: int, capped_by_route: bool, longest: int, colored: int) -> str:
@@ -220,16 +302,18 @@ def _contradiction(c, lo: int, up: int, capped_by_route: bool, longest: int, col
 
 
 def format_deck(deck: DerivedDeck) -> str:
+    from mapkit.texttable import text_table
+
     lines = [f"{deck.total} cards: {deck.total - deck.wild} colored + {deck.wild} wild "
              f"(double routes: {deck.doubles} tracks; gray spaces: {deck.gray})", ""]
-    lines.append(f"  {'color':<14} {'spaces':>6} {'share':>6} {'target':>7} {'cards':>5} {'longest':>7} {'draws':>6} {'no wild':>7}")
-    for f in deck.colors:
-        nw = "never" if math.isinf(f.draws_longest_no_wild) else f"{f.draws_longest_no_wild:.1f}"
-        lines.append(f"  {f.color:<14} {f.spaces:>6} {f.share:>6.1%} {f.target:>7.2f} {f.cards:>5} {f.longest:>7}"
-                     f" {f.draws_longest:>6.1f} {nw:>7}" + (f"  {f.note}" if f.note else ""))
+    rows = [[f.color, f.spaces, f"{f.share:.1%}", f"{f.target:.2f}", f.cards, f.longest, f"{f.draws_longest:.1f}",
+             "never" if math.isinf(f.draws_longest_no_wild) else f"{f.draws_longest_no_wild:.1f}", f" {f.note}"]
+            for f in deck.colors]
+    lines += text_table(["color", "spaces", "share", "target", "cards", "longest", "draws", "no wild", ""], rows,
+                        "lrrrrrrrl")
     lines.append("")
     lines.append("  draws: expected blind draws to hold a color's longest route, wild cards counting; "
                  "no wild: the same without them")
-    for w in deck.warnings:
-        lines.append(f"warning: {w}")
+    for w in deck.findings:
+        lines.append(f"warning: [{w.code}] {w.text}")
     return "\n".join(lines)

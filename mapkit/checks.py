@@ -16,6 +16,9 @@ from mapkit.model import GRAY, Board
 
 Check = Callable[[Board], Iterator[Problem]]
 CAPACITY_WARN_RATIO = 1.25  # spaces per train at the largest player count; the standard map has ~1.4
+# lengths and distances within this of a bound meet it: a position computed to the bound (a
+# projected station on the playing area's edge) is not past it by a rounding error
+TOLERANCE_MM = 1e-6
 
 
 def _p(board: Board, severity: str, code: str, message: str, path: str, subject: str = "") -> Problem:
@@ -278,6 +281,26 @@ def _card_counts(board: Board) -> tuple[dict, int] | None:
     return d.counts, d.wild
 
 
+def check_deck_play(board: Board) -> Iterator[Problem]:
+    """The deck a game is played with (the board's own, or the derived one) plays: no color starved
+    of cards, more than one card color (mapkit.cards.deck_warnings, the rule `mapkit cards` prints)."""
+    from mapkit.cards import deck_warnings
+
+    known = board._stations_by_id
+    if any(r.a not in known or r.b not in known for r in board.routes):
+        return  # reference errors first: the shares of a half-defined network say nothing useful
+    cards = _card_counts(board)
+    if cards is None:
+        return
+    colors = {c.id: c for c in board.palette}
+    for w in deck_warnings(board, *cards):
+        if w.color:
+            path = f"$.deck.counts.{w.color}" if board.deck is not None else colors[w.color].json_path + ".cards"
+            yield _p(board, WARNING, w.code, w.message, path, f"color {w.color}")
+        else:
+            yield _p(board, WARNING, w.code, w.message, "$.deck" if board.deck is not None else "$.palette", "deck")
+
+
 def check_claimable(board: Board) -> Iterator[Problem]:
     """Some route can be claimed at every player count: it is no longer than a player's trains and
     the deck has enough cards of its color (any one color for gray) and wild cards to pay for it.
@@ -399,6 +422,28 @@ def check_geometry(board: Board, layout=None) -> Iterator[Problem]:
         yield from step
 
 
+def check_drawing(board: Board) -> Iterator[Problem]:
+    """The geometry checks of the board as it is drawn. A board none of whose stations has a board
+    position has no drawing yet: it is drawn by projecting lat/lon, which puts stations of a real
+    network on top of each other, so its geometry problems say one thing, said once (no-drawing:
+    how many there are, and the command that lays the board out)."""
+    found = list(check_geometry(board))
+    if not found or any(s.board is not None for s in board.stations):
+        yield from found
+        return
+    import shlex
+
+    counts = Counter(p.code for p in found)
+    what = ", ".join(f"{n} {code}" for code, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+    severity = ERROR if any(p.severity == ERROR for p in found) else WARNING
+    target = shlex.quote(board.source) if board.source else "BOARD"
+    yield _p(board, severity, "no-drawing",
+             f"the board has no drawing yet (no station has a board position), so it is drawn from the"
+             f" stations' lat/lon, and that drawing has {len(found)} geometry problem{'s' if len(found) != 1 else ''}"
+             f" ({what}); lay it out with `mapkit layout {target} --write` (or --out FILE for a new file)",
+             "$.stations", "board")
+
+
 GEOMETRY_STEPS = 7   # how many lists geometry_steps yields
 _STEP_OF = {"station-overlap": 0, "route-too-short": 3, "route-stretched": 3, "space-overlap": 4,
             "space-on-station": 5, "crossing": 6}
@@ -425,29 +470,42 @@ def geometry_steps(board: Board, layout=None) -> Iterator[list[Problem]]:
     layout = Layout(board) if layout is None else layout
     stations = {s.id: s for s in board.stations}
     routes = {r.id: r for r in board.routes}
-    r_mm = board.physical.station_radius_mm
-    yield [_p(board, ERROR, "station-overlap",
-              f"marker overlaps station '{a}' ({dist:.1f} mm apart; keep at least {2 * r_mm + 3:.0f} mm)",
-              stations[b].json_path, f"station {b}")
-           for a, b, dist in layout.station_overlaps()]
-    yield [_p(board, ERROR, "off-board", "marker is outside the board's playing area (the board less its margin)",
+    ph = board.physical
+    r_mm = ph.station_radius_mm
+    keep = 2 * r_mm + 3
+    found = []
+    for a, b, dist in layout.station_overlaps():
+        if dist < keep - TOLERANCE_MM:
+            apart, least = f"{dist:.1f}", f"{keep:g}"
+            if float(apart) == float(least):
+                apart, least = _mm_pair(dist, keep, 2)
+            found.append(_p(board, ERROR, "station-overlap",
+                            f"marker overlaps station '{a}' ({apart} mm apart; keep at least {least} mm)",
+                            stations[b].json_path, f"station {b}"))
+    yield found
+    bounds = _area_text(board)
+    yield [_p(board, ERROR, "off-board", f"marker is outside the board's playing area ({bounds})",
               stations[sid].json_path, f"station {sid}")
-           for sid in layout.stations_off_board()]
-    yield [_p(board, ERROR, "off-board", "spaces fall outside the board's playing area (the board less its margin)",
+           for sid in layout.stations_off_board()
+           if _past_area(board, [layout.positions[sid]], r_mm) > TOLERANCE_MM]
+    yield [_p(board, ERROR, "off-board", f"spaces fall outside the board's playing area ({bounds})",
               routes[rid].json_path, f"route {rid}")
-           for rid in layout.routes_off_board()]
+           for rid in layout.routes_off_board()
+           if _past_area(board, [c for sp in layout.routes[rid].spaces for c in sp]) > TOLERANCE_MM]
     too_short, found = set(), []
     for rid, shape in layout.routes.items():
         r = routes[rid]
-        if shape.usable_mm < shape.needed_mm:
+        need, drawn = _mm_pair(shape.needed_mm, shape.usable_mm)
+        spaces = f"{r.length} space needs" if r.length == 1 else f"{r.length} spaces need"
+        if shape.usable_mm < shape.needed_mm - TOLERANCE_MM:
             too_short.add(rid)  # its spaces spill onto stations: that is this one problem, not more
             found.append(_p(board, ERROR, "route-too-short",
-                            f"{r.length} spaces need {shape.needed_mm:.0f} mm but the route is drawn {shape.usable_mm:.0f} mm long"
+                            f"{spaces} {need} mm but the route is drawn {drawn} mm long"
                             f"{_fitting_lengths(board, shape.usable_mm)}; move its stations apart or add waypoints",
                             r.json_path + ".length", f"route {rid}"))
-        elif shape.stretch > board.physical.max_stretch and r.kind != "flight":
+        elif shape.usable_mm > shape.needed_mm * ph.max_stretch + TOLERANCE_MM and r.kind != "flight":
             found.append(_p(board, WARNING, "route-stretched",
-                            f"{r.length} spaces need {shape.needed_mm:.0f} mm but the route is drawn {shape.usable_mm:.0f} mm long"
+                            f"{spaces} {need} mm but the route is drawn {drawn} mm long"
                             f" ({shape.stretch:.1f}x){_fitting_lengths(board, shape.usable_mm)}; move its stations closer",
                             r.json_path + ".length", f"route {rid}"))
     yield found
@@ -463,11 +521,43 @@ def geometry_steps(board: Board, layout=None) -> Iterator[list[Problem]]:
            for a, b, (x, y) in layout.crossings()]
 
 
+def _mm_pair(a: float, b: float, fewest: int = 0) -> tuple[str, str]:
+    """a and b (mm) as people read them: with `fewest` decimals (whole millimetres), or as many more
+    (up to 6) as it takes for two different values to print differently."""
+    for decimals in range(fewest, 7):
+        x, y = f"{a:.{decimals}f}", f"{b:.{decimals}f}"
+        if x != y:
+            break
+    return x, y
+
+
+def _area_text(board: Board) -> str:
+    """The playing area in words: `x 25-775 mm, y 25-505 mm: the board less its margin`."""
+    ph = board.physical
+    m = ph.margin_mm
+    return f"x {m:g}-{ph.width_mm - m:g} mm, y {m:g}-{ph.height_mm - m:g} mm: the board less its margin"
+
+
+def _past_area(board: Board, points: list, radius: float = 0.0) -> float:
+    """How far (mm) the farthest of these points, each grown by radius, reaches past the playing
+    area (0 or less: inside). The off-board checks flag a marker or a space only past
+    TOLERANCE_MM, so a station placed on the area's edge by arithmetic is not off the board."""
+    ph = board.physical
+    m = ph.margin_mm
+    lo_x, lo_y, hi_x, hi_y = m, m, ph.width_mm - m, ph.height_mm - m
+    return max(max(lo_x - (x - radius), (x + radius) - hi_x, lo_y - (y - radius), (y + radius) - hi_y)
+               for x, y in points)
+
+
 def _fitting_lengths(board: Board, usable: float) -> str:
     """` (lengths 3-4 fit this drawing)`: the lengths neither too short nor stretched here."""
     ph = board.physical
+
+    def need_of(n: int) -> float:
+        return n * ph.space_length_mm + (n + 1) * ph.space_gap_mm
+
     fit = [n for n in range(1, len(board.route_points) + 1)
-           if usable >= (need := n * ph.space_length_mm + (n + 1) * ph.space_gap_mm) and usable <= need * ph.max_stretch]
+           if need_of(n) - TOLERANCE_MM <= usable <= need_of(n) * ph.max_stretch + TOLERANCE_MM]
     if not fit:
         return ""
     return f" (length {fit[0]} fits this drawing)" if len(fit) == 1 else f" (lengths {fit[0]}-{fit[-1]} fit this drawing)"
@@ -479,7 +569,7 @@ CHECKS: tuple[Check, ...] = (
     check_duplicates, check_route_references, check_doubles, check_palette_use, check_connectivity,
     check_bonuses, check_color_distance, check_tickets, check_deck, check_colored_cards, check_card_constraints,
     check_rules,
-    check_claimable, check_capacity, check_geometry,
+    check_claimable, check_deck_play, check_capacity, check_drawing,
 )
 
 

@@ -130,8 +130,8 @@ def layout(board, out, write, style, size, keep, seed, geo_anchor, gap_rule, ref
         click.echo(f"{data['id']}: {moved} station positions, {len(wps)} route waypoint changes"
                    + (f", board {figures['board_mm'][0]:g} x {figures['board_mm'][1]:g} mm"
                       f"{_auto_note(figures) if size == 'auto' and not refine else ''}"))
-        for k, v in figures.items():
-            click.echo(f"  {k:<26} {v}")
+        for line in figure_lines(figures):
+            click.echo(printable(f"  {line}"))
         _echo_loose(loose)
         _echo_across(across, {s_["id"]: s_.get("name", s_["id"]) for s_ in res.data["stations"]})
         if figures.get("labels_unplaced_at"):
@@ -202,6 +202,118 @@ def _echo_across(across: list[dict], names: dict) -> None:
                  for x in across], LOOSE_SHOWN, "  ... and {n} more")
     click.echo("  to turn one round: move the station named first to the real map's side and pin it, then run"
                " layout --refine (the others stay where they are)")
+
+
+def _pct(x) -> str:
+    return "?" if x is None else f"{100 * x:.0f} %"
+
+
+def _plural(n, one: str, many: str | None = None) -> str:
+    return f"{n} {one if n == 1 else (many or one + 's')}"
+
+
+def _steps(values: list, unit: str = "") -> str:
+    """[18, 4, 3] -> '18 -> 4 -> 3' (before the tightening, between its passes, at the end)."""
+    return " -> ".join(f"{v:g}{unit}" for v in values)
+
+
+def _counts(d: dict) -> str:
+    """{'cut': 3, 'point': 2, 'pull': 0} -> 'cut 3, point 2' (what happened, not what did not)."""
+    return ", ".join(f"{k} {v}" for k, v in d.items() if v) or "none"
+
+
+def _tightened(t: dict) -> str:
+    parts = [f"routes with gaps over 6 mm {_steps(t['routes_over_gap'])}",
+             f"largest gap {_steps(t['largest_gap_mm'], ' mm')}",
+             f"{_plural(t['moves'], 'move')} kept of {t['tries']} tried in {_plural(t['sweeps'], 'sweep')}"
+             f" ({_counts(t['kinds'])})"]
+    if t.get("undone"):
+        parts.append(f"{t['undone']} undone")
+    if t.get("refused") and any(t["refused"].values()):
+        parts.append(f"refused for {_counts(t['refused'])}")
+    if t.get("shrunk"):
+        parts.append(f"the whole drawing shrunk by {t['shrunk']:g}")
+    if t.get("again"):
+        a = t["again"]
+        parts.append(f"second pass: {_plural(a['moves'], 'move')} kept of {a['tries']} tried")
+    return "; ".join(parts)
+
+
+# the figures figure_lines says in sentences; any other is listed after them as it is
+_SAID = {"size_chosen", "board_mm", "fill_w", "fill_h", "empty_share", "fill_note", "smaller_board", "auto_sizes_tried",
+         "refined", "errors", "warnings", "crossings", "stretched_routes", "largest_gap_mm", "routes_over_gap",
+         "routes_drawn", "routes_over_gap_even", "end_gaps_over_need", "largest_end_gap_mm", "routes_gap_widened",
+         "gap_rule", "direction_error_deg_mean", "direction_error_deg_max", "within_45deg", "routes_over_90deg",
+         "order_kept", "order_stations", "trunk_sides_swapped", "trunk_sides_swapped_raw", "label_pt_smallest",
+         "labels_unplaced", "labels_unplaced_at", "labels_below_12pt", "labels_total", "labels_with_room",
+         "labels_without_room_10pt", "bends", "polished", "tightened", "reseated"}
+
+
+def figure_lines(f: dict) -> list[str]:
+    """The layout's figures (mapkit.layout.figures, and the steps' own) as sentences a designer
+    reads, one topic a line; --format json has every figure under its name."""
+    lines = []
+    if "board_mm" in f:
+        w, h = f["board_mm"]
+        lines.append(f"board: {w:g} x {h:g} mm; the stations span {_pct(f.get('fill_w'))} x {_pct(f.get('fill_h'))}"
+                     f" of its playing area (aim: 80 % each way); {_pct(f.get('empty_share'))} of it is empty")
+    if f.get("fill_note"):
+        lines.append(f"fill: {f['fill_note']}")
+    if f.get("smaller_board"):
+        lines.append(f"moved onto a smaller board: {f['smaller_board']} mm")
+    if f.get("auto_sizes_tried"):
+        lines.append(f"sizes tried: {f['auto_sizes_tried']}")
+    if f.get("refined"):
+        lines.append(f"refined by the {f['refined']}")
+    if "errors" in f:
+        lines.append(f"geometry: {_plural(f['errors'], 'error')}, {_plural(f['warnings'], 'warning')}"
+                     f" ({_plural(f.get('crossings', 0), 'crossing')}, {_plural(f.get('stretched_routes', 0), 'stretched route')})")
+    if "largest_gap_mm" in f:
+        text = (f"gaps between spaces: the largest {f['largest_gap_mm']:g} mm; {f.get('routes_over_gap', 0)} of"
+                f" {_plural(f.get('routes_drawn', 0), 'route')} over 6 mm")
+        if "routes_over_gap_even" in f:
+            text += f" ({f['routes_over_gap_even']} with the spaces spread evenly)"
+        if "routes_gap_widened" in f:
+            text += f"; {f['routes_gap_widened']} allowed wider at a crowded station"
+        lines.append(text)
+    if "largest_end_gap_mm" in f:
+        lines.append(f"route ends: the largest gap to a station {f['largest_end_gap_mm']:g} mm;"
+                     f" {f.get('end_gaps_over_need', 0)} wider than 6 mm and what the end needs")
+    if f.get("gap_rule"):
+        lines.append(f"gap rule (at most 6 mm): {f['gap_rule']}")
+    if f.get("direction_error_deg_mean") is not None:
+        lines.append(f"directions against the real map: {f['direction_error_deg_mean']:g}° off on average, at most"
+                     f" {f['direction_error_deg_max']:g}°; {_pct(f.get('within_45deg'))} within 45°;"
+                     f" {f.get('routes_over_90deg', 0)} over 90°")
+    if f.get("order_stations"):
+        lines.append(f"stations of 3 or more routes whose routes leave in the real order: {f['order_kept']} of"
+                     f" {f['order_stations']}")
+    if "trunk_sides_swapped" in f:
+        lines.append(f"lines changing sides along shared doubles: {f['trunk_sides_swapped']} as drawn"
+                     f" ({f.get('trunk_sides_swapped_raw', 0)} before the sides are kept)")
+    if "labels_total" in f:
+        text = (f"labels: {f['labels_with_room']} of {f['labels_total']} with room; the smallest size needed"
+                f" {f['label_pt_smallest']:g} pt; {f.get('labels_below_12pt', 0)} below 12 pt;"
+                f" {f.get('labels_unplaced', 0)} with no room even at 7 pt")
+        lines.append(text)
+    if f.get("labels_without_room_10pt"):
+        lines.append(f"no label room at 10 pt (drawn smaller): {', '.join(f['labels_without_room_10pt'])}")
+    steps = []
+    if "bends" in f:
+        steps.append(_plural(f["bends"], "bend"))
+    if "polished" in f:
+        steps.append(f"{_plural(f['polished'], 'nudge')} towards the real bearings")
+    if f.get("reseated"):
+        r = f["reseated"]
+        steps.append(f"{r['reseated']} of {_plural(r['tried'], 'seat')} tried kept, {_plural(r.get('turned', 0), 'branch', 'branches')} turned back")
+    if steps:
+        lines.append("drawing: " + "; ".join(steps))
+    if f.get("tightened"):
+        lines.append("tightened: " + _tightened(f["tightened"]))
+    for k, v in f.items():
+        if k not in _SAID:
+            lines.append(f"{k.replace('_', ' ')}: {_counts(v) if isinstance(v, dict) else v}")
+    return lines
 
 
 def _spaces(n: int) -> str:

@@ -8,6 +8,7 @@ from collections import Counter
 from mapkit.checks import capacity
 from mapkit.graph import station_graph
 from mapkit.model import GRAY, Board
+from mapkit.texttable import text_table
 
 
 def summarize(board: Board) -> dict:
@@ -55,10 +56,9 @@ def format_summary(s: dict) -> str:
         f"  degree: min {s['degree']['min']}, median {s['degree']['median']}, mean {s['degree']['mean']}, max {s['degree']['max']}",
         "  lengths: " + ", ".join(f"{k}: {v}" for k, v in s["lengths"].items()),
         "",
-        f"  {'color':<14} {'name':<26} {'routes':>6} {'spaces':>6} {'longest':>7}",
     ]
-    for c in s["colors"]:
-        lines.append(f"  {c['color']:<14} {c['name'][:26]:<26} {c['routes']:>6} {c['spaces']:>6} {c['longest']:>7}")
+    lines += text_table(["color", "name", "routes", "spaces", "longest"],
+                        [[c["color"], c["name"], c["routes"], c["spaces"], c["longest"]] for c in s["colors"]], "llrrr")
     if s["special_routes"]:
         lines.append("")
         for r in s["special_routes"]:

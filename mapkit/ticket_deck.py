@@ -348,6 +348,7 @@ def generate(board: Board, style: str = "standard", count: int | None = None, se
     figures["stations"] = len(board.stations)
     figures["shared_paths"] = _most_shared(deck)
     figures["route_load"] = _route_load(scorer, deck)
+    figures["length_misses"] = _length_misses(targets, figures, list(pool.length) + [c.length for c in pinned])
     return GeneratedDeck(style=style, seed=seed, tickets=deck, targets=targets, figures=figures)
 
 
@@ -363,6 +364,39 @@ def _too_few(style: str, targets: Targets, trains: int, found: int, pinned: int)
     return (f"only {found} station pairs fit ({fit}), too few for a deck of {targets.count}"
             + (f" with {pinned} required" if pinned else "")
             + f"; ask for at most {found + pinned} tickets with --count")
+
+
+def _length_misses(targets: Targets, figures: dict, lengths: list[int]) -> list[dict]:
+    """Each length target the deck misses, with by how much and how many station pairs of those
+    lengths the board has at all (a target the board cannot meet says so): one entry a bucket
+    whose count differs from the one wanted, and one when the longest ticket is shorter than
+    wanted."""
+    out = []
+    for (lo, hi, want), got in zip(targets.buckets, figures["bucket_counts"]):
+        if got != want:
+            out.append({"what": f"length {lo}-{hi}", "tickets": got, "wanted": want,
+                        "pairs": sum(lo <= n <= hi for n in lengths)})
+    outside = targets.count - sum(figures["bucket_counts"])
+    if outside and targets.buckets[-1][2] != targets.count:   # (the long style's one range takes the diameter)
+        out.append({"what": "outside every length range", "tickets": outside, "wanted": 0, "pairs": 0})
+    if figures["longest"] < targets.longest_at_least:
+        out.append({"what": "longest ticket", "tickets": figures["longest"], "wanted": targets.longest_at_least,
+                    "pairs": sum(n >= targets.longest_at_least for n in lengths)})
+    return out
+
+
+def _miss_text(m: dict) -> str:
+    if m["what"] == "longest ticket":
+        return (f"the longest ticket is {m['tickets']}, {m['wanted'] - m['tickets']} short of the {m['wanted']} wanted"
+                + (" (no station pair is that far apart)" if not m["pairs"] else ""))
+    if m["what"] == "outside every length range":
+        return (f"{m['tickets']} ticket{'s are' if m['tickets'] != 1 else ' is'} outside every length range"
+                " (a required pair longer or shorter than the targets takes a place of theirs)")
+    gap = m["tickets"] - m["wanted"]
+    text = f"{m['what']}: {m['tickets']} ticket{'s' if m['tickets'] != 1 else ''}, {abs(gap)} {'more' if gap > 0 else 'fewer'} than the {m['wanted']} wanted"
+    if gap < 0 and m["pairs"] < m["wanted"]:
+        text += f" (the board has {m['pairs']} such pair{'s' if m['pairs'] != 1 else ''})"
+    return text
 
 
 def _most_shared(deck: list[TicketScore], top: int = 5) -> list[dict]:
@@ -402,4 +436,7 @@ def format_generated(g: GeneratedDeck) -> str:
         "  busiest connections: " + ", ".join(f"{r['connection']} {r['tickets']}" for r in f["route_load"]),
         "  most shared paths: " + ", ".join(f"{s['tickets'][0]} / {s['tickets'][1]} {s['shared']:.0%}" for s in f["shared_paths"]),
     ]
+    if f["length_misses"]:
+        lines.append("warning: the deck misses its length targets: " + "; ".join(_miss_text(m) for m in f["length_misses"])
+                     + "; try another --seed, --require the pairs you want, or a --count the board's pairs allow")
     return "\n".join(lines)

@@ -263,7 +263,9 @@ def read_pairs(board: Board, path: Path) -> list[tuple[str, str]]:
 
 
 def format_scores(scores: list[TicketScore]) -> str:
-    lines = [f"  {'from':<18} {'to':<18} {'points':>6} {'sugg':>4} {'len':>3} {'adj':>3} {'paths':>5} {'detour':>6} {'cut':>3}  notes"]
+    from mapkit.texttable import text_table
+
+    rows = []
     for s in scores:
         detour = "cut" if math.isinf(s.detour) else f"+{s.detour:.0f}"
         notes = []
@@ -273,6 +275,7 @@ def format_scores(scores: list[TicketScore]) -> str:
             notes.append("rare " + ", ".join(s.rare_colors))
         if s.special:
             notes.append(", ".join(s.special))
-        lines.append(f"  {s.a:<18} {s.b:<18} {s.points:>6} {s.suggested:>4} {s.length:>3} {s.adjustment:>+3} "
-                     f"{s.shortest_paths:>5} {detour:>6} {s.cut:>3}  {'; '.join(notes)}")
-    return "\n".join(lines)
+        rows.append([s.a, s.b, s.points, s.suggested, s.length, f"{s.adjustment:+d}", s.shortest_paths, detour, s.cut,
+                     " " + "; ".join(notes)])
+    return "\n".join(text_table(["from", "to", "points", "sugg", "len", "adj", "paths", "detour", "cut", " notes"], rows,
+                                "llrrrrrrrl"))

@@ -50,11 +50,14 @@ def test_every_check_code_has_a_fixture():
     import mapkit.checks as checks
 
     codes = set()
-    for module in (checks, boardfile):
+    import mapkit.cards as cards
+
+    for module in (checks, boardfile, cards):
         source = Path(module.__file__).read_text()
-        codes |= set(re.findall(r'(?:ERROR|WARNING), "([a-z-]+)"', source))
+        codes |= set(re.findall(r'(?:ERROR|WARNING|severity), "([a-z-]+)"', source))
         codes |= set(re.findall(r'problem\("([a-z-]+)"', source))
-    assert {"json-syntax", "bad-text", "unclaimable", "schema"} <= codes  # the patterns still find codes
+        codes |= set(re.findall(r'DeckWarning\("([a-z-]+)"', source))   # the deck's warnings (check_deck_play)
+    assert {"json-syntax", "bad-text", "unclaimable", "schema", "starved-color", "no-drawing"} <= codes  # the patterns still find codes
     pinned = {CODE_OF.get(p.stem, p.stem) for p in CASES}
     assert codes - pinned - ABOUT_THE_FILE == set()
 

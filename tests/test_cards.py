@@ -126,3 +126,30 @@ def test_contradictory_palette_says_which_fields_clash_and_the_fix(cli, write_bo
     assert "$.palette[2].cards.below_longest_route" in result.output and "[card-constraint]" in result.output
     assert "color ferry" in result.output and "drop below_longest_route" in result.output
     assert "Traceback" not in result.output
+
+
+LONG_ID = "central-campus-shuttle-inbound-and-outbound"
+
+
+def _long_color(tiny_data) -> dict:
+    tiny_data["palette"][2]["id"] = LONG_ID
+    for r in tiny_data["routes"]:
+        if r["color"] == "ferry":
+            r["color"] = LONG_ID
+    return tiny_data
+
+
+def _ends(line: str, header: str, word: str) -> int:
+    return header.index(word) + len(word)
+
+
+@pytest.mark.parametrize("command, columns", [("cards", ["spaces", "cards", "longest"]), ("info", ["routes", "spaces", "longest"])])
+def test_tables_keep_their_columns_with_long_color_ids(cli, write_board, tiny_data, command, columns):
+    out = cli(command, write_board(_long_color(tiny_data))).output.splitlines()
+    head = next(i for i, line in enumerate(out) if line.split()[:1] == ["color"])
+    rows = [line for line in out[head + 1:] if line.strip().split()[:1] and line.split()[0] in ("red", "blue", LONG_ID)]
+    assert len(rows) == 3
+    for word in columns:
+        end = _ends(out[head], out[head], word)
+        for row in rows:   # each right-aligned number ends under its heading
+            assert row[end - 1].isdigit() and (len(row) == end or row[end] == " "), (word, row)

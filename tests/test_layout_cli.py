@@ -108,3 +108,28 @@ def test_size_auto_says_when_it_went_past_the_smallest_size():
     larger = {"board_mm": [1000.0, 1400.0],
               "auto_sizes_tried": "841x1189 0 error(s), 1 warning(s); 1000x1400 clean"}
     assert "larger one" in _auto_note(larger)
+
+
+def test_the_text_output_says_the_figures_in_sentences(tiny):
+    """No raw Python dict or list (`tightened {'routes_over_gap': [18, 4, 3], ...}`): each figure is
+    said in words; --format json keeps them all by name."""
+    r = run("layout", tiny)
+    figures_text = [line for line in r.output.splitlines() if line.startswith("  ")]
+    assert figures_text
+    for line in figures_text:
+        assert not any(c in line for c in "{}[]'"), line
+        assert "_" not in line.split(":")[0], line     # no figure names such as largest_gap_mm
+    said = "\n".join(figures_text)
+    assert "board:" in said and "gaps between spaces:" in said and "labels:" in said
+
+
+def test_the_tightening_is_said_as_steps():
+    from mapkit.cli_layout import figure_lines
+
+    lines = figure_lines({"tightened": {"routes_over_gap": [18, 4, 3], "largest_gap_mm": [9.5, 7.25, 6.0], "moves": 5,
+                                        "shrunk": None, "tries": 7, "refused": {"off-board": 0, "fill": 6},
+                                        "kinds": {"cut": 3, "point": 2, "pull": 0}, "undone": 0, "sweeps": 2},
+                          "new_figure": {"a": 1}})
+    assert lines[0] == ("tightened: routes with gaps over 6 mm 18 -> 4 -> 3; largest gap 9.5 mm -> 7.25 mm -> 6 mm;"
+                        " 5 moves kept of 7 tried in 2 sweeps (cut 3, point 2); refused for fill 6")
+    assert lines[1] == "new figure: a 1"    # a figure not yet said in words is still readable

@@ -113,3 +113,34 @@ def test_transit_style_carries_a_second_value(decks):
     assert len(g.tickets) == 30
     for ticket, raw in zip(g.tickets, g.deck_json()):
         assert raw["transit_points"] == len(ticket.path) >= 3  # stations to build a chain through
+
+
+def test_a_deck_that_misses_its_length_targets_says_by_how_much():
+    """Eight stations in a line, 2 spaces apart: 7 pairs of 7-10 spaces and 3 of 11-14, too few for
+    the 9 medium and 4 long tickets a deck of 20 wants."""
+    import re
+
+    from conftest import red_blue_board
+
+    from mapkit.boardfile import build_board
+    from mapkit.ticket_deck import format_generated
+
+    stations = [{"id": f"s{i}", "name": f"S{i}", "lat": 45.0, "lon": -122.0 + 0.1 * i,
+                 "board": {"x": 60.0 + 80 * i, "y": 100.0}} for i in range(8)]
+    routes = [{"from": f"s{i}", "to": f"s{i + 1}", "color": "red", "length": 2} for i in range(7)]
+    g = generate(build_board(red_blue_board(stations, routes)), count=20, iterations=SHORT_SEARCH)
+    misses = g.figures["length_misses"]
+    wanted = {tuple(b[:2]): b[2] for b in g.targets.buckets}
+    got = dict(zip(wanted, g.figures["bucket_counts"]))
+    assert [m["what"] for m in misses] == [f"length {lo}-{hi}" for (lo, hi) in wanted if got[(lo, hi)] != wanted[(lo, hi)]]
+    assert misses and all(m["tickets"] - m["wanted"] == got[tuple(map(int, re.findall(r"\d+", m["what"])))]
+                          - wanted[tuple(map(int, re.findall(r"\d+", m["what"])))] for m in misses)
+    text = format_generated(g)
+    warning = [line for line in text.splitlines() if line.startswith("warning:")]
+    assert len(warning) == 1 and "fewer than the" in warning[0] and "the board has 3 such pairs" in warning[0]
+
+
+def test_a_required_pair_outside_the_length_ranges_is_named_as_the_miss(decks):
+    g = decks["portland"][1]     # hillsboro-gresham is 32 spaces, past the longest range's 22
+    misses = {m["what"]: m for m in g.figures["length_misses"]}
+    assert misses["outside every length range"]["tickets"] == len(g.tickets) - sum(g.figures["bucket_counts"]) >= 1

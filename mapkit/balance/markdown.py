@@ -52,13 +52,33 @@ def verdict_text(v: dict) -> str:
     return head + f"undecided whether {yes.format(s=s)} — {figure}{who}; {need}"
 
 
+def regenerate_command(r: dict) -> str:
+    """The `mapkit report` command that makes this report again: the board file as it was given
+    (its id where the report does not say, as in reports made before the file was recorded) and
+    every option that shaped the games (--jobs does not change them)."""
+    import shlex
+
+    words = ["mapkit", "report", r.get("source") or r["board"], "--seed", str(r["seed"])]
+    if r.get("games"):
+        words += ["--games", str(r["games"])]
+    else:
+        words += ["--max-games", str(r["max_games"]), "--batch", str(r["batch"])]
+    if r.get("players"):
+        words += ["--players", ",".join(str(n) for n in r["players"])]
+    if r["panel"] != default_panel():
+        words += ["--agents", ",".join(r["panel"])]
+    if r.get("preset"):
+        words += ["--rules", r["preset"]]
+    for v in r.get("variants") or ():
+        words += ["--variant", v]
+    return " ".join(shlex.quote(w) for w in words)
+
+
 def format_markdown(r: dict) -> str:
     fixed = r.get("games")
     sizing = (f"{fixed} games per player count" if fixed else
               f"up to {r['max_games']} games per player count, in rounds of {r['batch']} until every verdict is decided")
-    cmd = f"mapkit report {r['board']} --seed {r['seed']}" + (f" --games {fixed}" if fixed else f" --max-games {r['max_games']}")
-    if r["panel"] != default_panel():
-        cmd += f" --agents {','.join(r['panel'])}"
+    cmd = regenerate_command(r)
     out = [f"# Balance report: {r['name']}", "",
            f"Rules `{r['rules']}`; agent panel {', '.join(f'`{a}`' for a in r['panel'])} "
            f"(each in self-play{', and all together at a mixed table with seats rotated' if len(r['panel']) > 1 else ''}); "

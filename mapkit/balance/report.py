@@ -131,6 +131,7 @@ def balance_report(board: Board, players: list[int], games: Optional[int] = None
     deck = derive_deck(board) if board.deck is None else None
     return {
         "board": board.id, "name": board.name, "rules": rules.name, "seed": seed, "panel": panel,
+        "source": board.source, "players": list(players), "preset": preset, "variants": list(variants),
         "max_games": None if games else per_table_max * len(tables), "games": games or None, "batch": batch,
         "cutoffs": {"seat": SEAT_CUT, "ticket_hard": TICKET_HARD, "ticket_easy": TICKET_EASY,
                     "route_rare": ROUTE_RARE, "color_starved": COLOR_STARVED, "rarely_kept": RARELY_KEPT},

@@ -110,7 +110,7 @@ class Finish(Repair):
         return [m for m in out if all(self._inside(it[-1]) for it in m)]
 
     def _missing(self, p) -> float | None:
-        m = re.search(r"need (\d+(?:\.\d+)?) mm but the route is drawn (\d+(?:\.\d+)?) mm", p.message)
+        m = re.search(r"needs? (\d+(?:\.\d+)?) mm but the route is drawn (\d+(?:\.\d+)?) mm", p.message)
         return None if m is None else max(float(m.group(1)) - float(m.group(2)), 0.0)
 
     def lengthen(self, p, extras=EXTRA_MM, aside: bool = True) -> list[Move]:

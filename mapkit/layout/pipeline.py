@@ -499,9 +499,9 @@ def fit_report(found, net=None, board_mm=None) -> list[str]:
                 routes_at.setdefault(net.ids[i], []).append(b)
     for p in found:
         if p.code == "route-too-short":
-            need, drawn = (float(x) for x in re.findall(r"(\d+) mm", p.message)[:2])
+            need, drawn = (float(x) for x in re.findall(r"(\d+(?:\.\d+)?) mm", p.message)[:2])
             short = f"short by {need - drawn:.0f} mm" if need - drawn >= 1 else "short by less than 1 mm"
-            out.append(f"{p.subject}: its spaces need {need:.0f} mm, drawn {drawn:.0f} mm ({short})")
+            out.append(f"{p.subject}: its spaces need {need:g} mm, drawn {drawn:g} mm ({short})")
         elif p.code in ("space-overlap", "space-on-station", "station-overlap", "off-board"):
             out.append(f"{p.subject}: {p.message}{crowded(p, routes_at)}")
         elif p.severity == "warning":

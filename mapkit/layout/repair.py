@@ -378,7 +378,7 @@ class Repair:
 
     def _lengthenings(self, p) -> list[tuple[int, np.ndarray]]:
         """A route too short: one of its stations moved away from the other by what is missing."""
-        nums = [float(x) for x in re.findall(r"(\d+) mm", p.message)]
+        nums = [float(x) for x in re.findall(r"(\d+(?:\.\d+)?) mm", p.message)]
         k = self.bundle_of.get(_route_names(p)[0]) if p.code == "route-too-short" and _route_names(p) else None
         if k is None or len(nums) < 2:
             return []
@@ -395,7 +395,7 @@ class Repair:
         """A route stretched: a waypoint drawn in towards the straight line between its neighbours
         (a bend wider than it needs), or one of its stations moved towards the other by the excess."""
         k = self.bundle_of.get(_route_names(p)[0]) if p.code == "route-stretched" and _route_names(p) else None
-        m = re.search(r"need (\d+) mm but the route is drawn (\d+) mm", p.message)
+        m = re.search(r"needs? (\d+) mm but the route is drawn (\d+) mm", p.message)
         if k is None or m is None:
             return []
         need, drawn = float(m.group(1)), float(m.group(2))
