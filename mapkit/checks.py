@@ -290,8 +290,8 @@ def check_deck_play(board: Board) -> Iterator[Problem]:
     if any(r.a not in known or r.b not in known for r in board.routes):
         return  # reference errors first: the shares of a half-defined network say nothing useful
     cards = _card_counts(board)
-    if cards is None:
-        return
+    if cards is None or not any(cards[0].values()):
+        return  # no deck to judge, or no colored card at all (check_colored_cards: an error)
     colors = {c.id: c for c in board.palette}
     for w in deck_warnings(board, *cards):
         if w.color:

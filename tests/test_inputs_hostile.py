@@ -429,7 +429,7 @@ def test_stops_all_at_zero_zero_are_a_clear_error(gtfs, tmp_path):
 
     f = gtfs.metro_feed(0.35)
     f.stops = [f.stops[0]] + [row[:2] + ["0.000000", "0.000000"] + row[4:] for row in f.stops[1:]]
-    with pytest.raises(FeedError, match=r"stations of the selected lines are within 10 m of 0\.00000, 0\.00000"):
+    with pytest.raises(FeedError, match=r"of the selected lines are within 10 m of 0\.00000, 0\.00000"):
         gtfs.import_feed(f.zip(tmp_path / "zero.zip"))
 
 

@@ -21,7 +21,7 @@ from mapkit.errors import MapkitError, UsageError
 from mapkit.importers.gtfs import lines as L
 from mapkit.importers.gtfs.palette import MAX_DECK_COLORS, build_palette, deck_colors
 from mapkit.importers.gtfs import fit
-from mapkit.importers.gtfs.planar import make_drawable, project
+from mapkit.importers.gtfs.planar import check_stop_spread, make_drawable, project
 from mapkit.importers.gtfs.read import Feed
 from mapkit.importers.gtfs.names import unique_names
 from mapkit.importers.gtfs.select import (BUS_MODES, count_trips, read_agencies, read_feed_info, read_lines,
@@ -144,6 +144,7 @@ def _import(feed, modes, routes, agency, target, name, started, tolerances, name
     line_by_id = {ln.route_id: ln for ln in sel.lines}
     trip_stops = read_trip_stops(feed, set(trip_line), stops)
     used = {s for seq in trip_stops.values() for s in seq}
+    check_stop_spread(used, stops)
     rail = frozenset(s for t, seq in trip_stops.items() if not set(line_by_id[trip_line[t]].modes) & set(BUS_MODES)
                      for s in seq)
     stop_station, st, merge_figures = merge_stations(used, stops, feed, rail)

@@ -135,6 +135,22 @@ def _crossings(segs, xy, skip: set) -> list[tuple[int, int, tuple[float, float]]
     return out
 
 
+def check_stop_spread(used, stops) -> None:
+    """FeedError when every stop the selected lines serve is at one place (within ONE_PLACE_M), before
+    stops are merged into stations: merged, they would be one station and say nothing."""
+    pts = [(stops[s].lat, stops[s].lon) for s in used if s in stops and stops[s].lat is not None
+           and stops[s].lon is not None]
+    if len(pts) < 2:
+        return
+    lats, lons = [p[0] for p in pts], [p[1] for p in pts]
+    north = (max(lats) - min(lats)) * 111_320.0
+    east = (max(lons) - min(lons)) * 111_320.0 * math.cos(math.radians(sum(lats) / len(lats)))
+    if max(north, east) < ONE_PLACE_M:
+        raise FeedError([f"all {len(pts)} stops of the selected lines are within {ONE_PLACE_M:.0f} m of "
+                         f"{lats[0]:.5f}, {lons[0]:.5f}: their coordinates are missing or wrong in stops.txt "
+                         "(0, 0 is where an export puts a stop it has no position for)"])
+
+
 def _check_spread(xy, st: dict[str, Station]) -> None:
     """FeedError when every station is at one place: no map can be drawn of that."""
     xs, ys = [p[0] for p in xy.values()], [p[1] for p in xy.values()]
