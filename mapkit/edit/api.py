@@ -14,6 +14,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from mapkit.edit import edits
 from mapkit.edit.session import RefusedError, Session, StaleError
 from mapkit.errors import MapkitError, Problem
 
@@ -125,6 +126,12 @@ def _ticket_paths(board) -> dict:
     """Each ticket's one shortest connection as route ids (every track of a double between the
     same two stations), from the ticket scorer. They depend on the network, not on positions, so
     a drag reuses them (the cache key is the routes and tickets)."""
+    return _ticket_facts(board)[0]
+
+
+def _ticket_facts(board) -> tuple[dict, dict]:
+    """(paths, scores): scores[(deck, a, b)] is the shortest connection's length in spaces, or None
+    when the two stations are not connected."""
     key = (tuple((r.id, r.a, r.b, r.length, r.color) for r in board.routes),
            tuple((n, t.a, t.b) for n, t in _tickets(board)))
     if key not in _PATHS_CACHE:
@@ -133,28 +140,33 @@ def _ticket_paths(board) -> dict:
     return _PATHS_CACHE[key]
 
 
-def _compute_ticket_paths(board) -> dict:
+def _compute_ticket_paths(board) -> tuple[dict, dict]:
     from mapkit.tickets import TicketScorer
 
-    scorer = TicketScorer(board)
     between: dict[frozenset, list] = {}
     for r in board.routes:
         between.setdefault(frozenset((r.a, r.b)), []).append(r)
-    out = {}
+    out, scores = {}, {}
+    try:
+        scorer = TicketScorer(board) if board.routes and _tickets(board) else None
+    except (MapkitError, ValueError):
+        scorer = None
     for name, t in _tickets(board):
         key = (name, t.a, t.b)
         try:
-            path = scorer.score(t.a, t.b).path
-        except MapkitError:
-            out[key] = []
+            found = scorer.score(t.a, t.b)
+        except (MapkitError, AttributeError, ValueError, KeyError):
+            out[key], scores[key] = [], None
             continue
+        path = found.path
+        scores[key] = found.length
         ids = []
         for u, v in zip(path, path[1:]):
             options = between.get(frozenset((u, v)), [])
             shortest = min((r.length for r in options), default=0)
             ids += [r.id for r in options if r.length == shortest]
         out[key] = ids
-    return out
+    return out, scores
 
 
 def board_info(board, layout) -> dict:
@@ -191,7 +203,14 @@ def board_info(board, layout) -> dict:
             "centerline": [[round(x, 2), round(y, 2)] for x, y in shape.centerline] if shape else [],
             "tickets": list(dict.fromkeys(on_route.get(r.id, []))),
         })
-    return {"stations": stations, "routes": routes}
+    paths, scores = _ticket_facts(board)
+    tickets = [{"deck": name, "index": int(t.json_path.rsplit("[", 1)[1].rstrip("]")), "from": t.a, "to": t.b,
+                "points": t.points, "length": scores.get((name, t.a, t.b)), "routes": paths.get((name, t.a, t.b), [])}
+               for name, t in _tickets(board)]
+    palette = [{"id": c.id, "name": c.name, "hex": c.hex, "kind": c.kind,
+                "routes": sum(1 for r in board.routes if r.color == c.id)} for c in board.palette]
+    return {"stations": stations, "routes": routes, "tickets": tickets, "palette": palette,
+            "pinned": [s.id for s in board.stations if s.pinned], "decks": list(board.ticket_decks) or ["standard"]}
 
 
 _INFO_CACHE: dict = {}
@@ -215,8 +234,15 @@ def state(session: Session, report: dict | None, layout_note: str) -> dict:
     known = {"station": {s["id"] for s in info["stations"]} if info else set(),
              "route": {r["id"] for r in info["routes"]} if info else set()}
     # a broken generator can make 100,000 problems: the page lists the first ones (as validate does)
-    problems = [{**p.as_dict(), "targets": problem_targets(p, snap.data, known)}
-                for p in snap.report.problems[:MAX_PROBLEMS]]
+    # errors first, then the newest (the one just made at the top), then in the file's order
+    from mapkit.edit.session import problem_key
+
+    ages = session.problem_age
+    ordered = sorted(enumerate(snap.report.problems),
+                     key=lambda ip: (ip[1].severity != "error", -ages.get(problem_key(ip[1]), 0), ip[0]))
+    problems = [{**p.as_dict(), "targets": problem_targets(p, snap.data, known), "new": ages.get(problem_key(p)) == snap.version
+                 and snap.version > 1}
+                for _, p in ordered[:MAX_PROBLEMS]]
     ph = board.physical if board else None
     return {
         "rev": rev, "version": snap.version, "hash": snap.digest, "file": session.source,
@@ -230,7 +256,10 @@ def state(session: Session, report: dict | None, layout_note: str) -> dict:
             "quick_ms": round(drawing.seconds * 1000), "print_cpu_ms": round(drawing.print_cpu_s * 1000), "width": ph.width_mm, "height": ph.height_mm,
             "station_radius": ph.station_radius_mm, "space_width": ph.space_width_mm,
             "board": {"id": board.id, "name": board.name}},
+        "draft": snap.draft, "empty": snap.empty, "kinds": list(edits.KINDS),
         "stations": info["stations"] if info else [], "routes": info["routes"] if info else [],
+        "tickets": info["tickets"] if info else [], "palette": info["palette"] if info else [],
+        "decks": info["decks"] if info else [],
         "undo": undo, "redo": redo, **history, "layout": layout_note, "report": report,
     }
 
@@ -261,12 +290,11 @@ def _round(v: float):
 
 
 def move(session: Session, body: Any) -> dict:
-    """Move a station (its "board" position) or one waypoint of a route, in board mm."""
+    """Move a station (its "board" position) or one waypoint of a route, in board mm (a double
+    route's waypoint on both tracks)."""
     f = fields(body, {"kind": str, "id": str, "x": (int, float), "y": (int, float), "hash": str}, {"waypoint": int})
     with session.lock:
-        board = session.snapshot.board
-        if board is None:
-            raise ApiError(409, f"{session.source} does not load (see the problems); fix it in your editor first")
+        board = _current(session, f["hash"])
         ph = board.physical
         x, y = _round(f["x"]), _round(f["y"])
         if not (-ph.width_mm <= x <= 2 * ph.width_mm and -ph.height_mm <= y <= 2 * ph.height_mm):
@@ -278,18 +306,105 @@ def move(session: Session, body: Any) -> dict:
             i = int(s.json_path.split("[")[1].rstrip("]"))
             changes, what = {("stations", i, "board"): {"x": x, "y": y}}, f"move station {s.id}"
         elif f["kind"] == "waypoint":
-            r = next((r for r in board.routes if r.id == f["id"]), None)
-            if r is None:
-                raise ApiError(404, f"no route '{f['id']}' in {session.source}")
-            j = f.get("waypoint", -1)
-            if not 0 <= j < len(r.waypoints):
-                raise ApiError(400, f"route {r.id} has {len(r.waypoints)} waypoint(s); there is no waypoint {j}")
-            i = int(r.json_path.split("[")[1].rstrip("]"))
-            changes, what = {("routes", i, "waypoints", j): {"x": x, "y": y}}, f"move waypoint {j} of route {r.id}"
+            if "waypoint" not in f:
+                raise ApiError(400, "missing field 'waypoint'")
+            changes, what = _edit(edits.move_bend, session.snapshot.data, board, f)
         else:
             raise ApiError(400, "kind must be 'station' or 'waypoint'")
         step = _guard(session.write, changes, f["hash"], what)
     return {"done": step.what, "hash": session.snapshot.digest, "rev": session.rev}
+
+
+def _current(session: Session, page_hash: str):
+    """The board the page's hash names (the session's, when the file still holds it)."""
+    snap = session.snapshot
+    if snap.digest != page_hash:
+        _guard(session.check_writable, page_hash)  # the file moved on: a stale refusal, the page reloads
+        raise ApiError(409, "the page is behind the file; it reloads", stale=True)
+    if snap.board is None:
+        raise ApiError(409, f"{session.source} does not load (see the problems); fix it in your editor first")
+    return snap.board
+
+
+def _edit(fn, *args):
+    try:
+        return fn(*args)
+    except edits.EditError as exc:
+        raise ApiError(exc.status, str(exc))
+
+
+NUM = (int, float)
+EDITS = {
+    # endpoint: (edits function, required fields, optional fields, needs the layout)
+    "/api/station/add": (edits.add_station, {"name": str}, {"id": str, "x": NUM, "y": NUM, "lat": NUM, "lon": NUM}, False),
+    "/api/station/edit": (edits.edit_station, {"id": str}, {"name": str, "pinned": bool, "hub": bool, "label": str,
+                                                            "lat": NUM, "lon": NUM}, True),
+    "/api/station/delete": (edits.delete_station, {"id": str}, {}, False),
+    "/api/route/add": (edits.add_route, {"from": str, "to": str, "color": str, "length": int},
+                       {"double": bool, "color2": str, "kind": str, "overpass": bool, "line": str}, False),
+    "/api/route/edit": (edits.edit_route, {"id": str}, {"color": str, "length": int, "kind": str, "overpass": bool,
+                                                        "line": str}, False),
+    "/api/route/delete": (edits.delete_route, {"id": str}, {"whole": bool}, False),
+    "/api/route/double": (edits.make_double, {"id": str, "color": str}, {}, False),
+    "/api/bend/add": (edits.add_bend, {"id": str, "x": NUM, "y": NUM}, {}, True),
+    "/api/bend/delete": (edits.delete_bend, {"id": str, "waypoint": int}, {}, False),
+    "/api/color/add": (edits.add_color, {"name": str, "hex": str}, {"id": str, "kind": str}, False),
+    "/api/color/edit": (edits.edit_color, {"id": str}, {"name": str, "hex": str, "kind": str}, False),
+    "/api/color/delete": (edits.delete_color, {"id": str}, {}, False),
+    "/api/ticket/add": (edits.add_ticket, {"from": str, "to": str}, {"deck": str, "points": int}, False),
+    "/api/ticket/delete": (edits.delete_ticket, {"deck": str, "index": int}, {}, False),
+    "/api/board/edit": (edits.edit_board, {}, {"name": str, "width": NUM, "height": NUM, "trains": int,
+                                              "max_players": int}, False),
+}
+
+
+def edit(path: str, session: Session, body: Any) -> dict:
+    """One of the EDITS: checked, made as a patch of the file, checked again, one undo step."""
+    fn, required, optional, needs_layout = EDITS[path]
+    f = fields(body, {"hash": str, **required}, optional)
+    with session.lock:
+        board = _current(session, f["hash"])
+        data = session.snapshot.data
+        args = (data, board, session.drawing.layout, f) if needs_layout else (data, board, f)
+        changes, what = _edit(fn, *args)
+        step = _guard(session.write, changes, f["hash"], what)
+    return {"done": step.what, "hash": session.snapshot.digest, "rev": session.rev}
+
+
+def new_board(session: Session, body: Any) -> dict:
+    """Fill an empty file with a new board (`edit.draft.skeleton`): its name, id and size."""
+    from mapkit.edit import draft
+    from mapkit.writer import dump_board_json
+
+    f = fields(body, {"hash": str, "name": str}, {"id": str, "width": NUM, "height": NUM})
+    name = f["name"].strip()
+    if not 1 <= len(name) <= 120:
+        raise ApiError(400, "a board's name is 1 to 120 characters")
+    board_id = f.get("id") or edits.slug(name)
+    if not edits.SLUG.match(board_id):
+        raise ApiError(400, f"'{board_id}' is not a usable id: lowercase letters, digits and dashes")
+    w, h = f.get("width", 800), f.get("height", 530)
+    if not (100 <= w <= 5000 and 100 <= h <= 5000):
+        raise ApiError(400, "the board is 100 to 5000 mm each way")
+    with session.lock:
+        if not session.snapshot.empty:
+            raise ApiError(409, f"{session.source} is not empty: a new board is only written into an empty file")
+        text = dump_board_json(draft.skeleton(board_id, name, _round(w), _round(h)))
+        raw = session._read() or b""
+        nl = "\r\n" if b"\r\n" in raw else "\n"
+        changes = [("whole", (), text.replace("\n", nl))]
+        step = _guard(session.write, changes, f["hash"], f"start board {board_id}", True, True)
+    return {"done": step.what, "hash": session.snapshot.digest, "rev": session.rev}
+
+
+def suggest_length(session: Session, query: dict) -> dict:
+    """What a route between two stations holds as drawn (edits.lengths)."""
+    with session.lock:
+        d = session.drawing
+        if d is None:
+            raise ApiError(409, "nothing drawn yet")
+        a, b = query.get("from", ""), query.get("to", "")
+        return _edit(edits.lengths, d.board, d.layout, a, b)
 
 
 def undo(session: Session, body: Any) -> dict:

@@ -191,6 +191,8 @@ class Handler(BaseHTTPRequestHandler):
             return self._json(200, {"rev": s.wait(since, timeout)})
         if path == "/api/layout/status":
             return self._json(200, api.layout_status(s, query))
+        if path == "/api/suggest":
+            return self._json(200, api.suggest_length(s, query))
         if path == "/api/overlay":
             kind = query.get("kind", "")
             return self._json(200, api.overlay(s, self.server.report_path, kind, self._int(query, "players", None)))
@@ -201,6 +203,10 @@ class Handler(BaseHTTPRequestHandler):
         handlers = {"/api/move": api.move, "/api/undo": api.undo, "/api/redo": api.redo,
                     "/api/layout/preview": api.layout_preview, "/api/layout/apply": api.layout_apply,
                     "/api/layout/cancel": api.layout_cancel}
+        if path in api.EDITS:
+            return self._json(200, api.edit(path, s, body))
+        if path == "/api/new":
+            return self._json(200, api.new_board(s, body))
         if path not in handlers:
             raise api.ApiError(404, f"no endpoint {path}")
         return self._json(200, handlers[path](s, body))
