@@ -188,6 +188,7 @@ def board_info(board, layout) -> dict:
                    for n, t in _tickets(board) if s.id in (t.a, t.b)]
         stations.append({"id": s.id, "name": s.name, "index": int(s.json_path.split("[")[1].rstrip("]")),
                          "x": round(x, 2), "y": round(y, 2), "hub": s.hub, "placed": s.board is not None,
+                         "lat": s.lat, "lon": s.lon, "pinned": s.pinned, "label": s.label or "",
                          "routes": [r.id for r in board.routes if s.id in (r.a, r.b)], "tickets": tickets})
     routes = []
     for r in board.routes:
@@ -197,6 +198,8 @@ def board_info(board, layout) -> dict:
             "id": r.id, "index": int(r.json_path.split("[")[1].rstrip("]")), "from": r.a, "to": r.b,
             "color": r.color, "color_name": color.name if color else board.gray_name,
             "hex": color.hex if color else "#a0a0a0", "length": r.length, "kind": r.kind,
+            "own_kind": r.kind if r.kind != (color.kind if color else board.gray_kind) else "",
+            "overpass": bool(getattr(r, "overpass", False)),
             "double": [x for x in partner.get(r.double, []) if x != r.id] if r.double else [],
             "bonus": f"+{r.bonus.points} {r.bonus.name}" if r.bonus else None,
             "waypoints": [list(map(lambda v: round(v, 2), layout.point(w))) for w in r.waypoints],
@@ -257,11 +260,18 @@ def state(session: Session, report: dict | None, layout_note: str) -> dict:
             "station_radius": ph.station_radius_mm, "space_width": ph.space_width_mm,
             "board": {"id": board.id, "name": board.name}},
         "draft": snap.draft, "empty": snap.empty, "kinds": list(edits.KINDS),
+        "board_settings": _settings(snap.data) if board else {},
         "stations": info["stations"] if info else [], "routes": info["routes"] if info else [],
         "tickets": info["tickets"] if info else [], "palette": info["palette"] if info else [],
-        "decks": info["decks"] if info else [],
+        "decks": info["decks"] if info else [], "pinned": info["pinned"] if info else [],
         "undo": undo, "redo": redo, **history, "layout": layout_note, "report": report,
     }
+
+
+def _settings(data) -> dict:
+    """The rules' trains and most players as the file overrides them (empty when it does not)."""
+    over = ((data or {}).get("rules") or {}).get("overrides") or {}
+    return {k: over[k] for k in ("trains", "max_players") if isinstance(over, dict) and k in over}
 
 
 def svg(session: Session) -> str:

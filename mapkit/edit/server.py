@@ -33,6 +33,7 @@ LONG_POLL_S = 10.0
 STATIC = {"/": ("index.html", "text/html; charset=utf-8"),
           "/app.js": ("app.js", "text/javascript; charset=utf-8"),
           "/overlays.js": ("overlays.js", "text/javascript; charset=utf-8"),
+          "/make.js": ("make.js", "text/javascript; charset=utf-8"),
           "/app.css": ("app.css", "text/css; charset=utf-8")}
 
 
