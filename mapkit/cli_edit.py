@@ -52,8 +52,8 @@ def edit(board, port, no_browser, report, quick_labels):
         raise MapkitError(f"cannot serve on 127.0.0.1:{port}: {exc.strerror or exc}; try another --port or --port 0")
     click.echo(printable(f"mapkit edit: {session.source} at {server.url}"))
     click.echo("stop with Ctrl+C", err=True)
-    if not no_browser:
-        webbrowser.open(server.url)
+    if not no_browser:  # a file only this user can read sends the browser on: no token on its command line
+        webbrowser.open(server.redirect_file().as_uri())
     try:
         import threading
         threading.Event().wait()

@@ -358,3 +358,113 @@ def test_refine_this_drawing_previews_the_board_as_drawn(browser, tmp_path):
         assert near >= 35, (near, len(data["stations"]))
         shot(page, "layout-refined")
         assert board.read_bytes() == before   # a preview writes nothing
+
+
+# ---------------------------------------------------------------- making a board in the page
+
+def _screen(page, x, y):
+    """Where board position (x, y) mm is on the screen."""
+    return page.evaluate(f"(() => {{ const s = document.querySelector('#map svg'); const p = s.createSVGPoint(); p.x = {x}; "
+                         f"p.y = {y}; const q = p.matrixTransform(s.getScreenCTM()); return [q.x, q.y]; }})()")
+
+
+def _loads_after(page, action, timeout=15000):
+    n = page.evaluate("window.mapkit.loads")
+    action()
+    page.wait_for_function(f"window.mapkit.loads > {n}", timeout=timeout)
+    return page.evaluate("window.mapkit.last")
+
+
+SIX = [("Alder", 80, 80), ("Birch", 200, 80), ("Cedar", 320, 80), ("Dogwood", 80, 220), ("Elm", 200, 220), ("Fir", 320, 220)]
+
+
+def test_a_board_is_made_in_the_page_from_an_empty_file_and_undone_to_it(browser, tmp_path):
+    """An empty file, then only clicks and form fields: the board, its colors, six stations, routes
+    (a double, grays, a bend), tickets and a pin; the file is valid with --strict and renders; then
+    Undo, step by step, gives back the empty file byte for byte."""
+    import subprocess
+    import sys
+
+    empty = tmp_path / "empty.json"
+    empty.write_bytes(b"")
+    (tmp_path / "w").mkdir()
+    with editor_on(browser, empty, tmp_path / "w") as (page, server, session, board):
+        assert "empty" in page.inner_text("#banner")
+        shot(page, "make-0-empty")
+        page.fill("#nb-name", "Six Stops")
+        page.fill("#nb-width", "400")
+        page.fill("#nb-height", "300")
+        _loads_after(page, lambda: page.click("#nb-start"))
+        assert json.loads(board.read_text())["name"] == "Six Stops"
+        page.click("#board-box summary")
+        page.fill("#bd-trains", "8")
+        page.fill("#bd-players", "3")
+        _loads_after(page, lambda: page.click("#bd-save"))
+        page.click("#palette-box summary")
+        for name, hexv in (("Red Line", "#d11241"), ("Blue Line", "#114c96")):
+            page.fill("#pc-new-name", name)
+            page.fill("#pc-new-hex", hexv)
+            _loads_after(page, lambda: page.click("#pc-add"))
+        page.click("[data-mode=station]")
+        for name, x, y in SIX:
+            page.fill("#new-station-name", name)
+            sx, sy = _screen(page, x, y)
+            _loads_after(page, lambda: page.mouse.click(sx, sy))
+        data = json.loads(board.read_text())
+        assert [s["name"] for s in data["stations"]] == [n for n, _, _ in SIX]
+        for s, (_, x, y) in zip(data["stations"], SIX):  # placed where clicked, to a click's precision
+            assert abs(s["board"]["x"] - x) < 1.5 and abs(s["board"]["y"] - y) < 1.5
+        shot(page, "make-1-stations")
+        page.click("[data-mode=route]")
+        suggested = []
+        for a, b, color, second in (("alder", "birch", "red-line", "blue-line"), ("birch", "cedar", "blue-line", None),
+                                    ("alder", "dogwood", "gray", None), ("birch", "elm", "red-line", None),
+                                    ("cedar", "fir", "gray", None), ("dogwood", "elm", "red-line", None),
+                                    ("elm", "fir", "gray", None)):
+            page.mouse.click(*marker_centre(page, a))
+            page.mouse.click(*marker_centre(page, b))
+            page.wait_for_function("/fit|short|long/.test((document.querySelector('#rt-suggest') || {}).textContent || '')")
+            suggested.append(int(page.input_value("#rt-length")))
+            page.select_option("#rt-color", color)
+            if second:
+                page.check("#rt-double")
+                page.select_option("#rt-color2", second)
+            _loads_after(page, lambda: page.click("#rt-add"))
+        assert all(n >= 1 for n in suggested)
+        shot(page, "make-2-routes")
+        page.click("[data-mode=bend]")
+        sx, sy = _screen(page, 260, 222)
+        _loads_after(page, lambda: page.mouse.click(sx, sy))
+        page.click("[data-mode=select]")
+        for a, b in (("alder", "fir"), ("dogwood", "cedar"), ("alder", "elm")):
+            page.select_option("#tk-from", a)
+            page.select_option("#tk-to", b)
+            _loads_after(page, lambda: page.click("#tk-add"))
+        _loads_after(page, lambda: page.mouse.click(*marker_centre(page, "birch"), button="right"))
+        page.mouse.click(*marker_centre(page, "elm"))  # selects it: the panel edits it
+        page.wait_for_function("document.getElementById('edit').textContent.includes('Station elm')")
+        page.fill("#st-name", "Elm Street")
+        _loads_after(page, lambda: page.click("#st-rename"))
+        shot(page, "make-3-done")
+        data = json.loads(board.read_text())
+        assert len(data["routes"]) == 8 and len(data["ticket_decks"]["standard"]) == 3
+        assert next(s for s in data["stations"] if s["id"] == "birch")["pinned"] is True
+        assert next(r for r in data["routes"] if (r["from"], r["to"]) == ("elm", "fir"))["waypoints"]
+        assert page.locator("#layer-picked .pin").count() == 1
+        assert page.inner_text("#verdict") == "valid"
+        env = {**os.environ, "PYTHONPATH": str(REPO)}
+        checked = subprocess.run([sys.executable, "-m", "mapkit", "validate", "--strict", str(board)],
+                                 capture_output=True, text=True, env=env)
+        assert checked.returncode == 0, checked.stdout + checked.stderr
+        out = tmp_path / "kit"
+        rendered = subprocess.run([sys.executable, "-m", "mapkit", "render", str(board), "--out", str(out)],
+                                  capture_output=True, text=True, env=env)
+        assert rendered.returncode == 0, rendered.stdout + rendered.stderr
+        assert any(p.suffix == ".pdf" for p in out.rglob("*"))
+        steps = 0
+        while page.is_enabled("#undo"):
+            _loads_after(page, lambda: page.click("#undo"))
+            steps += 1
+        assert steps == 1 + 1 + 2 + 6 + 7 + 1 + 3 + 1 + 1  # every step the page made, one undo each
+        assert board.read_bytes() == b""
+        assert "empty" in page.inner_text("#banner")

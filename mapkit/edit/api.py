@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -444,6 +445,7 @@ def layout_module():
 
 _PREVIEWS: dict = {}
 _JOBS: dict = {}        # the layout jobs of this server, by id (one runs at a time)
+_JOBS_LOCK = threading.Lock()
 
 
 def layout_preview(session: Session, body: Any) -> dict:
@@ -465,12 +467,13 @@ def layout_preview(session: Session, body: Any) -> dict:
         if snap.digest != f["hash"]:
             raise ApiError(409, "the file changed since the page loaded it; the page reloads", stale=True)
         data = json.loads(json.dumps(snap.data))
-    for job in list(_JOBS.values()):  # a new preview replaces one still running
-        job.cancel()
-    _JOBS.clear()
-    job = LayoutJob(data, snap.digest, style, f.get("seed", 0), lambda j, reply: _preview_of(session, j, reply),
-                    refine=f.get("refine", False))
-    _JOBS[job.id] = job
+    with _JOBS_LOCK:  # two requests at once (two tabs) must not leave a job no one can stop
+        for job in list(_JOBS.values()):  # a new preview replaces one still running
+            job.cancel()
+        _JOBS.clear()
+        job = LayoutJob(data, snap.digest, style, f.get("seed", 0), lambda j, reply: _preview_of(session, j, reply),
+                        refine=f.get("refine", False))
+        _JOBS[job.id] = job
     return job.status()
 
 
@@ -508,8 +511,9 @@ def layout_status(session: Session, query: dict) -> dict:
 
 
 def stop_jobs() -> None:
-    for job in list(_JOBS.values()):
-        job.cancel()
+    with _JOBS_LOCK:
+        for job in list(_JOBS.values()):
+            job.cancel()
 
 
 def layout_cancel(session: Session, body: Any) -> dict:

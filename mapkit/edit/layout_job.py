@@ -12,6 +12,8 @@ written by a job: its result is a preview, written only by `layout_apply`.
 from __future__ import annotations
 
 import secrets
+import os
+import signal
 import subprocess
 import sys
 import threading
@@ -68,8 +70,10 @@ class LayoutJob:
         self.expected = _LAST_SECONDS.get((digest, style, refine))
         self._finish = finish
         self._lock = threading.Lock()
+        # its own process group, so that cancelling ends it with anything it started
         self.proc = subprocess.Popen(child_command("mapkit.edit.layout_job"), stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=child_env())
+                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=child_env(),
+                                     start_new_session=True)
         self.pid = self.proc.pid
         threading.Thread(target=self._wait, args=(data,), name="mapkit-edit-layout", daemon=True).start()
 
@@ -111,8 +115,10 @@ class LayoutJob:
                 return False
             self.state = "cancelled"
             self.seconds = time.monotonic() - self.started
-        if self.proc.poll() is None:
-            self.proc.kill()
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
         self.proc.wait()
         return True
 

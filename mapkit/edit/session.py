@@ -112,6 +112,7 @@ class Session:
         self.last_print = None                 # svg.LastPrint: the labels of the last print drawing
         self.print_error = ""                 # why the print drawing could not be made, if it failed
         self.problem_age: dict = {}           # problem_key -> the version it first showed in
+        self._worker = None                   # edit.worker.Worker of the print drawing, once started
         self.refresh(force=True)
 
     # ------------------------------------------------------------ reading
@@ -219,8 +220,12 @@ class Session:
             threading.Thread(target=self._print_worker, name="mapkit-edit-print", daemon=True).start()
 
     def stop(self) -> None:
+        """Stop the watcher and end the drawing process (also in the middle of a drawing)."""
         self._stop.set()
         self._print_ready.set()
+        worker = self._worker
+        if worker is not None and worker.proc is not None and worker.proc.poll() is None:
+            worker.proc.kill()
 
     def _watch(self) -> None:
         while not self._stop.wait(WATCH_INTERVAL_S):
@@ -236,7 +241,7 @@ class Session:
         the designer keeps dragging. A result for an older version is dropped."""
         from mapkit.edit.worker import Worker
 
-        worker = Worker()
+        worker = self._worker = Worker()
         try:
             while not self._stop.is_set():
                 self._print_ready.wait()

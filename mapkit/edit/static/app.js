@@ -96,7 +96,8 @@ async function load(reason) {
 function drawBoard(text) {
   const map = $("map");
   if (!text) {
-    map.innerHTML = '<p class="empty">No drawing: the board has never loaded. Fix the problems listed on the right.</p>';
+    map.innerHTML = state && state.empty ? '<p class="empty">The file is empty: give the board a name and a size on the right and press “Start the board”.</p>'
+      : '<p class="empty">No drawing: the board has never loaded. Fix the problems listed on the right.</p>';
     svg = null;
     return;
   }
@@ -157,9 +158,10 @@ function toBoard(evt) {
 }
 
 function renderHeader() {
-  $("file").textContent = state.file;
+  $("file").textContent = state.file.split(/[\\/]/).pop();
+  $("file").title = state.file;
   const v = $("verdict");
-  v.textContent = !state.loads ? "does not load" : state.errors ? `${state.errors} error${state.errors > 1 ? "s" : ""}` +
+  v.textContent = state.empty ? "empty" : !state.loads ? "does not load" : state.draft ? `in the making, ${state.errors} error${state.errors > 1 ? "s" : ""}` : state.errors ? `${state.errors} error${state.errors > 1 ? "s" : ""}` +
     (state.warnings ? `, ${state.warnings} warning${state.warnings > 1 ? "s" : ""}` : "") :
     state.warnings ? `valid, ${state.warnings} warning${state.warnings > 1 ? "s" : ""}` : "valid";
   v.className = "verdict" + (!state.loads || state.errors ? " bad" : state.warnings ? " warn" : "");
