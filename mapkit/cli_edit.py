@@ -55,10 +55,16 @@ def edit(board, port, no_browser, report, quick_labels):
     if not no_browser:  # a file only this user can read sends the browser on: no token on its command line
         webbrowser.open(server.redirect_file().as_uri())
     try:
-        import threading
-        threading.Event().wait()
+        wait_for_interrupt()
     except KeyboardInterrupt:
         click.echo("stopped", err=True)
     finally:
         server.shutdown()
         session.stop()
+
+
+def wait_for_interrupt() -> None:
+    """Block until Ctrl+C (KeyboardInterrupt)."""
+    import threading
+
+    threading.Event().wait()
