@@ -349,6 +349,8 @@ def test_refine_this_drawing_previews_the_board_as_drawn(browser, tmp_path):
         text = page.inner_text("#layout-info")
         assert text.startswith("geographic (refined) layout:"), text
         assert "refined" in text and "local steps" in text
+        # the figures as a table a person reads, not raw keys and JSON
+        assert "mean direction error" in text and "board left empty" in text and "{" not in text
         # the stations within 1 mm of where they were (the tightening draws in a few routes)
         (_, changes, _), = api._PREVIEWS.values()
         data = json.loads(before)
@@ -468,3 +470,75 @@ def test_a_board_is_made_in_the_page_from_an_empty_file_and_undone_to_it(browser
         assert steps == 1 + 1 + 2 + 6 + 7 + 1 + 3 + 1 + 1  # every step the page made, one undo each
         assert board.read_bytes() == b""
         assert "empty" in page.inner_text("#banner")
+
+
+# ---------------------------------------------------------------- what the page says and shows
+
+def _drag(page, x, y, dx, dy):
+    page.mouse.move(x, y)
+    page.mouse.down()
+    page.mouse.move(x + dx, y + dy, steps=5)
+    page.mouse.up()
+
+
+def test_a_refused_write_keeps_its_reason_on_show(page_on):
+    """A read-only file: the move is refused, the station goes back, and the banner keeps saying why
+    (it was wiped at once by the reload that follows the refusal)."""
+    import stat as stat_
+
+    page, _, board = page_on
+    board.chmod(stat_.S_IRUSR)
+    try:
+        cx = page.get_attribute('circle[data-station="elm"]', "cx")
+        loads = page.evaluate("window.mapkit.loads")
+        _drag(page, *marker_centre(page, "elm"), 40, 0)
+        wait_loads(page, loads + 1)
+        time.sleep(1.0)  # the long poll and the watcher have had their turn
+        text = page.inner_text("#banner")
+        assert "Not written" in text and "read-only" in text, text
+        assert page.get_attribute('circle[data-station="elm"]', "cx") == cx  # back where the file has it
+        shot(page, "refused-write")
+        page.click("#banner .close")
+        assert page.is_hidden("#banner")
+    finally:
+        board.chmod(stat_.S_IRUSR | stat_.S_IWUSR)
+
+
+def test_the_red_banner_goes_when_the_file_is_fixed(page_on):
+    page, _, board = page_on
+    good = board.read_text()
+    loads = page.evaluate("window.mapkit.loads")
+    board.write_text(good.replace('"id": "elm"', '"id": "elm",,'))
+    wait_loads(page, loads + 1)
+    assert "does not load" in page.inner_text("#banner")
+    board.write_text(good)
+    wait_loads(page, loads + 2)
+    assert page.is_hidden("#banner") or "does not load" not in page.inner_text("#banner")
+
+
+def test_the_hover_panel_shows_the_position_after_a_drag(page_on):
+    page, _, board = page_on
+    x, y = marker_centre(page, "elm")
+    page.mouse.move(x, y)
+    page.wait_for_function("document.getElementById('info').textContent.includes('200.0, 220.0 mm')")
+    loads = page.evaluate("window.mapkit.loads")
+    _drag(page, x, y, 30, 0)
+    wait_loads(page, loads + 1)
+    elm = next(s for s in json.loads(board.read_text())["stations"] if s["id"] == "elm")
+    assert f"{elm['board']['x']:.1f}, {elm['board']['y']:.1f} mm" in page.inner_text("#info")
+
+
+def test_the_toolbar_is_one_line_and_names_are_readable_at_fit(browser, tmp_path):
+    with editor_on(browser, REPO / "boards" / "portland.json", tmp_path) as (page, *_):
+        page.click("#fit")
+        page.wait_for_timeout(300)
+        assert page.evaluate("document.getElementById('bar').getBoundingClientRect().height") < 45
+        heights = page.eval_on_selector_all("text[data-label]", "els => els.map(e => e.getBoundingClientRect().height)")
+        assert heights and min(heights) >= 9, min(heights)
+        shot(page, "portland-fit")
+        # zoomed in, the names are their print size again (not blown up)
+        page.mouse.move(400, 400)
+        for _ in range(12):
+            page.mouse.wheel(0, -400)
+        page.wait_for_timeout(300)
+        assert page.eval_on_selector_all("text[data-label]", "els => els.filter(e => (e.getAttribute('transform') || '').includes('scale')).length") == 0

@@ -495,8 +495,17 @@ def _preview_of(session: Session, job, reply: dict) -> dict:
     _PREVIEWS[key] = (job.digest, changes, job.name)
     moved = sum(1 for path in changes if path[0] == "stations")
     return {"preview": key, "svg": board_svg(board, Layout(board)), "figures": reply["figures"],
-            "layout_problems": reply["problems"], "problems_after": [p.as_dict() for p in check_problems(board)],
+            "layout_problems": [for_the_page(p) for p in reply["problems"]], "problems_after": [p.as_dict() for p in check_problems(board)],
             "changes": len(changes), "stations_moved": moved, "style": job.name}
+
+
+_SIZE_FLAG = re.compile(r"\(?--size (\d+(?:\.\d+)?)x(\d+(?:\.\d+)?)\)?")
+
+
+def for_the_page(message: str) -> str:
+    """A layout message with its command-line flags said as the page's controls."""
+    message = _SIZE_FLAG.sub(r"(a board of \1 × \2 mm: set it under Edit › Board › size, then preview again)", message)
+    return message.replace("--size auto", "the automatic size")
 
 
 def _job(body_or_query: dict) -> Any:

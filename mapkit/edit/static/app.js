@@ -489,22 +489,36 @@ async function layoutPreview() {
   }
 }
 
-// the layout's figures as a table a person reads: known keys by name, units kept, nested values flattened
-const FIGURE_NAMES = {
-  seconds: "time (s)", stations: "stations", routes: "routes", moved: "stations moved", median_move_mm: "median move (mm)",
-  max_move_mm: "largest move (mm)", crossings: "crossings", overlaps: "overlaps", empty_share: "empty share",
-  largest_gap_mm: "largest gap (mm)", mean_direction_error_deg: "mean direction error (°)", size: "board size (mm)",
-};
-function figureRows(figs, prefix = "") {
-  const rows = [];
-  for (const [k, v] of Object.entries(figs)) {
-    const name = FIGURE_NAMES[k] || (prefix + k).replace(/_mm$/, " (mm)").replace(/_s$/, " (s)").replace(/_deg$/, " (°)").replace(/_/g, " ");
-    if (v && typeof v === "object" && !Array.isArray(v)) { rows.push(...figureRows(v, `${prefix}${k} · `)); continue; }
-    const shown = typeof v === "number" ? (Number.isInteger(v) ? `${v}` : v.toFixed(Math.abs(v) < 10 ? 2 : 1))
-      : Array.isArray(v) ? v.map((x) => (typeof x === "number" ? +x.toFixed(1) : x)).join(" × ") : `${v}`;
-    rows.push(`<tr><th>${esc(name)}</th><td>${esc(shown)}</td></tr>`);
-  }
-  return rows.join("");
+// the layout's figures as a table a person reads: the main ones by name, the rest folded away
+const pctOf = (v) => `${(100 * v).toFixed(0)} %`;
+const FIGURES = [
+  ["board_mm", "board", (v) => `${v[0]} × ${v[1]} mm`],
+  ["errors", "errors left"], ["warnings", "warnings left"], ["crossings", "crossings"],
+  ["stretched_routes", "routes stretched"], ["routes_over_gap", "routes with a gap over the rule"],
+  ["largest_gap_mm", "largest gap between spaces", (v) => `${v} mm`],
+  ["direction_error_deg_mean", "mean direction error", (v) => `${v}°`],
+  ["direction_error_deg_max", "largest direction error", (v) => `${v}°`],
+  ["within_45deg", "routes within 45° of their direction", pctOf],
+  ["empty_share", "board left empty", pctOf],
+  ["fill_w", "stations fill, across", pctOf], ["fill_h", "stations fill, down", pctOf],
+  ["labels_without_room_10pt", "names without room at 10 pt", (v) => (v.length ? v.join(", ") : "none")],
+  ["refined", "refined by"], ["fill_note", "fill"],
+];
+function figureCell(v) {
+  if (typeof v === "number") return Number.isInteger(v) ? `${v}` : v.toFixed(Math.abs(v) < 10 ? 2 : 1);
+  if (Array.isArray(v)) return v.map(figureCell).join(" → ");
+  if (v && typeof v === "object") return Object.entries(v).map(([k, x]) => `${k.replace(/_/g, " ")} ${figureCell(x)}`).join(", ");
+  return `${v}`;
+}
+function figureRows(figs) {
+  const known = new Set();
+  const main = FIGURES.filter(([k]) => k in figs).map(([k, name, fmt]) => {
+    known.add(k);
+    return `<tr><th>${esc(name)}</th><td>${esc(fmt ? fmt(figs[k]) : figureCell(figs[k]))}</td></tr>`;
+  }).join("");
+  const rest = Object.entries(figs).filter(([k]) => !known.has(k))
+    .map(([k, v]) => `<tr><th>${esc(k.replace(/_mm$/, " (mm)").replace(/_/g, " "))}</th><td>${esc(figureCell(v))}</td></tr>`).join("");
+  return main + (rest ? `<tr><td colspan="2"><details><summary>more figures</summary><table class="figures">${rest}</table></details></td></tr>` : "");
 }
 
 async function layoutCancel() {
