@@ -15,7 +15,7 @@ from mapkit.edit import Session, serve
 from mapkit.textpatch import append_item
 from mapkit.validate import validate_file
 
-from test_edit import TINY, call
+from test_edit import REPO, TINY, call
 
 
 @pytest.fixture
@@ -320,3 +320,72 @@ def test_append_item_puts_the_first_item_of_an_empty_array_on_its_own_line():
     assert append_item('{"a": []}', ("a",), 1) == '{"a": [1]}'  # one line stays one line
     with pytest.raises(ValueError):
         append_item(text, ("x",), 2)
+
+
+def test_the_editor_knows_the_layout_styles_without_importing_the_layout():
+    from mapkit.edit import api
+    from mapkit.layout import STYLES
+
+    assert tuple(api.LAYOUT_STYLES) == tuple(STYLES)
+
+
+def test_the_first_state_imports_no_layout_and_scores_tickets_as_the_scorer_does(tmp_path):
+    """The page's first /api/state: no `mapkit.layout` import (3.6 s of the 4.1 s it took), and each
+    ticket's path and length are the ones `mapkit tickets score` finds."""
+    import subprocess
+    import sys
+
+    code = ("import sys, time; from pathlib import Path; from mapkit.edit import Session, api; "
+            f"s = Session(Path({str(REPO / 'boards' / 'seattle.json')!r}), 'seattle', print_labels=False); "
+            "api.state(s, None, api.layout_module()[1]); print('mapkit.layout' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env={**__import__('os').environ,
+                         "PYTHONPATH": str(REPO)})
+    assert out.stdout.strip() == "False", out.stdout + out.stderr
+    from mapkit.edit.api import _compute_ticket_paths
+    from mapkit.tickets import TicketScorer
+
+    board = validate_file(REPO / "boards" / "portland.json")[1]
+    paths, lengths = _compute_ticket_paths(board)
+    scorer = TicketScorer(board)
+    for (deck, a, b), length in lengths.items():
+        assert length == scorer.score(a, b).length
+
+
+def test_the_remembered_flight_search_draws_what_the_print_draws(monkeypatch):
+    """The drawing process keeps the flight search's result while nothing within its reach changes
+    (edit.flightcache): after drags near and far from the flight, each drawing is the one made
+    without it, and a drag far away does not run the search again."""
+    from mapkit.edit import flightcache
+    from mapkit.edit.worker import draw
+    from mapkit.render import flights
+
+    data = json.loads(TINY.read_text())
+    data["physical"] = {"width_mm": 900, "height_mm": 300}
+    data["stations"].append({"id": "gum", "name": "Gum", "lat": 45.4, "lon": -122.3, "board": {"x": 800, "y": 150}})
+    data["stations"].append({"id": "hazel", "name": "Hazel", "lat": 45.4, "lon": -122.2, "board": {"x": 860, "y": 250}})
+    data["routes"].append({"from": "gum", "to": "hazel", "color": "gray", "length": 2})
+    data["routes"].append({"from": "alder", "to": "fir", "color": "gray", "length": 6, "kind": "flight", "overpass": True})
+    data["routes"].append({"from": "fir", "to": "gum", "color": "gray", "length": 6})
+
+    def moved(sid, dx):
+        d = json.loads(json.dumps(data))
+        s = next(s for s in d["stations"] if s["id"] == sid)
+        s["board"] = {"x": s["board"]["x"] + dx, "y": s["board"]["y"]}
+        return json.dumps(d)
+
+    cases = [json.dumps(data), moved("hazel", 4), moved("elm", 6), moved("hazel", -3)]
+    plain = [draw({"text": t, "hash": "h"})["svg"] for t in cases]
+    runs = []
+    original = flightcache._ORIGINAL
+    monkeypatch.setattr(flightcache, "_ORIGINAL", lambda *a: runs.append(1) or original(*a))
+    monkeypatch.setattr(flights, "reroute", flightcache.reroute)
+    monkeypatch.setattr(flightcache, "_KEPT", {})
+    cached = []
+    for t in cases:
+        before = len(runs)
+        cached.append(draw({"text": t, "hash": "h"})["svg"])
+        runs.append(("ran", len(runs) - before))
+    assert cached == plain
+    searched = [n for x, n in (r for r in runs if isinstance(r, tuple))]
+    assert searched == [1, 0, 1, 1]  # hazel is out of the flight's reach; elm is in it (and then hazel's
+    #                                   drag, after elm's, finds elm moved back)

@@ -142,25 +142,32 @@ def _ticket_facts(board) -> tuple[dict, dict]:
 
 
 def _compute_ticket_paths(board) -> tuple[dict, dict]:
-    from mapkit.tickets import TicketScorer
+    """The path `mapkit tickets score` reports (networkx's Dijkstra on `graph.station_graph`, one
+    run per ticket source): the scorer's other figures (detours, cuts) are not shown here and
+    cost ten times as much."""
+    import networkx as nx
+
+    from mapkit.graph import station_graph
 
     between: dict[frozenset, list] = {}
     for r in board.routes:
         between.setdefault(frozenset((r.a, r.b)), []).append(r)
+    g = station_graph(board)
+    runs: dict[str, tuple] = {}
     out, scores = {}, {}
-    try:
-        scorer = TicketScorer(board) if board.routes and _tickets(board) else None
-    except (MapkitError, ValueError):
-        scorer = None
     for name, t in _tickets(board):
         key = (name, t.a, t.b)
-        try:
-            found = scorer.score(t.a, t.b)
-        except (MapkitError, AttributeError, ValueError, KeyError):
+        if t.a not in g or t.b not in g:
             out[key], scores[key] = [], None
             continue
-        path = found.path
-        scores[key] = found.length
+        if t.a not in runs:
+            runs[t.a] = nx.single_source_dijkstra(g, t.a, weight="length")
+        dist, paths = runs[t.a]
+        if t.b not in paths or t.a == t.b:
+            out[key], scores[key] = [], None
+            continue
+        path = paths[t.b]
+        scores[key] = int(dist[t.b])
         ids = []
         for u, v in zip(path, path[1:]):
             options = between.get(frozenset((u, v)), [])
@@ -433,14 +440,21 @@ def redo(session: Session, body: Any) -> dict:
 # ---------------------------------------------------------------- layout preview
 
 def layout_module():
-    """mapkit.layout, or None with the reason when this installation has none."""
+    """(True, "") when this installation has mapkit.layout, else (None, why). Found without importing
+    it: the import takes seconds, and the layout runs in a child process anyway."""
+    import importlib.util
+
     try:
-        import mapkit.layout as lay
-        lay.layout_board  # noqa: B018 - the API this needs
-        return lay, ""
-    except (ImportError, AttributeError):
-        return None, ("layout is not available: this mapkit has no mapkit.layout module "
-                      "(install a version with `mapkit layout`)")
+        found = importlib.util.find_spec("mapkit.layout") is not None
+    except (ImportError, ValueError):
+        found = False
+    if found:
+        return True, ""
+    return None, ("layout is not available: this mapkit has no mapkit.layout module "
+                  "(install a version with `mapkit layout`)")
+
+
+LAYOUT_STYLES = ("geographic", "schematic")   # mapkit.layout.STYLES (tests/test_edit_make.py checks they agree)
 
 
 _PREVIEWS: dict = {}
@@ -458,8 +472,8 @@ def layout_preview(session: Session, body: Any) -> dict:
     if lay is None:
         raise ApiError(501, why)
     style = f.get("style", "geographic")
-    if style not in lay.STYLES:
-        raise ApiError(400, f"unknown layout style '{style}' (use {' or '.join(lay.STYLES)})")
+    if style not in LAYOUT_STYLES:
+        raise ApiError(400, f"unknown layout style '{style}' (use {' or '.join(LAYOUT_STYLES)})")
     with session.lock:
         snap = session.snapshot
         if snap.board is None:
