@@ -389,3 +389,43 @@ def test_the_remembered_flight_search_draws_what_the_print_draws(monkeypatch):
     searched = [n for x, n in (r for r in runs if isinstance(r, tuple))]
     assert searched == [1, 0, 1, 1]  # hazel is out of the flight's reach; elm is in it (and then hazel's
     #                                   drag, after elm's, finds elm moved back)
+
+
+def test_the_state_carries_the_derived_card_deck(tmp_path):
+    from mapkit.cards import derive_deck
+
+    session, server, path = tiny_editor(tmp_path)
+    try:
+        cards = state(server)["cards"]
+        deck = derive_deck(validate_file(path)[1])
+        assert {c["id"]: c["cards"] for c in cards["colors"]} == deck.counts
+        assert cards["total"] == deck.total and cards["warnings"] == list(deck.warnings)
+    finally:
+        server.shutdown()
+        session.stop()
+
+
+def test_a_first_layout_of_a_changed_file_is_estimated_from_the_last_one(tmp_path):
+    import time
+
+    from mapkit.edit import api, layout_job
+
+    api.layout_module()[0] or pytest.skip("no mapkit.layout")
+    layout_job._LAST_SECONDS.clear()
+    layout_job._PER_STATION.clear()
+    session, server, path = tiny_editor(tmp_path)
+    try:
+        code, st = call(server, "/api/layout/preview", {"hash": state(server)["hash"]})
+        assert code == 200 and st["expected"] is None  # nothing to go by yet
+        deadline = time.time() + 120
+        while st["state"] == "running" and time.time() < deadline:
+            time.sleep(0.2)
+            st = call(server, f"/api/layout/status?job={st['job']}")[1]
+        assert st["state"] == "done", st
+        call(server, "/api/move", {"kind": "station", "id": "elm", "x": 210, "y": 215, "hash": state(server)["hash"]})
+        code, again = call(server, "/api/layout/preview", {"hash": state(server)["hash"]})
+        assert again["estimated"] and again["expected"] == pytest.approx(st["elapsed"], rel=0.2, abs=0.2)
+        call(server, "/api/layout/cancel", {"job": again["job"]})
+    finally:
+        server.shutdown()
+        session.stop()

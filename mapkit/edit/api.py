@@ -220,8 +220,25 @@ def board_info(board, layout) -> dict:
                for name, t in _tickets(board)]
     palette = [{"id": c.id, "name": c.name, "hex": c.hex, "kind": c.kind,
                 "routes": sum(1 for r in board.routes if r.color == c.id)} for c in board.palette]
-    return {"stations": stations, "routes": routes, "tickets": tickets, "palette": palette,
+    return {"stations": stations, "routes": routes, "tickets": tickets, "palette": palette, "cards": _cards(board),
             "pinned": [s.id for s in board.stations if s.pinned], "decks": list(board.ticket_decks) or ["standard"]}
+
+
+def _cards(board) -> dict:
+    """The train-card deck `mapkit cards` derives from the map's colors, with its warnings (or why
+    there is none yet)."""
+    from mapkit.cards import derive_deck
+
+    if not board.palette or not board.routes:
+        return {"error": "no deck yet: the board needs colors and routes"}
+    try:
+        deck = derive_deck(board)
+    except (MapkitError, ValueError, ZeroDivisionError) as exc:
+        return {"error": str(exc)}
+    stored = board.deck.counts if board.deck is not None else None
+    return {"total": deck.total, "wild": deck.wild, "warnings": list(deck.warnings),
+            "colors": [{"id": c.color, "name": c.name, "spaces": c.spaces, "cards": c.cards,
+                        "stored": stored.get(c.color) if stored else None, "note": c.note} for c in deck.colors]}
 
 
 _INFO_CACHE: dict = {}
@@ -272,6 +289,7 @@ def state(session: Session, report: dict | None, layout_note: str) -> dict:
         "stations": info["stations"] if info else [], "routes": info["routes"] if info else [],
         "tickets": info["tickets"] if info else [], "palette": info["palette"] if info else [],
         "decks": info["decks"] if info else [], "pinned": info["pinned"] if info else [],
+        "cards": info["cards"] if info else None,
         "undo": undo, "redo": redo, **history, "layout": layout_note, "report": report,
     }
 

@@ -52,6 +52,7 @@ def main() -> None:
 
 # how long the last layout of a board took, by (file hash, style, refine): what the page measures progress by
 _LAST_SECONDS: dict = {}
+_PER_STATION: dict = {}   # seconds a station of the last layout of any file, by (style, refine): a first run's estimate
 
 
 class LayoutJob:
@@ -67,7 +68,11 @@ class LayoutJob:
         self.state = "running"            # running, done, failed, cancelled
         self.result: dict | None = None
         self.error = ""
+        self.stations = len(data.get("stations") or [])
         self.expected = _LAST_SECONDS.get((digest, style, refine))
+        self.estimated = self.expected is None and (style, refine) in _PER_STATION
+        if self.estimated:  # another board (or this one before a change): scaled by its stations
+            self.expected = _PER_STATION[(style, refine)] * max(1, self.stations)
         self._finish = finish
         self._lock = threading.Lock()
         # its own process group, so that cancelling ends it with anything it started
@@ -98,7 +103,9 @@ class LayoutJob:
             except Exception as exc:  # noqa: BLE001 - reported on the page
                 self._end("failed", error=getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}")
                 return
-            _LAST_SECONDS[(self.digest, self.style, self.refine)] = time.monotonic() - self.started
+            took = time.monotonic() - self.started
+            _LAST_SECONDS[(self.digest, self.style, self.refine)] = took
+            _PER_STATION[(self.style, self.refine)] = took / max(1, self.stations)
             self._end("done", result=result)
 
     def _end(self, state: str, result: dict | None = None, error: str = "") -> None:
@@ -126,7 +133,8 @@ class LayoutJob:
         with self._lock:
             elapsed = self.seconds if self.state != "running" else time.monotonic() - self.started
             out = {"job": self.id, "state": self.state, "elapsed": round(elapsed, 2), "style": self.name,
-                   "expected": round(self.expected, 1) if self.expected else None, "pid": self.pid}
+                   "expected": round(self.expected, 1) if self.expected else None, "pid": self.pid,
+                   "estimated": self.estimated}
             if self.state == "done":
                 out["preview"] = self.result
             if self.error:

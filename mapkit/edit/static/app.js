@@ -438,7 +438,7 @@ function showRun(st) {
   const bar = $("layout-progress");
   if (st.expected) bar.value = Math.min(0.99, st.elapsed / st.expected); else bar.removeAttribute("value");
   $("layout-elapsed").textContent = `${st.elapsed.toFixed(1)} s` + (st.expected
-    ? ` of about ${st.expected} s (the last layout of this file)`
+    ? ` of about ${st.expected} s (${st.estimated ? "the last layout's time a station, times this board's stations" : "the last layout of this file"})`
     : " (no estimate yet: mapkit layout reports no stages)");
 }
 

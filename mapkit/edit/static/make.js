@@ -264,6 +264,20 @@ function renderMake() {
   }
   $("pc-add").onclick = () => edit("/api/color/add", { name: $("pc-new-name").value || "Color", hex: $("pc-new-hex").value, kind: $("pc-new-kind").value });
   renderTickets();
+  renderCards();
+}
+
+function renderCards() {
+  const c = state.cards;
+  const box = $("cards");
+  if (!c || c.error) { box.innerHTML = `<p class="note">${esc(c ? c.error : "")}</p>`; return; }
+  const stored = c.colors.some((x) => x.stored !== null);
+  box.innerHTML = `<p class="note">The deck mapkit cards derives from the map (${c.total} cards, ${c.wild} wild)` +
+    `${stored ? "; the file's own deck beside it" : ""}.</p><table class="colors"><tr><th>color</th><th>spaces</th><th>cards</th>` +
+    `${stored ? "<th>file</th>" : ""}</tr>` +
+    c.colors.map((x) => `<tr><td>${esc(x.name)}</td><td>${x.spaces}</td><td>${x.cards}</td>${stored ? `<td>${x.stored ?? "–"}</td>` : ""}</tr>` +
+      (x.note ? `<tr><td colspan="4" class="note">${esc(x.note)}</td></tr>` : "")).join("") + "</table>" +
+    (c.warnings.length ? `<ul class="warnings">${c.warnings.map((w) => `<li>${esc(w)}</li>`).join("")}</ul>` : "");
 }
 
 function renderTickets() {
