@@ -429,3 +429,23 @@ def test_a_first_layout_of_a_changed_file_is_estimated_from_the_last_one(tmp_pat
     finally:
         server.shutdown()
         session.stop()
+
+
+def test_mapkit_edit_new_creates_an_empty_board_file(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    import mapkit.cli_edit
+    from mapkit.cli import main
+
+    def interrupt():
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(mapkit.cli_edit, "wait_for_interrupt", interrupt)
+    target = tmp_path / "my-city.json"
+    result = CliRunner().invoke(main, ["edit", str(target), "--new", "--no-browser", "--quick-labels"])
+    assert result.exit_code == 0, result.output
+    assert target.read_bytes() == b"" and "start the board in the page" in result.output
+    missing = CliRunner().invoke(main, ["edit", str(tmp_path / "other.json"), "--no-browser"])
+    assert missing.exit_code == 2 and "--new" in missing.output
+    nowhere = CliRunner().invoke(main, ["edit", str(tmp_path / "no" / "such.json"), "--new", "--no-browser"])
+    assert nowhere.exit_code == 2 and "existing folder" in nowhere.output

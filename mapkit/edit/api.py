@@ -1,4 +1,6 @@
-"""The editor's JSON endpoints: board state and problems, moves, undo and redo, layout preview, report overlays.
+"""The editor's JSON endpoints: board state and problems, moves and the edits that make a board
+(`edit.edits`: stations, routes, bends, palette, tickets, the board's size and trains; `new_board`
+into an empty file), undo and redo, layout preview, report overlays.
 
 Each function takes the `Session` and the request's JSON body (a dict already parsed and size
 bounded by the server) and returns a JSON-ready dict, or raises `ApiError` with the HTTP status
