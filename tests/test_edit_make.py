@@ -449,3 +449,31 @@ def test_mapkit_edit_new_creates_an_empty_board_file(tmp_path, monkeypatch):
     assert missing.exit_code == 2 and "--new" in missing.output
     nowhere = CliRunner().invoke(main, ["edit", str(tmp_path / "no" / "such.json"), "--new", "--no-browser"])
     assert nowhere.exit_code == 2 and "existing folder" in nowhere.output
+
+
+@pytest.mark.parametrize("changes, passes", [
+    ({("stations", 0, "board"): {"x": 12.5, "y": 40}}, True),
+    ({("stations", 0, "board"): {"x": 6000, "y": 40}}, False),          # past the schema's 5000 mm
+    ({("stations", 0, "board"): {"x": 1, "y": 2, "z": 3}}, False),
+    ({("stations", 0, "pinned"): True}, False),                        # a new key: the whole file is checked
+    ({("routes", 0, "length"): 3}, True),
+    ({("routes", 0, "length"): 0}, False),
+    ({("palette", 0, "id"): "gray"}, False),                           # reserved (the schema's "not")
+    ({("ticket_decks", "standard", 0, "points"): 9}, True),
+    ({("stations", 0): {"id": "alder", "name": "A", "lat": 1, "lon": 2}}, True),
+])
+def test_a_change_checked_by_its_values_alone_gives_the_whole_files_verdict(changes, passes):
+    """The editor's fast schema check (edit.draft.values_pass) agrees with the whole-file check."""
+    from mapkit.boardfile import schema_problems
+    from mapkit.edit.draft import values_pass
+
+    data = json.loads(TINY.read_text())
+    assert values_pass(changes, data) is passes
+    new = json.loads(json.dumps(data))
+    for path, value in changes.items():
+        cur = new
+        for part in path[:-1]:
+            cur = cur[part]
+        cur[path[-1]] = value
+    if passes:
+        assert schema_problems(new, "t") == []

@@ -13,6 +13,7 @@ requires, with empty lists, in mapkit's layout.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from mapkit.errors import ERROR, Problem, sort_problems
@@ -57,6 +58,76 @@ def _count_message(p: Problem) -> str:
     what = DRAFT_PATHS[p.json_path]
     return f"a board needs {p.message.removeprefix('needs ').replace('items', what + 's').replace('item', what)} " \
            f"(the board is in the making: add {'them' if 'items' in p.message else 'one'} in the editor)"
+
+
+# keywords of a container whose verdict depends on more than each child alone: a change below one of
+# them is checked with the whole file
+_ACROSS = {"uniqueItems", "contains", "minContains", "maxContains", "oneOf", "anyOf", "allOf", "not", "if",
+           "patternProperties", "dependentRequired", "dependentSchemas", "unevaluatedProperties",
+           "unevaluatedItems", "minProperties", "maxProperties", "prefixItems"}
+
+
+@lru_cache(maxsize=1)
+def _schema_validator():
+    import jsonschema
+
+    from mapkit.boardfile import board_schema
+
+    return jsonschema.Draft202012Validator(board_schema())
+
+
+def _subschema(path: tuple):
+    """The schema a value at this JSON path must pass, or None when its verdict also depends on
+    its neighbours (then the whole file is checked)."""
+    v = _schema_validator()
+    node = v.schema
+    for part in path:
+        while isinstance(node, dict) and "$ref" in node:
+            ref = node["$ref"]
+            if not ref.startswith("#/$defs/") or set(node) - {"$ref", "description"}:
+                return None
+            node = v.schema["$defs"][ref[len("#/$defs/"):]]
+        if not isinstance(node, dict) or _ACROSS & set(node):
+            return None
+        if isinstance(part, str):
+            props = node.get("properties", {})
+            if part in props:
+                node = props[part]
+            elif isinstance(node.get("additionalProperties"), dict):
+                node = node["additionalProperties"]
+            else:
+                return None
+        elif isinstance(node.get("items"), dict):
+            node = node["items"]
+        else:
+            return None
+    return node
+
+
+def values_pass(changes, old: Any) -> bool:
+    """True when the file stays schema-valid after these changes, told from the changed values
+    alone: old (the parsed file, schema-valid) has every path already, no change removes or adds
+    anything, and each new value passes the schema at its path. False means: check the whole file
+    (that is also how a failing value gets its message). The editor's drags take this path."""
+    from mapkit.textpatch import DELETE
+
+    items = [("set", p, v) for p, v in changes.items()] if isinstance(changes, dict) else list(changes)
+    validator = _schema_validator()
+    for op, path, value in items:
+        if op != "set" or value is DELETE or not path:
+            return False
+        cur = old
+        for part in path:  # the value is there already: a replacement, not an insertion
+            if isinstance(cur, dict) and isinstance(part, str) and part in cur:
+                cur = cur[part]
+            elif isinstance(cur, list) and isinstance(part, int) and 0 <= part < len(cur):
+                cur = cur[part]
+            else:
+                return False
+        sub = _subschema(tuple(path))
+        if sub is None or not validator.evolve(schema=sub).is_valid(value):
+            return False
+    return True
 
 
 def is_empty(raw: bytes | None) -> bool:
