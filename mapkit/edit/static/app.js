@@ -479,6 +479,7 @@ async function layoutPreview() {
       `<table class="figures">${figs}</table>`;
     $("layout-box").hidden = false;
     renderHeader();
+    renderMake();
   } catch (e) {
     banner(`Layout: ${e.message}`, "error");
   } finally {

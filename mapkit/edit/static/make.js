@@ -232,7 +232,7 @@ function routeEditForm(r) {
 // ---------------------------------------------------------------- board, palette, tickets
 
 function renderMake() {
-  const ok = state && state.loads && !state.read_only;
+  const ok = state && state.loads && !state.read_only && !preview;
   $("make-box").hidden = !ok;
   $("new-box").hidden = !(state && state.empty && !state.read_only);
   if (!ok) return;
