@@ -1,4 +1,4 @@
-"""`mapkit edit`: the board in a browser while you work on it (see docs/edit.md).
+"""`mapkit edit`: the board in a browser while you work on it (see docs/guide/make-a-board.md and docs/design/editor.md).
 
 session: the board file, its problems, writes, undo; draft: a board in the making; edits: the
 changes that make a board; svg: the board drawn from the print's geometry; flightcache: the
