@@ -136,10 +136,13 @@ function scaleLabels() {
     const pxPerMm = Math.min(svg.clientWidth / view.w, svg.clientHeight / view.h);
     for (const t of svg.querySelectorAll("text[data-label]")) {
       if (t.dataset.base === undefined) {
-        const b = t.getBBox();
+        // about the text's anchor (its lines' x, the middle of their y): read from the attributes,
+        // not measured, so a redraw costs no layout; a name then grows away from its station
+        const spans = t.querySelectorAll("tspan");
+        if (!spans.length) continue;
         t.dataset.base = t.getAttribute("transform") || "";
-        t.dataset.cx = b.x + b.width / 2;
-        t.dataset.cy = b.y + b.height / 2;
+        t.dataset.cx = +spans[0].getAttribute("x");
+        t.dataset.cy = (+spans[0].getAttribute("y") + +spans[spans.length - 1].getAttribute("y")) / 2;
       }
       const k = Math.max(1, MIN_LABEL_PX / (+t.getAttribute("font-size") * pxPerMm));
       const cx = +t.dataset.cx, cy = +t.dataset.cy;
