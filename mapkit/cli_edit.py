@@ -20,10 +20,15 @@ from mapkit.cli import BoardPath, main, printable, source_name
 @click.option("--quick-labels", is_flag=True,
               help="Draw station names on their preferred side only; skip the print's label placement (which takes "
                    "seconds on a large board and runs in the background after each change).")
-def edit(board, port, no_browser, report, quick_labels):
+@click.option("--new", "new", is_flag=True,
+              help="Start a new board: create BOARD as an empty file when it does not exist (the page then asks for "
+                   "the board's name and size).")
+def edit(board, port, no_browser, report, quick_labels, new):
     """Open the board in a browser: the map drawn as printed, its problems shown where they are,
-    reloaded when the file changes; drag stations and waypoints to move them (the file is updated
-    in place, only that value), undo and redo, preview `mapkit layout`, overlay the last report.
+    reloaded when the file changes. Make the board there: place stations, draw routes (color,
+    length, double, gray, flight), bends, the palette and the tickets, from an empty file too; drag
+    stations and bends, pin them; every change updates the file in place (only what changed) and
+    can be undone. Preview `mapkit layout`, overlay the last report.
 
     The server listens on 127.0.0.1 only and needs the token in the printed address. A board
     installed inside the mapkit package opens read-only (copy it to edit it). Stop with Ctrl+C. Exit 1 when the file cannot be
@@ -35,8 +40,18 @@ def edit(board, port, no_browser, report, quick_labels):
     from mapkit.errors import MapkitError
     from mapkit import resources
 
+    if new and not board.exists():
+        if board.suffix != ".json" or not board.parent.is_dir():
+            raise click.BadParameter(f"'{board}': a new board is a .json file in an existing folder", param_hint="BOARD")
+        try:
+            with open(board, "x", encoding="utf-8"):
+                pass
+        except OSError as exc:
+            raise MapkitError(f"cannot create {board}: {exc.strerror or exc}")
+        click.echo(printable(f"created {board} (empty): start the board in the page"), err=True)
     if not board.is_file():
-        raise click.BadParameter(f"'{board}' is not a board file", param_hint="BOARD")
+        raise click.BadParameter(f"'{board}' is not a board file (to start a new one: mapkit edit {board} --new)",
+                                 param_hint="BOARD")
     if report is not None and not report.is_file():
         raise click.BadParameter(f"no report at '{report}'", param_hint="--report")
     read_only = ""
@@ -52,13 +67,19 @@ def edit(board, port, no_browser, report, quick_labels):
         raise MapkitError(f"cannot serve on 127.0.0.1:{port}: {exc.strerror or exc}; try another --port or --port 0")
     click.echo(printable(f"mapkit edit: {session.source} at {server.url}"))
     click.echo("stop with Ctrl+C", err=True)
-    if not no_browser:
-        webbrowser.open(server.url)
+    if not no_browser:  # a file only this user can read sends the browser on: no token on its command line
+        webbrowser.open(server.redirect_file().as_uri())
     try:
-        import threading
-        threading.Event().wait()
+        wait_for_interrupt()
     except KeyboardInterrupt:
         click.echo("stopped", err=True)
     finally:
         server.shutdown()
         session.stop()
+
+
+def wait_for_interrupt() -> None:
+    """Block until Ctrl+C (KeyboardInterrupt)."""
+    import threading
+
+    threading.Event().wait()

@@ -258,3 +258,25 @@ def patch_text(text: str, changes: Mapping[Path, Any]) -> str:
     for (start, end), (new, _) in ordered:
         out = out[:start] + new + out[end:]
     return out
+
+
+def append_item(text: str, path: Path, value: Any) -> str:
+    """The JSON text with value appended to the array at path, every other character unchanged.
+    Items go where `patch_text` puts them (the separator of their neighbours), except the first
+    item of an empty array in a text of several lines: it goes on a line of its own, two spaces
+    deeper than the line the array opens on, and the closing bracket on the next line (so a
+    board built item by item from empty arrays keeps one station, route or ticket a line)."""
+    root, _ = _root(text)
+    node = root
+    for depth, part in enumerate(path):
+        node = _child(node, part, tuple(path[:depth + 1]))
+    if node.kind != "array":
+        raise PatchError(f"{_show(tuple(path))} is not an array")
+    if node.items or "\n" not in text:
+        return patch_text(text, {(*path, len(node.items)): value})
+    nl = _newline(text)
+    start = _line_start(text, node.start)
+    line = text[start:node.start]
+    indent = line[:len(line) - len(line.lstrip(" \t"))]
+    return (text[:node.start] + "[" + nl + indent + "  " + _compact(value) + nl + indent + "]"
+            + text[node.end:])

@@ -298,6 +298,10 @@ def test_the_layout_preview_shows_its_progress_and_can_be_cancelled(browser, tmp
 
     if api.layout_module()[0] is None:
         pytest.skip("this mapkit has no mapkit.layout")
+    from mapkit.edit import layout_job
+
+    layout_job._LAST_SECONDS.clear()  # a first layout on this server: nothing to estimate from
+    layout_job._PER_STATION.clear()
     board = tmp_path / "portland.json"  # seconds of layout: time to see it run and cancel it
     shutil.copy(REPO / "boards" / "portland.json", board)
     before = board.read_bytes()
@@ -349,6 +353,8 @@ def test_refine_this_drawing_previews_the_board_as_drawn(browser, tmp_path):
         text = page.inner_text("#layout-info")
         assert text.startswith("geographic (refined) layout:"), text
         assert "refined" in text and "local steps" in text
+        # the figures as a table a person reads, not raw keys and JSON
+        assert "mean direction error" in text and "board left empty" in text and "{" not in text
         # the stations within 1 mm of where they were (the tightening draws in a few routes)
         (_, changes, _), = api._PREVIEWS.values()
         data = json.loads(before)
@@ -358,3 +364,191 @@ def test_refine_this_drawing_previews_the_board_as_drawn(browser, tmp_path):
         assert near >= 35, (near, len(data["stations"]))
         shot(page, "layout-refined")
         assert board.read_bytes() == before   # a preview writes nothing
+
+
+# ---------------------------------------------------------------- making a board in the page
+
+def _screen(page, x, y):
+    """Where board position (x, y) mm is on the screen."""
+    return page.evaluate(f"(() => {{ const s = document.querySelector('#map svg'); const p = s.createSVGPoint(); p.x = {x}; "
+                         f"p.y = {y}; const q = p.matrixTransform(s.getScreenCTM()); return [q.x, q.y]; }})()")
+
+
+def _loads_after(page, action, timeout=15000):
+    n = page.evaluate("window.mapkit.loads")
+    action()
+    page.wait_for_function(f"window.mapkit.loads > {n}", timeout=timeout)
+    return page.evaluate("window.mapkit.last")
+
+
+SIX = [("Alder", 80, 80), ("Birch", 200, 80), ("Cedar", 320, 80), ("Dogwood", 80, 220), ("Elm", 200, 220), ("Fir", 320, 220)]
+
+
+def test_a_board_is_made_in_the_page_from_an_empty_file_and_undone_to_it(browser, tmp_path):
+    """An empty file, then only clicks and form fields: the board, its colors, six stations, routes
+    (a double, grays, a bend), tickets and a pin; the file is valid with --strict and renders; then
+    Undo, step by step, gives back the empty file byte for byte."""
+    import subprocess
+    import sys
+
+    empty = tmp_path / "empty.json"
+    empty.write_bytes(b"")
+    (tmp_path / "w").mkdir()
+    with editor_on(browser, empty, tmp_path / "w") as (page, server, session, board):
+        assert "empty" in page.inner_text("#banner")
+        shot(page, "make-0-empty")
+        page.fill("#nb-name", "Six Stops")
+        page.fill("#nb-width", "400")
+        page.fill("#nb-height", "300")
+        _loads_after(page, lambda: page.click("#nb-start"))
+        assert json.loads(board.read_text())["name"] == "Six Stops"
+        page.click("#board-box summary")
+        page.fill("#bd-trains", "8")
+        page.fill("#bd-players", "3")
+        _loads_after(page, lambda: page.click("#bd-save"))
+        page.click("#palette-box summary")
+        for name, hexv in (("Red Line", "#d11241"), ("Blue Line", "#114c96")):
+            page.fill("#pc-new-name", name)
+            page.fill("#pc-new-hex", hexv)
+            _loads_after(page, lambda: page.click("#pc-add"))
+        page.click("[data-mode=station]")
+        for name, x, y in SIX:
+            page.fill("#new-station-name", name)
+            sx, sy = _screen(page, x, y)
+            _loads_after(page, lambda: page.mouse.click(sx, sy))
+        data = json.loads(board.read_text())
+        assert [s["name"] for s in data["stations"]] == [n for n, _, _ in SIX]
+        for s, (_, x, y) in zip(data["stations"], SIX):  # placed where clicked, to a click's precision
+            assert abs(s["board"]["x"] - x) < 1.5 and abs(s["board"]["y"] - y) < 1.5
+        shot(page, "make-1-stations")
+        page.click("[data-mode=route]")
+        suggested = []
+        for a, b, color, second in (("alder", "birch", "red-line", "blue-line"), ("birch", "cedar", "blue-line", None),
+                                    ("alder", "dogwood", "gray", None), ("birch", "elm", "red-line", None),
+                                    ("cedar", "fir", "gray", None), ("dogwood", "elm", "red-line", None),
+                                    ("elm", "fir", "gray", None)):
+            page.mouse.click(*marker_centre(page, a))
+            page.mouse.click(*marker_centre(page, b))
+            page.wait_for_function("/fit|short|long/.test((document.querySelector('#rt-suggest') || {}).textContent || '')")
+            suggested.append(int(page.input_value("#rt-length")))
+            page.select_option("#rt-color", color)
+            if second:
+                page.check("#rt-double")
+                page.select_option("#rt-color2", second)
+            _loads_after(page, lambda: page.click("#rt-add"))
+        assert all(n >= 1 for n in suggested)
+        shot(page, "make-2-routes")
+        page.click("[data-mode=bend]")
+        sx, sy = _screen(page, 260, 222)
+        _loads_after(page, lambda: page.mouse.click(sx, sy))
+        page.click("[data-mode=select]")
+        for a, b in (("alder", "fir"), ("dogwood", "cedar"), ("alder", "elm")):
+            page.select_option("#tk-from", a)
+            page.select_option("#tk-to", b)
+            _loads_after(page, lambda: page.click("#tk-add"))
+        _loads_after(page, lambda: page.mouse.click(*marker_centre(page, "birch"), button="right"))
+        page.mouse.click(*marker_centre(page, "elm"))  # selects it: the panel edits it
+        page.wait_for_function("document.getElementById('edit').textContent.includes('Station elm')")
+        page.fill("#st-name", "Elm Street")
+        _loads_after(page, lambda: page.click("#st-rename"))
+        shot(page, "make-3-done")
+        data = json.loads(board.read_text())
+        assert len(data["routes"]) == 8 and len(data["ticket_decks"]["standard"]) == 3
+        assert next(s for s in data["stations"] if s["id"] == "birch")["pinned"] is True
+        assert next(r for r in data["routes"] if (r["from"], r["to"]) == ("elm", "fir"))["waypoints"]
+        assert page.locator("#layer-picked .pin").count() == 1
+        assert page.inner_text("#verdict") == "valid"
+        env = {**os.environ, "PYTHONPATH": str(REPO)}
+        checked = subprocess.run([sys.executable, "-m", "mapkit", "validate", "--strict", str(board)],
+                                 capture_output=True, text=True, env=env)
+        assert checked.returncode == 0, checked.stdout + checked.stderr
+        out = tmp_path / "kit"
+        rendered = subprocess.run([sys.executable, "-m", "mapkit", "render", str(board), "--out", str(out)],
+                                  capture_output=True, text=True, env=env)
+        assert rendered.returncode == 0, rendered.stdout + rendered.stderr
+        assert any(p.suffix == ".pdf" for p in out.rglob("*"))
+        steps = 0
+        while page.is_enabled("#undo"):
+            _loads_after(page, lambda: page.click("#undo"))
+            steps += 1
+        assert steps == 1 + 1 + 2 + 6 + 7 + 1 + 3 + 1 + 1  # every step the page made, one undo each
+        assert board.read_bytes() == b""
+        assert "empty" in page.inner_text("#banner")
+
+
+# ---------------------------------------------------------------- what the page says and shows
+
+def _drag(page, x, y, dx, dy):
+    page.mouse.move(x, y)
+    page.mouse.down()
+    page.mouse.move(x + dx, y + dy, steps=5)
+    page.mouse.up()
+
+
+def test_a_refused_write_keeps_its_reason_on_show(page_on):
+    """A read-only file: the move is refused, the station goes back, and the banner keeps saying why
+    (it was wiped at once by the reload that follows the refusal)."""
+    import stat as stat_
+
+    page, _, board = page_on
+    board.chmod(stat_.S_IRUSR)
+    try:
+        cx = page.get_attribute('circle[data-station="elm"]', "cx")
+        loads = page.evaluate("window.mapkit.loads")
+        _drag(page, *marker_centre(page, "elm"), 40, 0)
+        wait_loads(page, loads + 1)
+        time.sleep(1.0)  # the long poll and the watcher have had their turn
+        text = page.inner_text("#banner")
+        assert "Not written" in text and "read-only" in text, text
+        assert page.get_attribute('circle[data-station="elm"]', "cx") == cx  # back where the file has it
+        shot(page, "refused-write")
+        page.click("#banner .close")
+        assert page.is_hidden("#banner")
+    finally:
+        board.chmod(stat_.S_IRUSR | stat_.S_IWUSR)
+
+
+def test_the_red_banner_goes_when_the_file_is_fixed(page_on):
+    """After a move (so there is a history for the outside edit to clear), the file broken and then
+    fixed in another editor: the red banner goes with the problem."""
+    page, _, board = page_on
+    loads = page.evaluate("window.mapkit.loads")
+    _drag(page, *marker_centre(page, "elm"), 30, 0)
+    wait_loads(page, loads + 1)
+    good = board.read_text()
+    board.write_text(good.replace('"id": "elm"', '"id": "elm",,'))
+    wait_loads(page, loads + 2)
+    assert "does not load" in page.inner_text("#banner")
+    board.write_text(good)
+    wait_loads(page, loads + 3)
+    page.wait_for_function("window.mapkit.last.version >= 3 && state.loads")
+    assert "does not load" not in page.inner_text("#banner")
+
+
+def test_the_hover_panel_shows_the_position_after_a_drag(page_on):
+    page, _, board = page_on
+    x, y = marker_centre(page, "elm")
+    page.mouse.move(x, y)
+    page.wait_for_function("document.getElementById('info').textContent.includes('200.0, 220.0 mm')")
+    loads = page.evaluate("window.mapkit.loads")
+    _drag(page, x, y, 30, 0)
+    wait_loads(page, loads + 1)
+    elm = next(s for s in json.loads(board.read_text())["stations"] if s["id"] == "elm")
+    info = page.inner_text("#info")  # the station's own panel again, at its new position
+    assert "position" in info and f"{elm['board']['x']:.1f}, {elm['board']['y']:.1f} mm" in info, info
+
+
+def test_the_toolbar_is_one_line_and_names_are_readable_at_fit(browser, tmp_path):
+    with editor_on(browser, REPO / "boards" / "portland.json", tmp_path) as (page, *_):
+        page.click("#fit")
+        page.wait_for_timeout(300)
+        assert page.evaluate("document.getElementById('bar').getBoundingClientRect().height") < 45
+        heights = page.eval_on_selector_all("text[data-label]", "els => els.map(e => e.getBoundingClientRect().height)")
+        assert heights and min(heights) >= 9, min(heights)
+        shot(page, "portland-fit")
+        # zoomed in, the names are their print size again (not blown up)
+        page.mouse.move(400, 400)
+        for _ in range(12):
+            page.mouse.wheel(0, -400)
+        page.wait_for_timeout(300)
+        assert page.eval_on_selector_all("text[data-label]", "els => els.filter(e => (e.getAttribute('transform') || '').includes('scale')).length") == 0

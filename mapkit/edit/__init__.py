@@ -1,7 +1,9 @@
 """`mapkit edit`: the board in a browser while you work on it (see docs/guide/make-a-board.md and docs/design/editor.md).
 
-session: the board file, its problems, writes, undo; svg: the board drawn from the print's
-geometry; api: the JSON endpoints; server: the local HTTP server; static/: the page.
+session: the board file, its problems, writes, undo; draft: a board in the making; edits: the
+changes that make a board; svg: the board drawn from the print's geometry; flightcache: the
+drawing process's remembered flight search; api: the JSON endpoints; server: the local HTTP
+server; static/: the page.
 """
 
 from __future__ import annotations

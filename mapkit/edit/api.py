@@ -1,4 +1,6 @@
-"""The editor's JSON endpoints: board state and problems, moves, undo and redo, layout preview, report overlays.
+"""The editor's JSON endpoints: board state and problems, moves and the edits that make a board
+(`edit.edits`: stations, routes, bends, palette, tickets, the board's size and trains; `new_board`
+into an empty file), undo and redo, layout preview, report overlays.
 
 Each function takes the `Session` and the request's JSON body (a dict already parsed and size
 bounded by the server) and returns a JSON-ready dict, or raises `ApiError` with the HTTP status
@@ -11,9 +13,11 @@ from __future__ import annotations
 import json
 import math
 import re
+import threading
 from pathlib import Path
 from typing import Any
 
+from mapkit.edit import edits
 from mapkit.edit.session import RefusedError, Session, StaleError
 from mapkit.errors import MapkitError, Problem
 
@@ -125,6 +129,12 @@ def _ticket_paths(board) -> dict:
     """Each ticket's one shortest connection as route ids (every track of a double between the
     same two stations), from the ticket scorer. They depend on the network, not on positions, so
     a drag reuses them (the cache key is the routes and tickets)."""
+    return _ticket_facts(board)[0]
+
+
+def _ticket_facts(board) -> tuple[dict, dict]:
+    """(paths, scores): scores[(deck, a, b)] is the shortest connection's length in spaces, or None
+    when the two stations are not connected."""
     key = (tuple((r.id, r.a, r.b, r.length, r.color) for r in board.routes),
            tuple((n, t.a, t.b) for n, t in _tickets(board)))
     if key not in _PATHS_CACHE:
@@ -133,28 +143,40 @@ def _ticket_paths(board) -> dict:
     return _PATHS_CACHE[key]
 
 
-def _compute_ticket_paths(board) -> dict:
-    from mapkit.tickets import TicketScorer
+def _compute_ticket_paths(board) -> tuple[dict, dict]:
+    """The path `mapkit tickets score` reports (networkx's Dijkstra on `graph.station_graph`, one
+    run per ticket source): the scorer's other figures (detours, cuts) are not shown here and
+    cost ten times as much."""
+    import networkx as nx
 
-    scorer = TicketScorer(board)
+    from mapkit.graph import station_graph
+
     between: dict[frozenset, list] = {}
     for r in board.routes:
         between.setdefault(frozenset((r.a, r.b)), []).append(r)
-    out = {}
+    g = station_graph(board)
+    runs: dict[str, tuple] = {}
+    out, scores = {}, {}
     for name, t in _tickets(board):
         key = (name, t.a, t.b)
-        try:
-            path = scorer.score(t.a, t.b).path
-        except MapkitError:
-            out[key] = []
+        if t.a not in g or t.b not in g:
+            out[key], scores[key] = [], None
             continue
+        if t.a not in runs:
+            runs[t.a] = nx.single_source_dijkstra(g, t.a, weight="length")
+        dist, paths = runs[t.a]
+        if t.b not in paths or t.a == t.b:
+            out[key], scores[key] = [], None
+            continue
+        path = paths[t.b]
+        scores[key] = int(dist[t.b])
         ids = []
         for u, v in zip(path, path[1:]):
             options = between.get(frozenset((u, v)), [])
             shortest = min((r.length for r in options), default=0)
             ids += [r.id for r in options if r.length == shortest]
         out[key] = ids
-    return out
+    return out, scores
 
 
 def board_info(board, layout) -> dict:
@@ -176,6 +198,7 @@ def board_info(board, layout) -> dict:
                    for n, t in _tickets(board) if s.id in (t.a, t.b)]
         stations.append({"id": s.id, "name": s.name, "index": int(s.json_path.split("[")[1].rstrip("]")),
                          "x": round(x, 2), "y": round(y, 2), "hub": s.hub, "placed": s.board is not None,
+                         "lat": s.lat, "lon": s.lon, "pinned": s.pinned, "label": s.label or "",
                          "routes": [r.id for r in board.routes if s.id in (r.a, r.b)], "tickets": tickets})
     routes = []
     for r in board.routes:
@@ -185,13 +208,39 @@ def board_info(board, layout) -> dict:
             "id": r.id, "index": int(r.json_path.split("[")[1].rstrip("]")), "from": r.a, "to": r.b,
             "color": r.color, "color_name": color.name if color else board.gray_name,
             "hex": color.hex if color else "#a0a0a0", "length": r.length, "kind": r.kind,
+            "own_kind": r.kind if r.kind != (color.kind if color else board.gray_kind) else "",
+            "overpass": bool(getattr(r, "overpass", False)),
             "double": [x for x in partner.get(r.double, []) if x != r.id] if r.double else [],
             "bonus": f"+{r.bonus.points} {r.bonus.name}" if r.bonus else None,
             "waypoints": [list(map(lambda v: round(v, 2), layout.point(w))) for w in r.waypoints],
             "centerline": [[round(x, 2), round(y, 2)] for x, y in shape.centerline] if shape else [],
             "tickets": list(dict.fromkeys(on_route.get(r.id, []))),
         })
-    return {"stations": stations, "routes": routes}
+    paths, scores = _ticket_facts(board)
+    tickets = [{"deck": name, "index": int(t.json_path.rsplit("[", 1)[1].rstrip("]")), "from": t.a, "to": t.b,
+                "points": t.points, "length": scores.get((name, t.a, t.b)), "routes": paths.get((name, t.a, t.b), [])}
+               for name, t in _tickets(board)]
+    palette = [{"id": c.id, "name": c.name, "hex": c.hex, "kind": c.kind,
+                "routes": sum(1 for r in board.routes if r.color == c.id)} for c in board.palette]
+    return {"stations": stations, "routes": routes, "tickets": tickets, "palette": palette, "cards": _cards(board),
+            "pinned": [s.id for s in board.stations if s.pinned], "decks": list(board.ticket_decks) or ["standard"]}
+
+
+def _cards(board) -> dict:
+    """The train-card deck `mapkit cards` derives from the map's colors, with its warnings (or why
+    there is none yet)."""
+    from mapkit.cards import derive_deck
+
+    if not board.palette or not board.routes:
+        return {"error": "no deck yet: the board needs colors and routes"}
+    try:
+        deck = derive_deck(board)
+    except (MapkitError, ValueError, ZeroDivisionError) as exc:
+        return {"error": str(exc)}
+    stored = board.deck.counts if board.deck is not None else None
+    return {"total": deck.total, "wild": deck.wild, "warnings": list(deck.warnings),
+            "colors": [{"id": c.color, "name": c.name, "spaces": c.spaces, "cards": c.cards,
+                        "stored": stored.get(c.color) if stored else None, "note": c.note} for c in deck.colors]}
 
 
 _INFO_CACHE: dict = {}
@@ -215,8 +264,15 @@ def state(session: Session, report: dict | None, layout_note: str) -> dict:
     known = {"station": {s["id"] for s in info["stations"]} if info else set(),
              "route": {r["id"] for r in info["routes"]} if info else set()}
     # a broken generator can make 100,000 problems: the page lists the first ones (as validate does)
-    problems = [{**p.as_dict(), "targets": problem_targets(p, snap.data, known)}
-                for p in snap.report.problems[:MAX_PROBLEMS]]
+    # errors first, then the newest (the one just made at the top), then in the file's order
+    from mapkit.edit.session import problem_key
+
+    ages = session.problem_age
+    ordered = sorted(enumerate(snap.report.problems),
+                     key=lambda ip: (ip[1].severity != "error", -ages.get(problem_key(ip[1]), 0), ip[0]))
+    problems = [{**p.as_dict(), "targets": problem_targets(p, snap.data, known), "new": ages.get(problem_key(p)) == snap.version
+                 and snap.version > 1}
+                for _, p in ordered[:MAX_PROBLEMS]]
     ph = board.physical if board else None
     return {
         "rev": rev, "version": snap.version, "hash": snap.digest, "file": session.source,
@@ -230,9 +286,20 @@ def state(session: Session, report: dict | None, layout_note: str) -> dict:
             "quick_ms": round(drawing.seconds * 1000), "print_cpu_ms": round(drawing.print_cpu_s * 1000), "width": ph.width_mm, "height": ph.height_mm,
             "station_radius": ph.station_radius_mm, "space_width": ph.space_width_mm,
             "board": {"id": board.id, "name": board.name}},
+        "draft": snap.draft, "empty": snap.empty, "kinds": list(edits.KINDS),
+        "board_settings": _settings(snap.data) if board else {},
         "stations": info["stations"] if info else [], "routes": info["routes"] if info else [],
+        "tickets": info["tickets"] if info else [], "palette": info["palette"] if info else [],
+        "decks": info["decks"] if info else [], "pinned": info["pinned"] if info else [],
+        "cards": info["cards"] if info else None,
         "undo": undo, "redo": redo, **history, "layout": layout_note, "report": report,
     }
+
+
+def _settings(data) -> dict:
+    """The rules' trains and most players as the file overrides them (empty when it does not)."""
+    over = ((data or {}).get("rules") or {}).get("overrides") or {}
+    return {k: over[k] for k in ("trains", "max_players") if isinstance(over, dict) and k in over}
 
 
 def svg(session: Session) -> str:
@@ -261,12 +328,11 @@ def _round(v: float):
 
 
 def move(session: Session, body: Any) -> dict:
-    """Move a station (its "board" position) or one waypoint of a route, in board mm."""
+    """Move a station (its "board" position) or one waypoint of a route, in board mm (a double
+    route's waypoint on both tracks)."""
     f = fields(body, {"kind": str, "id": str, "x": (int, float), "y": (int, float), "hash": str}, {"waypoint": int})
     with session.lock:
-        board = session.snapshot.board
-        if board is None:
-            raise ApiError(409, f"{session.source} does not load (see the problems); fix it in your editor first")
+        board = _current(session, f["hash"])
         ph = board.physical
         x, y = _round(f["x"]), _round(f["y"])
         if not (-ph.width_mm <= x <= 2 * ph.width_mm and -ph.height_mm <= y <= 2 * ph.height_mm):
@@ -278,18 +344,105 @@ def move(session: Session, body: Any) -> dict:
             i = int(s.json_path.split("[")[1].rstrip("]"))
             changes, what = {("stations", i, "board"): {"x": x, "y": y}}, f"move station {s.id}"
         elif f["kind"] == "waypoint":
-            r = next((r for r in board.routes if r.id == f["id"]), None)
-            if r is None:
-                raise ApiError(404, f"no route '{f['id']}' in {session.source}")
-            j = f.get("waypoint", -1)
-            if not 0 <= j < len(r.waypoints):
-                raise ApiError(400, f"route {r.id} has {len(r.waypoints)} waypoint(s); there is no waypoint {j}")
-            i = int(r.json_path.split("[")[1].rstrip("]"))
-            changes, what = {("routes", i, "waypoints", j): {"x": x, "y": y}}, f"move waypoint {j} of route {r.id}"
+            if "waypoint" not in f:
+                raise ApiError(400, "missing field 'waypoint'")
+            changes, what = _edit(edits.move_bend, session.snapshot.data, board, f)
         else:
             raise ApiError(400, "kind must be 'station' or 'waypoint'")
         step = _guard(session.write, changes, f["hash"], what)
     return {"done": step.what, "hash": session.snapshot.digest, "rev": session.rev}
+
+
+def _current(session: Session, page_hash: str):
+    """The board the page's hash names (the session's, when the file still holds it)."""
+    snap = session.snapshot
+    if snap.digest != page_hash:
+        _guard(session.check_writable, page_hash)  # the file moved on: a stale refusal, the page reloads
+        raise ApiError(409, "the page is behind the file; it reloads", stale=True)
+    if snap.board is None:
+        raise ApiError(409, f"{session.source} does not load (see the problems); fix it in your editor first")
+    return snap.board
+
+
+def _edit(fn, *args):
+    try:
+        return fn(*args)
+    except edits.EditError as exc:
+        raise ApiError(exc.status, str(exc))
+
+
+NUM = (int, float)
+EDITS = {
+    # endpoint: (edits function, required fields, optional fields, needs the layout)
+    "/api/station/add": (edits.add_station, {"name": str}, {"id": str, "x": NUM, "y": NUM, "lat": NUM, "lon": NUM}, False),
+    "/api/station/edit": (edits.edit_station, {"id": str}, {"name": str, "pinned": bool, "hub": bool, "label": str,
+                                                            "lat": NUM, "lon": NUM}, True),
+    "/api/station/delete": (edits.delete_station, {"id": str}, {}, False),
+    "/api/route/add": (edits.add_route, {"from": str, "to": str, "color": str, "length": int},
+                       {"double": bool, "color2": str, "kind": str, "overpass": bool, "line": str}, False),
+    "/api/route/edit": (edits.edit_route, {"id": str}, {"color": str, "length": int, "kind": str, "overpass": bool,
+                                                        "line": str}, False),
+    "/api/route/delete": (edits.delete_route, {"id": str}, {"whole": bool}, False),
+    "/api/route/double": (edits.make_double, {"id": str, "color": str}, {}, False),
+    "/api/bend/add": (edits.add_bend, {"id": str, "x": NUM, "y": NUM}, {}, True),
+    "/api/bend/delete": (edits.delete_bend, {"id": str, "waypoint": int}, {}, False),
+    "/api/color/add": (edits.add_color, {"name": str, "hex": str}, {"id": str, "kind": str}, False),
+    "/api/color/edit": (edits.edit_color, {"id": str}, {"name": str, "hex": str, "kind": str}, False),
+    "/api/color/delete": (edits.delete_color, {"id": str}, {}, False),
+    "/api/ticket/add": (edits.add_ticket, {"from": str, "to": str}, {"deck": str, "points": int}, False),
+    "/api/ticket/delete": (edits.delete_ticket, {"deck": str, "index": int}, {}, False),
+    "/api/board/edit": (edits.edit_board, {}, {"name": str, "width": NUM, "height": NUM, "trains": int,
+                                              "max_players": int}, False),
+}
+
+
+def edit(path: str, session: Session, body: Any) -> dict:
+    """One of the EDITS: checked, made as a patch of the file, checked again, one undo step."""
+    fn, required, optional, needs_layout = EDITS[path]
+    f = fields(body, {"hash": str, **required}, optional)
+    with session.lock:
+        board = _current(session, f["hash"])
+        data = session.snapshot.data
+        args = (data, board, session.drawing.layout, f) if needs_layout else (data, board, f)
+        changes, what = _edit(fn, *args)
+        step = _guard(session.write, changes, f["hash"], what)
+    return {"done": step.what, "hash": session.snapshot.digest, "rev": session.rev}
+
+
+def new_board(session: Session, body: Any) -> dict:
+    """Fill an empty file with a new board (`edit.draft.skeleton`): its name, id and size."""
+    from mapkit.edit import draft
+    from mapkit.writer import dump_board_json
+
+    f = fields(body, {"hash": str, "name": str}, {"id": str, "width": NUM, "height": NUM})
+    name = f["name"].strip()
+    if not 1 <= len(name) <= 120:
+        raise ApiError(400, "a board's name is 1 to 120 characters")
+    board_id = f.get("id") or edits.slug(name)
+    if not edits.SLUG.match(board_id):
+        raise ApiError(400, f"'{board_id}' is not a usable id: lowercase letters, digits and dashes")
+    w, h = f.get("width", 800), f.get("height", 530)
+    if not (100 <= w <= 5000 and 100 <= h <= 5000):
+        raise ApiError(400, "the board is 100 to 5000 mm each way")
+    with session.lock:
+        if not session.snapshot.empty:
+            raise ApiError(409, f"{session.source} is not empty: a new board is only written into an empty file")
+        text = dump_board_json(draft.skeleton(board_id, name, _round(w), _round(h)))
+        raw = session._read() or b""
+        nl = "\r\n" if b"\r\n" in raw else "\n"
+        changes = [("whole", (), text.replace("\n", nl))]
+        step = _guard(session.write, changes, f["hash"], f"start board {board_id}", True, True)
+    return {"done": step.what, "hash": session.snapshot.digest, "rev": session.rev}
+
+
+def suggest_length(session: Session, query: dict) -> dict:
+    """What a route between two stations holds as drawn (edits.lengths)."""
+    with session.lock:
+        d = session.drawing
+        if d is None:
+            raise ApiError(409, "nothing drawn yet")
+        a, b = query.get("from", ""), query.get("to", "")
+        return _edit(edits.lengths, d.board, d.layout, a, b)
 
 
 def undo(session: Session, body: Any) -> dict:
@@ -307,18 +460,26 @@ def redo(session: Session, body: Any) -> dict:
 # ---------------------------------------------------------------- layout preview
 
 def layout_module():
-    """mapkit.layout, or None with the reason when this installation has none."""
+    """(True, "") when this installation has mapkit.layout, else (None, why). Found without importing
+    it: the import takes seconds, and the layout runs in a child process anyway."""
+    import importlib.util
+
     try:
-        import mapkit.layout as lay
-        lay.layout_board  # noqa: B018 - the API this needs
-        return lay, ""
-    except (ImportError, AttributeError):
-        return None, ("layout is not available: this mapkit has no mapkit.layout module "
-                      "(install a version with `mapkit layout`)")
+        found = importlib.util.find_spec("mapkit.layout") is not None
+    except (ImportError, ValueError):
+        found = False
+    if found:
+        return True, ""
+    return None, ("layout is not available: this mapkit has no mapkit.layout module "
+                  "(install a version with `mapkit layout`)")
+
+
+LAYOUT_STYLES = ("geographic", "schematic")   # mapkit.layout.STYLES (tests/test_edit_make.py checks they agree)
 
 
 _PREVIEWS: dict = {}
 _JOBS: dict = {}        # the layout jobs of this server, by id (one runs at a time)
+_JOBS_LOCK = threading.Lock()
 
 
 def layout_preview(session: Session, body: Any) -> dict:
@@ -331,8 +492,8 @@ def layout_preview(session: Session, body: Any) -> dict:
     if lay is None:
         raise ApiError(501, why)
     style = f.get("style", "geographic")
-    if style not in lay.STYLES:
-        raise ApiError(400, f"unknown layout style '{style}' (use {' or '.join(lay.STYLES)})")
+    if style not in LAYOUT_STYLES:
+        raise ApiError(400, f"unknown layout style '{style}' (use {' or '.join(LAYOUT_STYLES)})")
     with session.lock:
         snap = session.snapshot
         if snap.board is None:
@@ -340,12 +501,13 @@ def layout_preview(session: Session, body: Any) -> dict:
         if snap.digest != f["hash"]:
             raise ApiError(409, "the file changed since the page loaded it; the page reloads", stale=True)
         data = json.loads(json.dumps(snap.data))
-    for job in list(_JOBS.values()):  # a new preview replaces one still running
-        job.cancel()
-    _JOBS.clear()
-    job = LayoutJob(data, snap.digest, style, f.get("seed", 0), lambda j, reply: _preview_of(session, j, reply),
-                    refine=f.get("refine", False))
-    _JOBS[job.id] = job
+    with _JOBS_LOCK:  # two requests at once (two tabs) must not leave a job no one can stop
+        for job in list(_JOBS.values()):  # a new preview replaces one still running
+            job.cancel()
+        _JOBS.clear()
+        job = LayoutJob(data, snap.digest, style, f.get("seed", 0), lambda j, reply: _preview_of(session, j, reply),
+                        refine=f.get("refine", False))
+        _JOBS[job.id] = job
     return job.status()
 
 
@@ -367,8 +529,17 @@ def _preview_of(session: Session, job, reply: dict) -> dict:
     _PREVIEWS[key] = (job.digest, changes, job.name)
     moved = sum(1 for path in changes if path[0] == "stations")
     return {"preview": key, "svg": board_svg(board, Layout(board)), "figures": reply["figures"],
-            "layout_problems": reply["problems"], "problems_after": [p.as_dict() for p in check_problems(board)],
+            "layout_problems": [for_the_page(p) for p in reply["problems"]], "problems_after": [p.as_dict() for p in check_problems(board)],
             "changes": len(changes), "stations_moved": moved, "style": job.name}
+
+
+_SIZE_FLAG = re.compile(r"\(?--size (\d+(?:\.\d+)?)x(\d+(?:\.\d+)?)\)?")
+
+
+def for_the_page(message: str) -> str:
+    """A layout message with its command-line flags said as the page's controls."""
+    message = _SIZE_FLAG.sub(r"(a board of \1 × \2 mm: set it under Edit › Board › size, then preview again)", message)
+    return message.replace("--size auto", "the automatic size")
 
 
 def _job(body_or_query: dict) -> Any:
@@ -383,8 +554,9 @@ def layout_status(session: Session, query: dict) -> dict:
 
 
 def stop_jobs() -> None:
-    for job in list(_JOBS.values()):
-        job.cancel()
+    with _JOBS_LOCK:
+        for job in list(_JOBS.values()):
+            job.cancel()
 
 
 def layout_cancel(session: Session, body: Any) -> dict:

@@ -12,6 +12,8 @@ written by a job: its result is a preview, written only by `layout_apply`.
 from __future__ import annotations
 
 import secrets
+import os
+import signal
 import subprocess
 import sys
 import threading
@@ -50,6 +52,7 @@ def main() -> None:
 
 # how long the last layout of a board took, by (file hash, style, refine): what the page measures progress by
 _LAST_SECONDS: dict = {}
+_PER_STATION: dict = {}   # seconds a station of the last layout of any file, by (style, refine): a first run's estimate
 
 
 class LayoutJob:
@@ -65,11 +68,17 @@ class LayoutJob:
         self.state = "running"            # running, done, failed, cancelled
         self.result: dict | None = None
         self.error = ""
+        self.stations = len(data.get("stations") or [])
         self.expected = _LAST_SECONDS.get((digest, style, refine))
+        self.estimated = self.expected is None and (style, refine) in _PER_STATION
+        if self.estimated:  # another board (or this one before a change): scaled by its stations
+            self.expected = _PER_STATION[(style, refine)] * max(1, self.stations)
         self._finish = finish
         self._lock = threading.Lock()
+        # its own process group, so that cancelling ends it with anything it started
         self.proc = subprocess.Popen(child_command("mapkit.edit.layout_job"), stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=child_env())
+                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=child_env(),
+                                     start_new_session=True)
         self.pid = self.proc.pid
         threading.Thread(target=self._wait, args=(data,), name="mapkit-edit-layout", daemon=True).start()
 
@@ -94,7 +103,9 @@ class LayoutJob:
             except Exception as exc:  # noqa: BLE001 - reported on the page
                 self._end("failed", error=getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}")
                 return
-            _LAST_SECONDS[(self.digest, self.style, self.refine)] = time.monotonic() - self.started
+            took = time.monotonic() - self.started
+            _LAST_SECONDS[(self.digest, self.style, self.refine)] = took
+            _PER_STATION[(self.style, self.refine)] = took / max(1, self.stations)
             self._end("done", result=result)
 
     def _end(self, state: str, result: dict | None = None, error: str = "") -> None:
@@ -111,8 +122,10 @@ class LayoutJob:
                 return False
             self.state = "cancelled"
             self.seconds = time.monotonic() - self.started
-        if self.proc.poll() is None:
-            self.proc.kill()
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
         self.proc.wait()
         return True
 
@@ -120,7 +133,8 @@ class LayoutJob:
         with self._lock:
             elapsed = self.seconds if self.state != "running" else time.monotonic() - self.started
             out = {"job": self.id, "state": self.state, "elapsed": round(elapsed, 2), "style": self.name,
-                   "expected": round(self.expected, 1) if self.expected else None, "pid": self.pid}
+                   "expected": round(self.expected, 1) if self.expected else None, "pid": self.pid,
+                   "estimated": self.estimated}
             if self.state == "done":
                 out["preview"] = self.result
             if self.error:

@@ -11,14 +11,24 @@ Safety (see docs/design/editor.md):
   without it, 403 — so no other page or program can read or write through the editor;
 - the only file written is the board the server was started on; no request can name a path
   (the static files are a fixed list; a body naming a file is refused);
-- bodies are bounded (64 KiB) and must be JSON objects.
+- bodies are bounded (64 KiB) and must be JSON objects;
+- a write (POST) whose Origin is another site is refused, and the page may not be framed
+  (X-Frame-Options DENY, CSP frame-ancestors 'none');
+- a connection idle for IDLE_TIMEOUT_S is closed, and at most MAX_CONNECTIONS are served at once
+  (the rest are answered 503 at once), so half-sent requests cannot pile up threads;
+- the browser is opened on a redirect file readable by this user only (`redirect_file`), so the
+  token is not on the browser's command line for other local users to read.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import secrets
+import shutil
+import tempfile
 import threading
+from html import escape
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 from pathlib import Path
@@ -30,9 +40,12 @@ from mapkit.edit.session import Session
 HOST = "127.0.0.1"
 MAX_BODY = 64 * 1024
 LONG_POLL_S = 10.0
+IDLE_TIMEOUT_S = 30.0      # longer than the long poll: a connection silent this long is closed
+MAX_CONNECTIONS = 32       # served at once; more are answered 503 at once
 STATIC = {"/": ("index.html", "text/html; charset=utf-8"),
           "/app.js": ("app.js", "text/javascript; charset=utf-8"),
           "/overlays.js": ("overlays.js", "text/javascript; charset=utf-8"),
+          "/make.js": ("make.js", "text/javascript; charset=utf-8"),
           "/app.css": ("app.css", "text/css; charset=utf-8")}
 
 
@@ -44,16 +57,57 @@ class EditServer(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
 
-    def __init__(self, session: Session, port: int = 0, report: Path | None = None):
+    def __init__(self, session: Session, port: int = 0, report: Path | None = None,
+                 idle_timeout: float = IDLE_TIMEOUT_S, max_connections: int = MAX_CONNECTIONS):
         super().__init__((HOST, port), Handler)
         self.session = session
         self.token = secrets.token_urlsafe(24)
+        self.idle_timeout = idle_timeout
+        self._slots = threading.BoundedSemaphore(max_connections)
+        self._redirect: Path | None = None
         board = session.drawing.board if session.drawing else None
         self.report_path = api.find_report(session.path, board.id, report) if board else report
 
     def shutdown(self) -> None:
         super().shutdown()
         api.stop_jobs()  # a layout still running is stopped with the editor
+        if self._redirect is not None:
+            shutil.rmtree(self._redirect.parent, ignore_errors=True)
+            self._redirect = None
+
+    def process_request(self, request, client_address):
+        if not self._slots.acquire(blocking=False):  # too many at once: say so and close
+            try:
+                request.sendall(b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+            except OSError:
+                pass
+            self.shutdown_request(request)
+            return
+        super().process_request(request, client_address)
+
+    def process_request_thread(self, request, client_address):
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._slots.release()
+
+    def handle_error(self, request, client_address) -> None:
+        pass  # a connection that timed out or was dropped: nothing to print on the designer's terminal
+
+    def redirect_file(self) -> Path:
+        """A page, readable by this user only (mode 0600 in a 0700 folder), that sends the browser
+        on to the editor's address with its token: what to open in the browser, so the token is not
+        on its command line. Removed when the server stops."""
+        if self._redirect is None:
+            folder = Path(tempfile.mkdtemp(prefix="mapkit-edit-"))
+            path = folder / "open.html"
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                url = escape(self.url)
+                fh.write(f'<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" content="0;url={url}">'
+                         f'<title>mapkit edit</title><p><a href="{url}">Open mapkit edit</a></p>\n')
+            self._redirect = path
+        return self._redirect
 
     @property
     def port(self) -> int:
@@ -78,6 +132,10 @@ class Handler(BaseHTTPRequestHandler):
     def log_message(self, format, *args):  # noqa: A002 - the quiet server prints nothing per request
         pass
 
+    def setup(self) -> None:
+        self.timeout = self.server.idle_timeout  # socket timeout: a silent connection is closed
+        super().setup()
+
     # ------------------------------------------------------------ replies
 
     def _send(self, status: int, body: bytes, ctype: str) -> None:
@@ -86,8 +144,9 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(body)))
         self.send_header("Cache-Control", "no-store")
         self.send_header("X-Content-Type-Options", "nosniff")
-        self.send_header("Content-Security-Policy",
-                         "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:")
+        self.send_header("Content-Security-Policy", "default-src 'self'; style-src 'self' 'unsafe-inline'; "
+                                                    "img-src 'self' data:; frame-ancestors 'none'")
+        self.send_header("X-Frame-Options", "DENY")
         self.end_headers()
         if self.command != "HEAD":
             self.wfile.write(body)
@@ -103,6 +162,11 @@ class Handler(BaseHTTPRequestHandler):
     def _host_ok(self) -> bool:
         host = self.headers.get("Host", "")
         return host in (f"{HOST}:{self.server.port}", f"localhost:{self.server.port}")
+
+    def _origin_ok(self) -> bool:
+        """No Origin (a program, not a page), or this editor's own."""
+        origin = self.headers.get("Origin")
+        return origin is None or origin in (f"http://{HOST}:{self.server.port}", f"http://localhost:{self.server.port}")
 
     def _token_ok(self) -> bool:
         given = self.headers.get("X-Mapkit-Token", "")
@@ -158,6 +222,9 @@ class Handler(BaseHTTPRequestHandler):
             return self._send(204, b"", "image/x-icon")
         if not url.path.startswith("/api/"):
             return self._error(404, f"nothing at {url.path}")
+        if method == "POST" and not self._origin_ok():
+            return self._error(403, "writes are accepted from the editor's own page only (this request came from "
+                                    f"{self.headers.get('Origin')!r})")
         if not self._token_ok():
             return self._error(403, "missing or wrong token: open the address `mapkit edit` printed "
                                     "(its ?token=... is required for every request)")
@@ -191,6 +258,8 @@ class Handler(BaseHTTPRequestHandler):
             return self._json(200, {"rev": s.wait(since, timeout)})
         if path == "/api/layout/status":
             return self._json(200, api.layout_status(s, query))
+        if path == "/api/suggest":
+            return self._json(200, api.suggest_length(s, query))
         if path == "/api/overlay":
             kind = query.get("kind", "")
             return self._json(200, api.overlay(s, self.server.report_path, kind, self._int(query, "players", None)))
@@ -201,15 +270,20 @@ class Handler(BaseHTTPRequestHandler):
         handlers = {"/api/move": api.move, "/api/undo": api.undo, "/api/redo": api.redo,
                     "/api/layout/preview": api.layout_preview, "/api/layout/apply": api.layout_apply,
                     "/api/layout/cancel": api.layout_cancel}
+        if path in api.EDITS:
+            return self._json(200, api.edit(path, s, body))
+        if path == "/api/new":
+            return self._json(200, api.new_board(s, body))
         if path not in handlers:
             raise api.ApiError(404, f"no endpoint {path}")
         return self._json(200, handlers[path](s, body))
 
 
-def serve(session: Session, port: int = 0, report: Path | None = None) -> EditServer:
+def serve(session: Session, port: int = 0, report: Path | None = None, **options) -> EditServer:
     """Start the session's watcher and a server in a background thread; returns the server
-    (server.url is the page's address; server.shutdown() stops it)."""
-    server = EditServer(session, port, report)
+    (server.url is the page's address; server.shutdown() stops it). options: EditServer's
+    idle_timeout and max_connections."""
+    server = EditServer(session, port, report, **options)
     session.start()
     threading.Thread(target=server.serve_forever, name="mapkit-edit-http", daemon=True).start()
     return server

@@ -4,9 +4,11 @@ The file on disk is the truth. The session reads it whole (bytes, then the three
 `mapkit.validate`), remembers its SHA-256, and a watcher thread notices any change made by another
 editor within a quarter of a second. Every write names the hash the page last loaded; when the file
 on disk has another, the write is refused (`StaleError`) and the page reloads, so an edit made
-elsewhere is never lost. A write replaces only the values it moves (`mapkit.writer.write_patches`:
-the rest of the file stays byte for byte, BOM and line endings too) and goes through
-`mapkit.outputs` (a temporary file, then a rename; mode and links kept; a read-only file refused).
+elsewhere is never lost. A write replaces only the values it changes (`mapkit.textpatch`: the rest
+of the file stays byte for byte, BOM and line endings too), is checked (JSON and schema; a board in
+the making passes with its missing counts, see `edit.draft`) and goes through `mapkit.outputs` (a
+temporary file, then a rename; mode and links kept; a read-only file refused). Undo and redo write
+back the whole bytes a step replaced, so undoing every step gives back the file byte for byte.
 
 A board that does not load (bad JSON, schema errors) keeps the last good drawing on show with its
 problems. Moves are written even when they make a problem (a station dragged onto another): the
@@ -16,6 +18,7 @@ unable to pass through an awkward intermediate state.
 
 from __future__ import annotations
 
+import codecs
 import hashlib
 import json
 import os
@@ -23,11 +26,12 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from mapkit.errors import MapkitError, Report
 from mapkit.geometry import Layout
 from mapkit.model import Board
+from mapkit.textpatch import PatchError
 
 WATCH_INTERVAL_S = 0.25   # how often the file's stat is compared: a change shows within ~1 s
 HISTORY = 200             # undo steps kept
@@ -51,6 +55,8 @@ class Snapshot:
     board: Board | None
     data: Any = None             # the parsed JSON (also of a board that fails the schema), or None
     read_at: float = 0.0
+    draft: bool = False          # a board in the making (edit.draft): drawn and written, not yet valid
+    empty: bool = False          # the file holds nothing but white space (the page offers a new board)
 
 
 @dataclass
@@ -70,11 +76,12 @@ class Drawing:
 
 @dataclass
 class Step:
-    """One undoable write: each changed JSON path with its value before and after (DELETE when absent)."""
+    """One undoable write: the file's bytes before and after it (undo and redo write them back whole,
+    so undoing every step gives back the file byte for byte)."""
 
     what: str
-    before: dict
-    after: dict
+    before: bytes
+    after: bytes
     digest_after: str = ""
 
 
@@ -104,6 +111,8 @@ class Session:
         self._print_asked = ""                 # the file hash the print drawing was last asked for
         self.last_print = None                 # svg.LastPrint: the labels of the last print drawing
         self.print_error = ""                 # why the print drawing could not be made, if it failed
+        self.problem_age: dict = {}           # problem_key -> the version it first showed in
+        self._worker = None                   # edit.worker.Worker of the print drawing, once started
         self.refresh(force=True)
 
     # ------------------------------------------------------------ reading
@@ -114,13 +123,13 @@ class Session:
         except OSError:
             return None
 
-    def refresh(self, force: bool = False, known: tuple | None = None) -> bool:
+    def refresh(self, force: bool = False, known: tuple | None = None, ours: bool = False) -> bool:
         """Read the file again; True when its content changed (a new version). known: (bytes,
-        report) of a text the editor has just written and checked (`write_patches` ran the three
-        gates on it): when the file holds exactly those bytes, the gates are not run again."""
-        from mapkit import checks
-        from mapkit.boardfile import parse_board
-        from mapkit.errors import sort_problems
+        board, problems, draft, data) of a text the editor has just written and checked: when the
+        file holds exactly those bytes, the gates are not run again. ours: the editor itself
+        wrote the file (an undo), so the history stays."""
+        from mapkit.boardfile import read_json
+        from mapkit.edit import draft
 
         with self.lock:
             for _ in range(5):  # a writer may be halfway: read until the bytes hold still
@@ -131,34 +140,33 @@ class Session:
                     return False
                 if known is not None and raw == known[0]:
                     break
-                board, _, problems = parse_board(self.path, self.source)  # validate's gates 1 and 2
+                data, problems = read_json(self.path, self.source)  # validate's gate 1
+                board, counts, is_draft = (None, problems, False) if data is None else draft.examine(data, self.source)
                 again = self._read()
                 if again == raw:
                     break
-            data = None
-            if raw is not None:
-                try:
-                    data = json.loads(raw.decode("utf-8-sig"))
-                except (ValueError, RecursionError):
-                    data = None
             version = (self.snapshot.version + 1) if self.snapshot else 1
-            checked = known[1] if known is not None and raw == known[0] else None
-            if checked is None and (self.undo_steps or self.redo_steps):
+            checked = known if known is not None and raw == known[0] else None
+            if checked is None and not ours and (self.undo_steps or self.redo_steps):
                 # changed by another editor: replaying a step now could overwrite that change, so
                 # the history goes, and the page says so (rather than refusing the next undo)
                 self.undo_steps, self.redo_steps = [], []
                 self.history_note = ("the file was changed outside the editor, so undo and redo were cleared "
                                      "(replaying a step could overwrite that change)")
-            if checked is not None:  # the gates passed on these bytes a moment ago: only build the board
-                from mapkit.boardfile import build_board, whole_numbers
-                board = build_board(whole_numbers(data), self.source)
-            if board is not None and self.print_labels and self._print_asked != digest:
+            if checked is not None:  # the gates passed on these bytes a moment ago
+                _, board, found, is_draft, data = checked
+            if board is not None and not is_draft and self.print_labels and self._print_asked != digest:
                 # the print drawing starts now, in its own process, while this one runs the checks
                 self._ask_print(version, data, digest)
             # validate's gate 3 (`mapkit.validate.validate_file` runs the same, in this order)
-            report = checked or Report(self.source, checks.problems(board) if board is not None
-                                       else sort_problems(problems))
-            self.snapshot = Snapshot(version, digest, report, board, data, time.time())
+            if checked is None:
+                found = draft.check(board, counts, is_draft) if board is not None else counts
+            report = Report(self.source, found)
+            # the version each problem first showed in, so the page can list the newest first
+            self.problem_age = {key: self.problem_age.get(key, version)
+                                for key in (problem_key(p) for p in found)}
+            self.snapshot = Snapshot(version, digest, report, board, data, time.time(), is_draft,
+                                     draft.is_empty(raw))
             self._stat = self._stat_now()
             if board is not None:
                 self._redraw(version, board)
@@ -212,8 +220,12 @@ class Session:
             threading.Thread(target=self._print_worker, name="mapkit-edit-print", daemon=True).start()
 
     def stop(self) -> None:
+        """Stop the watcher and end the drawing process (also in the middle of a drawing)."""
         self._stop.set()
         self._print_ready.set()
+        worker = self._worker
+        if worker is not None and worker.proc is not None and worker.proc.poll() is None:
+            worker.proc.kill()
 
     def _watch(self) -> None:
         while not self._stop.wait(WATCH_INTERVAL_S):
@@ -229,7 +241,7 @@ class Session:
         the designer keeps dragging. A result for an older version is dropped."""
         from mapkit.edit.worker import Worker
 
-        worker = Worker()
+        worker = self._worker = Worker()
         try:
             while not self._stop.is_set():
                 self._print_ready.wait()
@@ -266,6 +278,8 @@ class Session:
 
     def check_writable(self, page_digest: str) -> tuple[bytes, str]:
         """The file's bytes now, after checking that a write may go ahead."""
+        from mapkit.outputs import check_output
+
         if self.read_only:
             raise RefusedError(self.read_only)
         raw = self._read()
@@ -276,94 +290,117 @@ class Session:
             self.refresh()
             raise StaleError(f"{self.source} changed on disk since the page loaded it; nothing was written "
                              "and the page shows the file as it is now")
+        try:
+            check_output(self.path)  # a read-only file is refused before any work
+        except MapkitError as exc:
+            raise RefusedError(f"not written: {exc}")
         return raw, digest
 
-    def write(self, changes: dict, page_digest: str, what: str, record: bool = True) -> Step:
-        """Patch the file in place: only the values at these JSON paths change
-        (`writer.write_patches` with the schema gate: a move may leave geometry problems, which
-        the page then draws, but never a file that does not load)."""
-        from mapkit.errors import BoardError
-        from mapkit.writer import write_patches
+    def write(self, changes, page_digest: str, what: str, record: bool = True, empty_ok: bool = False) -> Step:
+        """Patch the file in place: only the values at these JSON paths change. changes: a dict
+        {path: value} (`textpatch.patch_text` at once) or a list of edits made one after the other
+        (`apply_edits`). The new text must pass the schema gate (a draft's counts aside: see
+        `edit.draft`); a move may leave geometry problems, which the page then draws, but never a
+        file that does not load. empty_ok: the edit fills an empty file (a new board)."""
+        from mapkit.edit import draft
 
         with self.lock:
             raw, _ = self.check_writable(page_digest)
-            if self.snapshot.board is None or self.snapshot.data is None:
+            snap = self.snapshot
+            if not (empty_ok and draft.is_empty(raw)) and (snap.board is None or snap.data is None):
                 raise RefusedError(f"{self.source} does not load (see the problems); fix it in your editor first")
-            before = {p: value_at(self.snapshot.data, p) for p in changes}
-            expected = _patched(raw, changes)
-            if expected is not None and self.print_labels:
-                # the print drawing of the new text starts before write_patches checks it (its
-                # result is dropped if the write is refused): a drag's drawing sooner by the checks
-                try:
-                    self._ask_print(self.snapshot.version + 1, json.loads(expected.decode("utf-8-sig")),
-                                    hashlib.sha256(expected).hexdigest())
-                except ValueError:
-                    pass
+            bom = codecs.BOM_UTF8 if raw.startswith(codecs.BOM_UTF8) else b""
             try:
-                report = write_patches(self.path, changes, self.source, gate="schema")
-            except BoardError as exc:
-                self._print_asked = ""  # not written: the next version asks again
-                first = exc.problems[0].format() if exc.problems else str(exc)
-                raise RefusedError(f"not written: the change would break the file ({first})")
-            except BaseException:
-                self._print_asked = ""
-                raise
-            self.refresh(known=(expected, report))
-            step = Step(what, before, dict(changes), self.snapshot.digest)
-            if record:
-                self.undo_steps = (self.undo_steps + [step])[-HISTORY:]
-                self.redo_steps = []
-                self.history_note = ""
-            return step
+                text = apply_edits(raw[len(bom):].decode("utf-8"), changes)
+            except (UnicodeDecodeError, PatchError) as exc:
+                raise RefusedError(f"not written: {exc}")
+            new = bom + text.encode("utf-8")
+            try:
+                data = json.loads(text.removeprefix("\ufeff"))
+            except ValueError as exc:
+                raise RefusedError(f"not written: the change would break the file's JSON ({exc})")
+            if not snap.draft and snap.board is not None and draft.values_pass(changes, snap.data):
+                from mapkit.boardfile import build_board, whole_numbers  # the schema holds: only the values moved
 
-    def _replay(self, source: list, target: list, values: Callable[[Step], dict], page_digest: str, word: str) -> Step:
+                board, counts, is_draft = build_board(whole_numbers(data), self.source), [], False
+            else:
+                board, counts, is_draft = draft.examine(data, self.source)
+            if board is None:
+                raise RefusedError(f"not written: the change would break the file ({counts[0].format()})")
+            digest = hashlib.sha256(new).hexdigest()
+            if self.print_labels and not is_draft:
+                # the print drawing of the new text starts before the checks (its result is
+                # dropped if the write fails): a drag's drawing sooner by the checks
+                self._ask_print(snap.version + 1, data, digest)
+            found = draft.check(board, counts, is_draft)
+            self._put(new)
+            self.refresh(known=(new, board, found, is_draft, data))
+            return self._record(what, raw, new, record)
+
+    def _put(self, new: bytes) -> None:
+        from mapkit.outputs import atomic_write_bytes
+
+        try:
+            atomic_write_bytes(self.path, new)
+        except (MapkitError, OSError) as exc:
+            self._print_asked = ""  # not written: the next version asks again
+            raise RefusedError(f"not written: {exc}")
+
+    def _record(self, what: str, before: bytes, after: bytes, record: bool) -> Step:
+        step = Step(what, before, after, self.snapshot.digest)
+        if record:
+            self.undo_steps = (self.undo_steps + [step])[-HISTORY:]
+            self.redo_steps = []
+            self.history_note = ""
+        return step
+
+    def _replay(self, source: list, target: list, back: bool, page_digest: str, word: str) -> Step:
+        """Undo or redo: the file's bytes before (or after) the step, written back whole, when the
+        file is still exactly what that step left (so nothing made elsewhere is overwritten)."""
         with self.lock:
             if not source:
                 raise RefusedError(f"nothing to {word}")
             step = source[-1]
-            self.check_writable(page_digest)  # a page behind the file reloads first
+            raw, _ = self.check_writable(page_digest)  # a page behind the file reloads first
             if step.digest_after != page_digest:
                 source.clear()
                 raise RefusedError(f"the file changed outside the editor since that step, so it cannot {word} it "
                                    "safely; the history was cleared")
             source.pop()
-            done = self.write(values(step), page_digest, f"{word} {step.what}", record=False)
-            target.append(Step(step.what, step.before, step.after, done.digest_after))
-            return target[-1]
+            new = step.before if back else step.after
+            self._put(new)
+            self.refresh(ours=True)
+            done = Step(step.what, step.before, step.after, self.snapshot.digest)
+            target.append(done)
+            return done
 
     def undo(self, page_digest: str) -> Step:
-        return self._replay(self.undo_steps, self.redo_steps, lambda s: s.before, page_digest, "undo")
+        return self._replay(self.undo_steps, self.redo_steps, True, page_digest, "undo")
 
     def redo(self, page_digest: str) -> Step:
-        return self._replay(self.redo_steps, self.undo_steps, lambda s: s.after, page_digest, "redo")
+        return self._replay(self.redo_steps, self.undo_steps, False, page_digest, "redo")
 
 
-def _patched(raw: bytes, changes: dict) -> bytes | None:
-    """The bytes `write_patches` writes for these changes (its BOM kept, the text patched), or
-    None when they cannot be told (the refresh then runs the gates itself)."""
-    import codecs
+def apply_edits(text: str, changes) -> str:
+    """The text with the changes made: a dict at once (`patch_text`), or a list of
+    ("set", path, value) / ("append", path, value) made one after the other (an array's later
+    items deleted first keep the earlier indexes right), or ("whole", (), text) into an empty file."""
+    from mapkit.textpatch import append_item, patch_text
 
-    from mapkit.textpatch import PatchError, patch_text
-
-    bom = codecs.BOM_UTF8 if raw.startswith(codecs.BOM_UTF8) else b""
-    try:
-        return bom + patch_text(raw[len(bom):].decode("utf-8"), changes).encode("utf-8")
-    except (UnicodeDecodeError, PatchError):
-        return None
-
-
-def value_at(data: Any, path: tuple):
-    """The value at a JSON path in parsed data, or writer.DELETE when it is absent (so undo removes
-    a key the move added)."""
-    from mapkit.writer import DELETE
-
-    cur = data
-    for part in path:
-        if isinstance(cur, dict) and isinstance(part, str) and part in cur:
-            cur = cur[part]
-        elif isinstance(cur, list) and isinstance(part, int) and 0 <= part < len(cur):
-            cur = cur[part]
+    if isinstance(changes, dict):
+        return patch_text(text, changes)
+    for op, path, value in changes:
+        if op == "whole":  # a new board into an empty file
+            if text.strip():
+                raise PatchError("the file is not empty: a new board is only written into an empty file")
+            text = value
+        elif op == "append":
+            text = append_item(text, path, value)
         else:
-            return DELETE
-    return cur
+            text = patch_text(text, {tuple(path): value})
+    return text
 
+
+def problem_key(p) -> tuple:
+    """A problem's identity across versions (its JSON path moves when items before it go)."""
+    return (p.severity, p.code, p.subject, p.message if not p.subject else "")

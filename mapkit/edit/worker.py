@@ -52,6 +52,9 @@ def draw(request: dict) -> dict:
 
 
 def main() -> None:
+    from mapkit.edit import flightcache
+
+    flightcache.install()  # this process draws one board again and again: keep the flight search's result
     inp, out = sys.stdin.buffer, sys.stdout.buffer
     sys.stdout = sys.stderr  # anything a library prints must not corrupt the replies
     while (request := receive(inp)) is not None:

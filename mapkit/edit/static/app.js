@@ -18,6 +18,8 @@ let preview = null;        // a layout preview on show
 let overlayData = null;  // the overlay on show (overlays.js)
 let busy = false;
 let shownNote = "";        // the history note last shown in the banner
+let notice = null;         // {text, kind}: why the last write was refused, kept until the next one is written
+let hovered = null;        // the element under the pointer, shown again after each redraw
 
 // what tests and the status bar read: how long each reload and redraw took (ms)
 window.mapkit = { ready: false, loads: 0, timings: [], last: null };
@@ -47,11 +49,19 @@ const el = (name, attrs = {}, parent = null) => {
 const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" }[c]));
 const pct = (v) => (v === null || v === undefined ? "–" : `${(100 * v).toFixed(1)} %`);
 
-function banner(text, kind = "") {
+function banner(text, kind = "", closable = false) {
   const b = $("banner");
   b.hidden = !text;
   b.className = kind;
   b.textContent = text || "";
+  if (closable && text) {
+    const x = document.createElement("button");
+    x.textContent = "×";
+    x.title = "Close";
+    x.className = "close";
+    x.onclick = () => { notice = null; banner(""); };
+    b.appendChild(x);
+  }
 }
 function status(text) { $("status").textContent = text; }
 
@@ -66,6 +76,9 @@ async function load(reason) {
   renderHeader();
   renderProblems();
   drawProblems();
+  renderMake();
+  drawPicked();
+  if (hovered && !preview) showInfo(hovered);
   if ($("overlay").value !== "none") await showOverlay(true);
   const ms = performance.now() - t0;
   window.mapkit.loads += 1;
@@ -83,7 +96,8 @@ async function load(reason) {
 function drawBoard(text) {
   const map = $("map");
   if (!text) {
-    map.innerHTML = '<p class="empty">No drawing: the board has never loaded. Fix the problems listed on the right.</p>';
+    map.innerHTML = state && state.empty ? '<p class="empty">The file is empty: give the board a name and a size on the right and press “Start the board”.</p>'
+      : '<p class="empty">No drawing: the board has never loaded. Fix the problems listed on the right.</p>';
     svg = null;
     return;
   }
@@ -98,7 +112,8 @@ function drawBoard(text) {
   if (!keep) view = { x: 0, y: 0, w, h };
   setView();
   layers = {};
-  for (const name of ["overlay", "problems", "hover", "handles", "drag"]) layers[name] = el("g", { id: `layer-${name}` }, svg);
+  for (const name of ["overlay", "problems", "picked", "hover", "handles", "drag"]) layers[name] = el("g", { id: `layer-${name}` }, svg);
+  layers.picked.setAttribute("pointer-events", "none");
   layers.overlay.setAttribute("pointer-events", "none");
   layers.problems.setAttribute("pointer-events", "none");
   drawHandles();
@@ -106,6 +121,36 @@ function drawBoard(text) {
 
 function setView() {
   if (svg && view) svg.setAttribute("viewBox", `${view.x} ${view.y} ${view.w} ${view.h}`);
+  scaleLabels();
+}
+
+// names stay readable when the board is zoomed out: each station label is drawn at least
+// MIN_LABEL_PX tall on screen (scaled about its own centre), and at its print size once zoomed in
+const MIN_LABEL_PX = 11;
+let labelFrame = 0;
+function scaleLabels() {
+  if (labelFrame) return;
+  labelFrame = requestAnimationFrame(() => {
+    labelFrame = 0;
+    if (!svg || !svg.clientWidth) return;
+    const pxPerMm = Math.min(svg.clientWidth / view.w, svg.clientHeight / view.h);
+    for (const t of svg.querySelectorAll("text[data-label]")) {
+      if (t.dataset.base === undefined) {
+        // about the text's anchor (its lines' x, the middle of their y): read from the attributes,
+        // not measured, so a redraw costs no layout; a name then grows away from its station
+        const spans = t.querySelectorAll("tspan");
+        if (!spans.length) continue;
+        t.dataset.base = t.getAttribute("transform") || "";
+        t.dataset.cx = +spans[0].getAttribute("x");
+        t.dataset.cy = (+spans[0].getAttribute("y") + +spans[spans.length - 1].getAttribute("y")) / 2;
+      }
+      const k = Math.max(1, MIN_LABEL_PX / (+t.getAttribute("font-size") * pxPerMm));
+      const cx = +t.dataset.cx, cy = +t.dataset.cy;
+      t.setAttribute("transform", k > 1.01 ? `${t.dataset.base} translate(${cx} ${cy}) scale(${k.toFixed(3)}) translate(${-cx} ${-cy})`
+        : t.dataset.base);
+      if (!t.dataset.base && k <= 1.01) t.removeAttribute("transform");
+    }
+  });
 }
 
 function toBoard(evt) {
@@ -116,9 +161,10 @@ function toBoard(evt) {
 }
 
 function renderHeader() {
-  $("file").textContent = state.file;
+  $("file").textContent = state.file.split(/[\\/]/).pop();
+  $("file").title = state.file;
   const v = $("verdict");
-  v.textContent = !state.loads ? "does not load" : state.errors ? `${state.errors} error${state.errors > 1 ? "s" : ""}` +
+  v.textContent = state.empty ? "empty" : !state.loads ? "does not load" : state.draft ? `in the making, ${state.errors} error${state.errors > 1 ? "s" : ""}` : state.errors ? `${state.errors} error${state.errors > 1 ? "s" : ""}` +
     (state.warnings ? `, ${state.warnings} warning${state.warnings > 1 ? "s" : ""}` : "") :
     state.warnings ? `valid, ${state.warnings} warning${state.warnings > 1 ? "s" : ""}` : "valid";
   v.className = "verdict" + (!state.loads || state.errors ? " bad" : state.warnings ? " warn" : "");
@@ -141,12 +187,18 @@ function renderHeader() {
   if (old) players.value = old;
   $("overlay").disabled = !(rep && rep.available);
   $("overlay").title = rep && !rep.available ? rep.message : (rep && rep.message) || "";
-  if (!state.loads && state.drawing) banner(`${state.file} does not load: the problems are listed; the drawing is the last good one (version ${state.drawing.version}).`, "error");
+  // one banner, worked out from the state each time: a refused write's reason (kept until the next
+  // write goes through or it is closed), then a file that does not load, read-only, a cleared history
+  const fresh = state.history_note && state.history_note !== shownNote;
+  shownNote = state.history_note;
+  if (notice) banner(notice.text, notice.kind, true);
+  else if (!state.loads && state.empty) banner(`${state.file} is empty: start a board in the panel on the right.`);
+  else if (!state.loads && state.drawing) banner(`${state.file} does not load: the problems are listed; the drawing is the last good one (version ${state.drawing.version}).`, "error");
   else if (!state.loads) banner(`${state.file} does not load: the problems are listed on the right.`, "error");
   else if (state.read_only) banner(state.read_only);
-  else if (state.history_note && state.history_note !== shownNote) banner(`Reloaded: ${state.history_note}.`);
-  else if (!preview && !state.history_note) banner("");
-  shownNote = state.history_note;
+  else if (fresh) banner(`Reloaded: ${state.history_note}.`);
+  else if (preview) banner("Layout preview: nothing is written until you press “Write it to the file”.");
+  else if ($("banner").className === "error" || !state.history_note) banner("");
 }
 
 // ---------------------------------------------------------------- problems
@@ -161,12 +213,12 @@ function renderProblems() {
     const li = document.createElement("li");
     li.className = p.severity + (i === selected ? " selected" : "");
     li.dataset.index = i;
-    li.innerHTML = `<span class="sev">${esc(p.severity)}</span> [${esc(p.code)}] ${p.subject ? `<b>${esc(p.subject)}</b>: ` : ""}` +
+    li.innerHTML = `<span class="sev">${esc(p.severity)}</span>${p.new ? ' <span class="new">new</span>' : ""} [${esc(p.code)}] ${p.subject ? `<b>${esc(p.subject)}</b>: ` : ""}` +
       `${esc(p.message)}<br><span class="where">${esc(p.json_path)}</span>`;
     li.addEventListener("click", () => selectProblem(i));
     list.appendChild(li);
   });
-  if (!state.problems.length) list.innerHTML = '<li class="none">No problems: the board passes every check.</li>';
+  if (!state.problems.length) list.innerHTML = state.loads ? '<li class="none">No problems: the board passes every check.</li>' : "";
 }
 
 function stationById(id) { return state.stations.find((s) => s.id === id); }
@@ -217,6 +269,7 @@ function selectProblem(i) {
 function showInfo(target) {
   const hover = layers.hover;
   if (hover) hover.innerHTML = "";
+  if (typeof target === "string") target = svg && svg.querySelector(target);  // after a redraw: the same item, its new position
   if (!target) return;
   const sid = target.getAttribute("data-station"), rid = target.getAttribute("data-route");
   let html = "";
@@ -224,7 +277,7 @@ function showInfo(target) {
     const s = stationById(sid);
     if (!s) return;
     html = `<dl><dt>station</dt><dd><b>${esc(s.name)}</b></dd><dt>id</dt><dd>${esc(s.id)}</dd>` +
-      `<dt>position</dt><dd>${s.x.toFixed(1)}, ${s.y.toFixed(1)} mm${s.placed ? "" : " (from lat/lon)"}</dd>` +
+      `<dt>position</dt><dd>${s.x.toFixed(1)}, ${s.y.toFixed(1)} mm${s.placed ? "" : " (from lat/lon)"}${s.pinned ? ", pinned" : ""}</dd>` +
       `<dt>routes</dt><dd>${s.routes.length}</dd><dt>tickets</dt><dd>${s.tickets.map(esc).join("<br>") || "none"}</dd></dl>`;
   } else if (rid) {
     const r = routeById(rid);
@@ -310,13 +363,14 @@ async function write(path, body, reason) {
   busy = true;
   try {
     const r = await post(path, body);
+    notice = null;
     await load(reason);
     const ms = performance.now() - t0;
     window.mapkit.last.total_ms = ms;
     status(`${r.done}: written, checked and redrawn in ${ms.toFixed(0)} ms · ` + $("status").textContent);
   } catch (e) {
-    if (e.body && e.body.stale) banner(`Not written: ${e.message}.`, "error");
-    else banner(`Not written: ${e.message}`, "error");
+    notice = { text: `Not written: ${e.message.replace(/^not written: /i, "")}`, kind: "error" };
+    window.mapkit.refused = (window.mapkit.refused || 0) + 1;
     await load("reload after refused write");
   } finally {
     busy = false;
@@ -328,9 +382,11 @@ async function write(path, body, reason) {
 function setupMap() {
   const map = $("map");
   let pan = null;
+  let down = null;
   map.addEventListener("pointerdown", (evt) => {
     if (!svg || evt.button !== 0) return;
-    if (startDrag(evt)) { evt.preventDefault(); return; }
+    down = { x: evt.clientX, y: evt.clientY, evt };
+    if (mode === "select" && startDrag(evt)) { evt.preventDefault(); return; }
     pan = { x: evt.clientX, y: evt.clientY, view: { ...view } };
     map.classList.add("panning");
   });
@@ -343,8 +399,16 @@ function setupMap() {
       setView();
     }
   });
-  window.addEventListener("pointerup", () => {
-    if (drag) endDrag();
+  window.addEventListener("pointerup", (evt) => {
+    const click = down && Math.hypot(evt.clientX - down.x, evt.clientY - down.y) < 4;
+    const first = down && down.evt;
+    down = null;
+    if (drag) {
+      if (click) { drag.to = null; endDrag(); mapClick(first); } else endDrag();
+    } else if (click && first) {
+      if (pan) { view = pan.view; setView(); }
+      mapClick(first);
+    }
     pan = null;
     map.classList.remove("panning");
   });
@@ -363,7 +427,8 @@ function setupMap() {
       $("info").textContent = `waypoint ${+t.getAttribute("data-waypoint") + 1} of route ${t.getAttribute("data-waypoint-route")} (drag it)`;
       return;
     }
-    if (t) showInfo(t);
+    if (t) { hovered = t.getAttribute("data-station") ? `[data-station="${CSS.escape(t.getAttribute("data-station"))}"]`
+      : `[data-route="${CSS.escape(t.getAttribute("data-route"))}"]`; showInfo(t); }
   });
 }
 
@@ -376,7 +441,7 @@ function showRun(st) {
   const bar = $("layout-progress");
   if (st.expected) bar.value = Math.min(0.99, st.elapsed / st.expected); else bar.removeAttribute("value");
   $("layout-elapsed").textContent = `${st.elapsed.toFixed(1)} s` + (st.expected
-    ? ` of about ${st.expected} s (the last layout of this file)`
+    ? ` of about ${st.expected} s (${st.estimated ? "the last layout's time a station, times this board's stations" : "the last layout of this file"})`
     : " (no estimate yet: mapkit layout reports no stages)");
 }
 
@@ -409,14 +474,15 @@ async function layoutPreview() {
     const warns = r.problems_after.length - errs;
     const codes = {};
     for (const p of r.problems_after) codes[p.code] = (codes[p.code] || 0) + 1;
-    const figs = Object.entries(r.figures || {}).map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(typeof v === "number" ? +v.toFixed(3) : JSON.stringify(v))}</dd>`).join("");
+    const figs = figureRows(r.figures || {});
     $("layout-info").innerHTML = `<p>${r.style} layout: ${r.stations_moved} station positions, ${r.changes} values in all.` +
       ` After it: ${errs} error(s), ${warns} warning(s)` +
       (r.problems_after.length ? ` (${Object.entries(codes).map(([c, n]) => `${esc(c)} ${n}`).join(", ")})` : "") + ".</p>" +
       (r.layout_problems.length ? `<p>Could not fit:</p><ul>${r.layout_problems.map((p) => `<li>${esc(p)}</li>`).join("")}</ul>` : "") +
-      `<dl>${figs}</dl>`;
+      `<table class="figures">${figs}</table>`;
     $("layout-box").hidden = false;
-    banner("Layout preview: nothing is written until you press “Write it to the file”.");
+    renderHeader();
+    renderMake();
   } catch (e) {
     banner(`Layout: ${e.message}`, "error");
   } finally {
@@ -425,6 +491,38 @@ async function layoutPreview() {
     $("layout-preview").disabled = false;
     status("");
   }
+}
+
+// the layout's figures as a table a person reads: the main ones by name, the rest folded away
+const pctOf = (v) => `${(100 * v).toFixed(0)} %`;
+const FIGURES = [
+  ["board_mm", "board", (v) => `${v[0]} × ${v[1]} mm`],
+  ["errors", "errors left"], ["warnings", "warnings left"], ["crossings", "crossings"],
+  ["stretched_routes", "routes stretched"], ["routes_over_gap", "routes with a gap over the rule"],
+  ["largest_gap_mm", "largest gap between spaces", (v) => `${v} mm`],
+  ["direction_error_deg_mean", "mean direction error", (v) => `${v}°`],
+  ["direction_error_deg_max", "largest direction error", (v) => `${v}°`],
+  ["within_45deg", "routes within 45° of their direction", pctOf],
+  ["empty_share", "board left empty", pctOf],
+  ["fill_w", "stations fill, across", pctOf], ["fill_h", "stations fill, down", pctOf],
+  ["labels_without_room_10pt", "names without room at 10 pt", (v) => (v.length ? v.join(", ") : "none")],
+  ["refined", "refined by"], ["fill_note", "fill"],
+];
+function figureCell(v) {
+  if (typeof v === "number") return Number.isInteger(v) ? `${v}` : v.toFixed(Math.abs(v) < 10 ? 2 : 1);
+  if (Array.isArray(v)) return v.map(figureCell).join(" → ");
+  if (v && typeof v === "object") return Object.entries(v).map(([k, x]) => `${k.replace(/_/g, " ")} ${figureCell(x)}`).join(", ");
+  return `${v}`;
+}
+function figureRows(figs) {
+  const known = new Set();
+  const main = FIGURES.filter(([k]) => k in figs).map(([k, name, fmt]) => {
+    known.add(k);
+    return `<tr><th>${esc(name)}</th><td>${esc(fmt ? fmt(figs[k]) : figureCell(figs[k]))}</td></tr>`;
+  }).join("");
+  const rest = Object.entries(figs).filter(([k]) => !known.has(k))
+    .map(([k, v]) => `<tr><th>${esc(k.replace(/_mm$/, " (mm)").replace(/_/g, " "))}</th><td>${esc(figureCell(v))}</td></tr>`).join("");
+  return main + (rest ? `<tr><td colspan="2"><details><summary>more figures</summary><table class="figures">${rest}</table></details></td></tr>` : "");
 }
 
 async function layoutCancel() {
@@ -475,8 +573,11 @@ async function main() {
   $("overlay").addEventListener("change", () => showOverlay());
   $("players").addEventListener("change", () => showOverlay());
   $("show-waypoints").addEventListener("change", drawHandles);
+  setupMake();
+  window.addEventListener("resize", scaleLabels);
   document.addEventListener("keydown", (evt) => {
     if (!(evt.ctrlKey || evt.metaKey) || !state || state.read_only) return;
+    if (evt.target.closest && evt.target.closest("input,textarea")) return;
     const k = evt.key.toLowerCase();
     if (k === "z" && !evt.shiftKey && state.undo) { evt.preventDefault(); write("/api/undo", { hash: state.hash }, "redraw after undo"); }
     if ((k === "y" || (k === "z" && evt.shiftKey)) && state.redo) { evt.preventDefault(); write("/api/redo", { hash: state.hash }, "redraw after redo"); }
