@@ -469,7 +469,7 @@ def test_cli_lays_out_again_with_shorter_lengths_while_the_board_fails(cli, smal
     says fits, then less; without --stations each station target too); while the layout leaves
     problems the next one is laid out, at most MAX_LAYOUTS, and nothing is written until one is valid."""
     import mapkit.importers.gtfs.board as B
-    from mapkit.cli_import import MAX_LAYOUTS
+    from mapkit.cli.importing import MAX_LAYOUTS
     from mapkit.errors import ERROR, Problem, Report
 
     laid = []

@@ -100,7 +100,7 @@ def test_the_shipped_layouts_can_be_recomputed_clean(tmp_path, name, size):
 def test_size_auto_says_when_it_went_past_the_smallest_size():
     """--size auto's line names the smallest size that fits, unless the layout it kept is on a
     larger one because the smallest left problems (figure auto_sizes_tried)."""
-    from mapkit.cli_layout import _auto_note
+    from mapkit.cli.layout import _auto_note
     smallest = {"board_mm": [841.0, 1189.0]}
     assert "smallest standard size that fits)" in _auto_note(smallest)
     same = {"board_mm": [841.0, 1189.0], "auto_sizes_tried": "841x1189 clean"}

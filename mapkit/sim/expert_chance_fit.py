@@ -163,10 +163,12 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     from pathlib import Path
 
-    from mapkit.cli import load_or_exit
+    from mapkit.boardfile import source_name
+    from mapkit.errors import BoardError
     from mapkit.sim.rules import rules_for_board
     from mapkit.sim.runner import game_seeds
     from mapkit.sim.tables import build_tables
+    from mapkit.validate import load_valid_board
 
     try:
         counts = [int(x) for x in args.players.split(",")]
@@ -184,9 +186,11 @@ def main(argv=None) -> int:
               "and --random-share in (0, 1]", file=sys.stderr)
         return 2
     try:
-        board = load_or_exit(Path(args.board))  # prints the board's problems, exits 1
-    except SystemExit as e:
-        return int(e.code)
+        board = load_valid_board(Path(args.board), source_name(Path(args.board)))
+    except BoardError as e:
+        for p in e.problems:
+            print(p.format(), file=sys.stderr)
+        return 1
     t, rules = build_tables(board), rules_for_board(board)
     rows = []
     for n in counts:

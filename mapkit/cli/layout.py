@@ -6,7 +6,8 @@ from pathlib import Path
 
 import click
 
-from mapkit.cli import FORMAT, SEED, BoardPath, _echo_json, main, printable, source_name
+from mapkit.boardfile import source_name
+from mapkit.cli.common import FORMAT, SEED, BoardPath, _echo_json, printable
 
 # what a layout needs right before it can place anything: every route between two known stations
 NETWORK_CODES = {"duplicate-id", "unknown-station", "self-loop", "bad-double"}
@@ -49,7 +50,7 @@ def _path_text(path: tuple) -> str:
     return out
 
 
-@main.command()
+@click.command()
 @click.argument("board", type=BoardPath())
 @click.option("--out", "out", type=click.Path(path_type=Path), default=None, help="Write the laid-out board to this new file.")
 @click.option("--write", is_flag=True, help="Change the positions and waypoints in BOARD itself (the rest stays byte for byte).")

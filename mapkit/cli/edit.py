@@ -6,10 +6,11 @@ from pathlib import Path
 
 import click
 
-from mapkit.cli import BoardPath, main, printable, source_name
+from mapkit.boardfile import source_name
+from mapkit.cli.common import BoardPath, printable
 
 
-@main.command()
+@click.command()
 @click.argument("board", type=BoardPath())
 @click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True,
               help="Port on 127.0.0.1 to serve on (0: any free port).")

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import click
 
-from mapkit.cli import FORMAT, SEED, BoardPath, _echo_json, load_or_exit, main, printable, source_name
+from mapkit.boardfile import source_name
+from mapkit.cli.common import FORMAT, SEED, BoardPath, _echo_json, load_or_exit, printable
 from mapkit.errors import MapkitError
 
 
@@ -40,7 +41,7 @@ def report_games(panel: list, counts: list, step_games: int) -> int:
     return math.ceil(math.ceil(step_games / tables) / rot) * rot * tables * len(counts)
 
 
-@main.command()
+@click.command()
 @click.argument("board", type=BoardPath())
 @click.option("--out", "out_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write the tuned board to this new file (the input is never changed without --write).")
@@ -94,9 +95,9 @@ def tune(board, out_file, write, aim_opts, change, budget, step_games, screen_ga
     import json
 
     from mapkit.balance.panel import default_panel
-    from mapkit.cli_sim import _agent_names, check_report_outputs, write_report_files
+    from mapkit.cli.sim import _agent_names, check_report_outputs, write_report_files
     from mapkit.outputs import atomic_write_bytes, check_output, refuse_input_paths
-    from mapkit.cli_sim import player_counts_of
+    from mapkit.cli.sim import player_counts_of
     from mapkit.sim.rules import rules_for_board
     from mapkit.tune import changelog
     from mapkit.tune.aims import read_aims

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import click
 
-from mapkit.cli import FORMAT, SEED, BoardPath, _echo_json, load_or_exit, main, source_name
+from mapkit.boardfile import source_name
+from mapkit.cli.common import FORMAT, SEED, BoardPath, _echo_json, load_or_exit
 from mapkit.errors import MapkitError
 
 
@@ -74,7 +75,7 @@ class _Progress:
         return False
 
 
-@main.command()
+@click.command()
 @click.argument("board", type=BoardPath())
 @click.option("--total", type=click.IntRange(1, 10000), default=110, show_default=True, help="Cards in the deck, wild cards included.")
 @click.option("--wild", type=click.IntRange(0, 10000), default=14, show_default=True, help="Wild cards in the deck.")
@@ -100,7 +101,7 @@ def cards(board, total, wild, doubles, gray, write, fmt):
         _write_section_or_exit(board, "deck", deck.deck_json())
 
 
-@main.group()
+@click.group()
 def tickets():
     """Score destination tickets and generate balanced ticket decks."""
 

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import click
 
-from mapkit.cli import FORMAT, SEED, BoardPath, _echo_json, load_or_exit, main, source_name
+from mapkit.boardfile import source_name
+from mapkit.cli.common import FORMAT, SEED, BoardPath, _echo_json, load_or_exit
 from mapkit.resources import resolve_board
 
 
@@ -42,7 +43,7 @@ def complete_board(path: Path, board, seed: int):
     return board, text, derived
 
 
-@main.command()
+@click.command()
 @click.argument("board", type=BoardPath(), required=False)
 @click.option("--out", "out_dir", type=click.Path(path_type=Path), default=None,
               help="Folder for the kit and the report (default: out/<board id>/).")
@@ -58,7 +59,7 @@ def build(board, out_dir, paper, games, seed, jobs, fmt):
 
     The board file is not changed: a copy with the derived sections goes into the output folder.
     """
-    from mapkit.cli_sim import check_report_outputs, write_report_files
+    from mapkit.cli.sim import check_report_outputs, write_report_files
     from mapkit.outputs import atomic_write_text, make_folder, refuse_input_paths
     from mapkit.render import RenderOptions, render_kit
     from mapkit.balance.report import balance_report, write_report

@@ -1,4 +1,6 @@
-"""The `mapkit` command line: each command parses options, calls the library, prints text or JSON.
+"""What every `mapkit` command shares: the --format and --seed options, the BOARD argument, the
+printing of problems, loading a valid board or exiting 1, and the group class that turns what
+escapes a command into a message and an exit code.
 
 Exit codes: 0 fine, 1 problems found, 2 bad usage (click's own usage errors too), 3 internal
 error (an unexpected exception inside mapkit: a bug, reported as such and never mistaken for
@@ -15,6 +17,7 @@ from pathlib import Path
 import click
 
 from mapkit import __version__
+from mapkit.boardfile import source_name
 from mapkit.errors import BoardError, MapkitError, Report
 from mapkit.resources import resolve_board
 
@@ -105,17 +108,6 @@ class BoardPath(click.ParamType):
             self.fail(str(exc), param, ctx)
 
 
-def source_name(path: Path) -> str:
-    """How a board file is named in messages: as given, or `name.json` for a bundled board."""
-    try:
-        from mapkit.resources import boards_dir
-        if path.resolve().parent == boards_dir().resolve():
-            return f"boards/{path.name}"
-    except MapkitError:
-        pass
-    return str(path)
-
-
 def load_or_exit(path: Path, strict: bool = False):
     """The valid board at path; on errors print them (text) and exit 1."""
     from mapkit.validate import load_valid_board
@@ -164,66 +156,3 @@ class MapkitGroup(click.Group):
                        f" maintainers with the command ({command}), the board file and the version (mapkit"
                        f" {__version__}); run it again with MAPKIT_DEBUG=1 for the traceback.", err=True)
             ctx.exit(EXIT_INTERNAL_ERROR)
-
-
-@click.group(cls=MapkitGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="mapkit")
-def main() -> None:
-    """mapkit: design, check, balance and print Ticket to Ride-style fan maps.
-
-    BOARD is a board file's path or a bundled board's name (portland, seattle, north-america).
-
-    Exit codes: 0 fine, 1 problems found, 2 bad usage, 3 internal error (a bug in mapkit: please
-    report it), 130 interrupted.
-    """
-
-
-@main.command()
-@click.argument("boards", nargs=-1, required=True, type=BoardPath())
-@FORMAT
-@click.option("--strict", is_flag=True, help="Treat warnings as errors (exit 1 when there are any).")
-def validate(boards, fmt, strict):
-    """Check board files: JSON syntax, then the schema, then semantic, graph and geometry checks.
-
-    Exit 0 when every board is valid, 1 when any has errors (or warnings with --strict).
-    With --format json: an object per board ({board, valid, problems}), a list of them when
-    several boards are given.
-    """
-    from mapkit.validate import validate_file
-
-    results, failed = [], False
-    for path in boards:
-        report, board = validate_file(path, source_name(path))
-        failed |= (not report.valid) or (strict and bool(report.warnings))
-        results.append((report, board))
-    if fmt == "json":
-        out = [_report_json(r, b.id if b else None) for r, b in results]
-        _echo_json(out if len(out) > 1 else out[0])
-    else:
-        for report, _ in results:
-            _print_report(report)
-    sys.exit(1 if failed else 0)
-
-
-@main.command()
-@click.argument("board", type=BoardPath())
-@FORMAT
-def info(board, fmt):
-    """Summarize a board: stations, routes, doubles, spaces per color, degrees, capacity."""
-    from mapkit.info import format_summary, summarize
-
-    summary = summarize(load_or_exit(board))
-    if fmt == "json":
-        _echo_json(summary)
-    else:
-        click.echo(format_summary(summary))
-
-
-def run() -> None:
-    """The console script's entry point."""
-    main()
-
-
-# the other commands register themselves on `main`
-from mapkit import cli_build, cli_decks, cli_render, cli_sim  # noqa: E402,F401
-from mapkit import cli_edit, cli_import, cli_layout, cli_tune  # noqa: E402,F401

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from mapkit.cli import FORMAT, SEED, BoardPath, _echo_json, load_or_exit, main
+from mapkit.cli.common import FORMAT, SEED, BoardPath, _echo_json, load_or_exit
 from mapkit.errors import MapkitError, UsageError
 from mapkit.sim.rules import deck_hint, players_text
 
@@ -75,7 +75,7 @@ def player_counts_of(text: str, rules) -> list[int]:
     return counts
 
 
-@main.command()
+@click.command()
 @click.argument("board", type=BoardPath())
 @click.option("--players", type=click.IntRange(1, 5), default=2, show_default=True)
 @click.option("--games", type=click.IntRange(1, 10_000_000), default=1000, show_default=True)
@@ -171,7 +171,7 @@ class _NoBar:
         pass
 
 
-@main.command()
+@click.command()
 @click.argument("board", type=BoardPath(), required=False)
 @click.option("--games", type=click.IntRange(1, 100000), default=None,
               help="Games per run (default: 400 random, 150 planner games).")
@@ -198,7 +198,7 @@ def bench(board, games, only, fmt):
         click.echo(format_bench(result))
 
 
-@main.command()
+@click.command()
 @click.argument("board", type=BoardPath())
 @click.option("--max-games", type=click.IntRange(10, 10_000_000), default=2000, show_default=True,
               help="Most games per player count (over all the panel's tables, rounded down to whole seat rotations) when sizing sequentially.")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from mapkit.cli import FORMAT, BoardPath, _echo_json, load_or_exit, main
+from mapkit.cli.common import FORMAT, BoardPath, _echo_json, load_or_exit
 
 
 def _describe(result, name: str) -> str:
@@ -31,7 +31,7 @@ def _describe(result, name: str) -> str:
     return f"{name:<18} {result.files[name]}" + (f"  ({inside})" if inside else "")
 
 
-@main.command()
+@click.command()
 @click.argument("board", type=BoardPath())
 @click.option("--out", "out_dir", type=click.Path(path_type=Path), default=None,
               help="Folder to write into (default: out/<board id>/).")

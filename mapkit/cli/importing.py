@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from mapkit.cli import FORMAT, SEED, _echo_json, main, printable
+from mapkit.cli.common import FORMAT, SEED, _echo_json, printable
 from mapkit.errors import UsageError
 
 
@@ -15,7 +15,7 @@ from mapkit.errors import UsageError
 MAX_LAYOUTS = 5
 
 
-@main.group("import")
+@click.group("import")
 def import_group():
     """Make a draft board from open data (a GTFS transit feed)."""
 
