@@ -30,34 +30,15 @@ from __future__ import annotations
 
 from mapkit.errors import UsageError, did_you_mean
 from mapkit.sim.basic_agents import Agent, RandomAgent
-from mapkit.sim.paths import INF, adjacency, cheapest_path
+from mapkit.sim.expert import ExpertAgent
 from mapkit.sim.planner import PlannerAgent
 from mapkit.sim.playstyles import LongRouteAgent, OneStepAgent, TicketHungryAgent
 
 # the agents live in basic_agents.py (the interface, random), planner.py and planner_moves.py
-# (route-focus, the planner the others build on), playstyles.py and expert.py; this module names
-# them. INF and cheapest_path are re-exported for expert.py and older callers.
-__all__ = ["AGENTS", "Agent", "INF", "PlannerAgent", "RandomAgent", "cheapest_path", "make_agent"]
+# (route-focus, the planner the others build on), playstyles.py and expert.py; this module names them
+__all__ = ["AGENTS", "Agent", "PlannerAgent", "RandomAgent", "make_agent"]
 
-_adjacency = adjacency  # the old name
-
-
-class _Adjacency:
-    """Kept for callers of the old name: the adjacency now lives on the tables object."""
-
-    of = staticmethod(_adjacency)
-
-
-AGENTS = {cls.name: cls for cls in (RandomAgent, PlannerAgent, TicketHungryAgent, LongRouteAgent, OneStepAgent)}
-
-
-def _expert() -> Agent:
-    from mapkit.sim.expert import ExpertAgent  # imported here: expert.py builds on this module
-
-    return ExpertAgent()
-
-
-AGENTS["expert"] = _expert  # a factory like the classes above: AGENTS[name]() makes the agent
+AGENTS = {cls.name: cls for cls in (RandomAgent, PlannerAgent, TicketHungryAgent, LongRouteAgent, OneStepAgent, ExpertAgent)}
 
 
 def make_agent(name: str) -> Agent:

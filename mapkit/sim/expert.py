@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import math
 
-from mapkit.sim.agents import INF, PlannerAgent, cheapest_path
 from mapkit.sim.expert_block import BlockMixin
 from mapkit.sim.expert_bottleneck import BottleneckMixin
 from mapkit.sim.expert_chance import TicketChanceMixin
@@ -55,6 +54,8 @@ from mapkit.sim.expert_tickets import TicketDrawMixin
 from mapkit.sim.expert_trunk import TrunkMixin
 from mapkit.sim.expert_wilds import ScarceColorMixin
 from mapkit.sim.engine import BLIND, DRAW2, FACE_UP, KEEP_PHASE, SETUP
+from mapkit.sim.paths import INF, cheapest_path
+from mapkit.sim.planner import PlannerAgent
 from mapkit.sim.tables import GRAY
 
 # planning weight of a route: its trains plus a claim turn (in trains), less a quarter of its

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import heapq
 
-from mapkit.sim.agents import INF
+from mapkit.sim.paths import INF
 
 
 class BlockMixin:
