@@ -1,9 +1,11 @@
 """The expert's completion chance per ticket (mapkit/sim/expert_chance.py) and its refit script
-(mapkit/sim/expert_chance_fit.py)."""
+(bench/expert_chance_fit.py)."""
 
 from __future__ import annotations
 
 import random
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,9 +14,12 @@ from conftest import play_through
 from mapkit.resources import boards_dir
 from mapkit.sim import engine
 from mapkit.sim.agents import make_agent
+
 from mapkit.sim.expert_chance import FEATURES, chance, hand_clock
 from mapkit.sim.legal import Legal
 from mapkit.sim.view import SeatView
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))  # expert_chance_fit, a measuring script
 
 
 @pytest.mark.parametrize("by_ticket, kept", [(True, 0b101), (False, 0b011)])
@@ -99,7 +104,7 @@ def test_the_hand_clock_counts_a_seat_that_holds_the_cards_for_its_trains(na):
 def test_the_fit_recovers_a_known_logistic():
     """Records drawn from a known logistic in slack and contest: the fit finds its signs and
     sizes (the same code fits expert_chance.COEF on the logged games)."""
-    from mapkit.sim.expert_chance_fit import curve_loss, fit
+    from expert_chance_fit import curve_loss, fit
 
     rng = np.random.default_rng(5)
     rows = []
@@ -120,7 +125,7 @@ def test_the_fit_recovers_a_known_logistic():
 def test_the_fit_script_on_one_game(na, capsys):
     """The refit plays games with random keeps and fits them; on one two-player game it records
     the tickets kept at random (features and whether they completed). Bad input: a clear message."""
-    from mapkit.sim.expert_chance_fit import collect, main
+    from expert_chance_fit import collect, main
 
     t, rules = na
     rows = collect(t, rules, 2, [11], 1.0)
@@ -163,7 +168,7 @@ def test_the_refit_can_take_the_agents_own_keeps(na):
     """`--own-keeps chance`: the keeps not chosen at random are the agent's own by its chance per
     ticket (the records of the sixth round's refit), not the plan's one curve; the games, so the
     records, differ."""
-    from mapkit.sim.expert_chance_fit import collect
+    from expert_chance_fit import collect
 
     t, rules = na
     by_curve = collect(t, rules, 2, [11], 0.5)

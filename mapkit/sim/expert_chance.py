@@ -19,9 +19,9 @@ its own. This module estimates each ticket's chance from what is known when it i
 - `contest`: opponent routes touching the stations of its connection, per route of it.
 
 p = 1 / (1 + exp(−(c · features))). The coefficients below were fitted by
-mapkit/sim/expert_chance_fit.py on games where the kept tickets were chosen at random among the
+bench/expert_chance_fit.py on games where the kept tickets were chosen at random among the
 legal keeps (not by the agent: its own keeps are the ones it expected to complete, the bias that
-made the old curve pessimistic); `python -m mapkit.sim.expert_chance_fit --help` refits them.
+made the old curve pessimistic); `python bench/expert_chance_fit.py --help` refits them.
 
 A better chance alone made worse keeps (docs/expert.md, fifth round): the keep's value counts a
 ticket's points and its failure, not the turns its connection takes, for which the old curve's
@@ -36,7 +36,7 @@ from mapkit.sim.engine import SETUP
 from mapkit.sim.paths import INF
 
 FEATURES = ("bias", "slack", "inc", "points", "seats", "hclock", "detour", "contest")
-# fitted by mapkit/sim/expert_chance_fit.py on north-america (600 four-, 500 two- and 300
+# fitted by bench/expert_chance_fit.py on north-america (600 four-, 500 two- and 300
 # three-player games, seed 100: 9,092 tickets kept at random, 73 % completed)
 COEF = (2.3144, 0.1373, -0.0652, -0.05, 0.2392, 0.136, -0.0411, -0.3836)
 # the same fit without detour and contest (0): the ticket draw values every unseen ticket on
@@ -46,13 +46,13 @@ COEF_DRAW = (1.939, 0.1524, -0.0392, -0.0583, 0.0804, 0.1824, 0.0, 0.0)
 # ticket in every keep (about 11 % of the agent's searches); `chance_detour = False` uses it
 COEF_NO_DETOUR = (2.2167, 0.1388, -0.062, -0.0578, 0.2416, 0.135, 0.0, -0.3983)
 # the sixth round's refit on the agent's own play (`chance_own_fit = True`; docs/expert.md):
-# `python -m mapkit.sim.expert_chance_fit boards/north-america.json --players 4,2,3 --games
+# `python bench/expert_chance_fit.py boards/north-america.json --players 4,2,3 --games
 # 600,500,300 --seed 100 --own-keeps chance` (the keeps not chosen at random by COEF_NO_DETOUR,
 # not the plan's one curve): 9,140 tickets kept at random, 74 % completed, log-loss 0.4289
 REFIT_NO_DETOUR = (2.3005, 0.1359, -0.0617, -0.0573, 0.2259, 0.1255, 0.0, -0.3706)
 REFIT_DRAW = (2.0093, 0.1492, -0.0377, -0.0577, 0.0707, 0.1658, 0.0, 0.0)
 # the seventh round's refit on four-player games only (`chance_fit_four = True`, read at four
-# players; docs/expert.md): `python -m mapkit.sim.expert_chance_fit boards/north-america.json
+# players; docs/expert.md): `python bench/expert_chance_fit.py boards/north-america.json
 # --players 4 --games 2000 --seed 100 --own-keeps chance`: 18,376 tickets kept at random, 74.3 %
 # completed, log-loss 0.4185 (0.4336 without contest, the draw's). `seats` is constant there (0)
 REFIT4_NO_DETOUR = (2.691, 0.1429, -0.0694, -0.0439, 0.0, 0.1598, 0.0, -0.3484)

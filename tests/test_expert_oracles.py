@@ -1,18 +1,24 @@
-"""The eighth round's oracles and look-ahead (mapkit/sim/expert_oracle.py, expert_lookahead.py;
-docs/expert.md, "Eighth round"). Each test builds a position and checks that the variant does
-what it says: the clairvoyant draw reads the real top of the ticket deck, the play-out keep takes
-the option whose play-outs score most, and the look-ahead's determinization keeps what the seat
-can see and never what it cannot."""
+"""The measuring oracles and look-ahead agents (bench/expert_oracles.py). Each test builds a position
+and checks that the agent does what it says: the clairvoyant draw reads the real top of the ticket
+deck, the play-out keep takes the option whose play-outs score most, and the look-ahead's
+determinization keeps what the seat can see and never what it cannot."""
 
 from __future__ import annotations
 
 import random
 
+import sys
+from pathlib import Path
+
 import pytest
 
-from mapkit.sim import engine, expert_lookahead, expert_oracle
-from mapkit.sim.expert_lookahead import LookaheadKeepAgent, determinize
-from mapkit.sim.expert_oracle import ClairvoyantDrawAgent, RolloutDrawOracle, RolloutKeepOracle
+from mapkit.sim import engine
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+import expert_oracles  # noqa: E402 (a measuring script in bench/, not part of mapkit)
+from expert_oracles import (  # noqa: E402
+    ClairvoyantDrawAgent, LookaheadKeepAgent, RolloutDrawOracle, RolloutKeepOracle, determinize,
+)
 from mapkit.sim.legal import Legal
 from mapkit.sim.paths import INF
 from mapkit.sim.view import SeatView
@@ -99,7 +105,7 @@ def test_rollout_keep_takes_the_option_whose_play_outs_score_most(na, monkeypatc
         # the last option scores most, whatever the expert would keep
         return [float(i) for i in range(len(first))]
 
-    monkeypatch.setattr(expert_oracle, "option_scores", fake)
+    monkeypatch.setattr(expert_oracles, "option_scores", fake)
     assert agent.act(SeatView(s, 0), legal) == options[-1]
     assert seen["states"] == [s]  # the oracle judges from the real state
 
@@ -114,9 +120,9 @@ def test_rollout_keep_real_play_outs_agree_with_its_choice(na):
     agent = RolloutKeepOracle()
     agent.reset(0, t, 4, random.Random(1))
     chosen = agent.act(SeatView(s, 0), legal)
-    seeds = [expert_oracle._seed_of(s, 0, 0)]
-    scores = expert_oracle.option_scores([s], 0, options, seeds)
-    assert scores == expert_oracle.option_scores([s], 0, options, seeds)
+    seeds = [expert_oracles._seed_of(s, 0, 0)]
+    scores = expert_oracles.option_scores([s], 0, options, seeds)
+    assert scores == expert_oracles.option_scores([s], 0, options, seeds)
     assert scores[options.index(chosen)] == max(scores)
     assert s.phase == engine.SETUP and s.current == 0  # the real state is not played on
 
@@ -133,7 +139,7 @@ def test_rollout_draw_oracle_draws_when_the_drawing_play_out_scores_more(na, mon
         calls.append((first, no_draw))
         return scores
 
-    monkeypatch.setattr(expert_oracle, "option_scores", fake)
+    monkeypatch.setattr(expert_oracles, "option_scores", fake)
     scores = [50.0, 40.0]
     assert agent.draw_value(view, 20, 10.0) == INF
     scores = [40.0, 50.0]
@@ -145,7 +151,7 @@ def test_no_draw_once_declines_only_the_first_draw(na):
     t, rules = na
     s = network_position(t, rules, SOUTH_WEST, 20, 20)
     view = SeatView(s, 0)
-    a = expert_oracle.RolloutExpert()
+    a = expert_oracles.RolloutExpert()
     a.reset(0, t, 4, random.Random(1))
     a.no_draw_once = True
     assert a.draw_value(view, 20, 10.0) == -INF
@@ -206,7 +212,7 @@ def test_lookahead_keep_judges_from_determinizations_not_the_real_state(na, monk
         seen["states"] = states
         return [0.0] * (len(first) - 1) + [1.0]
 
-    monkeypatch.setattr(expert_oracle, "option_scores", fake)
+    monkeypatch.setattr(expert_oracles, "option_scores", fake)
     assert agent.act(SeatView(s, 0), legal) == list(legal)[-1]
     assert len(seen["states"]) == 3 and all(x is not s for x in seen["states"])
     assert all(x.deck != s.deck for x in seen["states"])
@@ -221,8 +227,7 @@ def test_registration_is_explicit(monkeypatch):
              "lookahead-draw")
     assert not any(n in agents.AGENTS for n in names)
     monkeypatch.setattr(agents, "AGENTS", dict(agents.AGENTS))
-    expert_oracle.register()
-    expert_lookahead.register()
+    expert_oracles.register()
     for name in names:
         assert agents.make_agent(name).name == name
 
@@ -232,13 +237,13 @@ def test_card_oracle_draws_blind_for_a_blind_wild_or_a_more_needed_color(na):
     s = network_position(t, rules, SOUTH_WEST, 30, 10)
     wild = t.wild
     s.face_up = [0, 1, 2, 3, 4]  # five colors, no wild
-    agent = expert_oracle.CardClairvoyantAgent()
+    agent = expert_oracles.CardClairvoyantAgent()
     agent.reset(0, t, 4, random.Random(1))
     agent._target = None
     view = SeatView(s, 0)
     legal = Legal(s)
     need = {0: 2, 5: 3}  # color 5 is not face up
-    plain = super(expert_oracle.CardClairvoyantAgent, agent).draw(view, legal, need)
+    plain = super(expert_oracles.CardClairvoyantAgent, agent).draw(view, legal, need)
     assert plain == (engine.FACE_UP, 0)  # the expert takes the needed face-up card
     s.deck[-1] = wild
     assert agent.draw(view, legal, need)[0] == engine.BLIND
@@ -249,8 +254,8 @@ def test_card_oracle_draws_blind_for_a_blind_wild_or_a_more_needed_color(na):
 
 
 def test_all_oracle_combines_the_card_draw_and_the_play_out_decisions():
-    A = expert_oracle.AllOracle
-    assert A.draw is expert_oracle.CardClairvoyantAgent.draw
+    A = expert_oracles.AllOracle
+    assert A.draw is expert_oracles.CardClairvoyantAgent.draw
     assert A.choose_keep is RolloutKeepOracle.choose_keep
     assert A.draw_value is RolloutDrawOracle.draw_value
 
@@ -263,7 +268,7 @@ def test_all_oracle_combines_the_card_draw_and_the_play_out_decisions():
     (["expert", "--games", "1", "--board", "no-such-board.json"], 1, "not-found"),
 ])
 def test_the_measuring_entry_point_says_what_is_wrong(argv, code, says, capsys):
-    from mapkit.sim.expert_oracle import main
+    from expert_oracles import main
 
     with pytest.raises(SystemExit) as e:
         main(argv)

@@ -1,6 +1,6 @@
 """Refit the expert's completion chance per ticket (mapkit/sim/expert_chance.py, COEF).
 
-    python -m mapkit.sim.expert_chance_fit boards/north-america.json --players 4,2,3 --games 600,500,300 --seed 100
+    python bench/expert_chance_fit.py boards/north-america.json --players 4,2,3 --games 600,500,300 --seed 100
 
 (the fit shipped in expert_chance.COEF; a few minutes of one core, see docs/expert.md, fifth round)
 
@@ -150,7 +150,7 @@ def curve_loss(rows) -> float:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m mapkit.sim.expert_chance_fit", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python bench/expert_chance_fit.py", description=__doc__.split("\n\n")[0])
     ap.add_argument("board", help="board file (boards/north-america.json)")
     ap.add_argument("--games", default="300", help="games per player count, or one number per count of --players (default 300)")
     ap.add_argument("--players", default="2,3,4", help="player counts, comma-separated (default 2,3,4)")

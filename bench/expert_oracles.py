@@ -1,36 +1,55 @@
-"""Upper bounds for the `expert` by oracles (issue 8, eighth round; docs/expert.md "Eighth round").
+"""Measuring tools for the `expert`: agents that bound what a better ticket or card decision could
+gain. Not playstyles, and not part of mapkit: the oracles read the hidden state.
 
-These agents CHEAT on purpose: they read the real game state behind their SeatView (`view._s`),
-which no playstyle may do. They are not playstyles (not in `agents.AGENTS` unless `register()` is
-called, as this module's measuring entry point and tests/test_expert_round8.py do); they answer
-"how far could a better decision of this kind take the winner's score, if it were made with
-perfect knowledge?". If even they stay far below issue 8's 150 points within 37 turns a seat,
-no honest agent that improves only those decisions can reach it.
+The oracles CHEAT on purpose: they read the real game state behind their SeatView (`view._s`),
+which no playstyle may do. They are not in `mapkit.sim.agents.AGENTS` unless `register()` is
+called (this script's entry point and tests/test_expert_oracles.py do); they answer "how far
+could a better decision of this kind take the winner's score, if it were made with perfect
+knowledge?".
 
-- `ClairvoyantDrawAgent` (oracle a): when the expert weighs a ticket draw (its plan done, from
+- `ClairvoyantDrawAgent` (oracle-draw): when the expert weighs a ticket draw (its plan done, from
   three players), it values the tickets the draw WOULD give (the top of the real ticket deck) by
   the expert's own per-ticket value instead of the expectation over the unseen pool, and draws
   only when that offer is worth `oracle_draw_min`. The keep after the draw is the expert's.
   This bounds better draw timing (drawing exactly when the offer fits the network).
-- `RolloutKeepOracle` (oracle b): every keep (setup and after a draw) is judged by playing the
+- `CardClairvoyantAgent` (oracle-cards): knows the blind card.
+- `RolloutKeepOracle` (oracle-keep): every keep (setup and after a draw) is judged by playing the
   rest of the game out from a copy of the REAL state with each keep option (all seats the
   expert, the same engine random stream for every option: one perfect-information
   determinization), keeping the option whose play-out gives this seat the most points.
-- `RolloutDrawOracle` (oracle b + the draw): as b, and also the draw-or-not decision after the
-  plan is judged the same way (draw now, keep by rollout, against the expert's turn without a
-  draw).
+- `RolloutDrawOracle` (oracle-keep-draw): as oracle-keep, and also the draw-or-not decision after
+  the plan is judged the same way (draw now, keep by rollout, against the expert's turn without a
+  draw). `AllOracle` (oracle-all): both, and the blind card.
+- `LookaheadKeepAgent`, `LookaheadDrawAgent` (lookahead-keep, lookahead-draw): the same two
+  decisions by honest look-ahead, below.
 
-Run one (the figures of `mapkit simulate --format json` that issue 8 names):
+The look-ahead agents never use hidden information. A keep (and, for `LookaheadDrawAgent`, the draw-or-not decision after the plan) is judged by `samples`
+determinizations: copies of the position in which everything this seat cannot see is dealt
+again at random from what it could be — the other seats' hands, the deck and the discards
+from the cards not in this seat's hand nor face up; the other seats' tickets, their setup
+offers and the ticket deck from the tickets this seat has not held nor been offered; a new
+engine random stream. What is public stays: routes, trains, face-up cards, how many cards and
+tickets each seat holds, the sizes of deck, discards and ticket deck. Each option is played out
+from every determinization by the expert (all seats), the same determinizations for every
+option (common random numbers), and the option with the best mean final score of this seat is
+taken.
 
-    python -m mapkit.sim.expert_oracle oracle-draw --games 1000 --seed 23
+The deal is uniform: it does not infer the other seats' tickets from their claims, nor
+remember where this seat's returned tickets went (the bottom of the deck) or which cards went
+to the discards; a finer model would only sharpen the same estimate.
+
+Run one (the figures of `mapkit simulate --format json`):
+
+    python bench/expert_oracles.py oracle-draw --games 1000 --seed 23
 """
 
 from __future__ import annotations
 
 import random
+from collections import Counter
 
 from mapkit.sim import engine
-from mapkit.sim.engine import BLIND, FACE_UP, KEEP_PHASE, SETUP
+from mapkit.sim.engine import BLIND, EMPTY, FACE_UP, KEEP_PHASE, REDRAW_PHASE, SETUP
 from mapkit.sim.expert import ExpertAgent
 from mapkit.sim.legal import Legal, draw_legal
 from mapkit.sim.paths import INF
@@ -259,15 +278,96 @@ class AllOracle(CardClairvoyantAgent, RolloutDrawOracle):
     name = "oracle-all"
 
 
+# ---------------------------------------------------------------------------- look-ahead
+def determinize(view, seed: int) -> engine.State:
+    """A copy of the position with every field this seat cannot see dealt again at random,
+    consistent with what it can see (module docstring). The real state is read only for public
+    facts (sizes, counts, owners) and this seat's own hand, tickets and offer."""
+    real = view._s
+    seat = view.seat
+    rng = random.Random(seed)
+    s = real.copy()
+    t = s.t
+    # cards: everything not in this seat's hand nor face up is unknown to it
+    unknown = Counter(t.deck)
+    for c, n in enumerate(real.hands[seat]):
+        unknown[c] -= n
+    for c in real.face_up:
+        if c != EMPTY:
+            unknown[c] -= 1
+    cards = [c for c in sorted(unknown) for _ in range(unknown[c])]
+    rng.shuffle(cards)
+    i = 0
+    for p in range(s.players):
+        if p == seat:
+            continue
+        n = sum(real.hands[p])  # public: a hand's size
+        hand = [0] * len(real.hands[p])
+        for c in cards[i:i + n]:
+            hand[c] += 1
+        s.hands[p] = hand
+        i += n
+    s.discard = cards[i:i + len(real.discard)]
+    i += len(real.discard)
+    s.deck = cards[i:i + len(real.deck)]
+    i += len(real.deck)
+    assert i == len(cards), "the unknown cards are the other hands, the discards and the deck"
+    # tickets: what this seat has held or is offered now, and the market, are known
+    own_offer = list(real.offer) if real.current == seat and real.phase in (SETUP, KEEP_PHASE, REDRAW_PHASE) else []
+    known = set(real.tickets[seat]) | set(own_offer) | set(real.market)
+    pool = [x for x in range(len(real.ticket_pool)) if x not in known]
+    rng.shuffle(pool)
+    i = 0
+    for p in range(s.players):
+        if p != seat:
+            n = len(real.tickets[p])  # public: how many tickets a seat holds
+            s.tickets[p] = pool[i:i + n]
+            i += n
+    s.setup_left = []
+    for p, offer in real.setup_left:  # other seats' starting tickets, dealt and not yet chosen
+        s.setup_left.append((p, pool[i:i + len(offer)]))
+        i += len(offer)
+    if real.current != seat and real.offer:
+        s.offer = pool[i:i + len(real.offer)]
+        i += len(real.offer)
+    s.ticket_deck = pool[i:i + len(real.ticket_deck)]
+    i += len(real.ticket_deck)
+    assert i == len(pool), "the unknown tickets are the other seats', their offers and the deck"
+    s.rng = random.Random(rng.getrandbits(64))  # the future shuffles are unknown too
+    return s
+
+
+class _Determinized:
+    """Keep states from determinizations of the seat's view (never the real hidden state)."""
+
+    samples = 8
+
+    def keep_states(self, view):
+        base = _seed_of(view._s, self.seat, 0x5EED)
+        return [determinize(view, base + 7 * j) for j in range(self.samples)]
+
+
+class LookaheadKeepAgent(_Determinized, RolloutKeepOracle):
+    """Every keep by determinized play-outs (`samples` of them an option)."""
+
+    name = "lookahead-keep"
+
+
+class LookaheadDrawAgent(_Determinized, RolloutDrawOracle):
+    """Keeps and the draw-or-not decision after the plan by determinized play-outs."""
+
+    name = "lookahead-draw"
+
+
 # ---------------------------------------------------------------------------- measuring
 
 ORACLES = {c.name: c for c in (ClairvoyantDrawAgent, CardClairvoyantAgent, RolloutKeepOracle, RolloutDrawOracle,
-                               AllOracle)}
+                               AllOracle, LookaheadKeepAgent, LookaheadDrawAgent)}
 
 
 def register(extra: dict | None = None) -> None:
-    """Make the oracles (and `extra`: name → factory) known to `make_agent`, so the referee and
-    the batch runner can seat them. Never done by the CLI: they cheat."""
+    """Make the oracles and look-ahead agents (and `extra`: name → factory) known to `make_agent`,
+    so the referee and the batch runner can seat them. Never done by the CLI: the oracles cheat."""
     from mapkit.sim.agents import AGENTS
 
     AGENTS.update(ORACLES)
@@ -276,7 +376,7 @@ def register(extra: dict | None = None) -> None:
 
 
 def measure(board: str, agent: str, games: int, seed: int, players: int = 4) -> dict:
-    """issue 8's figures for `agent` in self-play (as `mapkit simulate --jobs 1 --format json`)."""
+    """The expert's figures for `agent` in self-play (as `mapkit simulate --jobs 1 --format json`)."""
     from pathlib import Path
 
     from mapkit.sim.batch import pool_labels, run_games, summarize
@@ -305,11 +405,9 @@ def main(argv=None) -> None:
     import time
 
     from mapkit.errors import BoardError, MapkitError
-    from mapkit.sim import expert_lookahead  # its agents, measured by the same entry point
     from mapkit.sim.agents import AGENTS
 
     register()
-    expert_lookahead.register()
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("agent", choices=sorted(AGENTS))
     ap.add_argument("--board", default="boards/north-america.json")
