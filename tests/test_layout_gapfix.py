@@ -8,7 +8,7 @@ import shapely
 from shapely.geometry import LineString
 
 from mapkit.layout.network import MAX_GAP_MM
-from mapkit.layout.pipeline import geometry_problems
+from mapkit.layout.judge import geometry_problems
 from mapkit.layout.repair import Repair
 from mapkit.layout.result import build_result
 from mapkit.layout.tighten import Tighten, tighten, track_extras

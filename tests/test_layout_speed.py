@@ -22,9 +22,9 @@ from mapkit.geometry import Layout
 from mapkit.layout import layout_board
 from mapkit.layout import optimize as O
 from mapkit.layout.labelboxes import candidate_boxes
-from mapkit.layout.labels import LABEL_PT, label_bounds, without_room
+from mapkit.layout.labelroom import LABEL_PT, label_bounds, without_room
 from mapkit.layout.network import build_network
-from mapkit.layout.pipeline import geometry_problems
+from mapkit.layout.judge import geometry_problems
 from mapkit.layout.polish import POLISH_STEPS_MM, Costs, _cost
 from mapkit.layout.repair import Repair
 from mapkit.layout.result import build_result
@@ -239,10 +239,10 @@ def test_jacobian_and_angle_need_are_the_plain_ones():
 
 
 def test_score_remembers_sizes_it_read_the_same_as_reading_them():
-    """repair.score keeps each message's size (_SIZES): the same pair as reading every message, in
+    """judge.score keeps each message's size (_SIZES): the same pair as reading every message, in
     the same order of the additions, on problems of every code the checks make."""
     from mapkit.errors import Problem
-    from mapkit.layout import repair as R
+    from mapkit.layout import judge as J
 
     found = [Problem("error", "space-overlap", "spaces overlap route 'a-b' (14 mm²)", subject="route c-d"),
              Problem("error", "space-on-station", "a space covers station 's1' (3 mm²)", subject="route a-b"),
@@ -250,10 +250,10 @@ def test_score_remembers_sizes_it_read_the_same_as_reading_them():
              Problem("error", "route-too-short", "2 spaces need 48 mm but the route is drawn 48 mm long", subject="route a-c"),
              Problem("error", "station-overlap", "marker overlaps station 's2' (9.5 mm apart; keep at least 25 mm)"),
              Problem("warning", "crossing", "crosses route 'x-y' at (10, 20) mm", subject="route a-b")]
-    plain = (len(found), sum(R._size(p.code, p.message) for p in found))
-    R._SIZES.clear()
-    assert R.score(found) == plain == R.score(found) == (6, 14.0 + 3.0 + 70.0 + 5.0 + 20.0 + 10.0)
-    assert R._SIZES
+    plain = (len(found), sum(J._size(p.code, p.message) for p in found))
+    J._SIZES.clear()
+    assert J.score(found) == plain == J.score(found) == (6, 14.0 + 3.0 + 70.0 + 5.0 + 20.0 + 10.0)
+    assert J._SIZES
 
 
 def test_a_part_of_the_board_is_checked_on_the_size_the_layout_chose():

@@ -23,7 +23,7 @@ from mapkit.geometry import alpha, need_of
 from mapkit.layout import fewer_collections, layout_board
 from mapkit.layout import optimize as O
 from mapkit.layout.network import build_network
-from mapkit.layout.pipeline import geometry_problems
+from mapkit.layout.judge import geometry_problems
 from mapkit.layout.repair import PartBoards, Repair
 from mapkit.layout.synthetic import layout_board_data
 from mapkit.resources import boards_dir

@@ -18,7 +18,7 @@ from shapely.geometry import box
 
 from mapkit.boardfile import build_board
 from mapkit.geometry import Layout
-from mapkit.layout import labels as L
+from mapkit.layout import labelroom as L
 from mapkit.layout.labelroom import Obstacles
 from mapkit.render import labels as render_labels
 from mapkit.resources import boards_dir

@@ -16,10 +16,12 @@ from test_layout_speed60 import _drawing   # (a raw drawing of a synthetic board
 import mapkit.checks as checks
 import mapkit.geometry as fast
 from mapkit.checks import ERROR, WARNING, _fitting_lengths, _p, geometry_steps
+from mapkit.layout import judge as J
 from mapkit.layout import repair as R
 from mapkit.layout.overpass import rank
-from mapkit.layout.pipeline import geometry_problems
-from mapkit.layout.repair import PartBoards, Repair, score
+from mapkit.layout.judge import geometry_problems
+from mapkit.layout.judge import score
+from mapkit.layout.repair import PartBoards, Repair
 
 
 def _check_geometry_before(board, layout):
@@ -249,7 +251,7 @@ def test_kept_from_are_among_the_moved_parts_problems():
         for p in kept:
             same = [q for q in now if (q.code, q.subject) == (p.code, p.subject)
                     and (q.message == p.message or q.code in ("space-overlap", "space-on-station")
-                         and abs(R._size_of(q) - R._size_of(p)) <= 1.0)]
+                         and abs(J._size_of(q) - J._size_of(p)) <= 1.0)]
             assert same, p.message
         kept_some += bool(kept)
         dropped_some += len(kept) < len(found)
@@ -276,8 +278,8 @@ def test_later_steps_sum_the_known_by_step():
     for k in range(checks.GEOMETRY_STEPS):
         mine = [p for p in found if checks.geometry_step(p) >= k]
         assert rows[k][:2] == (sum(p.severity == "error" for p in mine), len(mine))
-        assert rows[k][2] == sum(max(R._size_of(p) - 1.0, 0.0) if p.code in ("space-overlap", "space-on-station")
-                                 else R._size_of(p) for p in mine)
+        assert rows[k][2] == sum(max(J._size_of(p) - 1.0, 0.0) if p.code in ("space-overlap", "space-on-station")
+                                 else J._size_of(p) for p in mine)
     steps = list(geometry_steps(rp.view(part).board))
     assert [checks.geometry_step(p) for p in found] == [k for k, step in enumerate(steps) for _ in step]
     odd = checks._p(rp.view(part).board, ERROR, "route-too-short", "3 spaces need 41.3 mm but the route is drawn 40 mm long",

@@ -15,7 +15,8 @@ import pytest
 import shapely
 
 import mapkit.geometry as G
-import mapkit.layout.labels as L
+import mapkit.layout.judge as J
+import mapkit.layout.labelroom as L
 import mapkit.layout.repair as R
 from mapkit.boardfile import build_board
 from mapkit.checks import check_geometry
@@ -117,7 +118,7 @@ def seen():
                                   "off_board", "full", "named")}
     fast = {"select": R.Repair.select, "rounded": R.PartBoards._rounded, "whole_needs": R.PartBoards.whole_needs,
             "board": R.PartBoards.board, "centres": R.Repair._centres, "off_board": G.Layout.stations_off_board,
-            "full": R.Repair.full, "named": R._named}
+            "full": R.Repair.full, "named": J._named}
 
     def count(name, wrong):
         counts[name][0] += 1
@@ -177,7 +178,7 @@ def seen():
 
     def named(p, kind, codes):
         got = fast["named"](p, kind, codes)
-        count("named", got != R._named_plain(p, kind, codes))
+        count("named", got != J._named_plain(p, kind, codes))
         return got
 
     keys: set = set()   # (the key before stop 27, _full_key) of each whole board checked
@@ -189,7 +190,7 @@ def seen():
     mp.setattr(R.Repair, "_centres", centres)
     mp.setattr(G.Layout, "stations_off_board", off_board)
     mp.setattr(R.Repair, "full", full)
-    mp.setattr(R, "_named", named)
+    mp.setattr(J, "_named", named)
     try:
         layout_board(layout_board_data(24, seed=0), seed=0)
     finally:

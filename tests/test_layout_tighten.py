@@ -12,7 +12,7 @@ import numpy as np
 from mapkit.layout import layout_board
 from mapkit.layout.network import MAX_GAP_MM, build_network
 from mapkit.layout.optimize import Drawing
-from mapkit.layout.pipeline import geometry_problems
+from mapkit.layout.judge import geometry_problems
 from mapkit.layout.repair import Repair
 from mapkit.layout.result import build_result
 from mapkit.layout.synthetic import layout_board_data

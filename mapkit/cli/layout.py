@@ -107,7 +107,7 @@ def layout(board, out, write, style, size, keep, seed, geo_anchor, gap_rule, ref
     res = layout_board(data, style=style, size=size, seed=seed, keep=keep_ids, geo_anchor=geo_anchor,
                        gap_rule=gap_rule, refine=refine)
     figures = {**res.figures, **measure(res.data)}  # with the label figures (the renderer's placement)
-    from mapkit.layout.pipeline import geometry_problems
+    from mapkit.layout.judge import geometry_problems
     left = geometry_problems(res.data)
     written = None
     if write:

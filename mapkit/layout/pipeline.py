@@ -23,11 +23,14 @@ from mapkit.layout.network import GAP_MARGIN_MM, MAX_GAP_MM, build_network, draw
 from mapkit.layout.optimize import Drawing, Weights, run_rounds
 from mapkit.layout.project import initial_positions
 from mapkit.layout.stress import majorize
-from mapkit.layout.labels import ROOM_SIZES, label_repair
+from mapkit.layout.judge import geometry_problems
+from mapkit.layout.labelroom import ROOM_SIZES
+from mapkit.layout.labels import label_repair
 from mapkit.geometry import even_spread
 from mapkit.layout.figures import gap_figures
 from mapkit.layout.polish import polish
-from mapkit.layout.repair import Repair, repair, score
+from mapkit.layout.judge import score
+from mapkit.layout.repair import Repair, repair
 from mapkit.layout.resize import SMALLER_BOARD, smaller_board
 from mapkit.layout.result import build_result
 from mapkit.layout.reseat import reseat
@@ -723,9 +726,3 @@ def widen(net, dr, found) -> None:
                 station[(s, k)] = station.get((s, k), 0.0) + 1.5
 
 
-def geometry_problems(data: dict):
-    """What `mapkit validate` says of the drawing (the geometry checks, on the real shapes)."""
-    from mapkit.boardfile import build_board
-    from mapkit.checks import check_geometry
-
-    return list(check_geometry(build_board(data)))

@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from mapkit.layout.labels import LABEL_REACH_MM, fill_kept, station_span
+from mapkit.layout.judge import fill_kept, station_span
+from mapkit.layout.labelroom import LABEL_REACH_MM
 from mapkit.layout.network import gaps_kept
-from mapkit.layout.repair import score
+from mapkit.layout.judge import score
 
 POLISH_STEPS_MM = (1.5, 3.0, 6.0, 10.0)
 POLISH_TRIES = 900

@@ -39,7 +39,7 @@ import numpy as np
 
 from mapkit.layout.network import drawn_mm_at_gap
 from mapkit.layout.overpass import rank
-from mapkit.layout.labels import station_span
+from mapkit.layout.judge import station_span
 from mapkit.layout.tighten import GAP_AIM_MM, LMIN_MARGIN_MM, Tighten
 
 RESEAT_DEG = 45.0          # a route this far off its real bearing makes its station a candidate (the 45°)

@@ -16,7 +16,7 @@ import numpy as np
 
 from mapkit.layout import fit
 from mapkit.layout.flights import flight_bundles, route_flights
-from mapkit.layout.labels import room_counts, worse_room
+from mapkit.layout.labelroom import room_counts, worse_room
 from mapkit.layout.result import build_result
 
 SMALLER_BOARD = True

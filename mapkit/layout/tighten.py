@@ -62,7 +62,8 @@ import numpy as np
 
 from mapkit.geometry import space_placement, space_placement_arrays, station_fan
 from mapkit.layout.crowding import ANGLE_CLEAR, HALF_EXTRA_MM, need_of
-from mapkit.layout.labels import LABEL_PT, ROOM_SIZES, LABEL_REACH_MM, fill_kept, room_counts, station_span, worse_room
+from mapkit.layout.judge import fill_kept, station_span
+from mapkit.layout.labelroom import LABEL_PT, LABEL_REACH_MM, ROOM_SIZES, room_counts, worse_room
 from mapkit.layout.network import MAX_GAP_MM, drawn_mm_at_gap
 from mapkit.layout.optimize import Drawing, run_rounds
 from mapkit.layout.overpass import rank
