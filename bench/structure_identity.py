@@ -4,7 +4,7 @@
     python bench/structure_identity.py check DIR    # after it: exit 0 when every file is byte-identical
 
 It records, each as one file in DIR:
-- the golden game digests (tests/test_speed_identity.py's cases, computed afresh, not read from the test),
+- the golden game digests (tests/test_game_identity.py's cases, computed afresh, not read from the test),
 - `mapkit --help` and `mapkit CMD [SUB] --help` for every command and subcommand (found by reading the
   "Commands:" section of each help page, so the check does not depend on how the CLI is organised),
 - the layouts (`mapkit layout ... --out`, and its JSON output) of boards/portland.json and of the
@@ -54,7 +54,7 @@ def record_help(out: dict, cwd: Path) -> None:
 
 def record_digests(out: dict) -> None:
     sys.path.insert(0, str(ROOT / "tests"))
-    import test_speed_identity as t
+    import test_game_identity as t
 
     out["digests.txt"] = "".join(f"{case!r}: {t.game_digest(*case)}\n" for case in t.CASES)
 

@@ -34,7 +34,7 @@ def _drawing(stations, routes, bends=None):
 
 def drawing_of(data, stations, bends=None):
     """The network of a board dict and a Drawing of it with its stations at these millimetres
-    ({id: (x, y)}, in the file's order) and bends ({bundle: (x, y)}); also tests/test_layout_gapfix.py."""
+    ({id: (x, y)}, in the file's order) and bends ({bundle: (x, y)}); also tests/test_tighten_gaps.py."""
     net = build_network(data)
     pos = np.array(list(stations.values()), dtype=float)
     dr = Drawing(pos, net.n, [[b.a, b.b] for b in net.bundles], np.ones(net.n, dtype=bool),

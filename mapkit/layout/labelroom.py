@@ -30,7 +30,7 @@ boxes, most of them against a few spaces. Here a box is
   not a convex quadrilateral) asked of GEOS as before, with the very same tree query.
 
 EPS_MM (1e-7 mm) is a million times the rounding of these sums on a board of a metre, so a box
-decided here gets the answer GEOS gives it. tests/test_layout_speed61.py compares the two on
+decided here gets the answer GEOS gives it. tests/test_labelroom_identity.py compares the two on
 random boxes round markers, spaces and lines, on their edges and at the clearance.
 """
 

@@ -593,8 +593,8 @@ def _later_steps(known) -> list | None:
 def _full_key(board, size_out) -> bytes:
     """Repair.full's memo key of a whole board from PartBoards: its stations' and waypoints'
     positions and the layout's size (the rest of such a board is the same for every drawing), each
-    waypoint written as the tuple of its fields (equal exactly when its dataclass repr is, the key
-    before stop 27, and cheaper to write)."""
+    waypoint written as the tuple of its fields (equal exactly when its dataclass repr
+    is, and cheaper to write)."""
     return hashlib.sha256(repr([[(s.board.x, s.board.y) for s in board.stations],
                                 [tuple([(w.lat, w.lon, w.x, w.y) for w in r.waypoints]) for r in board.routes],
                                 size_out]).encode()).digest()
@@ -719,7 +719,7 @@ class PartBoards:
     from the one before in a point (building them was about a tenth of a check). Each Station and
     Route is boardfile's own station_model / route_model of the dict part_data would write, keyed
     by everything that dict and its place in the part depend on, so the Board is equal field for
-    field to build_board's (tests/test_layout_speed.py compares them)."""
+    field to build_board's (tests/test_layout_identity.py compares them)."""
 
     def __init__(self, rp):
         self.rp = rp

@@ -2,7 +2,7 @@
 seat, the plan of its tickets (cheapest connections, mapkit/sim/paths.py), keeping tickets, and the
 turn it plays. How it pays and draws is in planner_moves.py; the other playstyles in playstyles.py.
 
-Speed (issue 9 item 18; every change keeps the games the same, tests/test_speed_identity.py): the
+Speed (issue 9 item 18; every change keeps the games the same, tests/test_game_identity.py): the
 seat's route costs are kept up to date claim by claim, the plan is not rechecked while nothing was
 claimed, the untouched board's searches come from the tables, and its own searches use the int
 queue (`cheapest_path(..., whole=True)`). Second round (docs/sim-speed.md): the claims it rates

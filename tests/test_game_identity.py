@@ -1,8 +1,6 @@
-"""Speed work must not change a single game: the same seeds give the same games.
+"""The same seeds give the same games: golden digests of games on every bundled board, by every agent.
 
-The digests below are golden values: they were computed by this file's `game_digest` with the
-simulator as it was before the speed work of issue 9 item 18 (the tree of 7d07bf3, exported with
-`git archive` and run as `PYTHONPATH=<that tree> python tests/test_speed_identity.py`, which
+The digests below were computed by this file's `game_digest` (`python tests/test_game_identity.py`
 prints the table). Each digest covers a game's full
 action log, its scores and its end. A change to the engine, the legal-action listing, the runner or
 the agents that changes any game fails here; a deliberate rules or behaviour change must recompute

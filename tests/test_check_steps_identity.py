@@ -1,4 +1,4 @@
-"""The shortcuts of stop 26 (docs/layout-speed.md, "Speed, stop 26 (speed62)") give what the code
+"""The checks' step-by-step shortcuts (docs/layout-speed.md) give what the code
 without them gives: checks.geometry_steps, step after step, are check_geometry's problems as the
 code before it wrote them (a copy below); Part.score_until returns the whole score or, exactly when
 its test holds of the whole score, None; Repair.try_problem with its moves judged only until they
@@ -12,7 +12,7 @@ import pytest
 
 import geometry_plain as plain
 from test_geometry_fast import findings   # (what a Layout finds, as a comparable dict)
-from test_layout_speed60 import _drawing   # (a raw drawing of a synthetic board: many problems)
+from test_layout_caches_identity import _drawing   # (a raw drawing of a synthetic board: many problems)
 import mapkit.checks as checks
 import mapkit.geometry as fast
 from mapkit.checks import ERROR, WARNING, _fitting_lengths, _p, geometry_steps
@@ -153,7 +153,7 @@ def test_score_unless_is_the_gain_test():
 
 
 def _plain_score_unless(self, base, best_gain, ranked=False, known=None):
-    """Part.score_unless judging the whole part, as every move was judged before stop 26."""
+    """Part.score_unless judging the whole part, as the plain code judges every move."""
     return (rank if ranked else score)(self.problems())
 
 
