@@ -1,12 +1,12 @@
-"""Refit the expert's completion chance per ticket (mapkit/sim/expert_chance.py, COEF).
+"""Refit the expert's completion chance per ticket (mapkit/sim/agents/expert/ticket_keeps.py, COEF).
 
     python bench/expert_chance_fit.py boards/north-america.json --players 4,2,3 --games 600,500,300 --seed 100
 
-(the fit shipped in expert_chance.COEF; a few minutes of one core, see docs/expert.md, fifth round)
+(the fit shipped in ticket_keeps.COEF; a few minutes of one core, see docs/expert.md, fifth round)
 
 plays expert self-play in which each keep (at setup and after a ticket draw) is, with chance
 `--random-share`, a legal keep chosen at random instead of the agent's own, records the features
-of every ticket kept that way when it is kept (expert_chance.FEATURES) and whether its seat had
+of every ticket kept that way when it is kept (ticket_keeps.FEATURES) and whether its seat had
 completed it when the game ended, and fits a logistic regression to those records (maximum
 likelihood, scipy.optimize, a small ridge on the coefficients but the bias). Only the random keeps
 are recorded: the agent's own keeps are the tickets it expected to complete, so fitting on them
@@ -15,7 +15,7 @@ survivor bias of the curve before, docs/expert.md). The other keeps are the agen
 plan's one curve, `ticket_chance = False`, so a refit does not depend on the fit it replaces), so
 the games look like its real games; `--own-keeps chance` makes them the agent's own keeps by its
 chance per ticket as it played before the sixth round (the fifth round's fit, 0.5 a planned train,
-no trail credit): the refit of the sixth round, expert_chance.REFIT_NO_DETOUR (docs/expert.md). It prints the coefficients to paste into expert_chance.COEF, and
+no trail credit): the refit of the sixth round, ticket_keeps.REFIT_NO_DETOUR (docs/expert.md). It prints the coefficients to paste into ticket_keeps.COEF, and
 the log-loss of the fit and of the plan's one curve on the same records.
 """
 
@@ -30,8 +30,8 @@ import sys
 import numpy as np
 
 from mapkit.sim import engine
-from mapkit.sim.expert import ExpertAgent
-from mapkit.sim.expert_chance import DRAW_DROPS, FEATURES, hand_clock
+from mapkit.sim.agents.expert import ExpertAgent
+from mapkit.sim.agents.expert.ticket_keeps import DRAW_DROPS, FEATURES, hand_clock
 from mapkit.sim.legal import Legal
 from mapkit.sim.scoring import final_scores
 from mapkit.sim.view import SeatView
@@ -82,7 +82,7 @@ def collect(t, rules, players: int, seeds, share: float, own: str = "curve") -> 
             ag.random_share = share
             if own == "chance":
                 # the agent by its chance per ticket as it played before the sixth round (the
-                # records of expert_chance.REFIT_NO_DETOUR): the fifth round's fit, 0.5 a planned
+                # records of ticket_keeps.REFIT_NO_DETOUR): the fifth round's fit, 0.5 a planned
                 # train, no trail credit
                 ag.ticket_chance = True
                 ag.chance_own_fit = False

@@ -50,7 +50,7 @@ from collections import Counter
 
 from mapkit.sim import engine
 from mapkit.sim.engine import BLIND, EMPTY, FACE_UP, KEEP_PHASE, REDRAW_PHASE, SETUP
-from mapkit.sim.expert import ExpertAgent
+from mapkit.sim.agents.expert import ExpertAgent
 from mapkit.sim.legal import Legal, draw_legal
 from mapkit.sim.paths import INF
 from mapkit.sim.scoring import final_scores

@@ -1,5 +1,5 @@
-"""The expert's last three turns (mapkit/sim/expert_endgame3.py) and its draws once the plan is
-done (mapkit/sim/expert_spare.py)."""
+"""The expert's last three turns (mapkit/sim/agents/expert/endgame.py) and its draws once the plan is
+done (mapkit/sim/agents/expert/card_draws.py)."""
 
 import random
 
@@ -8,7 +8,7 @@ import pytest
 from mapkit.sim import engine
 from mapkit.sim.agents import make_agent
 from mapkit.sim.legal import Legal
-from mapkit.sim.expert_endgame3 import THREE_Q_MEASURED
+from mapkit.sim.agents.expert.endgame import THREE_Q_MEASURED
 from mapkit.sim.view import SeatView
 
 

@@ -57,12 +57,11 @@ def label_repair(rp, max_tries: int = LABEL_TRIES, retighten: tuple | None = Non
             if ok and rp.no_worse():
                 break                       # kept
             dr.pos[s] = old
-    if SLIDES:
-        # each pass ends with the tightening, which draws in what the slides spread: a label still
-        # without room may find a slide the next pass that the last one's spread left it none
-        for _ in range(SLIDE_PASSES):
-            if not slide_repair(rp, retighten=retighten) or not room_key(rp)[ROOM_SIZES.index(SLIDE_PT)]:
-                break
+    # each pass ends with the tightening, which draws in what the slides spread: a label still
+    # without room may find a slide the next pass that the last one's spread left it none
+    for _ in range(SLIDE_PASSES):
+        if not slide_repair(rp, retighten=retighten) or not room_key(rp)[ROOM_SIZES.index(SLIDE_PT)]:
+            break
     return without_room(rp.full_data())
 
 
@@ -81,7 +80,6 @@ def label_repair(rp, max_tries: int = LABEL_TRIES, retighten: tuple | None = Non
 # drawn over the spaces), then the most room at LABEL_PT, then the smaller slide. The slides lengthen
 # every route across their lines: the tightening (tighten.py, which keeps every label's room at each
 # of ROOM_SIZES) then draws in what it can.
-SLIDES = True
 SLIDE_ANGLES = 8                 # directions of the slides (every 360/8 degrees)
 SLIDE_DELTAS_MM = (3.0, 6.0, 10.0)
 SLIDE_OFFSETS_MM = (1.0, -1.0)   # the line just past the station (it stays) or just behind it (it moves)
@@ -92,7 +90,6 @@ SLIDE_WHOLE = 60                 # ... and of those, judged on the whole board a
 SLIDE_BEST = 8                   # a station's slides judged on the whole board at most, a round
 SLIDE_REACH_MM = 45.0            # the part of the board round a station its own room is judged on
 SLIDE_PT = 8.0                   # slides are for the labels without room at this size (one of ROOM_SIZES)
-RETIGHTEN = True                 # the tightening once more after slides kept (slide_repair)
 
 
 def room_key(rp) -> tuple[int, ...]:
@@ -209,7 +206,7 @@ def slide_repair(rp, max_tries: int = SLIDE_TRIES, retighten: tuple | None = Non
             done[sid] = SLIDE_ROUNDS   # nothing kept: the same slides would be judged the same
         if not room[aim - 1]:
             break
-    if kept and RETIGHTEN and retighten is not None:
+    if kept and retighten is not None:
         # the slides lengthened every route across their lines: the tightening draws in again what
         # it can without taking any label's room at any of ROOM_SIZES
         from mapkit.layout.tighten import tighten

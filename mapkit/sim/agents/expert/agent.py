@@ -17,16 +17,16 @@ It sees only its SeatView. What it does, and why:
   keeps value each ticket by its own chance instead (fitted on random keeps: its connection's
   trains, points, the opponents around it, the clock by hands; refit on its own play) less 0.6
   of a point a planned train, plus a tenth of a point a train of the longest trail the plan
-  makes (expert_chance.py, expert_trunk.py; `ticket_chance = False` gives the curve);
+  makes (ticket_keeps.py, ticket_keeps.py; `ticket_chance = False` gives the curve);
 - draws more tickets once its plan is done (not before: measured): from three players while a
   draw is worth it by its exact expected value over the tickets it has not seen, each valued by
-  its connection to the network (expert_tickets.py); at two players while 25+ trains and 8 turns
+  its connection to the network (ticket_draws.py); at two players while 25+ trains and 8 turns
   remain (it is the seat that ends a two-player game); keeps one ticket more than the best keep
   when it adds at most 3 trains (a later draw's turn saved);
 - keeps tickets whose plan runs along long routes (the plan's route points count in the keep);
 - draws for the route nearest to a claim first, never a face-up wild (a turn for one card, when
   two blind cards are worth two trains to a seat that lays nearly every card it draws) unless its
-  plan cannot be paid otherwise (a scarce color: expert_wilds.py) or, holding 6+ cards, the wild
+  plan cannot be paid otherwise (a scarce color: card_draws.py) or, holding 6+ cards, the wild
   makes the route nearest to a claim payable, and
   claims planned routes next to an opponent's
   network first (racing); at two players blocks a short route on the cheapest join of two pieces
@@ -43,19 +43,19 @@ from __future__ import annotations
 
 import math
 
-from mapkit.sim.expert_block import BlockMixin
-from mapkit.sim.expert_bottleneck import BottleneckMixin
-from mapkit.sim.expert_chance import TicketChanceMixin
-from mapkit.sim.expert_early import EarlyDrawMixin
-from mapkit.sim.expert_endgame import EndgameMixin
-from mapkit.sim.expert_endgame3 import ThreeTurnMixin
-from mapkit.sim.expert_spare import SpareMixin
-from mapkit.sim.expert_tickets import TicketDrawMixin
-from mapkit.sim.expert_trunk import TrunkMixin
-from mapkit.sim.expert_wilds import ScarceColorMixin
+from mapkit.sim.agents.expert.blocking import BlockMixin
+from mapkit.sim.agents.expert.claims import BottleneckMixin
+from mapkit.sim.agents.expert.ticket_keeps import TicketChanceMixin
+from mapkit.sim.agents.expert.ticket_draws import EarlyDrawMixin
+from mapkit.sim.agents.expert.endgame import EndgameMixin
+from mapkit.sim.agents.expert.endgame import ThreeTurnMixin
+from mapkit.sim.agents.expert.card_draws import SpareMixin
+from mapkit.sim.agents.expert.ticket_draws import TicketDrawMixin
+from mapkit.sim.agents.expert.ticket_keeps import TrunkMixin
+from mapkit.sim.agents.expert.card_draws import ScarceColorMixin
 from mapkit.sim.engine import BLIND, DRAW2, FACE_UP, KEEP_PHASE, SETUP
 from mapkit.sim.paths import INF, cheapest_path
-from mapkit.sim.planner import PlannerAgent
+from mapkit.sim.agents.planner import PlannerAgent
 from mapkit.sim.tables import GRAY
 
 # planning weight of a route: its trains plus a claim turn (in trains), less a quarter of its
@@ -101,7 +101,7 @@ class ExpertAgent(BottleneckMixin, EarlyDrawMixin, SpareMixin, ThreeTurnMixin, E
     # one ticket more than the best keep when it adds at most this many trains to the plan (a
     # ticket kept now saves the turn of a later draw), at setup and (`extra_keep_late`) after a
     # draw; 0 turns it off. Measured (docs/expert.md, fourth round): with the draw by expected
-    # value (expert_tickets.py) +1.4 / +0.4 winner points, +0.17 / +0.14 tickets (seeds 23 / 29);
+    # value (ticket_draws.py) +1.4 / +0.4 winner points, +0.17 / +0.14 tickets (seeds 23 / 29);
     # 5 trains lost 2.3 winner points, and 5-7 at setup alone gave nothing
     extra_keep_trains = 3
     extra_keep_late = True
@@ -133,8 +133,8 @@ class ExpertAgent(BottleneckMixin, EarlyDrawMixin, SpareMixin, ThreeTurnMixin, E
         self._open = {}
         self._target = None
         self._target_missing = 0
-        self._others_trail_memo = None  # expert_trunk.py
-        self._own_turns = 0  # expert_early.py: this seat's turns so far
+        self._others_trail_memo = None  # ticket_keeps.py
+        self._own_turns = 0  # ticket_draws.py: this seat's turns so far
         self._reset_scarce(tables, players)
         self._reset_tickets()
 
@@ -336,15 +336,15 @@ class ExpertAgent(BottleneckMixin, EarlyDrawMixin, SpareMixin, ThreeTurnMixin, E
         best, best_value = None, -INF
         extra = self.extra_keep_trains if view.phase == SETUP or self.extra_keep_late else 0
         plans = {}
-        self._prefix_memo = {}  # the keeps share plan prefixes (expert_chance._plan_detail)
-        self._trunk_memo = None  # expert_trunk.py's connections, for this decision
+        self._prefix_memo = {}  # the keeps share plan prefixes (ticket_keeps._plan_detail)
+        self._trunk_memo = None  # ticket_keeps.py's connections, for this decision
         trunk = self.keep_share_credit or self.keep_trail_credit
         for a in legal:
             mask = a[1]
             kept = [offer[i] for i in range(len(offer)) if mask >> i & 1]
             tickets = held + tuple(kept)
             if self.ticket_chance:
-                # a chance per ticket (expert_chance.py), not the plan's one curve
+                # a chance per ticket (ticket_keeps.py), not the plan's one curve
                 value, routes, need, given_up = self.keep_value_by_ticket(view, tickets, costs, budget, trains, turns)
                 plans[mask] = (need, len(given_up))
             else:
@@ -369,7 +369,7 @@ class ExpertAgent(BottleneckMixin, EarlyDrawMixin, SpareMixin, ThreeTurnMixin, E
                 # a claim turn for each planned route (seventh round, docs/expert.md)
                 value -= self.keep_claim_cost * len(routes)
             if trunk:
-                # keeps that build one trunk (expert_trunk.py)
+                # keeps that build one trunk (ticket_keeps.py)
                 value += self.trunk_value(view, tickets, routes, need, costs, given_up)
             if value > best_value:
                 best, best_value = a, value
@@ -450,7 +450,7 @@ class ExpertAgent(BottleneckMixin, EarlyDrawMixin, SpareMixin, ThreeTurnMixin, E
             if a[0] == FACE_UP:
                 c = fu[a[1]]
                 if c == wild:
-                    # only when the plan cannot be paid otherwise (expert_wilds.py); first then:
+                    # only when the plan cannot be paid otherwise (card_draws.py); first then:
                     # wilds are the scarcest cards, and the row may not show one again soon
                     if self._wild_short and 9 > key:
                         best, key = a, 9
@@ -503,7 +503,7 @@ class ExpertAgent(BottleneckMixin, EarlyDrawMixin, SpareMixin, ThreeTurnMixin, E
 
     def _best_scoring_claim(self, view, legal, tickets, bonus=False):
         """The claim worth the most now: route points plus tickets it completes, and with `bonus`
-        the longest-path bonus it takes (expert_endgame._bonus_gains); None when nothing is
+        the longest-path bonus it takes (endgame._bonus_gains); None when nothing is
         claimable."""
         t = self.t
         if not bonus and not view.rules.double_either_color:
@@ -555,12 +555,12 @@ class ExpertAgent(BottleneckMixin, EarlyDrawMixin, SpareMixin, ThreeTurnMixin, E
         trains = view.own_trains
         routes, need = self.plan(view)
         if self.endgame_search and self._next_is_last(view):
-            # the next turn is the last: this one and that one searched exactly (expert_endgame.py)
+            # the next turn is the last: this one and that one searched exactly (endgame.py)
             a = self._last_second_card(view, legal) if phase == DRAW2 else self._last_two(view, legal)[0]
             if a is not None:
                 return a
         elif self.endgame_search and self.endgame_three_q:
-            # the turn after next is likelier the last: three turns (expert_endgame3.py;
+            # the turn after next is likelier the last: three turns (endgame.py;
             # `endgame_three_q = {}` is the play before)
             q = self._three_q(view)
             if q is not None:
@@ -573,7 +573,7 @@ class ExpertAgent(BottleneckMixin, EarlyDrawMixin, SpareMixin, ThreeTurnMixin, E
         cards = view.hand_count
         self._own_turns += 1
         if routes and self.early_draw_turns:
-            # tickets drawn in the first turns, on the network the plan will build (expert_early.py)
+            # tickets drawn in the first turns, on the network the plan will build (ticket_draws.py)
             a = self._early_draw(view, legal, routes, need, trains, turns)
             if a is not None:
                 return a
@@ -581,7 +581,7 @@ class ExpertAgent(BottleneckMixin, EarlyDrawMixin, SpareMixin, ThreeTurnMixin, E
         # last turns: score what the hand can, never end drawing with a full hand
         if turns <= self.cash_out_turns:
             if self.endgame_bonus and view.final_round:
-                # the last turn, with the longest-path bonus it can take (expert_endgame.py)
+                # the last turn, with the longest-path bonus it can take (endgame.py)
                 claim = self._final_claim(view, legal, view.tickets)
             else:
                 claim = self._best_scoring_claim(view, legal, view.tickets)
@@ -604,7 +604,7 @@ class ExpertAgent(BottleneckMixin, EarlyDrawMixin, SpareMixin, ThreeTurnMixin, E
                 for a in claims:
                     by_route.setdefault(a[1], []).append(a)
                 # the route to claim first: contested ones, then the longest
-                r = max(by_route, key=self._race_key(view))   # expert_bottleneck.py
+                r = max(by_route, key=self._race_key(view))   # claims.py
                 rest = [x for x in routes if x != r and x != t.route_partner[r]]
                 return self._pay(view, by_route[r], self.wanted_colors(view, rest))
             station = self.transit_move(view, legal)
@@ -628,7 +628,7 @@ class ExpertAgent(BottleneckMixin, EarlyDrawMixin, SpareMixin, ThreeTurnMixin, E
         if station is not None:
             return station
         # plan done: more tickets while there is time; from three players while a draw is worth it
-        # by the pool's expected value to the network (expert_tickets.py), at two players by the
+        # by the pool's expected value to the network (ticket_draws.py), at two players by the
         # trains and turns left (there the expert ends the game: see more_tickets_trains_two)
         if legal.tickets():
             if view.players > 2 and self.draw_ev_min is not None:
@@ -651,7 +651,7 @@ class ExpertAgent(BottleneckMixin, EarlyDrawMixin, SpareMixin, ThreeTurnMixin, E
 
     def _spare_need(self, view) -> dict:
         """Colors for the longest open routes the seat could still fit (nothing planned); by the
-        hand with `spare_by_hand` (expert_spare.py; False: the play before)."""
+        hand with `spare_by_hand` (card_draws.py; False: the play before)."""
         if self.spare_by_hand:
             need = self._spare_by_hand(view)
             if need is not None:

@@ -17,6 +17,22 @@ left, 79 % at 18-23, 91 % at 24-29) and it has `draw_ev_trains` trains.
 Before, the expert drew once its plan was done while it had 12 trains and 8 turns by its clock,
 whatever the pool held. Measured (4-player self-play, north-america): +1.1 / +0.8 winner points
 and +0.41 / +0.49 tickets held by the winner (seed 23, 200 games / seed 29, 400 games).
+
+Tickets drawn in the first turns, valued on the network the plan will build (docs/expert.md,
+seventh round): a switch on ExpertAgent.
+
+The expert draws tickets only once its plan is done (ticket_draws.py), and by then a drawn
+ticket is joined to the network with the trains that are left. In 4-player self-play nearly all
+of a seat's turns go to the plan of its setup tickets (a trace: about 30 of 37 turns), and its
+later tickets are add-ons to whatever network that plan made. A draw in the first turns, valued
+with the planned routes counted as the seat's own, keeps tickets that the plan already runs
+along (cheap) while every train is still free, so the network is planned once for all of them.
+
+`early_draw_turns`: the seat's own turns (from its first) in which such a draw may be made (0:
+off); `early_draw_min`: the draw's expected value (TicketDrawMixin.draw_value over the unseen
+tickets, the planned routes free, with the trains and turns the plan leaves) it must reach;
+`early_draw_slack`: trains the plan must leave free. Measured (4-player self-play, seeds 23
+and 29): −0.2 to −0.4 winner points at every setting tried, so off.
 """
 
 from __future__ import annotations
@@ -32,7 +48,7 @@ class TicketDrawMixin:
 
     draw_ev_min = -3.0     # draw tickets after the plan while a draw is worth this many points
                            # (None: the old rule, more_tickets_trains and _turns, at any player count)
-    draw_train_cost = 0.0  # points a train of a drawn ticket's connection costs (expert_chance.py)
+    draw_train_cost = 0.0  # points a train of a drawn ticket's connection costs (ticket_keeps.py)
     draw_ev_trains = 6     # ... and only with this many trains (measured: 12 gave 0.2 tickets less)
     # a ticket the network already completes (connection of 0 trains) counts its points in full,
     # not by the completion curve (seventh round, docs/expert.md); False: the play before.
@@ -45,7 +61,7 @@ class TicketDrawMixin:
         self._pool_cache = None
         self._seen_tickets = set()
         self._conn_key = self._conn = None
-        self._around_memo = None  # expert_chance.py's detour and contest of the turn
+        self._around_memo = None  # ticket_keeps.py's detour and contest of the turn
 
     def _pool(self, view) -> tuple:
         """The game's ticket pool (every deck the rules play), kept for the game."""
@@ -68,7 +84,7 @@ class TicketDrawMixin:
         """Expected points of a ticket draw now (see the module docstring). Exact over the unseen
         tickets, drawn without replacement: with their values sorted, ticket j is the best of k
         offered all negative with chance C(n - 1 - j, k - 1) / C(n, k). With `planned` (routes),
-        those count as the seat's own already (expert_early.py: the network its plan will build)."""
+        those count as the seat's own already (ticket_draws.py: the network its plan will build)."""
         unseen = self._unseen(view)
         n = len(unseen)
         k = view.rules.draw_tickets
@@ -77,7 +93,7 @@ class TicketDrawMixin:
         conn = self._connections(view, trains, unseen, planned)
         factor = -view.rules.failed_ticket_factor  # 1 standard, 0 family
         values = []
-        # the chance per ticket (expert_chance.py) when the agent keeps by it, else the plan's curve
+        # the chance per ticket (ticket_keeps.py) when the agent keeps by it, else the plan's curve
         chance = self.draw_chance(view, trains, turns) if self.draw_chance_on else None
         for (_, _, pts, *_), c in zip(unseen, conn):
             if c > trains:
@@ -183,3 +199,27 @@ class TicketDrawMixin:
                     dist[y] = nd
                     push(heap, nd << bits | y)
         return dist
+
+
+class EarlyDrawMixin:
+    """Mixed into ExpertAgent: `_early_draw`, asked from `_act` while the plan is open."""
+
+    early_draw_turns = 0     # 0: off (the play before)
+    early_draw_min = 0.0
+    early_draw_slack = 15
+    _own_turns = 0
+
+    def _early_draw(self, view, legal, routes, need, trains, turns):
+        """A ticket draw, or None."""
+        if self._own_turns > self.early_draw_turns or view.players <= 2 or self.draw_ev_min is None:
+            return None
+        draws = legal.tickets()
+        if not draws:
+            return None
+        free = trains - need
+        if free < self.early_draw_slack:
+            return None
+        # the plan's trains and (about a turn a train) its turns are spoken for
+        if self.draw_value(view, free, turns - 1 - need, planned=routes) >= self.early_draw_min:
+            return draws[0]
+        return None

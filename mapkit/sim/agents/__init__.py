@@ -29,13 +29,13 @@ Agents are seeded by the runner; nothing reads global random state.
 from __future__ import annotations
 
 from mapkit.errors import UsageError, did_you_mean
-from mapkit.sim.basic_agents import Agent, RandomAgent
-from mapkit.sim.expert import ExpertAgent
-from mapkit.sim.planner import PlannerAgent
-from mapkit.sim.playstyles import LongRouteAgent, OneStepAgent, TicketHungryAgent
+from mapkit.sim.agents.base import Agent, RandomAgent
+from mapkit.sim.agents.expert import ExpertAgent
+from mapkit.sim.agents.planner import PlannerAgent
+from mapkit.sim.agents.playstyles import LongRouteAgent, OneStepAgent, TicketHungryAgent
 
-# the agents live in basic_agents.py (the interface, random), planner.py and planner_moves.py
-# (route-focus, the planner the others build on), playstyles.py and expert.py; this module names them
+# base (the interface, random), planner with moves and fused_turn (route-focus, the planner the
+# others build on), playstyles, expert (a package: its decisions one module each); this module names them
 __all__ = ["AGENTS", "Agent", "PlannerAgent", "RandomAgent", "make_agent"]
 
 AGENTS = {cls.name: cls for cls in (RandomAgent, PlannerAgent, TicketHungryAgent, LongRouteAgent, OneStepAgent, ExpertAgent)}

@@ -1,6 +1,6 @@
 """The planner (`route-focus`) and what every playstyle built on it shares: costs of routes to a
 seat, the plan of its tickets (cheapest connections, mapkit/sim/paths.py), keeping tickets, and the
-turn it plays. How it pays and draws is in planner_moves.py; the other playstyles in playstyles.py.
+turn it plays. How it pays and draws is in moves.py; the other playstyles in playstyles.py.
 
 Speed (issue 9 item 18; every change keeps the games the same, tests/test_game_identity.py): the
 seat's route costs are kept up to date claim by claim, the plan is not rechecked while nothing was
@@ -10,7 +10,7 @@ are each route's fewest-wild payment where that is all the rating can tell apart
 claim is not listed when no wanted route fits the hand. Third round: the plan object is kept while
 it stays whole, its own searches read int costs (BIG for INF), and choosing tickets reuses a
 ticket's search when the routes kept since touch no station that search expanded. Fourth round:
-a class that keeps the steps of `act` plays the turn in one pass (planner_turn.py). Fifth round:
+a class that keeps the steps of `act` plays the turn in one pass (fused_turn.py). Fifth round:
 the claims since the plan's last check and since the costs' last update come from the state's
 claim log (`_plan_touched`, `_own_costs`). Seventh round: the one-pass turn answers the referee's
 `second_draw` (a turn's second card without a `Legal`), and an untouched board's costs are the
@@ -19,11 +19,11 @@ route lengths.
 
 from __future__ import annotations
 
-from mapkit.sim.basic_agents import Agent
+from mapkit.sim.agents.base import Agent
 from mapkit.sim.engine import CLAIM, DRAW2, KEEP, KEEP_PHASE, SETUP
 from mapkit.sim.paths import BIG, INF, adjacency, cheapest_path, cheapest_path_traced, route_ends, untouched_path
-from mapkit.sim.planner_moves import PlannerMoves
-from mapkit.sim.planner_turn import FusedTurn, fused_ok
+from mapkit.sim.agents.moves import PlannerMoves
+from mapkit.sim.agents.fused_turn import FusedTurn, fused_ok
 
 
 class PlannerAgent(FusedTurn, PlannerMoves, Agent):
@@ -82,7 +82,7 @@ class PlannerAgent(FusedTurn, PlannerMoves, Agent):
         self._by_length = None   # routes, longest first (ties in route order): _longest_open
         self._need_of = (None, None, None)  # the plan's routes, their (color, length), totals: FusedTurn._need
         self._want = (None, None, None, None)  # plan_claim's routes, the colors they keep, their reach, per plan
-        # the turn in one pass (planner_turn.py) for a class that keeps every step it writes out;
+        # the turn in one pass (fused_turn.py) for a class that keeps every step it writes out;
         # `PlannerAgent.act` stays the step-by-step turn (and the reference it is tested against)
         if fused_ok(cls, PlannerAgent):
             self.act = self._fused_act

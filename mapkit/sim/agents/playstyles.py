@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from mapkit.sim.engine import DRAW2, KEEP_PHASE, SETUP
-from mapkit.sim.planner import PlannerAgent
+from mapkit.sim.agents.planner import PlannerAgent
 
 
 class TicketHungryAgent(PlannerAgent):
