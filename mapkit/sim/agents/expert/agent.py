@@ -44,9 +44,8 @@ from __future__ import annotations
 import math
 
 from mapkit.sim.agents.expert.blocking import BlockMixin
-from mapkit.sim.agents.expert.claims import BottleneckMixin
+from mapkit.sim.agents.expert.claims import ClaimOrderMixin
 from mapkit.sim.agents.expert.ticket_keeps import TicketChanceMixin
-from mapkit.sim.agents.expert.ticket_draws import EarlyDrawMixin
 from mapkit.sim.agents.expert.endgame import EndgameMixin
 from mapkit.sim.agents.expert.endgame import ThreeTurnMixin
 from mapkit.sim.agents.expert.card_draws import SpareMixin
@@ -68,7 +67,7 @@ CLAIM_TURN = 3.0
 POINTS_WEIGHT = 0.25
 
 
-class ExpertAgent(BottleneckMixin, EarlyDrawMixin, SpareMixin, ThreeTurnMixin, EndgameMixin, TrunkMixin, TicketChanceMixin, TicketDrawMixin, ScarceColorMixin, BlockMixin,
+class ExpertAgent(ClaimOrderMixin, SpareMixin, ThreeTurnMixin, EndgameMixin, TrunkMixin, TicketChanceMixin, TicketDrawMixin, ScarceColorMixin, BlockMixin,
                   PlannerAgent):
     name = "expert"
     # the planning weight (above), as attributes to measure it again (seventh round: points
@@ -133,8 +132,6 @@ class ExpertAgent(BottleneckMixin, EarlyDrawMixin, SpareMixin, ThreeTurnMixin, E
         self._open = {}
         self._target = None
         self._target_missing = 0
-        self._others_trail_memo = None  # ticket_keeps.py
-        self._own_turns = 0  # ticket_draws.py: this seat's turns so far
         self._reset_scarce(tables, players)
         self._reset_tickets()
 
@@ -571,12 +568,6 @@ class ExpertAgent(BottleneckMixin, EarlyDrawMixin, SpareMixin, ThreeTurnMixin, E
             return self.draw(view, legal, self.wanted_colors(view, routes) or self._spare_need(view))
         turns = self.turns_left(view)
         cards = view.hand_count
-        self._own_turns += 1
-        if routes and self.early_draw_turns:
-            # tickets drawn in the first turns, on the network the plan will build (ticket_draws.py)
-            a = self._early_draw(view, legal, routes, need, trains, turns)
-            if a is not None:
-                return a
 
         # last turns: score what the hand can, never end drawing with a full hand
         if turns <= self.cash_out_turns:

@@ -17,22 +17,6 @@ left, 79 % at 18-23, 91 % at 24-29) and it has `draw_ev_trains` trains.
 Before, the expert drew once its plan was done while it had 12 trains and 8 turns by its clock,
 whatever the pool held. Measured (4-player self-play, north-america): +1.1 / +0.8 winner points
 and +0.41 / +0.49 tickets held by the winner (seed 23, 200 games / seed 29, 400 games).
-
-Tickets drawn in the first turns, valued on the network the plan will build (docs/expert.md,
-seventh round): a switch on ExpertAgent.
-
-The expert draws tickets only once its plan is done (ticket_draws.py), and by then a drawn
-ticket is joined to the network with the trains that are left. In 4-player self-play nearly all
-of a seat's turns go to the plan of its setup tickets (a trace: about 30 of 37 turns), and its
-later tickets are add-ons to whatever network that plan made. A draw in the first turns, valued
-with the planned routes counted as the seat's own, keeps tickets that the plan already runs
-along (cheap) while every train is still free, so the network is planned once for all of them.
-
-`early_draw_turns`: the seat's own turns (from its first) in which such a draw may be made (0:
-off); `early_draw_min`: the draw's expected value (TicketDrawMixin.draw_value over the unseen
-tickets, the planned routes free, with the trains and turns the plan leaves) it must reach;
-`early_draw_slack`: trains the plan must leave free. Measured (4-player self-play, seeds 23
-and 29): −0.2 to −0.4 winner points at every setting tried, so off.
 """
 
 from __future__ import annotations
@@ -50,11 +34,6 @@ class TicketDrawMixin:
                            # (None: the old rule, more_tickets_trains and _turns, at any player count)
     draw_train_cost = 0.0  # points a train of a drawn ticket's connection costs (ticket_keeps.py)
     draw_ev_trains = 6     # ... and only with this many trains (measured: 12 gave 0.2 tickets less)
-    # a ticket the network already completes (connection of 0 trains) counts its points in full,
-    # not by the completion curve (seventh round, docs/expert.md); False: the play before.
-    # Measured: +0.13 winner's tickets, −0.15 winner points, +0.06 turns a seat (more draws late,
-    # and more failed forced keeps): off
-    draw_complete_certain = False
 
     def _reset_tickets(self) -> None:
         """Forget the game before: the pool, the tickets seen, the connections kept."""
@@ -98,11 +77,6 @@ class TicketDrawMixin:
         for (_, _, pts, *_), c in zip(unseen, conn):
             if c > trains:
                 values.append(-factor * pts)  # more trains than the seat has: it would fail
-                continue
-            if c == 0 and self.draw_complete_certain and planned is None:
-                # both ends already on one piece of the network: complete, whatever the clock
-                # (on a network only planned, not yet: the curve as before)
-                values.append(pts)
                 continue
             p = chance(c, pts) if chance else self._completion(c, trains, turns)
             values.append(pts * p - factor * pts * (1 - p) - self.draw_train_cost * c)
@@ -199,27 +173,3 @@ class TicketDrawMixin:
                     dist[y] = nd
                     push(heap, nd << bits | y)
         return dist
-
-
-class EarlyDrawMixin:
-    """Mixed into ExpertAgent: `_early_draw`, asked from `_act` while the plan is open."""
-
-    early_draw_turns = 0     # 0: off (the play before)
-    early_draw_min = 0.0
-    early_draw_slack = 15
-    _own_turns = 0
-
-    def _early_draw(self, view, legal, routes, need, trains, turns):
-        """A ticket draw, or None."""
-        if self._own_turns > self.early_draw_turns or view.players <= 2 or self.draw_ev_min is None:
-            return None
-        draws = legal.tickets()
-        if not draws:
-            return None
-        free = trains - need
-        if free < self.early_draw_slack:
-            return None
-        # the plan's trains and (about a turn a train) its turns are spoken for
-        if self.draw_value(view, free, turns - 1 - need, planned=routes) >= self.early_draw_min:
-            return draws[0]
-        return None

@@ -45,7 +45,6 @@ from __future__ import annotations
 
 import math
 
-from mapkit.sim.engine import SETUP
 from mapkit.sim.longest import longest_trail
 from mapkit.sim.paths import INF
 
@@ -115,10 +114,6 @@ class TicketChanceMixin:
     # fifth round (without it the fitted chance keeps more and worse: 4 winner points lost), 0.6
     # with the sixth round's trail credit and refit (0.4 / 0.5 / 0.6 tried; docs/expert.md)
     keep_train_cost = 0.6
-    # the same cost for the keep at setup, when it is not None (seventh round, docs/expert.md:
-    # 0.4 lost 0.7 winner points; 0.8 / 1.0 / 1.2 gained 0.3 / 0.5 / 0.7 with games 0.13 / 0.16 /
-    # 0.27 turns a seat longer, 37.01 at seed 0 with 1.0: turns traded for points)
-    keep_train_cost_setup = None
     chance_detour = False  # True: a second path search a ticket for `detour`, COEF (slower, no better)
     chance_shift = 0.0     # log-odds added to the fitted chance (measured: −0.5 to −2 lost)
     # the ticket draw values the unseen tickets by the fitted chance too (COEF_DRAW) instead of
@@ -287,10 +282,7 @@ class TicketChanceMixin:
             else:
                 p = chance(self.ticket_features(view, k, own[k], need, trains, turns, hturns, costs), coef, self.chance_shift)
                 value += k[2] * p - factor * k[2] * (1 - p)
-        cost = self.keep_train_cost
-        if self.keep_train_cost_setup is not None and view.phase == SETUP:
-            cost = self.keep_train_cost_setup
-        return value - cost * need, routes, need, given_up
+        return value - self.keep_train_cost * need, routes, need, given_up
 
 
 class TrunkMixin:
@@ -306,11 +298,6 @@ class TrunkMixin:
     # keep_train_cost = 0.5 and chance_own_fit = False gives the play before
     keep_trail_credit = 0.1
     _trunk_memo = None        # {ticket: trains of its own connection} of one keep decision
-    # the trail credit only while the trail the plan makes is within this many trains of the
-    # longest trail another seat has laid (the bonus still winnable); None: always. Measured
-    # (seventh round): margin 0, +0.07 winner points, within the noise
-    trail_winnable_margin = None
-    _others_trail_memo = None
 
     def trunk_value(self, view, tickets, routes, need, costs, given_up) -> float:
         value = 0.0
@@ -335,25 +322,5 @@ class TrunkMixin:
             edges = [(ra[r], rb[r], lens[r]) for r in view.claims_of(self.seat)]
             edges += [(ra[r], rb[r], lens[r]) for r in routes]
             length = longest_trail(edges, budget=3000).length
-            if self.trail_winnable_margin is None or length + self.trail_winnable_margin >= self._others_trail(view):
-                value += self.keep_trail_credit * length
+            value += self.keep_trail_credit * length
         return value
-
-    def _others_trail(self, view) -> int:
-        """The longest trail any other seat has laid, kept while no route is claimed (forgotten at
-        reset: ExpertAgent.reset)."""
-        key = view.claimed
-        got = self._others_trail_memo
-        if got is not None and got[0] == key:
-            return got[1]
-        t = self.t
-        ra, rb, lens = t.route_a, t.route_b, t.route_len
-        best = 0
-        for seat in range(view.players):
-            if seat == self.seat:
-                continue
-            edges = [(ra[r], rb[r], lens[r]) for r in view.claims_of(seat)]
-            if edges:
-                best = max(best, longest_trail(edges, budget=3000).length)
-        self._others_trail_memo = (key, best)
-        return best
