@@ -78,7 +78,7 @@ def test_the_shipped_layouts_can_be_recomputed_clean(tmp_path, name, size):
     says why they were shipped). A designer re-running `mapkit layout --geo-anchor 1.0 --write` on
     them gets a strict-clean board, the same bytes every time on their machine. Not necessarily the
     shipped bytes: the optimization is chaotic and numpy's SIMD kernels round differently from one
-    processor to another (an AVX-512 host gives other layouts than the one these were made on)."""
+    processor to another (another processor can give other layouts than the one these were made on)."""
     from pathlib import Path
     src = Path(__file__).resolve().parent.parent / "boards" / f"{name}.json"
     outs = []

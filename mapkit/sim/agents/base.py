@@ -13,7 +13,7 @@ class Agent:
     # view alone (no `Legal` is made for it). The referee calls it, when an agent has it, instead of
     # `act` once the first card of a draw turn is taken (phase DRAW2); it must return what `act`
     # would return there, or None to be asked through `act` as usual. Agents without it (None, the
-    # default) are always asked through `act`. (Issue 9 item 18, seventh round: the referee's and
+    # default) are always asked through `act`. (the referee's and
     # the planner's work per agent call were a sixth of a 4-player game, a third of the calls
     # the second card.)
     second_draw = None

@@ -1,4 +1,4 @@
-"""The plain planner's turn in one pass (issue 9 item 18, fourth round, docs/sim-speed.md).
+"""The plain planner's turn in one pass (docs/sim-speed.md).
 
 `PlannerAgent.act` is a dozen overridable steps (plan, plan_claim, spend, block_claim, draw,
 wanted_colors, ...), each reading the view again; at 4 players their Python calls were most of a
@@ -203,9 +203,9 @@ class FusedTurn:
 
         The same loop over the same face-up slots in the same order (`legal.draw_actions` lists
         the open ones, then the blind draw last), returning the same shared action tuples, which
-        the referee's `in legal` checks directly (`Legal.__contains__`); fifth round.
+        the referee's `in legal` checks directly (`Legal.__contains__`).
 
-        Seventh round: `need` holds the cards missing per color (each positive, as `_need`
+        `need` holds the cards missing per color (each positive, as `_need`
         returns them), so a needed color's slot scores 3 + min(need, 3), at least 4, a face-up
         wild 2.5 at most and any other card 0: the best slot is the first one of the best needed
         color in the row (looked up in the row, not rated slot by slot), else the first wild

@@ -2,19 +2,20 @@
 seat, the plan of its tickets (cheapest connections, mapkit/sim/paths.py), keeping tickets, and the
 turn it plays. How it pays and draws is in moves.py; the other playstyles in playstyles.py.
 
-Speed (issue 9 item 18; every change keeps the games the same, tests/test_game_identity.py): the
-seat's route costs are kept up to date claim by claim, the plan is not rechecked while nothing was
-claimed, the untouched board's searches come from the tables, and its own searches use the int
-queue (`cheapest_path(..., whole=True)`). Second round (docs/sim-speed.md): the claims it rates
-are each route's fewest-wild payment where that is all the rating can tell apart, and a plan's
-claim is not listed when no wanted route fits the hand. Third round: the plan object is kept while
-it stays whole, its own searches read int costs (BIG for INF), and choosing tickets reuses a
-ticket's search when the routes kept since touch no station that search expanded. Fourth round:
-a class that keeps the steps of `act` plays the turn in one pass (fused_turn.py). Fifth round:
-the claims since the plan's last check and since the costs' last update come from the state's
-claim log (`_plan_touched`, `_own_costs`). Seventh round: the one-pass turn answers the referee's
-`second_draw` (a turn's second card without a `Legal`), and an untouched board's costs are the
-route lengths.
+Speed (docs/sim-speed.md; every change keeps the games the same, tests/test_game_identity.py):
+- the seat's route costs are kept up to date claim by claim, the plan is not rechecked while
+  nothing was claimed, the untouched board's searches come from the tables, and its own searches
+  use the int queue (`cheapest_path(..., whole=True)`);
+- the claims it rates are each route's fewest-wild payment where that is all the rating can tell
+  apart, and a plan's claim is not listed when no wanted route fits the hand;
+- the plan object is kept while it stays whole, its own searches read int costs (BIG for INF),
+  and choosing tickets reuses a ticket's search when the routes kept since touch no station that
+  search expanded;
+- a class that keeps the steps of `act` plays the turn in one pass (fused_turn.py);
+- the claims since the plan's last check and since the costs' last update come from the state's
+  claim log (`_plan_touched`, `_own_costs`);
+- the one-pass turn answers the referee's `second_draw` (a turn's second card without a
+  `Legal`), and an untouched board's costs are the route lengths.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from mapkit.sim.agents.fused_turn import FusedTurn, fused_ok
 class PlannerAgent(FusedTurn, PlannerMoves, Agent):
     """Shared machinery: plan ticket connections, pay for routes, draw for colors.
 
-    Habits every planner shares (issue 8, "players a designer would recognize"):
+    Habits every planner shares ("players a designer would recognize"):
     - its final turn takes the best scoring claim (or transit station) when one is legal;
     - it does not hoard: cards beyond what the plan needs are spent on claims off the plan, and
       when the plan cannot be finished (too few trains, or the game may end first) it claims
@@ -323,7 +324,7 @@ class PlannerAgent(FusedTurn, PlannerMoves, Agent):
         """Was a route whose owner `still_open` reads for the plan (a planned route or its double's
         other track, `_plan_reads`, kept from the replan: own claims only shorten the plan) claimed
         since the plan was last checked? If not, `still_open` returns the planned routes as they
-        are: claims are the only changes of `owner` in play. (Fifth round: at 4 players another
+        are: claims are the only changes of `owner` in play. (At 4 players another
         seat claimed something before half the turns, mostly far from the plan.)"""
         log = view.claim_log
         if len(log) != claimed:

@@ -70,11 +70,11 @@ POINTS_WEIGHT = 0.25
 class ExpertAgent(ClaimOrderMixin, SpareMixin, ThreeTurnMixin, EndgameMixin, TrunkMixin, TicketChanceMixin, TicketDrawMixin, ScarceColorMixin, BlockMixin,
                   PlannerAgent):
     name = "expert"
-    # the planning weight (above), as attributes to measure it again (seventh round: points
+    # the planning weight (above), as attributes to measure it again (points
     # weight 0.3 lost 0.9 winner points)
     claim_turn, points_weight = CLAIM_TURN, POINTS_WEIGHT
     # the long clock's allowance for another seat overtaking the seat with the fewest trains
-    # (_turns_left; seventh round: 0.8 and 0.9 within 0.05 winner points of it)
+    # (_turns_left; measured: 0.8 and 0.9 within 0.05 winner points of it)
     clock_factor = 0.85
     # tuned on north-america self-play and against route-focus (see the module docstring)
     p_offset, p_scale = -2.0, 5.0    # completion chance: logistic in the slack (turns and trains)
@@ -93,19 +93,19 @@ class ExpertAgent(ClaimOrderMixin, SpareMixin, ThreeTurnMixin, EndgameMixin, Tru
     # choosing tickets, the plan's route points count: + credit × (its points − base × its
     # trains). A plan along long routes scores on the way (2–2.5 points a train, a 1-train hop 1);
     # trains below `base` a train cost a little, as they are not spent on long routes elsewhere.
-    # Measured (docs/expert.md, fourth round): 0.5 and 2.0 best of 0.25–1 and 1.6–2.5;
+    # Measured (docs/expert.md): 0.5 and 2.0 best of 0.25–1 and 1.6–2.5;
     # 0 gives the play before
     keep_route_credit = 0.5
     keep_route_base = 2.0
     # one ticket more than the best keep when it adds at most this many trains to the plan (a
     # ticket kept now saves the turn of a later draw), at setup and (`extra_keep_late`) after a
-    # draw; 0 turns it off. Measured (docs/expert.md, fourth round): with the draw by expected
+    # draw; 0 turns it off. Measured (docs/expert.md): with the draw by expected
     # value (ticket_draws.py) +1.4 / +0.4 winner points, +0.17 / +0.14 tickets (seeds 23 / 29);
     # 5 trains lost 2.3 winner points, and 5-7 at setup alone gave nothing
     extra_keep_trains = 3
     extra_keep_late = True
     # points a planned route (its claim turn) costs in the keep, besides its trains; 0: off.
-    # Measured (docs/expert.md, seventh round): 1.0 / 2.0 gave 0.0 / −0.5 winner points
+    # Measured (docs/expert.md): 1.0 / 2.0 gave 0.0 / −0.5 winner points
     keep_claim_cost = 0.0
 
     def reset(self, seat, tables, players, rng):
@@ -363,7 +363,7 @@ class ExpertAgent(ClaimOrderMixin, SpareMixin, ThreeTurnMixin, EndgameMixin, Tru
                 pts = self.t.route_points
                 value += self.keep_route_credit * (sum(map(pts.__getitem__, routes)) - self.keep_route_base * need)
             if self.keep_claim_cost:
-                # a claim turn for each planned route (seventh round, docs/expert.md)
+                # a claim turn for each planned route (docs/expert.md)
                 value -= self.keep_claim_cost * len(routes)
             if trunk:
                 # keeps that build one trunk (ticket_keeps.py)

@@ -15,7 +15,7 @@ the seat sees, never a guess:
 - the discards are forgotten whenever a reshuffle may have happened since the last look: the deck
   grew, the discards shrank, or the deck was small enough for the other seats to empty it.
 
-What the expert draws for once its plan is done (issue 8; docs/expert.md, sixth round).
+What the expert draws for once its plan is done (docs/expert.md).
 
 With no planned route left, agent.py's `_spare_need` draws for the three longest open routes the
 seat's trains fit, whatever its hand holds. Near the end more than half the seats are there (4-player
@@ -23,7 +23,7 @@ self-play, seed 23: 58 % of the seats on their last turn have no planned route l
 reach their last turn with about 7 trains and 7 cards spread over the colors, laying 2.7 of the
 trains. Drawing instead for the routes that score the most points a turn from the hand as it is
 (points over the draw turns the missing cards take, plus the claim's turn) gathers one color the
-hand already leans to. Measured (docs/expert.md, sixth round): against route-focus at two players
+hand already leans to. Measured (docs/expert.md): against route-focus at two players
 68.6 % instead of 64.7 % (2,000 games, seed 0), where the expert finishes its plan and ends the
 game; 4-player self-play within the noise (winner −0.1 / +0.7 / 0.0 at seeds 23 / 29 / 0),
 turns a seat −0.1 / +0.03 / −0.1. `spare_routes = 1` lost 0.9 winner points (seed 23).
@@ -143,7 +143,7 @@ class ScarceColorMixin:
         """Is a face-up wild worth its turn (a first draw)? The hand is big (the seat is waiting for
         a color, not short of cards) and the route nearest to a claim lacks at most
         `stuck_wild_missing` cards (`target` and `_target_missing`, from the expert's
-        `wanted_colors`). Measured (docs/expert.md, fourth round): +2 winner points and +2 seat
+        `wanted_colors`). Measured (docs/expert.md): +2 winner points and +2 seat
         points in 4-player self-play, games 0.4-0.7 turns a seat longer."""
         return (self.stuck_wild_hand is not None and target is not None and view.phase != DRAW2
                 and view.players >= self.stuck_wild_players

@@ -1,5 +1,4 @@
-"""The expert's last two turns as a small exact search (issue 8: the points a seat leaves on the
-table at the end; docs/expert.md, fifth round).
+"""The expert's last two turns as a small exact search (docs/expert.md).
 
 A seat that does not end the game reaches its last turn with about 6.5 trains and 5.5 cards it
 cannot lay together (4-player self-play: the seats that do not trigger the end leave 5.9 trains
@@ -25,11 +24,11 @@ longer), and not in the final round (the last turn is agent.py's cash-out: the b
 Measured (4-player self-play, docs/expert.md): winner +2.6 / +1.9 points (seeds 23 / 29), the
 mean seat +1.8 / +2.0, turns a seat +0.02 / +0.03; the last claim lays 2.8 trains instead of 1.9.
 
-The expert's last three turns (issue 8; docs/expert.md, sixth round): the two-turn search of
+The expert's last three turns (docs/expert.md): the two-turn search of
 endgame.py started a turn sooner, with the chance of each end.
 
 With an opponent at the end trigger + 3 trains (5 on the standard rules) this seat's next turn is
-its last only about a fifth of the time (4-player self-play, fifth round: 21 %); otherwise it
+its last only about a fifth of the time (4-player self-play: 21 %); otherwise it
 usually has two turns more. So each action of this turn is valued as
 
     q × (its value when the next turn is the last: endgame._last_two, exact)
@@ -45,13 +44,12 @@ two blind cards each costs about 2,000 hand look-ups a draw, ten times the speed
 "A draw, then a last claim" is valued by committing to one row (a color, or gray routes paid by
 the color held best): the expected best value payable in that row with the cards of its color or
 wilds among the blind cards (binomial), the best row taken. That is what a seat holding 8 trains
-and 7 spread cards does when it gathers one color for its longest route (the fifth round's
-"what is left"). Two claims from a hand: the best claim of each row the hand pays, then the best
+and 7 spread cards does when it gathers one color for its longest route ("what is left"). Two claims from a hand: the best claim of each row the hand pays, then the best
 last claim of what is left, the first route left out (each row keeps its three best routes of
 each length, so leaving out two routes is a look-up).
 
-q per margin is `endgame_three_q` (measured in the fifth round: 21 % at trigger + 3, about 5 % at
-trigger + 4). Measured (docs/expert.md, sixth round; 4-player self-play on top of card_draws.py):
+q per margin is `endgame_three_q` (measured: 21 % at trigger + 3, about 5 % at
+trigger + 4). Measured (docs/expert.md; 4-player self-play on top of card_draws.py):
 +0.5 points the mean seat on three seeds, the winner +0.3 (within the noise), turns a seat
 unchanged; 8 % of the agent's instructions.
 """
@@ -68,10 +66,10 @@ class EndgameMixin:
     """Mixed into ExpertAgent: `_last_two`, the best action when the next turn is the seat's last."""
 
     # search the last two turns exactly when the next turn is surely the last. False: the play
-    # before (fifth round)
+    # before
     endgame_search = True
     # "surely": an opponent holds at most end trigger + this many trains (measured, seed 23, 200
-    # games, docs/expert.md fifth round: 3 gave 129.35 winner points against 129.16, within the
+    # games, docs/expert.md: 3 gave 129.35 winner points against 129.16, within the
     # noise; 1 lost 1.5 points in the first version)
     endgame_margin = 2
     # ... and this seat more than end trigger + this many (None: whatever it holds, 129.61 winner
@@ -423,7 +421,7 @@ class EndgameMixin:
         return gains
 
 
-# the chances measured in the fifth round (21 % at trigger + 3 trains, about 5 % at + 4): the value
+# the chances measured (21 % at trigger + 3 trains, about 5 % at + 4): the value
 # that turns the three-turn search on (`endgame_three_q = THREE_Q_MEASURED`)
 THREE_Q_MEASURED = {3: 0.21, 4: 0.05}
 
@@ -449,7 +447,7 @@ class ThreeTurnMixin:
     # trigger; the three-turn search runs at these margins ({}: off). OFF by default: measured with
     # {3: 0.21, 4: 0.05} it gave the winner +0.27 (about one standard error; the mean seat +0.5) for
     # 13 % more instructions a 4-player game (156.8 M against 138.2 M after the merge of the sixth
-    # round), which the 20 games/s target cannot spare (docs/expert.md, sixth round, lead's note)
+    # round), which the 20 games/s target cannot spare (docs/expert.md)
     endgame_three_q: dict = {}
     # ... and only while this seat holds more than end trigger + this many trains (None: the
     # two-turn search's `endgame_self_margin`, 2: at trigger + 4 games got 0.1 turn a seat longer,

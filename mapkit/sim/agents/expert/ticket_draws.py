@@ -1,5 +1,5 @@
 """Is a ticket draw worth its turn? The `expert`'s answer once its plan is done, from three players
-(issue 8: "keeps tickets by expected value"; docs/expert.md, fourth round).
+(docs/expert.md).
 
 A ticket draw is the one turn that can score without spending trains, and whether it pays depends
 on what the draw can offer: tickets whose ends lie on or near the network the seat has built are

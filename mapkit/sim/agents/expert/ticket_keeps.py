@@ -1,4 +1,4 @@
-"""A completion chance for each ticket, not one for the whole plan (docs/expert.md, fifth round).
+"""A completion chance for each ticket, not one for the whole plan (docs/expert.md).
 
 The expert valued every kept ticket by one logistic curve in the plan's slack (turns and trains
 left beyond the trains the plan needs). That curve was fitted on the tickets the agent had chosen
@@ -23,11 +23,11 @@ bench/expert_chance_fit.py on games where the kept tickets were chosen at random
 legal keeps (not by the agent: its own keeps are the ones it expected to complete, the bias that
 made the old curve pessimistic); `python bench/expert_chance_fit.py --help` refits them.
 
-A better chance alone made worse keeps (docs/expert.md, fifth round): the keep's value counts a
+A better chance alone made worse keeps (docs/expert.md): the keep's value counts a
 ticket's points and its failure, not the turns its connection takes, for which the old curve's
 pessimism had stood in. So the keep charges `keep_train_cost` points a planned train as well.
 
-Keeps that build one trunk (docs/expert.md, sixth round): switches on ExpertAgent.
+Keeps that build one trunk (docs/expert.md): switches on ExpertAgent.
 
 Human winners hold about six tickets of about 13 points: long coast-to-coast tickets whose middle
 the short ones reuse. The expert's keep already charges the trains of the whole kept set (a
@@ -59,13 +59,13 @@ COEF_DRAW = (1.939, 0.1524, -0.0392, -0.0583, 0.0804, 0.1824, 0.0, 0.0)
 # the same fit without detour (0): log-loss 0.4331 against 0.4316, for one path search fewer a
 # ticket in every keep (about 11 % of the agent's searches); `chance_detour = False` uses it
 COEF_NO_DETOUR = (2.2167, 0.1388, -0.062, -0.0578, 0.2416, 0.135, 0.0, -0.3983)
-# the sixth round's refit on the agent's own play (`chance_own_fit = True`; docs/expert.md):
+# the refit on the agent's own play (`chance_own_fit = True`; docs/expert.md):
 # `python bench/expert_chance_fit.py boards/north-america.json --players 4,2,3 --games
 # 600,500,300 --seed 100 --own-keeps chance` (the keeps not chosen at random by COEF_NO_DETOUR,
 # not the plan's one curve): 9,140 tickets kept at random, 74 % completed, log-loss 0.4289
 REFIT_NO_DETOUR = (2.3005, 0.1359, -0.0617, -0.0573, 0.2259, 0.1255, 0.0, -0.3706)
 REFIT_DRAW = (2.0093, 0.1492, -0.0377, -0.0577, 0.0707, 0.1658, 0.0, 0.0)
-# the seventh round's refit on four-player games only (`chance_fit_four = True`, read at four
+# the refit on four-player games only (`chance_fit_four = True`, read at four
 # players; docs/expert.md): `python bench/expert_chance_fit.py boards/north-america.json
 # --players 4 --games 2000 --seed 100 --own-keeps chance`: 18,376 tickets kept at random, 74.3 %
 # completed, log-loss 0.4185 (0.4336 without contest, the draw's). `seats` is constant there (0)
@@ -107,24 +107,24 @@ class TicketChanceMixin:
     """Mixed into ExpertAgent: keeps valued by a completion chance per ticket (`ticket_chance`)."""
 
     # False: every kept ticket valued by the plan's one curve (the play before). Measured with the
-    # train cost below (docs/expert.md, fifth round): +1.2 / +3.5 winner points, 0.35 turns a seat
+    # train cost below (docs/expert.md): +1.2 / +3.5 winner points, 0.35 turns a seat
     # shorter, the same tickets held (4-player self-play, seeds 23 / 29)
     ticket_chance = True
-    # points a train of the plan costs in the keep (the turns it takes); 0.5 best of 0-1.5 in the
-    # fifth round (without it the fitted chance keeps more and worse: 4 winner points lost), 0.6
-    # with the sixth round's trail credit and refit (0.4 / 0.5 / 0.6 tried; docs/expert.md)
+    # points a train of the plan costs in the keep (the turns it takes); 0.5 best of 0-1.5 with the
+    # first fit (without it the fitted chance keeps more and worse: 4 winner points lost), 0.6
+    # with the trail credit and refit (0.4 / 0.5 / 0.6 tried; docs/expert.md)
     keep_train_cost = 0.6
     chance_detour = False  # True: a second path search a ticket for `detour`, COEF (slower, no better)
     chance_shift = 0.0     # log-odds added to the fitted chance (measured: −0.5 to −2 lost)
     # the ticket draw values the unseen tickets by the fitted chance too (COEF_DRAW) instead of
     # the curve: +0.45 tickets held but −1.2 winner points at every threshold tried, so off
     draw_chance_on = False
-    # True: the sixth round's refit on the agent's own play (REFIT_NO_DETOUR, REFIT_DRAW) instead of
-    # the fifth round's (the other keeps by the curve; False gives it). Alone within the noise
+    # True: the refit on the agent's own play (REFIT_NO_DETOUR, REFIT_DRAW) instead of
+    # the first fit (the other keeps by the curve; False gives it). Alone within the noise
     # (seed 0, 1,000 games, with the trail credit: 129.19 → 129.20 winner points); on with the
-    # trail credit and keep_train_cost 0.6, the sixth round's combination (docs/expert.md)
+    # trail credit and keep_train_cost 0.6, the shipped combination (docs/expert.md)
     chance_own_fit = True
-    # True: at four players the seventh round's refit on four-player games only (REFIT4_*;
+    # True: at four players the refit on four-player games only (REFIT4_*;
     # measured: the same play within the noise, +0.03 winner points)
     chance_fit_four = False
     _prefix_memo = None    # {ticket prefix: plan state} of one keep decision (see _plan_detail)
@@ -288,13 +288,13 @@ class TicketChanceMixin:
 class TrunkMixin:
     """Mixed into ExpertAgent: `trunk_value`, the credits above for one keep option."""
 
-    # measured (docs/expert.md, sixth round; 4-player self-play, seeds 23 / 29): 0.5 a shared
+    # measured (docs/expert.md; 4-player self-play, seeds 23 / 29): 0.5 a shared
     # train +0.6 winner points, 1.0 −0.7 (more failures), both within the noise: off
     keep_share_credit = 0.0   # 0: off
     # a tenth of a point a train of the longest trail. Alone: +1.1 / +0.9 winner points at seeds
     # 23 / 29 but +0.1 at seed 0 (1,000 games). With chance_own_fit = True and keep_train_cost =
     # 0.6 (the shipped combination): +1.1 winner points over four fresh seeds of 1,000 games
-    # (2.7 standard errors), the same tickets and turns (docs/expert.md, sixth round); 0 with
+    # (2.7 standard errors), the same tickets and turns (docs/expert.md); 0 with
     # keep_train_cost = 0.5 and chance_own_fit = False gives the play before
     keep_trail_credit = 0.1
     _trunk_memo = None        # {ticket: trains of its own connection} of one keep decision
