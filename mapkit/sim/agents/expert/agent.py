@@ -104,9 +104,6 @@ class ExpertAgent(ClaimOrderMixin, SpareMixin, ThreeTurnMixin, EndgameMixin, Tru
     # 5 trains lost 2.3 winner points, and 5-7 at setup alone gave nothing
     extra_keep_trains = 3
     extra_keep_late = True
-    # points a planned route (its claim turn) costs in the keep, besides its trains; 0: off.
-    # Measured (docs/expert.md): 1.0 / 2.0 gave 0.0 / −0.5 winner points
-    keep_claim_cost = 0.0
 
     def reset(self, seat, tables, players, rng):
         super().reset(seat, tables, players, rng)
@@ -362,9 +359,6 @@ class ExpertAgent(ClaimOrderMixin, SpareMixin, ThreeTurnMixin, EndgameMixin, Tru
             if self.keep_route_credit:
                 pts = self.t.route_points
                 value += self.keep_route_credit * (sum(map(pts.__getitem__, routes)) - self.keep_route_base * need)
-            if self.keep_claim_cost:
-                # a claim turn for each planned route (docs/expert.md)
-                value -= self.keep_claim_cost * len(routes)
             if trunk:
                 # keeps that build one trunk (ticket_keeps.py)
                 value += self.trunk_value(view, tickets, routes, need, costs, given_up)

@@ -76,10 +76,6 @@ class EndgameMixin:
     # points but 37.56 turns a seat against 37.07, as two low seats each wait for the other to end
     # the game; 1: 129.43 and 37.29 turns; 3: 128.92, 37.06)
     endgame_self_margin = 2
-    # a face-up wild in the search while a blind draw is legal: False keeps the expert's habit
-    # (agent.py's `draw`, tests/test_expert.py); True: 129.42 winner points (seed 23, within
-    # the noise)
-    endgame_face_up_wild = False
     # the last turn (final round) counts the longest-path bonus a claim takes: a transfer between
     # seats in self-play (winner 129.22, the seats' bonus 2.74 -> 3.12, their route points
     # 64.3 -> 64.0), so off; against route-focus at two players 68.1 % against 67.0 % (seed 41,
@@ -295,7 +291,7 @@ class EndgameMixin:
             colors = [c for c in range(wild + 1) if p[c] > 0]
             fu = view.face_up
             # the expert's habit holds here too: no face-up wild while a blind draw is legal
-            # (`endgame_face_up_wild` False; agent.py's `draw` explains the habit)
+            # (agent.py's `draw` explains the habit)
             blind_ok = any(a[0] == BLIND for a in draws)
 
             def after_one(h):
@@ -322,7 +318,7 @@ class EndgameMixin:
                     e += 1e-3 * after_one(hand)
                 elif a[0] == FACE_UP:
                     c = fu[a[1]]
-                    if c == wild and blind_ok and not self.endgame_face_up_wild:
+                    if c == wild and blind_ok:
                         continue
                     if c in by_color:
                         continue  # worth what the first slot of its color is: not more
@@ -710,7 +706,7 @@ class ThreeTurnMixin:
                      + (1 - q) * self._draw_last3(hand, rows, trains, none, p, {}, 4))
             elif a[0] == FACE_UP:
                 c = fu[a[1]]
-                if c in seen or (c == wild and blind_ok and not self.endgame_face_up_wild):
+                if c in seen or (c == wild and blind_ok):
                     continue
                 seen.add(c)
                 if c == wild:

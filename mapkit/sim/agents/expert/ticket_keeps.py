@@ -65,12 +65,6 @@ COEF_NO_DETOUR = (2.2167, 0.1388, -0.062, -0.0578, 0.2416, 0.135, 0.0, -0.3983)
 # not the plan's one curve): 9,140 tickets kept at random, 74 % completed, log-loss 0.4289
 REFIT_NO_DETOUR = (2.3005, 0.1359, -0.0617, -0.0573, 0.2259, 0.1255, 0.0, -0.3706)
 REFIT_DRAW = (2.0093, 0.1492, -0.0377, -0.0577, 0.0707, 0.1658, 0.0, 0.0)
-# the refit on four-player games only (`chance_fit_four = True`, read at four
-# players; docs/expert.md): `python bench/expert_chance_fit.py boards/north-america.json
-# --players 4 --games 2000 --seed 100 --own-keeps chance`: 18,376 tickets kept at random, 74.3 %
-# completed, log-loss 0.4185 (0.4336 without contest, the draw's). `seats` is constant there (0)
-REFIT4_NO_DETOUR = (2.691, 0.1429, -0.0694, -0.0439, 0.0, 0.1598, 0.0, -0.3484)
-REFIT4_DRAW = (2.118, 0.1578, -0.0427, -0.0445, 0.0, 0.2251, 0.0, 0.0)
 DETOUR_CAP = 10
 DRAW_DROPS = ("detour", "contest")  # the features COEF_DRAW leaves out
 
@@ -124,9 +118,6 @@ class TicketChanceMixin:
     # (seed 0, 1,000 games, with the trail credit: 129.19 → 129.20 winner points); on with the
     # trail credit and keep_train_cost 0.6, the shipped combination (docs/expert.md)
     chance_own_fit = True
-    # True: at four players the refit on four-player games only (REFIT4_*;
-    # measured: the same play within the noise, +0.03 winner points)
-    chance_fit_four = False
     _prefix_memo = None    # {ticket prefix: plan state} of one keep decision (see _plan_detail)
 
     def plan_detail(self, view, tickets, costs, budget=INF):
@@ -250,8 +241,6 @@ class TicketChanceMixin:
         seats = self.players - 2
         shift = self.chance_shift
         coef = REFIT_DRAW if self.chance_own_fit else COEF_DRAW
-        if self.chance_fit_four and self.players == 4:
-            coef = REFIT4_DRAW
 
         def p(c, pts):
             return chance((min(turns - c, trains - c - 3), c, pts, seats, hclock, 0.0, 0.0), coef, shift)
@@ -271,8 +260,6 @@ class TicketChanceMixin:
             if hturns is None:
                 hturns = memo[("clock", turns)] = hand_clock(view, turns)
         coef = COEF if self.chance_detour else REFIT_NO_DETOUR if self.chance_own_fit else COEF_NO_DETOUR
-        if self.chance_fit_four and self.players == 4 and not self.chance_detour:
-            coef = REFIT4_NO_DETOUR
         value = 0.0
         for k in tickets:
             if view.connected(k[0], k[1]):
