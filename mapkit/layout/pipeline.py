@@ -406,7 +406,7 @@ def layout_once(data: dict, *, style: str, size, seed: int, keep: frozenset, geo
     # routes allowed gaps wider than MAX_GAP_MM: at a crowded station (crowding.py) or relaxed (relax_gaps)
     widened = {"routes_gap_widened": sum(len(b.routes) for b in net.bundles if b.gap_max > MAX_GAP_MM
                                          and not b.flight)} if gap_rule else {}
-    # labels_without_room_10pt: the stations the layout's label-room model (labels.py) finds no room
+    # labels_without_room_10pt: the stations the layout's label-room model (labelroom.py) finds no room
     # for at 10 pt — the renderer draws those smaller; labels_unplaced(_at), from measure, are the
     # ones with no room even at its smallest size
     figures = {"size_chosen": size == "auto", "bends": sum(len(line) - 2 for line in dr.lines), **widened,

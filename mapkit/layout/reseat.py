@@ -178,7 +178,7 @@ def _seats(t: Tighten, base, room, out: dict) -> None:
         # the fill: a station hung across its neighbour is often what spans the board (60/0's s37
         # the lowest station, 169° off its only route's bearing): a seat that brings every route of
         # such a station within 90° may take the span below what the board asks (the layout's fill
-        # figures and fill_note then say so); any other seat keeps the fill (labels.fill_kept)
+        # figures and fill_note then say so); any other seat keeps the fill (judge.fill_kept)
         across = float(err0.max()) > math.pi / 2
         keep = dr.pos.copy()
         scored = []
