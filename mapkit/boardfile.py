@@ -393,3 +393,16 @@ def load_board(path: Path, source: str | None = None) -> model.Board:
     if board is None:
         raise BoardError(source or str(path), problems)
     return board
+
+
+def source_name(path: Path) -> str:
+    """How a board file is named in messages: as given, or `boards/name.json` for a bundled board."""
+    from mapkit.errors import MapkitError
+    from mapkit.resources import boards_dir
+
+    try:
+        if path.resolve().parent == boards_dir().resolve():
+            return f"boards/{path.name}"
+    except (MapkitError, OSError, RuntimeError):
+        pass  # a symbolic link loop (RuntimeError in Python 3.11): named as given; reading it says why
+    return str(path)

@@ -434,13 +434,13 @@ def test_a_first_layout_of_a_changed_file_is_estimated_from_the_last_one(tmp_pat
 def test_mapkit_edit_new_creates_an_empty_board_file(tmp_path, monkeypatch):
     from click.testing import CliRunner
 
-    import mapkit.cli_edit
+    import mapkit.cli.edit
     from mapkit.cli import main
 
     def interrupt():
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(mapkit.cli_edit, "wait_for_interrupt", interrupt)
+    monkeypatch.setattr(mapkit.cli.edit, "wait_for_interrupt", interrupt)
     target = tmp_path / "my-city.json"
     result = CliRunner().invoke(main, ["edit", str(target), "--new", "--no-browser", "--quick-labels"])
     assert result.exit_code == 0, result.output

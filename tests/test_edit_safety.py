@@ -92,14 +92,14 @@ def test_the_cli_opens_the_redirect_file_not_the_tokened_address(tmp_path, monke
     from click.testing import CliRunner
 
     from mapkit.cli import main
-    import mapkit.cli_edit  # noqa: F401 - registers the command
+    import mapkit.cli.edit  # noqa: F401 - registers the command
 
     opened = []
     monkeypatch.setattr(webbrowser, "open", lambda url, *a, **k: opened.append(url) or True)
     def interrupt():
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(mapkit.cli_edit, "wait_for_interrupt", interrupt)
+    monkeypatch.setattr(mapkit.cli.edit, "wait_for_interrupt", interrupt)
     board = tmp_path / "tiny.json"
     shutil.copy(TINY, board)
     result = CliRunner().invoke(main, ["edit", str(board), "--quick-labels"])

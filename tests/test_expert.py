@@ -137,7 +137,7 @@ def test_expert_leaves_face_up_wilds_for_two_blind_cards(na):
     north-america). It still draws face-up cards of the colors it needs."""
     from mapkit.sim import agents
     from mapkit.sim.engine import BLIND, FACE_UP, TURN
-    from mapkit.sim.expert import ExpertAgent
+    from mapkit.sim.agents.expert import ExpertAgent
 
     def watch(stuck_wild_hand):
         seen = {"wild": 0, "face_up": 0, "wild_offered": 0, "small_hand_wild": 0}
@@ -396,7 +396,7 @@ def test_expert_keeps_the_ticket_whose_plan_runs_along_long_routes(na, credit, k
     s.offer = [x, y]
     agent = make_agent("expert")
     agent.keep_route_credit = credit
-    agent.ticket_chance = False  # the plan's one curve, as the scenario was built for (expert_chance.py)
+    agent.ticket_chance = False  # the plan's one curve, as the scenario was built for (ticket_keeps.py)
     agent.reset(0, t, 4, __import__("random").Random(7))
     act = agent.act(SeatView(s, 0), Legal(s))
     assert act[0] == engine.KEEP
@@ -431,7 +431,7 @@ def test_expert_keeps_a_ticket_more_when_it_adds_few_trains(na, extra, kept):
     s = _late_draw_position(t, rules, ["duluth-pittsburgh", "new-york-omaha", "dallas-helena"])
     agent = make_agent("expert")
     agent.extra_keep_trains = extra
-    agent.ticket_chance = False  # the plan's one curve, as the scenario was built for (expert_chance.py)
+    agent.ticket_chance = False  # the plan's one curve, as the scenario was built for (ticket_keeps.py)
     agent.reset(0, t, 4, __import__("random").Random(7))
     view = SeatView(s, 0)
     assert agent.act(view, Legal(s)) == (KEEP, kept)

@@ -1,4 +1,4 @@
-"""The expert's last two turns, searched exactly (mapkit/sim/expert_endgame.py)."""
+"""The expert's last two turns, searched exactly (mapkit/sim/agents/expert/endgame.py)."""
 
 import random
 

@@ -246,7 +246,7 @@ def test_the_wilds_needed_kept_are_the_wilds_needed_afresh():
 def test_the_experts_board_tables_are_the_ones_it_built_itself():
     """The adjacency (the planner's, from the tables) and the planning weights (kept on the
     tables): what the expert built for itself at every reset, on every bundled board."""
-    from mapkit.sim import expert
+    from mapkit.sim.agents.expert import agent as expert
     for board_id in ("north-america", "portland", "seattle"):
         t, rules = _setup(board_id)
         own = [[] for _ in range(t.n_stations)]
@@ -278,7 +278,7 @@ def test_a_keep_decisions_values_with_its_memo_are_the_values_afresh():
     """Within one keep decision `keep_value_by_ticket` reads the searches and the hand clock
     kept for the decision (`_prefix_memo`): every option's value, plan and given-up tickets are
     those computed with no memo, in every keep of some games."""
-    from mapkit.sim.expert import ExpertAgent
+    from mapkit.sim.agents.expert import ExpertAgent
     t, rules = _setup()
     checked = []
 

@@ -1,9 +1,11 @@
-"""The expert's completion chance per ticket (mapkit/sim/expert_chance.py) and its refit script
-(mapkit/sim/expert_chance_fit.py)."""
+"""The expert's completion chance per ticket (mapkit/sim/agents/expert/ticket_keeps.py) and its refit script
+(bench/expert_chance_fit.py)."""
 
 from __future__ import annotations
 
 import random
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,9 +14,12 @@ from conftest import play_through
 from mapkit.resources import boards_dir
 from mapkit.sim import engine
 from mapkit.sim.agents import make_agent
-from mapkit.sim.expert_chance import FEATURES, chance, hand_clock
+
+from mapkit.sim.agents.expert.ticket_keeps import FEATURES, chance, hand_clock
 from mapkit.sim.legal import Legal
 from mapkit.sim.view import SeatView
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))  # expert_chance_fit, a measuring script
 
 
 @pytest.mark.parametrize("by_ticket, kept", [(True, 0b101), (False, 0b011)])
@@ -98,8 +103,8 @@ def test_the_hand_clock_counts_a_seat_that_holds_the_cards_for_its_trains(na):
 
 def test_the_fit_recovers_a_known_logistic():
     """Records drawn from a known logistic in slack and contest: the fit finds its signs and
-    sizes (the same code fits expert_chance.COEF on the logged games)."""
-    from mapkit.sim.expert_chance_fit import curve_loss, fit
+    sizes (the same code fits ticket_keeps.COEF on the logged games)."""
+    from expert_chance_fit import curve_loss, fit
 
     rng = np.random.default_rng(5)
     rows = []
@@ -120,7 +125,7 @@ def test_the_fit_recovers_a_known_logistic():
 def test_the_fit_script_on_one_game(na, capsys):
     """The refit plays games with random keeps and fits them; on one two-player game it records
     the tickets kept at random (features and whether they completed). Bad input: a clear message."""
-    from mapkit.sim.expert_chance_fit import collect, main
+    from expert_chance_fit import collect, main
 
     t, rules = na
     rows = collect(t, rules, 2, [11], 1.0)
@@ -139,7 +144,7 @@ def test_a_keep_decision_reusing_plan_prefixes_gets_the_plans_planned_afresh(na)
     from the longest prefix planned before in the same decision: every such plan, in every keep
     of two 4-player games, equals the plan made from scratch (a memo keyed on the prefix's
     tickets without their order fails here)."""
-    from mapkit.sim.expert import ExpertAgent
+    from mapkit.sim.agents.expert import ExpertAgent
     t, rules = na
     reused = []
 
@@ -163,7 +168,7 @@ def test_the_refit_can_take_the_agents_own_keeps(na):
     """`--own-keeps chance`: the keeps not chosen at random are the agent's own by its chance per
     ticket (the records of the sixth round's refit), not the plan's one curve; the games, so the
     records, differ."""
-    from mapkit.sim.expert_chance_fit import collect
+    from expert_chance_fit import collect
 
     t, rules = na
     by_curve = collect(t, rules, 2, [11], 0.5)
@@ -175,7 +180,7 @@ def test_the_refit_can_take_the_agents_own_keeps(na):
 def test_the_own_play_refit_is_read_by_the_keep_when_switched_on(na):
     """`chance_own_fit = True`: the keep values a ticket by the sixth round's refit
     (REFIT_NO_DETOUR), a different chance from the shipped fit's."""
-    from mapkit.sim.expert_chance import COEF_NO_DETOUR, REFIT_NO_DETOUR
+    from mapkit.sim.agents.expert.ticket_keeps import COEF_NO_DETOUR, REFIT_NO_DETOUR
 
     t, rules = na
     s = _turn_position(t, rules)

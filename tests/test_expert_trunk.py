@@ -1,4 +1,4 @@
-"""The expert's keeps that build one trunk (mapkit/sim/expert_trunk.py)."""
+"""The expert's keeps that build one trunk (mapkit/sim/agents/expert/ticket_keeps.py)."""
 
 from __future__ import annotations
 

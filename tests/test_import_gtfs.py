@@ -503,7 +503,7 @@ def test_cli_lays_out_again_with_shorter_lengths_while_the_board_fails(cli, smal
     less; without --stations each station target too); while the layout leaves problems the next
     one is laid out, at most MAX_LAYOUTS, and nothing is written until one is valid."""
     import mapkit.importers.gtfs.board as B
-    from mapkit.cli_import import MAX_LAYOUTS
+    from mapkit.cli.importing import MAX_LAYOUTS
     from mapkit.errors import ERROR, Problem, Report
 
     laid = []
@@ -522,7 +522,7 @@ def test_cli_lays_out_again_with_shorter_lengths_while_the_board_fails(cli, smal
     assert 2 <= len(attempts) == len(laid) <= MAX_LAYOUTS
     assert all(a["errors"] == 1 and not a["valid"] and a["first_problems"] for a in attempts)
     # on each board size the most spaces first, at most MAX_PER_BOARD; then the next size up
-    from mapkit.cli_import import MAX_PER_BOARD
+    from mapkit.cli.importing import MAX_PER_BOARD
     boards = [tuple(a["board_mm"]) for a in attempts]
     areas = [w * h for w, h in dict.fromkeys(boards)]
     assert areas[1:] == sorted(areas[1:]) and len(areas) >= 2 and areas[0] <= areas[1]
@@ -558,7 +558,7 @@ def test_cli_synthetic_metro_full_size_is_written_valid(cli, tmp_path):
 
 
 def test_text_summary_prints_merges_board_players_and_playtest(metro_result):
-    from mapkit.cli_import import format_summary
+    from mapkit.cli.importing import format_summary
 
     s = dict(metro_result.summary)
     s.update(board={"size_mm": [800, 530], "empty_share": 0.31, "routes_over_90deg": 2, "largest_gap_mm": 6.4},

@@ -125,7 +125,7 @@ def test_span_estimate_follows_route_lengths():
 
 
 def test_summary_names_every_drawing_decision():
-    from mapkit.cli_import import drawable_lines
+    from mapkit.cli.importing import drawable_lines
 
     d = {"kept_at_crossing": [{"station": "x", "routes": ["W – E", "S – N"]}],
          "merged_at_crossing": [{"station": "xa", "merged": "Xb St", "metres": 140, "routes": ["W – E", "S – N"]}],

@@ -11,7 +11,7 @@ import time
 import pytest
 
 from conftest import FIXTURES, REPO
-from mapkit.cli import EXIT_INTERNAL_ERROR, EXIT_INTERRUPTED, MAX_PROBLEMS_SHOWN, SEED_MAX
+from mapkit.cli.common import EXIT_INTERNAL_ERROR, EXIT_INTERRUPTED, MAX_PROBLEMS_SHOWN, SEED_MAX
 
 TINY = FIXTURES / "tiny.json"
 
@@ -43,7 +43,8 @@ def test_the_largest_seed_plays(cli):
 
 def test_every_seed_option_uses_the_shared_type():
     """No command grows its own --seed: they all take cli.SEED."""
-    from mapkit.cli import SEED, main
+    from mapkit.cli import main
+    from mapkit.cli.common import SEED
 
     found = []
 

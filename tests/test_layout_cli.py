@@ -78,7 +78,7 @@ def test_the_shipped_layouts_can_be_recomputed_clean(tmp_path, name, size):
     says why they were shipped). A designer re-running `mapkit layout --geo-anchor 1.0 --write` on
     them gets a strict-clean board, the same bytes every time on their machine. Not necessarily the
     shipped bytes: the optimization is chaotic and numpy's SIMD kernels round differently from one
-    processor to another (numpy's AVX-512 kernels give other layouts than its AVX2 ones)."""
+    processor to another (another processor can give other layouts than the one these were made on)."""
     from pathlib import Path
     src = Path(__file__).resolve().parent.parent / "boards" / f"{name}.json"
     outs = []
@@ -100,7 +100,7 @@ def test_the_shipped_layouts_can_be_recomputed_clean(tmp_path, name, size):
 def test_size_auto_says_when_it_went_past_the_smallest_size():
     """--size auto's line names the smallest size that fits, unless the layout it kept is on a
     larger one because the smallest left problems (figure auto_sizes_tried)."""
-    from mapkit.cli_layout import _auto_note
+    from mapkit.cli.layout import _auto_note
     smallest = {"board_mm": [841.0, 1189.0]}
     assert "smallest standard size that fits)" in _auto_note(smallest)
     same = {"board_mm": [841.0, 1189.0], "auto_sizes_tried": "841x1189 clean"}
@@ -124,7 +124,7 @@ def test_the_text_output_says_the_figures_in_sentences(tiny):
 
 
 def test_the_tightening_is_said_as_steps():
-    from mapkit.cli_layout import figure_lines
+    from mapkit.cli.layout import figure_lines
 
     lines = figure_lines({"tightened": {"routes_over_gap": [18, 4, 3], "largest_gap_mm": [9.5, 7.25, 6.0], "moves": 5,
                                         "shrunk": None, "tries": 7, "refused": {"off-board": 0, "fill": 6},

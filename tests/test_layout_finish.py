@@ -12,7 +12,7 @@ import numpy as np
 from mapkit.layout.finish import finish
 from mapkit.layout.network import build_network
 from mapkit.layout.optimize import Drawing
-from mapkit.layout.pipeline import geometry_problems
+from mapkit.layout.judge import geometry_problems
 from mapkit.layout.result import build_result
 from conftest import red_blue_board
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from mapkit.boardfile import build_board
-from mapkit.cli_layout import _echo_loose
+from mapkit.cli.layout import _echo_loose
 from mapkit.geometry import Layout, RouteShape
 from mapkit.layout.figures import gap_figures, loose_routes
 

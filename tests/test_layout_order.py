@@ -87,7 +87,7 @@ def test_label_room_agrees_with_the_print():
     (it places among more obstacles: drawn lines, other labels); and some have room."""
     import json
 
-    from mapkit.layout.labels import without_room
+    from mapkit.layout.labelroom import without_room
     from mapkit.render.scene import build_scene
     from mapkit.resources import boards_dir
 
@@ -105,7 +105,7 @@ def test_polish_turns_routes_towards_their_bearings_and_keeps_the_board_clean():
     from mapkit.layout.fit import inner_box
     from mapkit.layout.network import build_network
     from mapkit.layout.optimize import Drawing
-    from mapkit.layout.pipeline import geometry_problems
+    from mapkit.layout.judge import geometry_problems
     from mapkit.layout.polish import _cost, polish
     from mapkit.layout.repair import Repair
     from mapkit.layout.result import station_positions

@@ -11,7 +11,7 @@ from mapkit.layout import stripped
 from mapkit.layout.flights import flight_bundles, route_flights
 from mapkit.layout.network import build_network
 from mapkit.layout.optimize import Drawing
-from mapkit.layout.pipeline import geometry_problems
+from mapkit.layout.judge import geometry_problems
 from mapkit.layout.result import build_result
 
 BOARDS = Path(__file__).resolve().parent.parent / "boards"

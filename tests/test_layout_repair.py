@@ -12,8 +12,9 @@ from layoutgen import layout_board_data
 from mapkit.layout import fit, layout_board
 from mapkit.layout.network import build_network
 from mapkit.layout.optimize import Drawing
-from mapkit.layout.pipeline import geometry_problems
-from mapkit.layout.repair import repair, score
+from mapkit.layout.judge import geometry_problems
+from mapkit.layout.judge import score
+from mapkit.layout.repair import repair
 from mapkit.layout.result import build_result
 
 

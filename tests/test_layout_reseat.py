@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 from mapkit.layout.network import drawn_mm_at_gap
-from mapkit.layout.pipeline import geometry_problems
+from mapkit.layout.judge import geometry_problems
 from mapkit.layout.repair import Repair
 from mapkit.layout.reseat import GAPS_MM, TURNS_DEG, candidates_of, reseat
 from mapkit.layout.tighten import Tighten

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from mapkit.layout import layout_board, pipeline
-from mapkit.layout.labels import ROOM_SIZES, without_room
+from mapkit.layout.labelroom import ROOM_SIZES, without_room
 from mapkit.layout.network import build_network
 from mapkit.layout.optimize import Drawing
 from mapkit.layout.resize import smaller_board

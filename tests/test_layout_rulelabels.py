@@ -11,13 +11,15 @@ import numpy as np
 
 from mapkit.boardfile import build_board
 from mapkit.geometry import Layout
-from mapkit.layout import labels
+from mapkit.layout import labelroom
 from mapkit.layout.figures import gap_figures
-from mapkit.layout.labels import room_counts, room_key, slide_repair, without_room, worse_room
+from mapkit.layout.labelroom import room_counts, without_room, worse_room
+from mapkit.layout.labels import room_key, slide_repair
 from mapkit.layout.network import build_network
 from mapkit.layout.optimize import Drawing
-from mapkit.layout.pipeline import geometry_problems
-from mapkit.layout.repair import Repair, score
+from mapkit.layout.judge import geometry_problems
+from mapkit.layout.judge import score
+from mapkit.layout.repair import Repair
 from conftest import red_blue_board
 
 # S on a line P - S - T, boxed in by A - B above and C - D below (13 mm away: their spaces clear S's)
@@ -73,9 +75,9 @@ def test_slides_leave_a_board_with_room_as_it_is():
 def test_room_counts_are_by_size_and_monotone():
     net, dr, rp = _repair(BOXED, BOXED_ROUTES)
     counts = room_counts(None, data=rp.full_data())
-    assert len(counts) == len(labels.ROOM_SIZES)
+    assert len(counts) == len(labelroom.ROOM_SIZES)
     assert list(counts) == sorted(counts)                    # room at a size means room at every smaller one
-    assert counts[-1] == len(without_room(rp.full_data(), size=labels.LABEL_PT))
+    assert counts[-1] == len(without_room(rp.full_data(), size=labelroom.LABEL_PT))
     assert worse_room((0, 1, 2), (0, 0, 3))                  # a label's 8 pt room is not paid for at 10 pt
     assert not worse_room((0, 0, 2), (0, 0, 3))
 
@@ -88,7 +90,7 @@ def test_ferry_wave_is_a_label_obstacle():
         s["board"] = {"x": x, "y": y}
     board = build_board(data)
     layout = Layout(board)
-    lines = labels._drawn_lines(board, layout)
+    lines = labelroom._drawn_lines(board, layout)
     assert len(lines) == 1
     shape = next(iter(layout.routes.values()))
     mid = np.mean(np.asarray(shape.centerline, dtype=float), axis=0)
@@ -96,4 +98,4 @@ def test_ferry_wave_is_a_label_obstacle():
 
     assert lines[0].distance(Point(*mid)) < 2.0              # the wave along the route's centreline
     rail = build_board(_board({"s": (300.0, 265.0), "t": (420.0, 265.0)}, [("s", "t", "red", 2)]))
-    assert labels._drawn_lines(rail, Layout(rail)) == []
+    assert labelroom._drawn_lines(rail, Layout(rail)) == []

@@ -12,7 +12,7 @@ import numpy as np
 from mapkit.layout import layout_board
 from mapkit.layout.network import MAX_GAP_MM, build_network
 from mapkit.layout.optimize import Drawing
-from mapkit.layout.pipeline import geometry_problems
+from mapkit.layout.judge import geometry_problems
 from mapkit.layout.repair import Repair
 from mapkit.layout.result import build_result
 from mapkit.layout.synthetic import layout_board_data
@@ -34,7 +34,7 @@ def _drawing(stations, routes, bends=None):
 
 def drawing_of(data, stations, bends=None):
     """The network of a board dict and a Drawing of it with its stations at these millimetres
-    ({id: (x, y)}, in the file's order) and bends ({bundle: (x, y)}); also tests/test_layout_gapfix.py."""
+    ({id: (x, y)}, in the file's order) and bends ({bundle: (x, y)}); also tests/test_tighten_gaps.py."""
     net = build_network(data)
     pos = np.array(list(stations.values()), dtype=float)
     dr = Drawing(pos, net.n, [[b.a, b.b] for b in net.bundles], np.ones(net.n, dtype=bool),

@@ -65,7 +65,7 @@ def test_the_text_output_names_the_first_lines_and_counts_the_rest(tmp_path, mon
 
     from click.testing import CliRunner
 
-    import mapkit.cli_layout as cli_layout
+    import mapkit.cli.layout as cli_layout
     from mapkit.cli import main
 
     path = tmp_path / "b.json"

@@ -8,7 +8,7 @@ import numpy as np
 from mapkit.layout.network import build_network
 from mapkit.layout.optimize import Drawing, Weights
 from mapkit.layout.overpass import rank
-from mapkit.layout.pipeline import geometry_problems
+from mapkit.layout.judge import geometry_problems
 from mapkit.layout.repair import Repair
 from mapkit.layout.uncross import _end_moves, _moves, uncross
 from conftest import red_blue_board

@@ -454,7 +454,7 @@ def test_out_pointing_at_a_file_is_refused(cli, tmp_path):
 
 def test_text_output_describes_each_file(a4_kit):
     # the good run is the JSON run of the a4_kit fixture; this checks the text form of its result
-    from mapkit.cli_render import _describe
+    from mapkit.cli.render import _describe
     from mapkit.render.kit import RenderResult
 
     out, report = a4_kit

@@ -1,6 +1,6 @@
 """The speed work of issue 9 item 18 changes how the simulator computes, never what: each shortcut
 here is checked against the plain computation it replaced, on positions of real games (the whole
-games are checked by tests/test_speed_identity.py)."""
+games are checked by tests/test_game_identity.py)."""
 
 import heapq
 import pickle
@@ -12,7 +12,7 @@ from mapkit.boardfile import load_board
 from mapkit.resources import boards_dir
 from mapkit.sim import engine
 from mapkit.sim.agents import make_agent
-from mapkit.sim.basic_agents import RandomAgent
+from mapkit.sim.agents.base import RandomAgent
 from mapkit.sim.legal import Legal
 from mapkit.sim.paths import BIG, INF, adjacency, cheapest_path, cheapest_path_traced, route_ends, untouched_path
 from mapkit.sim.rules import rules_for_board
@@ -427,10 +427,10 @@ FUSED_SETUPS = [("north-america", None, (), 2), ("north-america", None, (), 3), 
 
 @pytest.mark.parametrize("board_id, preset, variants, players", FUSED_SETUPS)
 def test_the_planners_turn_in_one_pass_decides_as_its_steps_do(board_id, preset, variants, players):
-    """planner_turn.py's one-pass turn against `PlannerAgent.act`, the step-by-step turn it
+    """fused_turn.py's one-pass turn against `PlannerAgent.act`, the step-by-step turn it
     writes out: two copies of each seat, seeded alike, see every position of the same games (of
     route-focus and ticket-hungry seats) and must answer with the same action, turn by turn."""
-    from mapkit.sim.planner import PlannerAgent
+    from mapkit.sim.agents.planner import PlannerAgent
     t, rules = setup(board_id, preset, variants)
     names = ["route-focus", "ticket-hungry"] * 2
     turns = {"fused": 0, "draw2": 0, "claims": 0, "second_draw": 0}
@@ -534,8 +534,8 @@ def test_games_with_second_draw_are_the_games_asked_through_act(monkeypatch, pla
 
 def test_a_playstyle_changing_a_step_keeps_the_step_by_step_turn():
     """A class overriding any step the one pass writes out plays `act` step by step."""
-    from mapkit.sim.planner import PlannerAgent
-    from mapkit.sim.planner_turn import FUSED_STEPS
+    from mapkit.sim.agents.planner import PlannerAgent
+    from mapkit.sim.agents.fused_turn import FUSED_STEPS
     t, rules = setup("north-america")
     for step in FUSED_STEPS:
         cls = type("Changed", (PlannerAgent,), {step: lambda self, *args, **kwargs: None})

@@ -1,7 +1,7 @@
 """The coupled train-card shuffle (mapkit/sim/shuffle.py) that mapkit tune plays both arms of a
 comparison with: a deck with one card moved or added is dealt almost the same cards in the same
 order, so the games before and after a card change stay paired; each deck is still a fair shuffle;
-the engine's default shuffle is untouched (tests/test_speed_identity.py holds its games)."""
+the engine's default shuffle is untouched (tests/test_game_identity.py holds its games)."""
 
 import json
 import pickle

@@ -114,33 +114,3 @@ def drawn_pair_gap(net, dr, k: int, j: int) -> float:
     return pair_gap(theta, bk.half_width, bj.half_width, net.radius, max(bk.gap_max, bj.gap_max))
 
 
-
-def bearing_end_needs(ends: list[tuple[int, int, float]], geo: np.ndarray, radius: float,
-                      smallest: float, widest: float) -> list[tuple[float, float]]:
-    """(gap at end a, gap at end b) of each band (a, b, half-width): the gap from its station's rim
-    at which its first space clears both its neighbours round the station (pair_gap at the angle
-    between their geographic bearings), as geometry.end_needs asks of the drawing; `smallest` where
-    that is enough, and where more than `widest` would be (the placement then keeps the even
-    spread). An estimate for the network, before any drawing: the bearings are the map's."""
-    at: dict[int, list[tuple[float, float, int, int]]] = {}
-    for i, (a, b, half) in enumerate(ends):
-        for s, o, side in ((a, b, 0), (b, a, 1)):
-            d = geo[o] - geo[s]
-            at.setdefault(s, []).append((math.atan2(d[1], d[0]), half, i, side))
-    out = [[float(smallest), float(smallest)] for _ in ends]
-    for items in at.values():
-        m = len(items)
-        if m < 2:
-            continue
-        items.sort()
-        pair = []
-        for j in range(m):   # each band with the next counter-clockwise (cyclic)
-            t1, h1, _, _ = items[j]
-            t2, h2, _, _ = items[(j + 1) % m]
-            theta = (t2 - t1) % (2 * math.pi)
-            g = pair_gap(theta, h1, h2, radius, smallest)
-            pair.append(smallest if g > widest else g)
-        for j in range(m):
-            _, _, i, side = items[j]
-            out[i][side] = max(pair[j], pair[j - 1])
-    return [tuple(x) for x in out]

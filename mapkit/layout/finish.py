@@ -42,7 +42,8 @@ import re
 import numpy as np
 
 from mapkit.layout.overpass import rank
-from mapkit.layout.repair import DIRECTIONS, REACH_MM, Repair, _route_names, _station_names
+from mapkit.layout.judge import _route_names, _station_names
+from mapkit.layout.repair import DIRECTIONS, REACH_MM, Repair
 from mapkit.layout.uncross import _moves as uncross_moves
 from mapkit.layout.unfold import _flip
 from mapkit.layout.untangle import Untangle

@@ -7,7 +7,7 @@ test. Here the same boxes come from numpy, operation for operation the renderer'
 (anchor, centre, corners; then the same boxes slid along the marker's side), so they are the same
 numbers: what depends only on the name and size (the measured text, the offsets) is computed once
 a station, what depends on the position is one array expression. Only the boxes of the sizes the
-test asks about are made; their order is the renderer's. tests/test_layout_speed.py compares
+test asks about are made; their order is the renderer's. tests/test_layout_identity.py compares
 them with station_candidates box for box.
 """
 

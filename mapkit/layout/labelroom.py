@@ -1,5 +1,14 @@
-"""Which label boxes are free, for the layout's label-room test (mapkit.layout.labels.board_without_room):
-the answers of GEOS's tree query (`STRtree.query(boxes, predicate="dwithin", distance=CLEARANCE_MM)`
+"""Which stations have room for their label: the layout's label-room test (without_room,
+board_without_room, room_counts at each of ROOM_SIZES), which the local steps keep and the label
+step (mapkit.layout.labels) improves.
+
+A label is the renderer's own candidate boxes for that station (the same compass positions, line
+breaks, slides and far rings, measured with the same fonts) at sizes of at least LABEL_PT: a
+station has room when one of them stays inside the print's label bounds and clear of every station
+marker, space and drawn line (the renderer's ferry waves and aerial-tram lines, _drawn_lines).
+Other labels are not counted (the print's placement sorts those out among themselves).
+
+Which boxes are free (Obstacles.free) is decided with the answers of GEOS's tree query (`STRtree.query(boxes, predicate="dwithin", distance=CLEARANCE_MM)`
 over the station markers, the spaces and the drawn lines, and `contains(label bounds, box)`) with
 numpy arithmetic deciding the boxes whose answer is certain, GEOS only the rest.
 
@@ -21,7 +30,7 @@ boxes, most of them against a few spaces. Here a box is
   not a convex quadrilateral) asked of GEOS as before, with the very same tree query.
 
 EPS_MM (1e-7 mm) is a million times the rounding of these sums on a board of a metre, so a box
-decided here gets the answer GEOS gives it. tests/test_layout_speed61.py compares the two on
+decided here gets the answer GEOS gives it. tests/test_labelroom_identity.py compares the two on
 random boxes round markers, spaces and lines, on their edges and at the clearance.
 """
 
@@ -32,8 +41,14 @@ import math
 import numpy as np
 import shapely
 from shapely import STRtree
+from shapely.geometry import Polygon, box
 
+from mapkit.boardfile import build_board
+from mapkit.geometry import Layout
+from mapkit.layout.labelboxes import candidate_boxes
 from mapkit.render import labels as render_labels
+from mapkit.render import scene
+from mapkit.render import shapes
 
 EPS_MM = 1e-7
 _INNER = math.cos(math.pi / 32)   # a 32-gon's inscribed circle, as a part of its circumradius
@@ -112,8 +127,6 @@ class Obstacles:
     def tree(self) -> STRtree:
         """board_without_room's tree of every obstacle (markers, spaces, drawn lines)."""
         if self._tree is None:
-            from mapkit.layout.labels import _markers
-
             markers = _markers(self.centres, self.radius)
             self._tree = STRtree(np.concatenate([np.asarray(markers, dtype=object), self.spaces,
                                                  np.asarray(self.lines, dtype=object)]))
@@ -247,3 +260,226 @@ class Obstacles:
             sure[near] = dist <= c - EPS_MM
             unsure[near] = ~(dist <= c - EPS_MM) & ~(dist > c + EPS_MM)
         return sure, unsure
+
+
+LABEL_PT = 10.0          # the size every station label should find room at (hubs one point more)
+LABEL_REACH_MM = 45.0    # stations this close to a moved one can gain or lose room
+FIRST_BOXES = 16         # candidate boxes of each station tested before the rest (without_room)
+
+
+def label_bounds(ph) -> Polygon:
+    """Where the print lets labels go (inside the scoring track), as mapkit.render.scene does.
+    Made once a board size and margin (the tightening and the polish ask it for every part judged)."""
+    key = (ph.margin_mm, ph.width_mm, ph.height_mm)
+    got = _BOUNDS.get(key)
+    if got is None:
+        inset = shapes.track_band(ph.margin_mm).inner + 1.0
+        if len(_BOUNDS) >= 64:
+            _BOUNDS.clear()
+        got = _BOUNDS[key] = box(inset, inset, ph.width_mm - inset, ph.height_mm - inset)
+    return got
+
+
+_BOUNDS: dict = {}   # (margin, width, height) -> label_bounds (a shapely polygon: immutable)
+
+
+def without_room(data: dict, only=None, size: float = LABEL_PT) -> list[str]:
+    """Ids of the stations (of `only`, or all) with no label candidate of `size` pt or more that is
+    clear of markers and spaces and inside the label bounds."""
+    board = build_board(data)
+    return board_without_room(board, Layout(board), only, size)
+
+
+def board_without_room(board, layout: Layout, only=None, size: float = LABEL_PT, after: float | None = None) -> list[str]:
+    """without_room of a built board and its Layout (mapkit.layout.repair.Part: the one its checks used).
+    after: a larger size at which every station asked about was found without room on this very
+    board and Layout (room_counts): the boxes of that size, the first of this size's, are not asked again."""
+    ph = board.physical
+    obstacles = _obstacles(board, layout)
+    bounds = label_bounds(ph)
+    where = (bounds.bounds, ph.station_radius_mm)
+    # every candidate box of every station asked about, made and tested in one array call each
+    # (one shapely object at a time, this was most of a layout's polish step)
+    # (the renderer's boxes, from mapkit.layout.labelboxes: the same numbers without a Candidate each)
+    # A station's answer is remembered (_ROOM) under everything it depends on: its boxes (their
+    # arguments, and how many are skipped), the label bounds, and the obstacles that come within
+    # the clearance of the envelope of all its boxes (markers by centre, spaces by their numbers;
+    # a station with a drawn line there is not remembered): the polish and the tightening ask
+    # the same unmoved stations round a move again and again.
+    ids, owner, coords, known, keys = [], [], [], [], []
+    for s in board.stations:
+        if only is not None and s.id not in only:
+            continue
+        need = size + (1.0 if s.hub else 0.0)
+        xy = layout.positions[s.id]
+        boxes, env = _boxes_env(s.name, xy, ph.station_radius_mm, s.label, s.hub, need)
+        skip = 0
+        if after is not None:
+            # a station's boxes at a smaller size begin with those of the larger one (labelboxes:
+            # the sizes largest first, the same numbers), all of them blocked there
+            skip = len(_boxes(s.name, xy, ph.station_radius_mm, s.label, s.hub, after + (1.0 if s.hub else 0.0)))
+            boxes = boxes[skip:]
+        near = obstacles.near(env) if ROOM_MEMO else None
+        key = None if near is None else ((s.name, xy, s.label, s.hub, need), skip, where, near)
+        got = None if key is None else _ROOM.get(key)
+        known.append(got)
+        keys.append(key)
+        if got is None:
+            owner.append(np.full(len(boxes), len(ids), dtype=int))
+            coords.append(boxes)
+        ids.append(s.id)
+    if not ids:
+        return []
+    has_room = np.array([bool(v) for v in known], dtype=bool)
+    owner_a = np.concatenate(owner) if owner else np.zeros(0, dtype=int)
+    if len(owner_a):
+        xy = np.concatenate(coords)
+        # a station has room when any one box is free, and most find it among their first few
+        # (the renderer's preferred positions): those are tested first, the rest only for the
+        # stations still without room (the same answer, a fraction of the tests)
+        first = np.searchsorted(owner_a, owner_a, side="left")
+        rank = np.arange(len(owner_a)) - first
+        for stage in (rank < FIRST_BOXES, rank >= FIRST_BOXES):
+            pick = stage & ~has_room[owner_a]
+            if not pick.any():
+                continue
+            b, o = xy[pick], owner_a[pick]
+            free = obstacles.free(b, o, bounds)
+            has_room[o[free]] = True
+    if len(_ROOM) >= CACHE_SIZE:
+        _ROOM.clear()
+    for n, (got, key) in enumerate(zip(known, keys)):
+        if got is None and key is not None:
+            _ROOM[key] = bool(has_room[n])
+    out = [sid for sid, ok in zip(ids, has_room) if not ok]
+    return out
+
+
+def _obstacles(board, layout) -> Obstacles:
+    """The markers, spaces and drawn lines labels must keep clear of (labelroom.Obstacles), made
+    once a Layout (room_counts asks its board at up to three sizes)."""
+    got = layout.__dict__.get("_label_obstacles")
+    if got is not None and got[0] is board and got[1] == DRAWN_LINES:
+        return got[2]
+    ph = board.physical
+    centres = list(layout.positions.values())
+    if len(layout.routes) == len(layout._shapes):
+        # the Layout's own space polygons (its checks made them): shapely.polygons of the same
+        # corners, route by route in the same order (a board with a repeated route id has fewer
+        # entries in layout.routes: its spaces are made from those, as before)
+        spaces = layout.space_polygons
+    else:
+        corners = [c for shape in layout.routes.values() for c in shape.spaces]
+        spaces = shapely.polygons(np.asarray(corners, dtype=float).reshape(-1, 4, 2))   # the same rings, in one call
+    lines = _drawn_lines(board, layout) if DRAWN_LINES else []
+    serials = layout._space_serials if len(layout.routes) == len(layout._shapes) else None
+    out = Obstacles(centres, ph.station_radius_mm, spaces, lines, serials)
+    layout.__dict__["_label_obstacles"] = (board, DRAWN_LINES, out)
+    return out
+
+
+DRAWN_LINES = True   # the lines the renderer draws for ferries and aerial trams count as obstacles too
+
+
+def _drawn_lines(board, layout) -> list:
+    """The outlines of the lines the renderer draws beside the spaces of ferry and water-taxi routes
+    (a wave) and aerial trams (its cable): mapkit.render.scene.guide_line and line_outline, as
+    scene.build_scene counts them for its labels. A label over one has no room in the print.
+    Flights are left out: the renderer draws their line along a path of its own."""
+    ph = board.physical
+    out = []
+    kinds = {r.id: r.kind for r in board.routes}
+    for rid, shape in layout.routes.items():
+        kind = kinds.get(rid)
+        if kind not in scene.GUIDE_KINDS:
+            continue
+        key = (kind, tuple(shape.centerline), ph.station_radius_mm)
+        got = _LINES.get(key)
+        if got is None:
+            guide = scene.guide_line(ph, kind, shape.centerline)
+            got = scene.line_outline(guide[0], guide[2])
+            if len(_LINES) >= CACHE_SIZE:
+                _LINES.clear()
+            _LINES[key] = got
+        out.append(got)
+    return out
+
+
+_LINES: dict = {}     # (kind, centreline, radius) -> the drawn line's outline
+# A station's boxes and marker depend only on what they are made from: the polish asks about the
+# same few unmoved stations around each move hundreds of times. Emptied when full (bounded memory).
+_BOXES: dict = {}     # candidate_boxes arguments -> its (read-only) array
+_MARKERS: dict = {}   # (x, y, radius) -> the marker polygon (quad_segs=8, as the renderer's test uses)
+CACHE_SIZE = 20_000
+ROOM_MEMO = True      # remember each station's answer under what it depends on (board_without_room)
+_ROOM: dict = {}      # (boxes' arguments, boxes skipped, (label bounds, radius), obstacles near) -> has room
+_ENVS: dict = {}      # candidate_boxes arguments -> the envelope of all the boxes
+
+
+def _boxes_env(name, xy, radius, preferred, hub, need) -> tuple[np.ndarray, tuple]:
+    """_boxes and the envelope (x0, y0, x1, y1) of all of them."""
+    out = _boxes(name, xy, radius, preferred, hub, need)
+    key = (name, xy, radius, preferred, hub, need)
+    env = _ENVS.get(key)
+    if env is None:
+        env = (float(out[:, 0].min()), float(out[:, 1].min()), float(out[:, 2].max()), float(out[:, 3].max())) if len(out) else None
+        if len(_ENVS) >= CACHE_SIZE:
+            _ENVS.clear()
+        _ENVS[key] = env
+    return out, env
+
+
+def _boxes(name, xy, radius, preferred, hub, need) -> np.ndarray:
+    key = (name, xy, radius, preferred, hub, need)
+    out = _BOXES.get(key)
+    if out is None:
+        out = candidate_boxes(name, xy, radius, preferred, hub, need)
+        out.setflags(write=False)
+        if len(_BOXES) >= CACHE_SIZE:
+            _BOXES.clear()
+        _BOXES[key] = out
+    return out
+
+
+def _markers(centres: list, radius: float) -> np.ndarray:
+    """shapely.buffer of the points at these centres, quad_segs=8: the ones made before reused
+    (GEOS's buffer of the same point is the same polygon)."""
+    got = [_MARKERS.get((*c, radius)) for c in centres]
+    todo = [n for n, g in enumerate(got) if g is None]
+    if todo:
+        made = shapely.buffer(shapely.points(np.asarray([centres[n] for n in todo], dtype=float).reshape(-1, 2)),
+                              radius, quad_segs=8)
+        if len(_MARKERS) >= CACHE_SIZE:
+            _MARKERS.clear()
+        for n, m in zip(todo, made):
+            got[n] = _MARKERS[(*centres[n], radius)] = m
+    return np.array(got, dtype=object)
+
+
+ROOM_SIZES = (7.0, 8.0, LABEL_PT)   # label room counted at these sizes, smallest first (room_counts)
+
+
+def room_counts(part, only=None, data=None, sizes=None) -> tuple[int, ...]:
+    """Stations (of `only`, or all) without label room at each of `sizes` (ROOM_SIZES), smallest
+    size first, on a mapkit.layout.repair.Part (or a board dict, `data`). A station with room at a
+    size has it at every smaller one (its boxes are a part of theirs): each smaller size is asked
+    only of the stations without room at the size above it."""
+    sizes = ROOM_SIZES if sizes is None else tuple(sorted(sizes))
+    def lacking(ask, pt, after=None):
+        if part is None:
+            return without_room(data, ask, pt)
+        if part.board is not None:
+            # (the stations asked at a smaller size have no room at the size above it, on this
+            # same Layout: their boxes of that size are not asked again)
+            return board_without_room(part.board, part.layout(), ask, pt, after)
+        return without_room(part.data, ask, pt)
+    out = [lacking(only, sizes[-1])]
+    for pt, above in zip(reversed(sizes[:-1]), reversed(sizes[1:])):
+        out.append(lacking(set(out[-1]), pt, above) if out[-1] else [])
+    return tuple(len(x) for x in reversed(out))
+
+
+def worse_room(after, before) -> bool:
+    """More stations without label room at any of ROOM_SIZES (room_counts): a move that takes one
+    label's room at 8 pt is not paid for by another's at 10 pt."""
+    return any(a > b for a, b in zip(after, before))

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from mapkit.boardfile import build_board, default_route_ids
-from mapkit.layout.crowding import bearing_end_needs, station_gaps
+from mapkit.layout.crowding import station_gaps
 from mapkit.model import Board
 
 # gaps between spaces a route reads best with: at least the board's smallest gap plus a safety
@@ -22,13 +22,6 @@ PREFERRED_GAP_MM = 3.0
 MAX_GAP_MM = 6.0
 SAFETY_MM = 0.8
 GAP_MARGIN_MM = 0.3   # the optimizer aims this far inside a route's widest gap (its hinges end a little past)
-# without the gap rule: a route's longest good drawing (lsoft, the soft gap term's 6 mm length) gives
-# only its ends at a crowded station the room their first spaces need (crowding.bearing_end_needs:
-# its two neighbours' geographic bearings), its gaps between spaces 6 mm: 2r + n space + (n-1) 6 + max(6, need_a) +
-# max(6, need_b), as geometry.space_placement places the spaces; False: (n+1) gaps of 6 mm
-END_NEED_LSOFT = False
-END_NEED_CAP_MM = 30.0   # geometry.WIDEST_END_GAP_MM: an end that would need more is counted at 6 mm
-END_NEED_CLIP_MM = 30.0  # an end's room in lsoft is counted at no more than this
 
 
 @dataclass
@@ -136,8 +129,6 @@ def build_network(data: dict, keep: frozenset = frozenset(), gap_rule: bool = Fa
         half = (ph.space_width_mm / 2 + 1 if len(members) == 2 else 0.0) + ph.space_width_mm / 2
         ends.append((index[first.a], index[first.b], half))
     crowd = station_gaps(len(ids), ends, geo, r, MAX_GAP_MM) if gap_rule else None
-    end_need = iter(bearing_end_needs(ends, geo, r, MAX_GAP_MM, END_NEED_CAP_MM)
-                    if END_NEED_LSOFT and not gap_rule else [])
     bundles = []
     for members in order:
         first = routes[members[0]]
@@ -155,9 +146,6 @@ def build_network(data: dict, keep: frozenset = frozenset(), gap_rule: bool = Fa
         else:
             gap_max = math.inf
             drawn = drawn_mm_at_gap(n, ph, MAX_GAP_MM)
-            if END_NEED_LSOFT and not flight:
-                need_a, need_b = next(end_need)
-                drawn += min(need_a, END_NEED_CLIP_MM) + min(need_b, END_NEED_CLIP_MM) - 2 * MAX_GAP_MM
             lsoft = min(lmax, max(lmin + 1.0, drawn))
         lpref = min(lsoft, preferred_mm(n, ph))
         fixed_wp = []

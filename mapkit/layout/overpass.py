@@ -28,7 +28,7 @@ REACH_MM = 25.0   # routes and stations this close to the overpass are judged wi
 
 def rank(found) -> tuple[int, int, float]:
     """(errors, problems, how bad): an error is never traded for a smaller figure."""
-    from mapkit.layout.repair import score
+    from mapkit.layout.judge import score
 
     n, size = score(found)
     return sum(p.severity == "error" for p in found), n, size

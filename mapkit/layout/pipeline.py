@@ -23,12 +23,15 @@ from mapkit.layout.network import GAP_MARGIN_MM, MAX_GAP_MM, build_network, draw
 from mapkit.layout.optimize import Drawing, Weights, run_rounds
 from mapkit.layout.project import initial_positions
 from mapkit.layout.stress import majorize
-from mapkit.layout.labels import ROOM_SIZES, label_repair
+from mapkit.layout.judge import geometry_problems
+from mapkit.layout.labelroom import ROOM_SIZES
+from mapkit.layout.labels import label_repair
 from mapkit.geometry import even_spread
 from mapkit.layout.figures import gap_figures
 from mapkit.layout.polish import polish
-from mapkit.layout.repair import Repair, repair, score
-from mapkit.layout.resize import SMALLER_BOARD, smaller_board
+from mapkit.layout.judge import score
+from mapkit.layout.repair import Repair, repair
+from mapkit.layout.resize import smaller_board
 from mapkit.layout.result import build_result
 from mapkit.layout.reseat import reseat
 from mapkit.layout.tighten import tighten
@@ -41,15 +44,7 @@ REPAIRS = 4  # rounds of real checks and targeted repairs
 GAP_RULE_REPAIRS = 2  # more of them with the gap rule: each relaxes the gaps of routes still touching (relax_gaps)
 REPAIR_TRIES = 700  # local moves judged by the checks at most (mapkit.layout.repair)
 REPAIR_TRIES_PER_STATION = 25
-STRESS_WITHOUT_FLIGHTS = True
-UNFOLD = True  # a stretched route bent round a station: the station put across it (unfold.py)
-UNCROSS = True  # a crossing left on the board: a bend flipped or a station put across (uncross.py)
-FINISH = True  # the last few small problems (a millimetre short, a space over a station): finish.py
-UNTANGLE = True  # kicks with a local re-optimization where the repair leaves a knot (untangle.py)
-RESEAT = True  # stations of one or two neighbours, and branches, drawn across them turned back (reseat.py)
 TIGHTEN_AGAIN = True  # the tightening once more after the label step: about a third of the routes it leaves over 6 mm drawn in
-TIGHTEN = True  # routes longer than their spaces need drawn in on a clean board (tighten.py)
-POLISH = True  # nudge the stations of a clean board towards their routes' real bearings (polish.py)
 GEO_ANCHOR = 0.0  # the stress drawing's pull towards the real map (share of a station's stress weight)
 AUTO_LARGER = 1  # --size auto: larger standard sizes tried after one that leaves problems
 SHRINK_STEP = 0.95  # a network too big for its board is shrunk by about this factor at a time
@@ -91,8 +86,7 @@ def check_refine(data: dict) -> None:
                           " have none; run layout without --refine first (it lays the board out from lat/lon)")
 
 
-GAP_RULE_FALLBACK = True  # a layout the gap rule leaves problems on: the soft layout too, the better kept
-RULE_LARGER = 0  # with the fallback: larger sizes the rule tries before the soft layout (which tries AUTO_LARGER)
+RULE_LARGER = 0  # larger sizes the rule tries before the soft layout (which tries AUTO_LARGER)
 
 
 def layout_board_impl(data: dict, *, style: str, size, seed: int, keep: frozenset, geo_anchor: float | None = None,
@@ -145,9 +139,9 @@ def layout_rule_or_soft(data: dict, *, style: str, size, seed: int, keep: frozen
     # problem on costs several times a clean one (its uncrossing and finishing spend their budgets),
     # and the soft layout after it tries the larger size anyway
     out = layout_sizes(data, style=style, size=size, seed=seed, keep=keep, geo_anchor=geo_anchor, gap_rule=True,
-                       larger=RULE_LARGER if GAP_RULE_FALLBACK else AUTO_LARGER, refine=refine)
+                       larger=RULE_LARGER, refine=refine)
     out[2]["gap_rule"] = "held"
-    if not GAP_RULE_FALLBACK or tally(out) == (0, 0):
+    if tally(out) == (0, 0):
         return out
     soft = layout_sizes(data, style=style, size=size, seed=seed, keep=keep, geo_anchor=geo_anchor, gap_rule=False,
                         refine=refine)
@@ -223,7 +217,7 @@ def layout_once(data: dict, *, style: str, size, seed: int, keep: frozenset, geo
     # lengths first (stress majorization from the real map), then the exact rules
     # a flight holds a few spaces between far stations and may cross anything: counted as a short
     # link it pulls its ends together across the map (Seattle's Paine Field to SeaTac)
-    ground = replace(net, bundles=[b for b in net.bundles if not b.flight]) if STRESS_WITHOUT_FLIGHTS and any(b.flight for b in net.bundles) else net
+    ground = replace(net, bundles=[b for b in net.bundles if not b.flight]) if any(b.flight for b in net.bundles) else net
     if refine:
         # (check_refine: every station has its board position). No jitter: a clean drawing moved
         # by 0.05 mm can touch where it held by less (a route 0.05 mm short)
@@ -312,18 +306,18 @@ def layout_once(data: dict, *, style: str, size, seed: int, keep: frozenset, geo
             # errors); the fit report says what does not fit without them
             crowded_out.append(sum(p.severity == "error" for p in found))
             return found
-        if found and UNTANGLE:
+        if found:
             # a knot no single move undoes: kicks with a local re-optimization, then the repair once more
             found = untangle(net, dr, size_out, geometry_problems, found, w, style)
             if found:
                 found = repair(net, dr, size_out, geometry_problems, max_tries=min(REPAIR_TRIES, REPAIR_TRIES_PER_STATION * n))
-        if found and UNFOLD:
+        if found:
             # a route stretched round a station the real map has on its other side: that station across (unfold.py)
             found = unfold(net, dr, size_out, geometry_problems, found, w, style)
-        if UNCROSS and any(p.code == "crossing" for p in found):
+        if any(p.code == "crossing" for p in found):
             # two routes crossing on a planar network: a bend round the wrong side, a station across a route
             found = uncross(net, dr, size_out, geometry_problems, found, w, style)
-        if FINISH and found:
+        if found:
             # the leftovers the steps above leave by the luck of the floating point (1 mm short, 2 mm²)
             found = finish(net, dr, size_out, geometry_problems, found, w, style)
         return found
@@ -373,21 +367,20 @@ def layout_once(data: dict, *, style: str, size, seed: int, keep: frozenset, geo
         rp = Repair(net, dr, size_out, geometry_problems)
         rp.baseline = score(found)
         # (schematic: its own directions; --refine: the drawing's directions are the designer's)
-        nudged = polish(rp) if POLISH and style == "geographic" and not refine else 0
+        nudged = polish(rp) if style == "geographic" and not refine else 0
         # (--refine: no seats either: a station the designer drew across its neighbour stays there,
         # named by routes_across; seated, 20/0's s10 jumped 83 mm)
-        reseated = reseat(rp, w, style) if RESEAT and not refine else None
-        if TIGHTEN:
-            # gaps between spaces of at most about 6 mm: the optimization only prefers them (its
-            # clearances win); on a board the checks pass, the over-long routes drawn in
-            over = gap_figures(rp.full_data())
-            tightened = {"routes_over_gap": [over["routes_over_gap"]], "largest_gap_mm": [over["largest_gap_mm"]],
-                         **tighten(rp, w, style)}   # (with the figures after it, the layout's last, below)
+        reseated = reseat(rp, w, style) if not refine else None
+        # gaps between spaces of at most about 6 mm: the optimization only prefers them (its
+        # clearances win); on a board the checks pass, the over-long routes drawn in
+        over = gap_figures(rp.full_data())
+        tightened = {"routes_over_gap": [over["routes_over_gap"]], "largest_gap_mm": [over["largest_gap_mm"]],
+                     **tighten(rp, w, style)}   # (with the figures after it, the layout's last, below)
         # (the label step's slides lengthen routes: it tightens again the same way after them)
-        lacking = label_repair(rp, retighten=(w, style) if TIGHTEN else None)
-        if TIGHTEN and TIGHTEN_AGAIN:
+        lacking = label_repair(rp, retighten=(w, style))
+        if TIGHTEN_AGAIN:
             # a second pass where the first one and the label step left the board: its targets from
-            # this board, its slides tried again, no point banned (docs/layout-gaps.md, stop 26);
+            # this board, its slides tried again, no point banned (docs/layout-gaps.md);
             # every label size's room kept, as after the label step's slides. The figure's lists
             # get the counts before it: [before the first pass, before the second, at the end]
             left = gap_figures(rp.full_data())
@@ -397,7 +390,7 @@ def layout_once(data: dict, *, style: str, size, seed: int, keep: frozenset, geo
                 tightened["again"] = tighten(rp, w, style, sizes=ROOM_SIZES)
         if found:
             found = rp.full()   # the same count, maybe other words (a warning's figures moved)
-    if size == "auto" and not any_fixed and not found and SMALLER_BOARD:
+    if size == "auto" and not any_fixed and not found:
         # the drawing is often smaller than the first one its size was picked from (resize.py)
         first = size_out
         size_out = smaller_board(net, dr, size_out, geometry_problems)
@@ -413,7 +406,7 @@ def layout_once(data: dict, *, style: str, size, seed: int, keep: frozenset, geo
     # routes allowed gaps wider than MAX_GAP_MM: at a crowded station (crowding.py) or relaxed (relax_gaps)
     widened = {"routes_gap_widened": sum(len(b.routes) for b in net.bundles if b.gap_max > MAX_GAP_MM
                                          and not b.flight)} if gap_rule else {}
-    # labels_without_room_10pt: the stations the layout's label-room model (labels.py) finds no room
+    # labels_without_room_10pt: the stations the layout's label-room model (labelroom.py) finds no room
     # for at 10 pt — the renderer draws those smaller; labels_unplaced(_at), from measure, are the
     # ones with no room even at its smallest size
     figures = {"size_chosen": size == "auto", "bends": sum(len(line) - 2 for line in dr.lines), **widened,
@@ -570,9 +563,6 @@ def shared_overlaps(net, found) -> list[tuple[int, int]]:
     return out
 
 
-SOFT_FIRST = True  # with the gap rule, first rounds leaving crossings: the same rounds without it too (first_rounds)
-
-
 def first_rounds(net, dr, w, style) -> None:
     """The first rounds of the optimization (before the board) with the gap rule; where they leave
     routes crossing, the same rounds from the same drawing with the rule's limits lifted (the network
@@ -585,8 +575,6 @@ def first_rounds(net, dr, w, style) -> None:
     rounds on either way; the board's size is picked from the drawing kept."""
     start = dr.pos.copy()
     run_rounds(net, dr, w, style, rounds=3)
-    if not SOFT_FIRST:
-        return
     held = crossings(net, dr)
     if not held:
         return
@@ -603,7 +591,6 @@ def crossings(net, dr) -> list:
 
 RELAX_FROM = 1  # the repair attempt from which those routes get wider gaps (relax_gaps)
 GAP_RELAX_MM = 1.0  # a route whose first space still touches a neighbour's at their station: this much wider a gap
-RELAX_ONLY_NARROW = True  # relax only pairs whose drawn angle is too narrow for their first spaces at their gaps
 GAP_JUMP_MM = 2.0   # ... or up to this much, where the drawn angle asks for it (crowding.pair_gap)
 
 
@@ -616,12 +603,12 @@ def relax_gaps(net, found, dr) -> None:
     A route still too short whose ends the routes of a cycle hold too close (each at its widest):
     those routes get GAP_RELAX_MM more (cycle_gaps)."""
     named: dict[int, float] = {}
-    released = release_gaps(net, found, dr) if RELEASE else set()
+    released = release_gaps(net, found, dr)
     for k, j in shared_overlaps(net, found):
         if k in released or j in released:
             continue   # no gap limit left to widen
         need = drawn_pair_gap(net, dr, k, j)
-        if RELAX_ONLY_NARROW and need <= max(net.bundles[k].gap_max, net.bundles[j].gap_max):
+        if need <= max(net.bundles[k].gap_max, net.bundles[j].gap_max):
             continue   # the drawn angle already clears their first spaces: they touch farther out, not a gap's doing
         for i in (k, j):   # once per round however many of its neighbours it touches
             named[i] = max(named.get(i, 0.0), need)
@@ -635,7 +622,6 @@ def relax_gaps(net, found, dr) -> None:
             set_gap_max(net, b, max(b.gap_max + GAP_RELAX_MM, min(named[i], b.gap_max + GAP_JUMP_MM)))
 
 
-RELEASE = True   # routes the rule keeps in a knot round after round: the rule lifted from them (release_gaps)
 RELEASE_CODES = ("crossing", "space-on-station")   # the problems wider gaps (relax_gaps) do not address
 
 
@@ -723,9 +709,3 @@ def widen(net, dr, found) -> None:
                 station[(s, k)] = station.get((s, k), 0.0) + 1.5
 
 
-def geometry_problems(data: dict):
-    """What `mapkit validate` says of the drawing (the geometry checks, on the real shapes)."""
-    from mapkit.boardfile import build_board
-    from mapkit.checks import check_geometry
-
-    return list(check_geometry(build_board(data)))

@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from mapkit.layout.labels import LABEL_REACH_MM, fill_kept, station_span
+from mapkit.layout.judge import fill_kept, station_span
+from mapkit.layout.labelroom import LABEL_REACH_MM
 from mapkit.layout.network import gaps_kept
-from mapkit.layout.repair import score
+from mapkit.layout.judge import score
 
 POLISH_STEPS_MM = (1.5, 3.0, 6.0, 10.0)
 POLISH_TRIES = 900
@@ -55,7 +56,7 @@ def _cost(net, pos, bundles, bent=frozenset()) -> float:
 class Costs:
     """_cost of the routes at each station, with the index arrays made once (the polish asks for
     it some 8,000 times on 60 stations) and for many positions of that station in one call: the
-    same arithmetic, element for element, as _cost (tests/test_layout_speed.py compares them)."""
+    same arithmetic, element for element, as _cost (tests/test_layout_identity.py compares them)."""
 
     def __init__(self, net, touching, bent):
         self.radius, self.space_len = net.radius, net.space_len

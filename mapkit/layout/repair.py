@@ -25,6 +25,7 @@ from dataclasses import fields
 import numpy as np
 
 from mapkit.boardfile import build_board, default_route_ids, route_model, station_model
+from mapkit.layout.judge import _route_names, _size_of, _station_names, geometry_problems, score
 from mapkit.layout.result import _xy, build_result
 from mapkit.model import Board
 
@@ -39,76 +40,7 @@ PASSES = 4             # sweeps over the remaining problems
 DIST_REACH_MM = REACH_MM + max(STEPS_MM)   # Repair._distances measures at least this far (the repair's usual largest reach)
 
 
-def score(found) -> tuple[int, float]:
-    """(errors + warnings, how bad they are): compared as a pair, smaller is better."""
-    size = 0.0
-    for p in found:
-        size += _size_of(p)
-    return len(found), size
-
-
-def _size_of(p) -> float:
-    """_size of one problem (the repair and the polish score the same few messages thousands of times)."""
-    key = (p.code, p.message)
-    v = _SIZES.get(key)
-    if v is None:
-        v = _size(p.code, p.message)
-        if len(_SIZES) >= 20_000:
-            _SIZES.clear()
-        _SIZES[key] = v
-    return v
-
-
-_SIZES: dict = {}   # (code, message) -> _size of it
 _STEPS_OF: dict = {}   # m -> np.linspace(0.0, 1.0, m + 1)[:, None] (Repair._centres)
-
-
-def _size(code: str, message: str) -> float:
-    """How bad one problem is, read from its message."""
-    nums = [float(x) for x in re.findall(r"(\d+(?:\.\d+)?) mm", message)]
-    if code in ("space-overlap", "space-on-station"):
-        m = re.search(r"\((\d+) mm²\)", message)
-        return float(m.group(1)) if m else 10.0
-    if code == "route-too-short" and len(nums) >= 2:
-        return 10.0 * max(nums[0] - nums[1], 0.5)
-    if code == "station-overlap":
-        return 20.0
-    return 10.0
-
-
-def _named(p, kind: str, codes: tuple[str, ...]) -> list[str]:
-    """The ids of one kind ("route" or "station") a problem names: its subject, and for these codes
-    the other one its message quotes. Remembered by what it is read from (kept_from reads every
-    problem of a part before a move, for each move)."""
-    key = (p.subject, p.code, p.message, kind, codes)
-    got = _NAMED.get(key)
-    if got is None:
-        if len(_NAMED) >= 20_000:
-            _NAMED.clear()
-        got = _NAMED[key] = _named_plain(p, kind, codes)
-    return list(got)
-
-
-_NAMED: dict = {}   # (subject, code, message, kind, codes) -> _named_plain of them
-
-
-def _named_plain(p, kind: str, codes: tuple[str, ...]) -> list[str]:
-    out = []
-    if p.subject.startswith(kind + " "):
-        out.append(p.subject[len(kind) + 1:])
-    if p.code in codes:
-        m = re.search(kind + r" '([^']+)'", p.message)
-        if m:
-            out.append(m.group(1))
-    return out
-
-
-def _route_names(p) -> list[str]:
-    return _named(p, "route", ("space-overlap", "crossing"))
-
-
-def _station_names(p) -> list[str]:
-    return _named(p, "station", ("space-on-station", "station-overlap"))
 
 
 class Repair:
@@ -173,7 +105,7 @@ class Repair:
         bundle (then the routes are in the file's order) and no bundle with the file's own waypoints
         (build_result keeps those as written, lat/lon maybe; the part writes the drawing's points).
         None otherwise."""
-        if self.check is not _pipeline_check():
+        if self.check is not geometry_problems:
             return None
         if self._whole_part is None:
             net = self.net
@@ -276,7 +208,7 @@ class Repair:
 
     def view(self, part) -> "Part":
         """That part of the board with the points where they are now, for its checks and label room."""
-        if self.check is not _pipeline_check():
+        if self.check is not geometry_problems:
             return Part(self, self.part_data(part), None)
         if self._boards is None:
             self._boards = PartBoards(self)
@@ -472,7 +404,7 @@ class Repair:
         if seen is None:
             parts: dict[float, tuple] = {}
             selected: dict[float, tuple] = {}   # reach -> part (the drawing is the same for every move)
-            fast = self.check is _pipeline_check()
+            fast = self.check is geometry_problems
             trace, complete = [], True
             ready: dict = {}   # move number or ("base", reach) -> its Part, made ahead (_prepare)
             for n, m in enumerate(moves):
@@ -661,23 +593,17 @@ def _later_steps(known) -> list | None:
 def _full_key(board, size_out) -> bytes:
     """Repair.full's memo key of a whole board from PartBoards: its stations' and waypoints'
     positions and the layout's size (the rest of such a board is the same for every drawing), each
-    waypoint written as the tuple of its fields (equal exactly when its dataclass repr is, the key
-    before stop 27, and cheaper to write)."""
+    waypoint written as the tuple of its fields (equal exactly when its dataclass repr
+    is, and cheaper to write)."""
     return hashlib.sha256(repr([[(s.board.x, s.board.y) for s in board.stations],
                                 [tuple([(w.lat, w.lon, w.x, w.y) for w in r.waypoints]) for r in board.routes],
                                 size_out]).encode()).digest()
 
 
-def _pipeline_check():
-    from mapkit.layout.pipeline import geometry_problems   # (pipeline imports this module)
-
-    return geometry_problems
-
-
 class Part:
     """A part of the board as Repair.part_data makes it, for its checks (self.problems) and its
     stations' label room (self.without_room). With the layout's own check (check_geometry of
-    build_board(data): mapkit.layout.pipeline.geometry_problems) the part is a Board from
+    build_board(data): mapkit.layout.judge.geometry_problems) the part is a Board from
     PartBoards and both use one Layout of it; with any other check it is the dict, as before."""
 
     def __init__(self, rp, data, board, layout=None, needs=None):
@@ -780,7 +706,7 @@ class Part:
         return (errors, count, size) if ranked else (count, size)
 
     def without_room(self, only=None) -> list[str]:
-        from mapkit.layout.labels import board_without_room, without_room
+        from mapkit.layout.labelroom import board_without_room, without_room
 
         if self.board is None:
             return without_room(self.data, only=only)
@@ -793,7 +719,7 @@ class PartBoards:
     from the one before in a point (building them was about a tenth of a check). Each Station and
     Route is boardfile's own station_model / route_model of the dict part_data would write, keyed
     by everything that dict and its place in the part depend on, so the Board is equal field for
-    field to build_board's (tests/test_layout_speed.py compares them)."""
+    field to build_board's (tests/test_layout_identity.py compares them)."""
 
     def __init__(self, rp):
         self.rp = rp

@@ -26,7 +26,7 @@ routes come nearer their bearings by RESEAT_GAIN_DEG (rms) with no more routes o
 more gap excess (beyond EXCESS_SLACK_MM), or with fewer over 6 mm and no farther from their
 bearings. The order is the stations' (worst first, then index): a seed gives one layout.
 Stations of three or more neighbours are held by them: a seat by least squares for those seated
-one station in the 36 layouts of docs/layout-gaps.md (stop 26) and was taken out. A branch of
+one station in the 36 layouts of docs/layout-gaps.md and was taken out. A branch of
 stations hanging on one station is turned round it as one piece instead (turn_branches).
 """
 
@@ -39,7 +39,7 @@ import numpy as np
 
 from mapkit.layout.network import drawn_mm_at_gap
 from mapkit.layout.overpass import rank
-from mapkit.layout.labels import station_span
+from mapkit.layout.judge import station_span
 from mapkit.layout.tighten import GAP_AIM_MM, LMIN_MARGIN_MM, Tighten
 
 RESEAT_DEG = 45.0          # a route this far off its real bearing makes its station a candidate (the issue's 45°)
@@ -178,7 +178,7 @@ def _seats(t: Tighten, base, room, out: dict) -> None:
         # the fill: a station hung across its neighbour is often what spans the board (60/0's s37
         # the lowest station, 169° off its only route's bearing): a seat that brings every route of
         # such a station within 90° may take the span below what the board asks (the layout's fill
-        # figures and fill_note then say so); any other seat keeps the fill (labels.fill_kept)
+        # figures and fill_note then say so); any other seat keeps the fill (judge.fill_kept)
         across = float(err0.max()) > math.pi / 2
         keep = dr.pos.copy()
         scored = []

@@ -16,10 +16,9 @@ import numpy as np
 
 from mapkit.layout import fit
 from mapkit.layout.flights import flight_bundles, route_flights
-from mapkit.layout.labels import room_counts, worse_room
+from mapkit.layout.labelroom import room_counts, worse_room
 from mapkit.layout.result import build_result
 
-SMALLER_BOARD = True
 # where the drawing goes in the smaller board's inner area, in shares of its slack each way
 PLACES = ((0, 0), (1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, -1), (1, -1), (-1, 1))
 

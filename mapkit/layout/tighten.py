@@ -39,10 +39,10 @@ are moved to take excess out:
 A move is kept only when it takes out something (fewer routes over 6 mm, or as many and less
 excess, `better`), the checks find nothing more on the part of the board it changes (overpass.rank,
 the finishing step's judge: no error traded for anything; the slides on the whole board), the
-stations near what it moves keep room for as many labels as before (labels.py: a label is an
-obstacle; at each of 7, 8 and 10 pt, labels.ROOM_SIZES, ROOM_ALL: a station already without
+stations near what it moves keep room for as many labels as before (labelroom.py: a label is an
+obstacle; at each of 7, 8 and 10 pt, labelroom.ROOM_SIZES, ROOM_ALL: a station already without
 room at 10 pt keeps its room at 7 and 8),
-the stations still fill the board as asked (labels.fill_kept) and the routes it turns
+the stations still fill the board as asked (judge.fill_kept) and the routes it turns
 are no farther from what the style asks (their real bearings, 45° in the schematic style, `turns_ok`).
 Each sweep is confirmed on the whole board (checks and label room); one it refuses keeps its moves
 before the first one it refuses (a bisection over the sweep's moves, BISECT_STEPS whole-board
@@ -62,7 +62,8 @@ import numpy as np
 
 from mapkit.geometry import space_placement, space_placement_arrays, station_fan
 from mapkit.layout.crowding import ANGLE_CLEAR, HALF_EXTRA_MM, need_of
-from mapkit.layout.labels import LABEL_PT, ROOM_SIZES, LABEL_REACH_MM, fill_kept, room_counts, station_span, worse_room
+from mapkit.layout.judge import fill_kept, station_span
+from mapkit.layout.labelroom import LABEL_PT, LABEL_REACH_MM, ROOM_SIZES, room_counts, worse_room
 from mapkit.layout.network import MAX_GAP_MM, drawn_mm_at_gap
 from mapkit.layout.optimize import Drawing, run_rounds
 from mapkit.layout.overpass import rank
@@ -99,7 +100,7 @@ PULL = 1                  # a point pulled along the widest route over its aim t
 TRACKS = True             # a double's gaps read on its longer track (track_extra), as the geometry places its spaces
 MITRE_LIMIT = 3.0         # the tracks' offset curves' mitre limit (mapkit.geometry), in offsets from the bend
 LMIN_WEIGHT = 3.0         # a route drawn too short weighs this much per mm of length, against a gap's mm
-ROOM_ALL = True           # the first tightening keeps the label room at every one of labels.ROOM_SIZES too
+ROOM_ALL = True           # the first tightening keeps the label room at every one of labelroom.ROOM_SIZES too
 GROUP = True              # a station moved with its neighbours by one vector when no single move was kept (_groups)
 GROUP_RADIUS_MM = 30.0    # ... the free bends within this of the station (its routes over: their points left out)
 GROUP_TRIES = 3           # ... judged tries of one station's group moves at most (after its single moves)
@@ -153,8 +154,8 @@ def track_extras(pts: np.ndarray, offset: float) -> tuple[float, float]:
 class Tighten:
     def __init__(self, rp, w=None, style: str = "geographic", sizes=None):
         self.rp, self.net, self.dr = rp, rp.net, rp.dr
-        # the label sizes whose room a move must keep (labels.room_counts): LABEL_PT, or after the
-        # label step's slides every one of labels.ROOM_SIZES (a label they gave room at 8 pt keeps it)
+        # the label sizes whose room a move must keep (labelroom.room_counts): LABEL_PT, or after the
+        # label step's slides every one of labelroom.ROOM_SIZES (a label they gave room at 8 pt keeps it)
         # (the first tightening too keeps every size's room, ROOM_SIZES: a station without room at
         # 10 pt whose room at 7 or 8 pt a move took was a label the renderer could no longer place)
         self.retighten = sizes is not None
@@ -985,7 +986,7 @@ class Tighten:
 
     def lacking(self) -> tuple[int, ...]:
         """Stations of the whole board without label room at each of self.sizes
-        (labels.room_counts): a move may not take a label's room at any of them."""
+        (labelroom.room_counts): a move may not take a label's room at any of them."""
         rp = self.rp
         whole = rp._whole()
         if whole is not None:

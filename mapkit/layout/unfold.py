@@ -23,7 +23,6 @@ from mapkit.layout.untangle import RELAX_ROUNDS, Untangle
 
 REPAIR_TRIES = 200   # the repair after an unfolding: local moves judged by the checks, at most
 UNFOLD_ROUNDS = RELAX_ROUNDS  # of the local re-optimization after it
-UNTANGLE_AFTER = False
 
 
 def _loop_stations(net, dr, k) -> list[int]:
@@ -141,8 +140,6 @@ def unfold(net, dr, size_out, check, found, w, style):
                 if new:
                     rp.tries = 0
                     new = rp.run()
-            if new and UNTANGLE_AFTER:   # what the unfolding left nearby: the untangling's kicks
-                new = Untangle(rp, w, style).run(new)
             if rank(new) < current:
                 found, current = new, rank(new)
             else:

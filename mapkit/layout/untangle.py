@@ -20,7 +20,8 @@ from dataclasses import replace
 import numpy as np
 
 from mapkit.layout.optimize import Drawing, Weights, run_rounds
-from mapkit.layout.repair import DIRECTIONS, Repair, score
+from mapkit.layout.judge import score
+from mapkit.layout.repair import DIRECTIONS, Repair
 
 KICK_MM = (30.0, 60.0)   # the long steps (the repair's own go up to 32 mm, without the re-optimization)
 PULL_MM = (20.0, 40.0)   # a crowded station pulled this far towards its neighbours

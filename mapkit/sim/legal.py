@@ -384,7 +384,7 @@ def _traps(s: State, p: int, r: int) -> bool:
 # the draw actions are the same few tuples every turn: made once (a face-up slot's action per slot)
 _BLIND = (BLIND,)
 _FACE = [(FACE_UP, i) for i in range(8)]
-BLIND_DRAW = _BLIND  # for agents that pick a draw off the state (planner_turn.FusedTurn._draw_now)
+BLIND_DRAW = _BLIND  # for agents that pick a draw off the state (agents.fused_turn.FusedTurn._draw_now)
 
 
 def _face(n: int) -> list[tuple]:

@@ -48,7 +48,7 @@ def longest_trail(edges: list[tuple[int, int, int]], budget: int = DEFAULT_BUDGE
         if start in seen:
             continue
         # the component of start, and in the same pass its odd stations, its edges' lengths (each
-        # edge is met from both ends: twice) and their count (seventh round: one pass, not four)
+        # edge is met from both ends: twice) and their count (one pass, not four)
         comp, stack = {start}, [start]
         odd = 0
         twice = []

@@ -4,8 +4,7 @@ untouched board (nothing claimed yet) remembered on the board tables.
 At the start of a game every seat of every game searches the same board: those searches are
 answered from the tables. (A memory of each seat's later searches, exact by keeping the routes a
 search read and checking none changed since, answered a quarter of them but cost about as much as
-it saved: measured, and left out; so did a third form, by the stations a search expanded, in the
-third round. `cheapest_path_traced` gives those stations for the one place a reuse pays: choosing
+it saved: measured, and left out; so did a third form, by the stations a search expanded. `cheapest_path_traced` gives those stations for the one place a reuse pays: choosing
 tickets, where the changes since a search are known exactly.)
 """
 

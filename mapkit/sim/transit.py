@@ -16,7 +16,7 @@ and wild cards last. Colored routes take their own color, wild cards standing in
 
 from __future__ import annotations
 
-from mapkit.sim.engine import BUS, EMPTY, STATION, TRAIN, State
+from mapkit.sim.state import BUS, EMPTY, STATION, TRAIN, State
 
 
 def _fixed_part(s: State, st: int, kind: int, p: int):
