@@ -258,7 +258,7 @@ def report(board, max_games, batch, games, player_counts, agents, preset, varian
 
         ref = reference_for(panel, counts, games or max_games, seed, jobs, tuple(variants), scheduler, progress)
     r = balance_report(b, counts, games, panel, seed, jobs, preset, tuple(variants), scheduler,
-                       max_games=max_games, batch=batch, progress=progress, reference=ref)
+                       max_games=max_games, batch=batch, progress=progress, reference=ref, strategies=True)
     if progress:
         progress.done()
     try:

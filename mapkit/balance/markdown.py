@@ -5,6 +5,8 @@ count's figures with their intervals, beside the published map's where the repor
 
 from __future__ import annotations
 
+from typing import Optional
+
 from mapkit.balance.panel import default_panel
 from mapkit.balance.verdicts import AGENT_DEPENDENT, AGENTS_DISAGREE, KIND_ORDER, NEEDS_GAMES, ROBUST
 
@@ -119,6 +121,39 @@ def _reference_lines(r: dict) -> list[str]:
     return out + [""]
 
 
+def _share(x: Optional[dict]) -> str:
+    if not x or x.get("share") is None:
+        return "–"
+    return f"{_pct(x['share'])} ({_pct(x['low'])}–{_pct(x['high'])})"
+
+
+def _strategy_lines(r: dict) -> list[str]:
+    s = r.get("strategies")
+    if not s:
+        return []
+    pub = ((r.get("reference") or {}).get("strategies")) or {}
+    pub_r = {x["agent"]: x for x in pub.get("restricted", [])}
+    pub_s = {(x["better"], x["worse"]): x for x in pub.get("skill", [])}
+    out = ["## Does one simple strategy dominate?", "",
+           f"A restricted player at a table with the panel ({s['players']} players, every agent in every seat in "
+           f"turn, about {s['games']} games each): its win share per seat played (fair share "
+           f"{_pct(1 / s['players'])}), beside the unrestricted expert's at the same table and the same strategy's "
+           "on the published map. A strategy dominates where it wins clearly more than the expert here and more "
+           "than on the published map.", "",
+           "| strategy | win share here | the expert at that table | on the published map |", "|---|---|---|---|"]
+    for x in s["restricted"]:
+        out.append(f"| {x['what']} (`{x['agent']}`) | {_share(x)} | {_share(x.get('expert'))} | "
+                   f"{_share(pub_r.get(x['agent']))} |")
+    if s["skill"]:
+        out += ["", "Does skill pay? The stronger agent's win share head to head at two players (seats "
+                "alternating): the higher, the more the map rewards playing better.", "",
+                "| match | here | on the published map |", "|---|---|---|"]
+        for x in s["skill"]:
+            out.append(f"| `{x['better']}` against `{x['worse']}` | {_share(x)} | "
+                       f"{_share(pub_s.get((x['better'], x['worse'])))} |")
+    return out + [""]
+
+
 def format_markdown(r: dict) -> str:
     fixed = r.get("games")
     sizing = f"{fixed or r['max_games']} games per player count"
@@ -173,6 +208,7 @@ def format_markdown(r: dict) -> str:
         out += ["## Checked and fine", ""] + [f"- {v['text']}" for v in _ordered(ok)] + [""]
     if r["deck_warnings"]:
         out += ["## Deck", ""] + [f"- {w}" for w in r["deck_warnings"]] + [""]
+    out += _strategy_lines(r)
     for run in r["runs"]:
         out += _run_markdown(run)
     return "\n".join(out)

@@ -4,7 +4,8 @@ A fan map is judged against what the published North America map does when the s
 plays it with its published ticket deck (the original 30 tickets, boards/north-america.json's
 deck `published`) under the standard rules: its tickets' completion-by-points trend and the
 spread around it, its least claimed route, its least claimed color, its first seat's edge and the
-lowest win share of a ticket's holders (`report.py`'s `bands_at`). A verdict is raised only where
+lowest win share of a ticket's holders (`report.py`'s `bands_at`), and the restricted-play and
+skill figures (strategies.py) the report prints beside the board's. A verdict is raised only where
 the fan map falls outside that range, so the published map judged against itself raises (almost)
 none.
 
@@ -43,14 +44,14 @@ def play_reference(panel: list[str], players: list[int], games: int, seed: int =
     from mapkit.balance.report import balance_report
 
     r = balance_report(published_board(), players, games, panel, seed, jobs, None, tuple(variants), scheduler,
-                       progress=progress, tested=0)
+                       progress=progress, tested=0, strategies=True)
     thin = [n for n, b in r["bands"].items() if "ticket_trend" not in b]
     if thin:
         raise MapkitError(f"the published map played too few games at {', '.join(thin)} players to serve as the "
                           f"reference: play more games (--games) or use --reference none")
     return {"board": BOARD, "deck": DECK, "name": "published North America map", "rules": r["rules"],
             "panel": list(panel), "variants": list(variants), "games": games, "seed": seed,
-            "source": "played with this report", "bands": r["bands"]}
+            "source": "played with this report", "bands": r["bands"], "strategies": r["strategies"]}
 
 
 def shipped() -> Optional[dict]:

@@ -89,9 +89,14 @@ def balance_report(board: Board, players: list[int], games: Optional[int] = None
                    jobs: int = 1, preset: Optional[str] = None, variants: tuple = (), scheduler=None,
                    max_games: int = DEFAULT_MAX_GAMES, batch: int = DEFAULT_BATCH,
                    progress: Optional[Callable[[int, int, int], None]] = None,
-                   reference: Optional[dict] = None, tested: int = TESTED_CAUSES) -> dict:
+                   reference: Optional[dict] = None, tested: int = TESTED_CAUSES, strategies: bool = False) -> dict:
     """Play the panel (`agents`: a list or comma-separated names; default the panel) at each
-    player count and judge the board. `progress(players, games done, games at most)`."""
+    player count and judge the board. `progress(players, games done, games at most)`.
+
+    `reference`: the published map's bands (reference.py) the verdicts are judged against (None:
+    the fixed cut-offs); `tested`: how many causes have their change played (TEST_GAMES games at
+    the player count where they show, twice: the board and the change on the same seeds);
+    `strategies`: also play the restricted-play and skill tables (strategies.py)."""
     rules = rules_for_board(board, preset, variants)
     t = build_tables(board)
     labels = pool_labels(t, rules)
@@ -145,6 +150,10 @@ def balance_report(board: Board, players: list[int], games: Optional[int] = None
         "deck_warnings": list(deck.warnings) if deck else [],
     }
     out["causes"] = _causes(out, board, panel, seed, jobs, preset, variants, scheduler, tested) if players else []
+    if strategies:
+        from mapkit.balance.strategies import strategy_figures
+
+        out["strategies"] = strategy_figures(board, panel, seed, jobs, preset, variants, scheduler)
     return out
 
 

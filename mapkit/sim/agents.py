@@ -60,6 +60,19 @@ def _expert() -> Agent:
 AGENTS["expert"] = _expert  # a factory like the classes above: AGENTS[name]() makes the agent
 
 
+def _restricted(name: str):
+    def make() -> Agent:
+        from mapkit.sim.restricted import RESTRICTED  # the expert with one habit taken away
+
+        return RESTRICTED[name]()
+
+    return make
+
+
+for _name in ("no-tickets", "no-longest"):
+    AGENTS[_name] = _restricted(_name)
+
+
 def make_agent(name: str) -> Agent:
     if name not in AGENTS:
         raise UsageError(f"unknown agent '{name}'{did_you_mean(name, AGENTS)}; agents: {', '.join(AGENTS)}")
