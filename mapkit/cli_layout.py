@@ -67,7 +67,7 @@ def _path_text(path: tuple) -> str:
               help="--gap-rule (the default): hold the gaps between spaces to 6 mm as a rule (wider only "
                    "where a crowded station or a knot the repair could not undo needs it) and let --size auto "
                    "prefer a size the network fills 80 % each way; where the rule leaves a problem the soft "
-                   "layout is kept if cleaner (figure gap_rule; docs/layout-gaps.md). --no-gap-rule: the "
+                   "layout is kept if cleaner (figure gap_rule; docs/design/layout.md). --no-gap-rule: the "
                    "layout only prefers 6 mm gaps (faster, more routes over 6 mm); either way the clean "
                    "board's over-long routes are then drawn in where the checks allow (figure tightened, and "
                    "again after the label step), and stations of one or two neighbours drawn across them "
@@ -189,7 +189,7 @@ def _echo_loose(loose: list[dict]) -> None:
 def _echo_across(across: list[dict], names: dict) -> None:
     """The routes drawn more than 90° off their real bearing (figures.routes_across), each with the
     station on the wrong side and the side the real map has it on. Not a geometry problem either:
-    the layout could not seat it there (docs/board-format.md, seats), the designer can."""
+    the layout could not seat it there (docs/design/layout.md, seats), the designer can."""
     if not across:
         return
     one = len(across) == 1

@@ -47,7 +47,7 @@ def report_games(panel: list, counts: list, step_games: int) -> int:
 @click.option("--write", is_flag=True, help="Change the board file itself: only the changed fields move.")
 @click.option("--aim", "aim_opts", multiple=True, metavar="NAME=VALUE",
               help="Override an aim (repeatable): ticket-worth=0.1, value-rises=0.5, completion=0.4:0.9, "
-                   "color-wilds=0.5, seat-edge=0.03, route-claimed=0.05; NAME=off turns one off. See docs/tune.md.")
+                   "color-wilds=0.5, seat-edge=0.03, route-claimed=0.05; NAME=off turns one off. See docs/guide/tune.md.")
 @click.option("--change", "change", default="tickets,cards,doubles", show_default=True,
               help="What may change, comma-separated: tickets (points, then replacing a ticket), cards "
                    "(train-card counts), doubles (a double's second track). Never stations, route colors or lengths.")
@@ -61,7 +61,7 @@ def report_games(panel: list, counts: list, step_games: int) -> int:
                    "of --step-games, at least one seat rotation per table).")
 @click.option("--margin", "margin_opts", multiple=True, metavar="NAME=VALUE",
               help="Non-inferiority margin of an aim (repeatable): how much its total miss may grow in a kept "
-                   "change, e.g. ticket-worth=0.05. See docs/tune.md for the defaults.")
+                   "change, e.g. ticket-worth=0.05. See docs/guide/tune.md for the defaults.")
 @click.option("--players", "player_counts", default="2,3,4,5", show_default=True,
               help="Player counts, comma-separated (limited to what the rules allow).")
 @click.option("--agents", default=None,

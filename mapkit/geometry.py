@@ -39,7 +39,7 @@ _EVEN = [False]   # set by even_spread()
 def even_spread():
     """Every route's spaces spread evenly (no end given its need) inside the block: the layout's
     earlier steps, whose models and moves were made for the even spread, run so; the tightening and
-    the board as written get the placement by needs (docs/layout-gaps.md)."""
+    the board as written get the placement by needs (docs/board-format.md)."""
     was = _EVEN[0]
     _EVEN[0] = True
     try:

@@ -2,7 +2,7 @@
 
 Two inputs: a synthetic report for the tiny fixture board (every number chosen, so the pictures
 can be checked pixel by pixel), and a report made from games really played on Portland with the
-existing engine, mapped by `played_report` below to the report.json shape the stats helper writes
+existing engine, mapped by `played_report` below to the report.json shape the report writes
 (fewer games than a real report: it checks that real data draws, not what Portland's balance is).
 
 Set MAPKIT_FIGURES_DEMO to a folder to write a 50-games-per-agent Portland report there to look at.

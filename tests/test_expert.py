@@ -305,7 +305,7 @@ def test_expert_draws_tickets_after_its_plan_by_the_table(na, players, trains, d
 def test_expert_plans_the_cheaper_of_two_ticket_orders(na):
     """Shortest connections one ticket after another depend on the order: calgary-charleston (17)
     planned first and calgary-saint-louis (12) after it take 25 trains on the open board, the
-    other way round 17 (the first connection reused by the second). The plan is the cheaper."""
+    other order 17 (the first connection reused by the second). The plan is the cheaper."""
     from mapkit.sim import engine
     from mapkit.sim.view import SeatView
 

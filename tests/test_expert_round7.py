@@ -1,4 +1,4 @@
-"""The seventh round's switches on the expert (docs/expert.md, seventh round). None is on by
+"""The seventh round's switches on the expert (docs/design/expert.md, "Tried and left out"). None is on by
 default (none gained beyond the noise); each test builds a position and checks that the switch
 does what the docs say it does, and that off it leaves the play as it was."""
 

@@ -1,5 +1,5 @@
 """The eighth round's oracles and look-ahead (mapkit/sim/expert_oracle.py, expert_lookahead.py;
-docs/expert.md, "Eighth round"). Each test builds a position and checks that the variant does
+docs/design/expert.md, "Why the winner's score stops near 130"). Each test builds a position and checks that the variant does
 what it says: the clairvoyant draw reads the real top of the ticket deck, the play-out keep takes
 the option whose play-outs score most, and the look-ahead's determinization keeps what the seat
 can see and never what it cannot."""

@@ -1,4 +1,4 @@
-"""The expert's speed shortcuts (docs/sim-speed.md, eighth round) against the plain code they
+"""The expert's speed shortcuts (docs/design/speed.md, "Simulator") against the plain code they
 replace: each is checked at every decision of whole games, and breaking one fails its test."""
 
 import heapq

@@ -23,7 +23,7 @@ import pytest
 from mapkit.colors import GRAY_DISPLAY_HEX, MIN_COLOR_DELTA_E, color_distance
 
 REPO = Path(__file__).resolve().parent.parent
-# CI has shared/ beside the clone; a checkout elsewhere (a git worktree) may say where with
+# CI has shared/ beside the clone; a checkout elsewhere may say where with
 # MAPKIT_GTFS_FEEDS
 SHARED = Path(os.environ.get("MAPKIT_GTFS_FEEDS") or REPO.parent / "shared" / "data" / "gtfs")
 

@@ -74,11 +74,11 @@ def test_geo_anchor_out_of_range_is_refused(tiny):
 @pytest.mark.slow
 @pytest.mark.parametrize("name, size", [("portland", "900x600"), ("north-america", "800x530")])
 def test_the_shipped_layouts_can_be_recomputed_clean(tmp_path, name, size):
-    """boards/portland.json and north-america.json carry computed layouts (reports/layout/comparison.md
+    """boards/portland.json and north-america.json carry computed layouts (docs/design/layout.md
     says why they were shipped). A designer re-running `mapkit layout --geo-anchor 1.0 --write` on
     them gets a strict-clean board, the same bytes every time on their machine. Not necessarily the
     shipped bytes: the optimization is chaotic and numpy's SIMD kernels round differently from one
-    processor to another (an AVX-512 host gives other layouts than the one these were made on)."""
+    processor to another (numpy's AVX-512 kernels give other layouts than its AVX2 ones)."""
     from pathlib import Path
     src = Path(__file__).resolve().parent.parent / "boards" / f"{name}.json"
     outs = []

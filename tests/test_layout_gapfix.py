@@ -1,5 +1,5 @@
 """The tightening's model of a route's gaps against the geometry's (a double's tracks), and its
-pull moves (tighten.py, docs/layout-gaps.md "Fewer routes over 6 mm (stop 24, gapfix)")."""
+pull moves (tighten.py, docs/design/layout.md, "Tightening")."""
 
 from __future__ import annotations
 

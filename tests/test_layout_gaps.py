@@ -1,5 +1,5 @@
 """Gaps between spaces held to about 6 mm (network.MAX_GAP_MM) as the layout's own rule (--gap-rule;
-the default, --no-gap-rule, only prefers it: docs/layout-gaps.md says why), except where a crowded station
+the default, --no-gap-rule, only prefers it: docs/design/layout.md says why), except where a crowded station
 needs its first spaces farther out (crowding.py) or first spaces still touching asked for more
 (pipeline.relax_gaps); the figure that counts routes over it; the fill note and --size auto's
 preference for a size the network fills."""

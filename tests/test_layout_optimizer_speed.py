@@ -1,4 +1,4 @@
-"""The optimizer's faster pieces (docs/layout-speed.md, "the optimizer (layspeed4)"), each against a
+"""The optimizer's faster pieces (docs/design/speed.md, "Layout"), each against a
 plain version: the csr structure refilled against scipy's own conversion, the Jacobian operator's
 products against the sparse matrix's, the halves of the geometric terms against the functions as
 they were, and a whole least-squares round against the plain call (the Jacobian with all its

@@ -99,8 +99,8 @@ def test_seattle_on_size_auto_is_strict_clean():
     """--size auto from lat/lon alone: strict clean on the smallest standard size that holds
     Seattle (841 x 1189 mm) or, where that size leaves a problem, on the next size up, and then it
     says which size left what (figure auto_sizes_tried). Which of the two depends on the machine's
-    floating point and on the gap rule (the layout is chaotic; docs/layout-speed.md, "Finishing the
-    last problems")."""
+    floating point and on the gap rule (the layout is chaotic; docs/design/layout.md,
+    "Finishing")."""
     from mapkit.layout import layout_board
 
     res = layout_board(_stripped("seattle"), size="auto")

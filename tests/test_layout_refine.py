@@ -98,7 +98,7 @@ def test_where_the_local_steps_leave_a_problem_the_rounds_run_and_the_cleaner_is
 
 @pytest.mark.slow
 def test_the_shipped_seattle_is_its_hand_layout_refined_and_refines_to_itself():
-    """Seattle ships its hand layout refined (docs/board-format.md): refined once more it comes back
+    """Seattle ships its hand layout refined (docs/design/layout.md): refined once more it comes back
     strict-clean with nearly every station where it is (the refinement has converged)."""
     from mapkit.resources import boards_dir
 

@@ -1,5 +1,5 @@
 """Stations of one or two neighbours drawn across them, seated again where the real map has them
-(mapkit/layout/reseat.py; docs/layout-gaps.md "Seats for stations drawn across a neighbour")."""
+(mapkit/layout/reseat.py; docs/design/layout.md, "Seats and branches")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The gap rule holding (docs/layout-gaps.md, "The rule holding (rulehold)"): the repair's memo kept
+"""The gap rule holding (docs/design/layout.md, "The gap rule"): the repair's memo kept
 apart for the even spread and the placement by needs, the rule lifted from the routes of a problem
 that persists from one round of repairs to the next (pipeline.release_gaps), and the first rounds
 run without the rule (pipeline.soft_first_rounds). Small boards, each test a few seconds."""

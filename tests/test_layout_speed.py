@@ -1,4 +1,4 @@
-"""The layout's speed-ups give the same numbers as the plain code they replace (docs/layout-speed.md):
+"""The layout's speed-ups give the same numbers as the plain code they replace (docs/design/speed.md):
 the polish's route costs, the label-room test and its candidate boxes, the repair's replay of a
 problem tried before, and the optimizer's Jacobian and angle need. Each is compared here with a
 plain version, on real boards and on synthetic ones."""

@@ -1,5 +1,5 @@
-"""The caches and shortcuts that took the 60-station bench board under 10 s (docs/layout-speed.md,
-stop 24) give what the code without them gives: a Layout's findings with the caches warm from
+"""The layout's caches and shortcuts (docs/design/speed.md,
+"Layout") give what the code without them gives: a Layout's findings with the caches warm from
 earlier boards equal the plain geometry's (tests/geometry_plain.py) as stations move, off the board
 and onto each other; Repair.select's remembered distances and PartBoards.whole_needs' remembered fan
 points follow the drawing as points move and bends come and go; need_of's one alpha call is the

@@ -1,4 +1,4 @@
-"""The label-room test's numpy shortcuts (docs/layout-speed.md, "Speed, stop 25 (speed61)") give
+"""The label-room test's numpy shortcuts (docs/design/speed.md, "Layout") give
 GEOS's answers: mapkit.layout.labelroom.Obstacles.free against contains(bounds, box) and the
 STRtree dwithin query it replaces, on random boxes round markers, rotated spaces and drawn lines
 (touching, overlapping, at the clearance to the last bit, on the label bounds' edges), and

@@ -1,4 +1,4 @@
-"""The shortcuts of stop 26 (docs/layout-speed.md, "Speed, stop 26 (speed62)") give what the code
+"""The checks' step-by-step shortcuts (docs/design/speed.md, "Layout") give what the code
 without them gives: checks.geometry_steps, step after step, are check_geometry's problems as the
 code before it wrote them (a copy below); Part.score_until returns the whole score or, exactly when
 its test holds of the whole score, None; Repair.try_problem with its moves judged only until they
@@ -151,7 +151,7 @@ def test_score_unless_is_the_gain_test():
 
 
 def _plain_score_unless(self, base, best_gain, ranked=False, known=None):
-    """Part.score_unless judging the whole part, as every move was judged before stop 26."""
+    """Part.score_unless judging the whole part (the plain judgement of every move)."""
     return (rank if ranked else score)(self.problems())
 
 

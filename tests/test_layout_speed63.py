@@ -1,4 +1,4 @@
-"""The tightening's speed work of stop 26 (speed63, docs/layout-speed.md "Speed, stop 26"): each
+"""The tightening's faster paths (docs/design/speed.md, "Layout"): each
 faster path gives the very floats of the plain code it replaced (tighten.py: Tighten.centrelines
 and badness, _target's residuals on all routes at once, the station fans remembered by
 _fresh_needs)."""
@@ -15,7 +15,7 @@ from mapkit.geometry import station_fan
 from mapkit.layout import layout_board
 from mapkit.layout.synthetic import layout_board_data
 
-# Tighten._target as it was before stop 26 (one numpy call per route in its residuals), run in
+# Tighten._target, plain (one numpy call per route in its residuals), run in
 # tighten.py's namespace: the reference the faster one must match bit for bit
 _TARGET_BEFORE = r'''
 def _target(self, i) -> np.ndarray | None:

@@ -1,4 +1,4 @@
-"""The repair's speed work of stop 27 (speed64, docs/layout-speed.md "Speed, stop 27 (speed64)"):
+"""The repair's faster paths (docs/design/speed.md, "Layout"):
 each faster path gives what the plain code it replaced gave, checked at every call during one
 layout of a small synthetic board (Repair._distances measuring only what can be within reach,
 PartBoards rounding only the moved points and making new fans from them, the Layout's marker keys,
@@ -28,7 +28,7 @@ from mapkit.render import shapes
 
 
 def _plain_distances(rp, centres):
-    """Repair._distances as it was before stop 27: every station and segment measured."""
+    """Repair._distances, plain: every station and segment measured."""
     pos = rp.dr.pos
     p_, q_, own = rp._segments()
     station_dist = np.min(R._norms(pos[: rp.net.n, None, :] - centres[None]), axis=1)
@@ -51,7 +51,7 @@ def _plain_select(rp, centres, reach):
 
 
 def _plain_whole_needs(pb, order):
-    """PartBoards.whole_needs as it was before stop 27: every station's fan made anew from _xy's dicts."""
+    """PartBoards.whole_needs, plain: every station's fan made anew from _xy's dicts."""
     rp, net = pb.rp, pb.rp.net
     dr = rp.dr
     route_bundle = {ri: k for k, b in enumerate(net.bundles) for ri in b.routes}
@@ -85,7 +85,7 @@ def _plain_whole_needs(pb, order):
 
 
 def _plain_centres(rp, points):
-    """Repair._centres as it was before stop 27 (np.linspace made for every segment)."""
+    """Repair._centres, plain (np.linspace made for every segment)."""
     pts = set(points)
     out = [rp.dr.pos[i] for i in pts]
     for line in rp.dr.lines:
@@ -167,7 +167,7 @@ def seen():
         whole = self._whole()
         if whole is not None:
             # the memo's answer is the board's own check, and its key tells the boards apart as the
-            # key before stop 27 did (the waypoints' dataclass repr): one to one over the layout
+            # plain repr key does (the waypoints' dataclass repr): one to one over the layout
             board = self._boards.board(whole)
             count("full", got != list(check_geometry(board)))
             old_key = hashlib.sha256(repr([[(s.board.x, s.board.y) for s in board.stations],
@@ -180,7 +180,7 @@ def seen():
         count("named", got != R._named_plain(p, kind, codes))
         return got
 
-    keys: set = set()   # (the key before stop 27, _full_key) of each whole board checked
+    keys: set = set()   # (the plain repr key, _full_key) of each whole board checked
     mp = pytest.MonkeyPatch()
     mp.setattr(R.Repair, "select", select)
     mp.setattr(R.PartBoards, "_rounded", rounded)
@@ -283,7 +283,7 @@ def _old_full_key(board, size_out) -> bytes:
 
 def test_full_key_tells_the_boards_apart_as_the_repr_did():
     """_full_key of boards that differ in one waypoint (moved, a signed zero, one more, none) and
-    in a station: equal exactly when the key before stop 27 (the waypoints' repr) is."""
+    in a station: equal exactly when the plain key (the waypoints' repr) is."""
     from dataclasses import replace
 
     from mapkit.model import Point

@@ -43,7 +43,7 @@ def test_synthetic_board_comes_out_clean(stations, seed):
     (200, 2)])
 def test_large_synthetic_board_comes_out_clean(stations, seed):
     """Which leftovers the earlier steps hand to the finishing step depends on the machine's
-    floating point (docs/layout-speed.md, "Finishing the last problems"): the board must come out
+    floating point (docs/design/layout.md, "Finishing"): the board must come out
     clean whatever they are."""
     laid_out_clean(stations, seed)
 

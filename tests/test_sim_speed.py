@@ -336,7 +336,7 @@ def test_the_planners_quick_answers_are_the_plain_computations(board_id, preset,
     assert all(found.values()), found  # each shortcut met positions where it answers something
 
 
-# ------------------------------------------------------------------ third round (docs/sim-speed.md)
+# ------------------------------------------------------------------ claims, plans, searches (docs/design/speed.md)
 
 @pytest.mark.parametrize("board_id, preset, variants, players", CLAIM_SETUPS)
 def test_the_longest_cheapest_claims_are_the_cheapest_claims_of_the_greatest_length(board_id, preset, variants,
@@ -550,7 +550,7 @@ def test_a_playstyle_changing_a_step_keeps_the_step_by_step_turn():
         assert agent.second_draw is None, name
 
 
-# ------------------------------------------------------------------ fifth round (docs/sim-speed.md)
+# ------------------------------------------------------------------ turns, costs, draws (docs/design/speed.md)
 
 @pytest.mark.parametrize("players", [2, 4])
 def test_the_plan_stands_when_the_claim_log_touches_nothing_still_open_reads(players):
@@ -690,7 +690,7 @@ def test_the_longest_path_of_a_tree_is_the_searched_longest_trail():
     assert min(found.values()) > 100, found
 
 
-# ------------------------------------------------------------------ seventh round (docs/sim-speed.md)
+# ------------------------------------------------------------------ second card, shuffle, refill (docs/design/speed.md)
 
 def test_the_engines_shuffle_is_randoms_shuffle():
     """`engine.shuffle` (random.Random's shuffle written out) against `Random.shuffle`: the same

@@ -590,7 +590,7 @@ def write_report(r: dict, out_dir: Path, board: Optional[Board] = None) -> dict:
     _atomic_write(md, markdown)
     _atomic_write(js, json.dumps(r, indent=2) + "\n")
     files = {"markdown": str(md), "json": str(js)}
-    # ---- HOOK for the figures helper: PNGs and the self-contained report.html -------------------
+    # ---- the figures: PNGs and the self-contained report.html ---------------------------------
     # mapkit.balance.figures.write_figures(report, board, out_dir) and
     # mapkit.balance.html.write_html(report, board, out_dir, markdown); called when they exist.
     if board is not None:

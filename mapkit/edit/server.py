@@ -4,7 +4,7 @@ Why the standard library: the page needs a handful of JSON endpoints and three s
 one user on one machine; http.server has no dependency to keep up to date and cannot drift from
 the Python mapkit runs on. ThreadingHTTPServer lets the page's long poll wait while it writes.
 
-Safety (see docs/edit.md):
+Safety (see docs/design/editor.md):
 - bound to 127.0.0.1 only; requests whose Host is not this address are refused (a web page that
   rebinds its own name to 127.0.0.1 cannot reach the API);
 - every /api request carries the random token from the page's address (header X-Mapkit-Token);

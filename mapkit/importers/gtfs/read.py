@@ -1,7 +1,7 @@
 """Reading a GTFS feed (a zip or a folder) row by row, only the columns asked for.
 
 Why the stdlib csv reader here and partridge only for the service calendar (see
-docs/import-gtfs.md): stop_times.txt has millions of rows in a city's feed; partridge and gtfs-kit
+docs/design/import.md): stop_times.txt has millions of rows in a city's feed; partridge and gtfs-kit
 load every column of it into pandas (gigabytes) and report a broken row as a pandas exception
 without its line. Streaming keeps memory to what the selected trips need and every problem names
 `file:line`. The service calendar (calendar.txt with its weekday flags and date ranges,
