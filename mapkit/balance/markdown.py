@@ -101,6 +101,16 @@ def _cause_line(c: dict) -> str:
     return line
 
 
+def _trust_lines() -> list[str]:
+    from mapkit.balance.reference import TRUST
+
+    p, e = TRUST["people"], TRUST["expert"]
+    return [f"How far to trust the AI: on the published map under the Mega rules, {e['who']} score {e['score']:g} "
+            f"points with {e['tickets']:g} tickets in {e['turns']:g} turns a player (`{e['command']}`); "
+            f"{p['who']} scored {p['score']:g} with {p['tickets']:g} tickets in {p['turns']:g} turns. The panel's "
+            "other agents are weaker than the expert: a verdict about how people would play rests on that.", ""]
+
+
 def _reference_lines(r: dict) -> list[str]:
     ref = r.get("reference")
     if not ref:
@@ -172,6 +182,7 @@ def format_markdown(r: dict) -> str:
            f"its verdict was decided at (lists: Benjamini–Hochberg at {d.get('fdr', 0.05):.0%} false discoveries; "
            f"the first seat: {d.get('seat_level', 0.0125):.2%} a side per player count), so a printed interval "
            "clears its cut-off exactly when the verdict is decided.", ""]
+    out += _trust_lines()
     out += _reference_lines(r)
     vs = r["verdicts"]
     cs = r.get("causes") or []

@@ -26,6 +26,21 @@ from typing import Optional
 from mapkit.errors import MapkitError
 
 SHIPPED = Path(__file__).with_name("published-reference.json")
+
+# How the AI compares with expert people, on the published map under the Mega rules (4 players).
+# People: the 2025 World Boardgaming Championships' online semifinals and final, 27 four-player
+# games on Board Game Arena (USA map, Mega rules): the winners' means. The expert: its winners'
+# means over 300 self-play games, measured with
+#   mapkit simulate north-america --rules mega --agents expert --players 4 --games 300 --seed 0 --format json
+# (winner_score_mean, winner_tickets_held_mean, turns_per_seat_mean).
+TRUST = {
+    "people": {"who": "winners at the 2025 World Boardgaming Championships (online semifinals and final, 27 games)",
+               "score": 157.1, "tickets": 6.4, "turns": 35.4},
+    "expert": {"who": "the expert's winners in 300 four-player self-play games", "score": 148.9, "tickets": 7.0,
+               "turns": 36.6,
+               "command": "mapkit simulate north-america --rules mega --agents expert --players 4 --games 300 "
+                          "--seed 0 --format json"},
+}
 BOARD, DECK, RULES = "north-america", "published", "standard"
 
 
