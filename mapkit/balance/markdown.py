@@ -131,6 +131,39 @@ def _reference_lines(r: dict) -> list[str]:
     return out + [""]
 
 
+CAUSES_SHOWN = 12
+
+
+def strategy_findings(s: dict, pub: dict) -> list[str]:
+    """Sentences for the strategy tables: a restricted strategy that wins clearly more than the
+    expert at its table and than on the published map dominates; skill that pays clearly less (or
+    more) than on the published map. Decided on the 95 % intervals, and said to rest on the AI."""
+    out = []
+    pub_r = {x["agent"]: x for x in pub.get("restricted", [])}
+    pub_s = {(x["better"], x["worse"]): x for x in pub.get("skill", [])}
+    for x in s.get("restricted", []):
+        e, p = x.get("expert"), pub_r.get(x["agent"])
+        if x.get("share") is None or not e or not p:
+            continue
+        if x["low"] > e["high"] and x["low"] > p["high"]:
+            out.append(f"A player who {x['what']} wins {_pct(x['share'])} of the seats it plays, more than the "
+                       f"expert at the same table ({_pct(e['share'])}) and than the same strategy on the published "
+                       f"map ({_pct(p['share'])}): that strategy dominates this board. Make it pay less (fewer "
+                       "points for short routes, tickets worth keeping) and playtest it with people.")
+    for x in s.get("skill", []):
+        p = pub_s.get((x["better"], x["worse"]))
+        if x.get("share") is None or not p:
+            continue
+        if x["high"] < p["low"]:
+            out.append(f"`{x['better']}` beats `{x['worse']}` in {_pct(x['share'])} of the games here against "
+                       f"{_pct(p['share'])} on the published map: this board rewards playing better less than the "
+                       "published one (more luck, fewer decisions that matter).")
+        elif x["low"] > p["high"]:
+            out.append(f"`{x['better']}` beats `{x['worse']}` in {_pct(x['share'])} of the games here against "
+                       f"{_pct(p['share'])} on the published map: this board rewards playing better more.")
+    return out
+
+
 def _share(x: Optional[dict]) -> str:
     if not x or x.get("share") is None:
         return "–"
@@ -161,6 +194,9 @@ def _strategy_lines(r: dict) -> list[str]:
         for x in s["skill"]:
             out.append(f"| `{x['better']}` against `{x['worse']}` | {_share(x)} | "
                        f"{_share(pub_s.get((x['better'], x['worse'])))} |")
+    found = strategy_findings(s, pub)
+    if found:
+        out += [""] + [f"- {line} (This rests on the AI players.)" for line in found]
     return out + [""]
 
 
@@ -192,8 +228,11 @@ def format_markdown(r: dict) -> str:
     und = [v for v in vs if v["verdict"] == NEEDS_GAMES]
     ok = [v for v in vs if v["verdict"] == ROBUST and not v["finding"]]
     out += ["## What to change", ""]
-    out += [f"{i}. {_cause_line(c)}" for i, c in enumerate(cs, 1)] or \
+    out += [f"{i}. {_cause_line(c)}" for i, c in enumerate(cs[:CAUSES_SHOWN], 1)] or \
         ["- nothing: no decided finding falls outside what the published map does"]
+    if len(cs) > CAUSES_SHOWN:
+        out.append(f"- and {len(cs) - CAUSES_SHOWN} more causes, smaller or depending on the AI players "
+                   "(report.json's `causes`)")
     out.append("")
     if act:
         out += ["## The findings behind it", ""] + [f"- {v['text']}" for v in _ordered(act)] + [""]
