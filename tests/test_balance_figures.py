@@ -75,7 +75,7 @@ def tiny_report(board) -> dict:
              "cutoff": 0.03, "games": 400, "text": "2 players: the first seat has an <advantage>"},
             {"kind": "hard-ticket", "subject": "dogwood-cedar <13>", "players": 3, "verdict": "agent-dependent",
              "agents": {"route-focus": "hard", "expert": "fine"}},
-            {"kind": "route-rarely-claimed", "subject": "birch-cedar", "players": 2, "verdict": "undecided",
+            {"kind": "route-rarely-claimed", "subject": "birch-cedar", "players": 2, "verdict": "needs-games",
              "agents": [], "estimate": 0.0, "low": 0.0, "high": 0.0602, "cutoff": 0.05, "games": 400,
              "games_needed": 5860},
         ],
@@ -161,15 +161,15 @@ def test_html_is_self_contained_and_escaped(tiny_out):
     imgs = re.findall(r'<img [^>]*src="([^"]+)"', text)
     assert len(imgs) == 5 and all(src.startswith("data:image/png;base64,") for src in imgs)
     # the verdicts come first, each with its class and agents: problems every agent agrees on,
-    # then agent-dependent, undecided, and what was found fine last
+    # then agent-dependent, those that need games, and what was found fine last
     assert text.index("Verdicts") < text.index("<img")
     rows = re.findall(r'<tr class="verdict ([a-z -]+)"', text)
-    assert rows == ["robust", "agent-dependent", "undecided", "robust fine"]
+    assert rows == ["robust", "agent-dependent", "needs-games", "robust fine"]
     assert '<span class="nw">route-focus: hard</span>' in text
     assert '<span class="nw">route-focus</span>, <span class="nw">expert</span>, <span class="nw">ticket-hungry</span>' in text
     assert "▲ robust: act" in text and "✔ robust: fine" in text
     assert "+6.0 pp" in text and ">+3.0 pp<" in text                # a difference of shares and its cut-off, in points
-    assert "about 5,860 more needed" in text                         # what an undecided verdict would need
+    assert "about 5,860 more needed" in text                         # what a verdict that needs games would need
     assert 'title="2 players: the first seat has an &lt;advantage&gt;"' in text and 'title="alder-fir"' in text
     assert "Alder &lt;script&gt;" in text.split("Figures")[0]         # the ticket verdict by its stations' names
 
@@ -350,7 +350,7 @@ def played_report(board, players=(2, 3, 4, 5), games=20, panel=("route-focus", "
         # the interval of its excess win share clears zero
         holds = [a for a, (lo, hi) in edge_by_agent.items() if lo > 0 or hi < 0]
         verdict = "robust" if len(holds) == len(panel) and len({lo > 0 for lo, _ in edge_by_agent.values()}) == 1 \
-            else "agent-dependent" if holds else "undecided"
+            else "agent-dependent" if holds else "needs-games"
         verdicts.append({"kind": "seat-advantage", "subject": "seat 1", "players": n, "verdict": verdict,
                          "agents": holds or list(panel)})
     return {"board": board.id, "name": board.name, "rules": rules.name, "seed": seed, "panel": list(panel),

@@ -122,17 +122,39 @@ def test_seat_rotation_gives_each_agent_each_seat(players):
 def test_verdict_logic_on_constructed_inputs():
     F, C, U = st.FLAG, st.CLEAR, st.UNDECIDED
     robust = judge(F, {"a": (F, True), "b": (U, True), "c": (F, True)})
-    assert robust == {"verdict": "robust", "agents": ["a", "b", "c"], "finding": True}
+    assert robust == {"verdict": "robust", "agents": ["a", "b", "c"], "against": [], "finding": True}
     assert judge(C, {"a": (C, False), "b": (U, False)})["finding"] is False
     dep = judge(F, {"a": (F, True), "b": (C, False), "c": (F, True)})
     assert dep["verdict"] == "agent-dependent" and dep["agents"] == ["b"]
-    # the pooled games undecided, agents decided both ways: the smaller side is named
-    dep2 = judge(U, {"a": (F, True), "b": (C, False), "c": (C, False)})
-    assert dep2["verdict"] == "agent-dependent" and dep2["agents"] == ["a"] and dep2["finding"] is None
-    # decided pooled, but one agent's estimate points the other way, undecided at its table
-    und = judge(F, {"a": (F, True), "b": (U, False)})
-    assert und["verdict"] == "undecided" and und["agents"] == ["b"]
-    assert judge(U, {"a": (U, True)})["verdict"] == "undecided"
+    # decided pooled, one agent's estimate on the other side even undecided at its table: it depends
+    assert judge(F, {"a": (F, True), "b": (U, False)})["verdict"] == "agent-dependent"
+    # the pooled games undecided, the agents on both sides: more games would not settle it
+    dis = judge(U, {"a": (F, True), "b": (C, False), "c": (U, False)})
+    assert dis["verdict"] == "agents-disagree" and dis["agents"] == ["a"] and dis["against"] == ["b", "c"]
+    assert dis["finding"] is None
+    assert judge(U, {"a": (U, True), "b": (U, True)})["verdict"] == "needs-games"
+
+
+def test_bh_level_decides_exactly_as_benjamini_hochberg():
+    rng = np.random.default_rng(5)
+    for m in (1, 3, 10, 40):
+        for _ in range(50):
+            p = np.concatenate([rng.uniform(0, 1, m // 2 + 1), rng.uniform(0, 0.01, m - m // 2 - 1)])
+            level = st.bh_level(p)
+            adjusted = np.asarray(st.bh(p))
+            assert ((p <= level) == (adjusted <= st.ALPHA)).all()
+
+
+def test_score_p_values_match_the_wilson_interval():
+    for k, n in ((0, 20), (7, 40), (33, 60), (59, 60)):
+        for level in (0.025, 0.005):
+            lo, hi = st.wilson(k, n, conf=1 - 2 * level)
+            above, _ = st.p_score_beyond([k], [n], [lo])
+            _, below = st.p_score_beyond([k], [n], [hi])
+            if lo > 0:
+                assert above[0] == pytest.approx(level, rel=1e-6)
+            if hi < 1:
+                assert below[0] == pytest.approx(level, rel=1e-6)
 
 
 def _children(pid: int) -> list[int]:

@@ -1,4 +1,5 @@
-"""`mapkit report`: the panel, sequential sizing, the report.json shape and the Markdown."""
+"""`mapkit report`: the panel, the games budget, decisions at the printed level, the report.json shape
+and the Markdown."""
 
 import json
 
@@ -26,7 +27,13 @@ def test_report_json_shape(cli, in_repo, tmp_path):
                  "--format", "json")
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
-    assert {"board", "name", "rules", "seed", "panel", "max_games", "runs", "verdicts", "deck_warnings"} <= set(data)
+    assert {"board", "name", "rules", "seed", "panel", "max_games", "runs", "verdicts", "deck_warnings",
+            "reference", "causes"} <= set(data)
+    assert data["reference"]["board"] == "north-america" and {"2", "3"} <= set(data["reference"]["bands"])
+    for c in data["causes"]:
+        assert {"kind", "subjects", "players", "change", "tested"} <= set(c)
+        if c["tested"] is not None:
+            assert {"figure", "before", "after", "low", "high"} <= set(c["tested"])
     assert data["panel"] == default_panel() and len(data["panel"]) >= 3
     assert [r["players"] for r in data["runs"]] == [2, 3]  # 9 is outside the rules and left out
     for run in data["runs"]:
@@ -54,10 +61,10 @@ def test_report_json_shape(cli, in_repo, tmp_path):
         assert labels == [f"self-play {a}" for a in data["panel"]] + ["mixed " + "/".join(data["panel"])]
     for v in data["verdicts"]:
         assert {"kind", "subject", "players", "verdict", "agents"} <= set(v)
-        assert v["verdict"] in ("robust", "agent-dependent", "undecided")
+        assert v["verdict"] in ("robust", "agent-dependent", "needs-games", "agents-disagree")
     assert {v["players"] for v in data["verdicts"] if v["kind"] == "seat-advantage"} == {2, 3}
     md = (tmp_path / "report.md").read_text()
-    assert "## 2 players" in md and "## 3 players" in md and "## Act on first" in md
+    assert "## 2 players" in md and "## 3 players" in md and "## What to change" in md
     assert json.loads((tmp_path / "report.json").read_text())["board"] == "tiny"
 
 
@@ -71,15 +78,23 @@ def test_single_agent_report(cli, in_repo, tmp_path):
     assert data["runs"][0]["games"] == 30
 
 
-def test_sequential_sizing_stops_within_budget(sequential):
+def test_every_game_of_the_budget_is_played_and_decided_at_the_printed_level(sequential):
     for run in sequential["runs"]:
-        assert run["games"] <= sequential["max_games"]
-        undecided = [v for v in sequential["verdicts"] if v["players"] == run["players"] and v["verdict"] == "undecided"]
-        # it stops early only when everything it prints is decided
-        assert run["games"] == sequential["max_games"] or not undecided
+        assert run["games"] == sequential["max_games"]
+    assert sequential["verdicts"]
     for v in sequential["verdicts"]:
-        if v["verdict"] == "undecided" and v["games_needed"] is not None:
+        lo, hi, cut = v["low"], v["high"], v["cutoff"]
+        assert lo <= v["estimate"] <= hi
+        if v["verdict"] in ("robust", "agent-dependent"):
+            # decided: the printed interval clears the cut-off on the side of the finding
+            above = v["kind"] in ("seat-advantage", "ticket-too-easy")
+            assert (lo > cut - 1e-4) if above == v["finding"] else (hi < cut + 1e-4), v
+        else:
+            assert lo - 1e-4 <= cut <= hi + 1e-4, v  # undecided: the printed interval holds the cut-off
+        if v["verdict"] == "needs-games" and v["games_needed"] is not None:
             assert v["games_needed"] > 0 and "more games" in v["text"]
+        if v["verdict"] == "agents-disagree":
+            assert v["games_needed"] is None and v["agents"] and v["against"]
 
 
 def test_sequential_sizing_is_deterministic_and_jobs_independent(sequential):
@@ -91,11 +106,11 @@ def test_sequential_sizing_is_deterministic_and_jobs_independent(sequential):
 
 def test_markdown_is_built_around_verdicts(sequential):
     md = format_markdown(sequential)
-    assert md.index("## Act on first") < md.index("## 2 players")
+    assert md.index("## What to change") < md.index("## 2 players")
     assert "AI players" in md
     for v in sequential["verdicts"]:
         if v["verdict"] != "robust" or v["finding"]:
-            assert v["text"] in md or v["verdict"] == "undecided"
+            assert v["text"] in md or v["verdict"] in ("needs-games", "agents-disagree")
 
 
 def test_report_bad_input(cli, in_repo, tmp_path):

@@ -2,8 +2,9 @@
 
 Everything is in the one file: the figures as base64 PNG data URIs, the CSS inline, no script and no
 web font, so it reads the same offline, without JavaScript, and when mailed on its own. The order is
-what a designer needs first: the verdicts (robust, agent-dependent, undecided, each marked by color
-and by word), then the figures with a caption saying what to look for, then the tables with their
+what a designer needs first: what to change (the causes, each with its change and what it did in
+simulation), the verdicts (robust, agent-dependent, the agents disagreeing, needing games, each
+marked by color and by word), the restricted-play and skill tables, then the figures with a caption saying what to look for, then the tables with their
 intervals. Every string that comes from the board or the report is HTML-escaped.
 """
 
@@ -18,9 +19,10 @@ from mapkit.model import Board
 
 from mapkit.balance import figures as figs
 
-VERDICT_ORDER = {"robust": 0, "agent-dependent": 1, "undecided": 2}
+VERDICT_ORDER = {"robust": 0, "agent-dependent": 1, "agents-disagree": 2, "needs-games": 2}
 # a mark beside the word, so the kinds differ without color too; a robust problem is not "✔"
-VERDICT_MARK = {"robust": "● robust", "agent-dependent": "◐ agent-dependent", "undecided": "? undecided"}
+VERDICT_MARK = {"robust": "● robust", "agent-dependent": "◐ agent-dependent", "agents-disagree": "⇄ agents disagree",
+                "needs-games": "? needs games"}
 HEX = re.compile(r"^#[0-9a-fA-F]{3,8}$")
 
 CSS = """
@@ -39,8 +41,9 @@ tr.robust { background: #e6f4e4 !important; } tr.robust td:first-child { border-
 tr.robust.fine { background: #f3faf2 !important; } tr.robust.fine td:first-child { font-weight: normal; }
 tr.agent-dependent { background: #fff2d9 !important; }
 tr.agent-dependent td:first-child { border-left-color: #c77700; color: #8a5300; }
-tr.undecided { background: #f0f0f0 !important; color: #555; }
-tr.undecided td:first-child { border-left-color: #9e9e9e; font-style: italic; }
+tr.needs-games, tr.agents-disagree { background: #f0f0f0 !important; color: #555; }
+tr.needs-games td:first-child, tr.agents-disagree td:first-child { border-left-color: #9e9e9e; font-style: italic; }
+ol.causes li { margin-bottom: .5em; }
 figure { margin: 1.2em 0 2em; } figure img { max-width: 100%; height: auto; border: 1px solid #e3e3e3; }
 figcaption, .caption { color: #444; margin-top: .4em; max-width: 60em; }
 .multiples { display: grid; grid-template-columns: repeat(auto-fit, minmax(540px, 1fr)); gap: 0 1.2em; }
@@ -150,17 +153,76 @@ def _games(v: dict) -> str:
     games = v.get("games")
     text = f"{games:,}" if isinstance(games, int) else _e(games or "")
     need = v.get("games_needed")
-    if v.get("verdict") == "undecided" and isinstance(need, int):
+    if v.get("verdict") == "needs-games" and isinstance(need, int):
         text += f'<br><span class="ci">about {need:,} more needed</span>'
     return text
+
+
+def causes_section(report: dict) -> list[str]:
+    """What to change: one item per cause, its change, and what the change did where it was played."""
+    causes = [c for c in report.get("causes") or [] if isinstance(c, dict)]
+    out = ['<h2 id="causes">What to change</h2>']
+    if not causes:
+        return out + ["<p>Nothing: no decided finding falls outside what the published map does.</p>"]
+    out.append('<ol class="causes">')
+    for c in causes:
+        subjects = ", ".join(str(x) for x in c.get("subjects") or [])
+        players = ", ".join(str(x) for x in c.get("players") or [])
+        item = f"<b>{_e(subjects)}</b> ({_e(players)} players): {_e(c.get('why', ''))}."
+        item += f" <b>Change:</b> {_e(c['change'])}." if c.get("change") else " No map change proposed."
+        t = c.get("tested")
+        if isinstance(t, dict):
+            item += (f' <span class="ci">Tried on {_e(t.get("games"))} games at {_e(t.get("players"))} players: '
+                     f'{_e(t.get("figure"))} {pct(t.get("before"))} → {pct(t.get("after"))} '
+                     f'({ci_pct(t.get("low"), t.get("high"))})</span>')
+        if not c.get("robust", True):
+            item += ' <span class="badge">depends on the AI players</span>'
+        out.append(f"<li>{item}</li>")
+    return out + ["</ol>"]
+
+
+def strategies_section(report: dict) -> list[str]:
+    s = report.get("strategies")
+    if not isinstance(s, dict):
+        return []
+    pub = ((report.get("reference") or {}).get("strategies")) or {}
+    pub_r = {x["agent"]: x for x in pub.get("restricted", [])}
+    pub_s = {(x["better"], x["worse"]): x for x in pub.get("skill", [])}
+
+    def share(x):
+        if not x or x.get("share") is None:
+            return "<td class=\"n\">—</td>"
+        return _cell(pct(x["share"]), ci_pct(x.get("low"), x.get("high")))
+
+    out = ['<h2 id="strategies">Does one simple strategy dominate? Does skill pay?</h2>',
+           f'<p class="note">A restricted player at a table with the panel ({_e(s.get("players"))} players, every '
+           'agent in every seat in turn): its win share per seat played, beside the unrestricted expert at the same '
+           'table and the same strategy on the published map.</p>',
+           '<table><thead><tr><th>strategy</th><th class="n">here</th><th class="n">the expert at that table</th>'
+           '<th class="n">published map</th></tr></thead><tbody>']
+    for x in s.get("restricted", []):
+        out.append(f"<tr><td>{_e(x.get('what'))}</td>{share(x)}{share(x.get('expert'))}"
+                   f"{share(pub_r.get(x.get('agent')))}</tr>")
+    out.append("</tbody></table>")
+    if s.get("skill"):
+        out += ['<p class="note">Head to head at two players, seats alternating: the stronger agent\'s win share.</p>',
+                '<table><thead><tr><th>match</th><th class="n">here</th><th class="n">published map</th></tr></thead>'
+                "<tbody>"]
+        for x in s["skill"]:
+            out.append(f"<tr><td>{_e(x.get('better'))} against {_e(x.get('worse'))}</td>{share(x)}"
+                       f"{share(pub_s.get((x.get('better'), x.get('worse'))))}</tr>")
+        out.append("</tbody></table>")
+    return out
 
 
 def verdicts_section(report: dict, board: Board) -> list[str]:
     out = ["<h2 id=\"verdicts\">Verdicts</h2>",
            '<p class="note"><b>robust</b>: the pooled games decide it and every agent of the panel agrees — act on '
-           'the problems, trust the "fine". <b>agent-dependent</b>: the agents disagree (the agents column names '
-           'those that do), so it depends on how people play. <b>undecided</b>: not enough games yet (the agents '
-           "column names any pointing the other way). Estimates with 95 % intervals; pp = percentage points.</p>"]
+           'the problems, trust the "fine". <b>agent-dependent</b>: decided, but some agents play it the other way '
+           '(the agents column names them), so it depends on how people play. <b>agents disagree</b>: not decided, '
+           'the agents fall on both sides; more games would not settle it. <b>needs games</b>: more games would '
+           "decide it. Each interval is printed at the level its verdict was decided at, and each cut-off comes "
+           "from the published map where the report has it; pp = percentage points.</p>"]
     verdicts = [v for v in report.get("verdicts") or [] if isinstance(v, dict)]
     if not verdicts:
         return out + ["<p>No verdicts in this report.</p>"]
@@ -169,8 +231,8 @@ def verdicts_section(report: dict, board: Board) -> list[str]:
                '<th>subject</th><th class="n">estimate</th><th class="n">cut-off</th><th>agents</th><th class="n">games</th>'
                "</tr></thead><tbody>")
     for v in verdicts:
-        kind = str(v.get("verdict") or "undecided")
-        cls = kind if kind in VERDICT_ORDER else "undecided"
+        kind = str(v.get("verdict") or "needs-games")
+        cls = kind if kind in VERDICT_ORDER else "needs-games"
         mark = VERDICT_MARK.get(kind, kind)
         if kind == "robust" and v.get("finding") is not None:
             mark = "▲ robust: act" if v["finding"] else "✔ robust: fine"
@@ -363,7 +425,9 @@ def render_html(report: dict, board: Board, pngs: dict[str, bytes], markdown: st
     warnings = [w for w in report.get("deck_warnings") or []]
     if warnings:
         body += ["<p><b>Deck:</b></p><ul>"] + [f"<li>{_e(w)}</li>" for w in warnings] + ["</ul>"]
+    body += causes_section(report)
     body += verdicts_section(report, board)
+    body += strategies_section(report)
     body += figures_section(board, pngs)
     body += ['<h2 id="tables">Tables</h2>']
     body += seats_table(runs) + tickets_tables(board, runs) + colors_table(board, runs)

@@ -50,15 +50,18 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Optional
 
 import numpy as np
 
+from mapkit.balance import causes
+from mapkit.balance.published import ticket_band
 from mapkit.balance import stats as st
 from mapkit.balance.panel import default_panel, panel_tables, rotation
 from mapkit.balance.markdown import format_markdown, verdict_text
-from mapkit.balance.verdicts import AGENT_DEPENDENT, KIND_ORDER, decided, judge
+from mapkit.balance.verdicts import AGENT_DEPENDENT, KIND_ORDER, NEEDS_GAMES, judge
 from mapkit.cards import derive_deck
 from mapkit.model import Board
 from mapkit.sim.batch import GameRunner, Totals, chunks, pool_labels, summarize
@@ -72,6 +75,12 @@ TICKET_EASY = 0.90     # ... or by more than 90 %
 ROUTE_RARE = 0.05      # a route claimed in fewer than 5 % of games
 COLOR_STARVED = 0.15   # a color whose track is claimed 15 points of share less than all colored track
 RARELY_KEPT = 0.20     # a ticket kept in fewer than 20 % of the offers that include it
+HOLDERS_LOSE = 0.5     # the seats holding a ticket win less than half their fair 1/players
+
+BAND_MIN_HELD = 30     # a published ticket counts in the reference band once held this often
+TESTED_CAUSES = 3      # causes whose change the report plays
+TEST_GAMES = 400       # games per change (and for the board on the same seeds)
+GAMES_CAP_FACTOR = 5   # "needs games" only while the games it needs are within 5x this report's
 
 DEFAULT_MAX_GAMES = 2000
 DEFAULT_BATCH = 200
@@ -80,9 +89,15 @@ DEFAULT_BATCH = 200
 def balance_report(board: Board, players: list[int], games: Optional[int] = None, agents=None, seed: int = 0,
                    jobs: int = 1, preset: Optional[str] = None, variants: tuple = (), scheduler=None,
                    max_games: int = DEFAULT_MAX_GAMES, batch: int = DEFAULT_BATCH,
-                   progress: Optional[Callable[[int, int, int], None]] = None) -> dict:
+                   progress: Optional[Callable[[int, int, int], None]] = None,
+                   reference: Optional[dict] = None, tested: int = TESTED_CAUSES, strategies: bool = False) -> dict:
     """Play the panel (`agents`: a list or comma-separated names; default the panel) at each
-    player count and judge the board. `progress(players, games done, games at most)`."""
+    player count and judge the board. `progress(players, games done, games at most)`.
+
+    `reference`: the published map's bands (reference.py) the verdicts are judged against (None:
+    the fixed cut-offs); `tested`: how many causes have their change played (TEST_GAMES games at
+    the player count where they show, twice: the board and the change on the same seeds);
+    `strategies`: also play the restricted-play and skill tables (strategies.py)."""
     rules = rules_for_board(board, preset, variants)
     t = build_tables(board)
     labels = pool_labels(t, rules)
@@ -92,21 +107,18 @@ def balance_report(board: Board, players: list[int], games: Optional[int] = None
     panel = list(dict.fromkeys(agents)) if agents else default_panel()
     tables = panel_tables(panel)
     rot = rotation(panel)
-    if games:
-        per_table_max = _round_up(math.ceil(games / len(tables)), rot)
-        step_size = per_table_max
-    else:
-        per_table_max = max(rot, max_games // len(tables) // rot * rot)
-        step_size = min(per_table_max, _round_up(math.ceil(batch / len(tables)), rot))
-    looks = math.ceil(per_table_max / step_size)
-    ctx = _Context(board, t, rules, labels, points, panel, tables, alpha=st.ALPHA / looks, counts=len(players))
-    runs, evidence = [], {}
+    budget = games or max_games
+    per_table = _round_up(math.ceil(budget / len(tables)), rot) if games else max(rot, budget // len(tables) // rot * rot)
+    step_size = min(per_table, _round_up(math.ceil(batch / len(tables)), rot))
+    ctx = _Context(board, t, rules, labels, points, panel, tables, counts=len(players), reference=reference,
+                   games_cap=GAMES_CAP_FACTOR * per_table * len(tables))
+    runs, evidence, totals = [], {}, {}
     with GameRunner(jobs, scheduler) as runner:
         for n in players:
             tot = [Totals(n) for _ in tables]
             played = 0
-            while played < per_table_max:
-                step = min(step_size, per_table_max - played)
+            while played < per_table:  # steps only pace the progress line: every game is played
+                step = min(step_size, per_table - played)
                 work, owner = [], []
                 for k, tb in enumerate(tables):
                     items = chunks(t, rules, n, tb.games(seed, n, played, step))
@@ -115,29 +127,61 @@ def balance_report(board: Board, players: list[int], games: Optional[int] = None
                 for k, (part, _) in zip(owner, runner.map(work)):
                     tot[k].merge(part)
                     if progress:
-                        progress(n, sum(x.games for x in tot), per_table_max * len(tables))
+                        progress(n, sum(x.games for x in tot), per_table * len(tables))
                 played += step
-                ev = ctx.evidence(n, tot)
-                # Holm across player counts is not known until every count has played: stop on
-                # its strictest step (Bonferroni), which Holm's final verdict can only relax
-                if all(decided(v) for v in ctx.verdicts({n: ev}, stopping=True)):
-                    break
-            evidence[n] = ev
+            evidence[n] = ctx.evidence(n, tot)
+            totals[n] = tot
             runs.append(ctx.run(n, tot))
     verdicts = ctx.verdicts(evidence)
+    bands = {str(n): ctx.bands_at(n, tot) for n, tot in totals.items()}
     for run in runs:
         seat = [v for v in verdicts if v["kind"] == "seat-advantage" and v["players"] == run["players"]]
         run["seat_advantage"] = seat[0]["finding"] if seat else None
     deck = derive_deck(board) if board.deck is None else None
-    return {
+    out = {
         "board": board.id, "name": board.name, "rules": rules.name, "seed": seed, "panel": panel,
         "source": board.source, "players": list(players), "preset": preset, "variants": list(variants),
-        "max_games": None if games else per_table_max * len(tables), "games": games or None, "batch": batch,
+        "max_games": None if games else per_table * len(tables), "games": games or None, "batch": batch,
         "cutoffs": {"seat": SEAT_CUT, "ticket_hard": TICKET_HARD, "ticket_easy": TICKET_EASY,
-                    "route_rare": ROUTE_RARE, "color_starved": COLOR_STARVED, "rarely_kept": RARELY_KEPT},
-        "runs": runs, "verdicts": verdicts,
+                    "route_rare": ROUTE_RARE, "color_starved": COLOR_STARVED, "rarely_kept": RARELY_KEPT,
+                    "holders_lose": HOLDERS_LOSE},
+        "decision": {"fdr": st.ALPHA, "seat_level": st.ALPHA / len(players),
+                     "games_cap": ctx.games_cap},
+        "reference": reference,
+        "bands": bands, "runs": runs, "verdicts": verdicts,
         "deck_warnings": list(deck.warnings) if deck else [],
     }
+    out["causes"] = _causes(out, board, panel, seed, jobs, preset, variants, scheduler, tested) if players else []
+    if strategies:
+        from mapkit.balance.strategies import strategy_figures
+
+        out["strategies"] = strategy_figures(board, panel, seed, jobs, preset, variants, scheduler)
+    return out
+
+
+def _causes(report: dict, board: Board, panel, seed, jobs, preset, variants, scheduler, tested: int) -> list[dict]:
+    """The report's causes (causes.py), the first `tested` of them that have a change played on
+    the same seeds as the board (TEST_GAMES games at the player count where the cause shows first)."""
+    found = causes.find_causes(report, causes.board_data(board))
+    plain: dict[int, dict] = {}
+    done = 0
+    for c in found:
+        if done >= tested or not causes.worth_testing(c):
+            continue
+        n = causes.strongest_count(c)
+        if n not in plain:
+            plain[n] = balance_report(board, [n], TEST_GAMES, panel, seed, jobs, preset, variants, scheduler,
+                                      tested=0)
+        changed = balance_report(causes.board_with(board, c["edits"]), [n], TEST_GAMES, panel, seed, jobs, preset,
+                                 variants, scheduler, tested=0)
+        before = causes.figure_of(plain[n], c["figure"], n)
+        after = causes.figure_of(changed, c["figure"], n)
+        if before and after:
+            c["tested"] = {"figure": before["name"], "players": n, "games": changed["runs"][0]["games"],
+                           "before": before["value"], "after": after["value"], "low": after["low"],
+                           "high": after["high"]}
+        done += 1
+    return [causes.public(c) for c in found]
 
 
 def _round_up(x: int, m: int) -> int:
@@ -148,12 +192,61 @@ def _r(x, nd=4):
     return None if x is None or (isinstance(x, float) and not math.isfinite(x)) else round(float(x), nd)
 
 
-class _Context:
-    """What every analysis of one report shares: the board's tables, the panel, the levels."""
+@dataclass
+class Test:
+    """One comparison of a subject's figure with its cut-off. A rate (`k` successes of `m`,
+    Wilson interval, score test) or a mean (sums of `n` values, Student-t); `above`: the finding
+    holds when the figure lies above the cut-off."""
+    estimate: float
+    cut: float
+    above: bool
+    k: float = 0.0
+    m: float = 0.0
+    total: float = 0.0
+    squares: float = 0.0
+    n: int = 0
+    per_game: float = 1.0      # observations one game gives (for the games a decision needs)
+    shift: float = 0.0         # printed figure = rate + shift (the seat's edge over 1/players)
 
-    def __init__(self, board, t, rules, labels, points, panel, tables, alpha, counts):
+    @property
+    def rate(self) -> bool:
+        return self.m > 0 or self.n == 0
+
+    def p(self) -> tuple[float, float]:
+        """One-sided p-values (figure above the cut-off, below it)."""
+        if self.rate:
+            a, b = st.p_score_beyond([self.k], [self.m], [self.cut - self.shift])
+            return a[0], b[0]
+        return st.p_mean_beyond(self.total, self.squares, self.n, self.cut)
+
+    def interval(self, level: float) -> tuple[float, float]:
+        """The interval whose one-sided tails are `level` each: it clears the cut-off exactly
+        when the matching one-sided test decides at `level`."""
+        conf = max(0.0, 1 - 2 * level)
+        if self.rate:
+            lo, hi = st.wilson(self.k, self.m, conf)
+            return lo + self.shift, hi + self.shift
+        _, lo, hi = st.mean_interval(self.total, self.squares, self.n, conf)
+        return lo, hi
+
+    def sd(self) -> float:
+        if self.rate:
+            c = min(max(self.cut - self.shift, 1e-6), 1 - 1e-6)
+            return math.sqrt(c * (1 - c))
+        return st.mean_sd(self.total, self.squares, self.n)
+
+    @property
+    def flagged_side(self) -> bool:
+        return (self.estimate > self.cut) == self.above
+
+
+class _Context:
+    """What every analysis of one report shares: the board's tables, the panel, the reference."""
+
+    def __init__(self, board, t, rules, labels, points, panel, tables, counts, reference=None, games_cap=None):
         self.board, self.t, self.rules, self.labels, self.points = board, t, rules, labels, points
-        self.panel, self.tables, self.alpha, self.counts = panel, tables, alpha, counts
+        self.panel, self.tables, self.counts = panel, tables, counts
+        self.reference, self.games_cap = reference, games_cap
         self.colors = {c: name for c, name in enumerate(t.color_ids)} | {GRAY: "gray"}
 
     # ------------------------------------------------------------------ per player count
@@ -176,7 +269,7 @@ class _Context:
                 out[t.route_ids[r]] = tot.claims.get(r, 0)
         return out
 
-    def color_diffs(self, n: int, tot: Totals) -> dict[str, tuple[float, float, float, float]]:
+    def color_diffs(self, n: int, tot: Totals) -> dict[str, tuple[float, float, float]]:
         """Per color: (mean claimed share, sum, sum of squares of the per-game difference from the
         claimed share of all colored track). Gray is no card color: it is left out of both, since
         gray routes, payable with any color, are claimed more and would make every color look short."""
@@ -193,6 +286,11 @@ class _Context:
             out[self.colors[c]] = (s / a / max(1, tot.games), total, squares)
         return out
 
+    def bands(self, n: int) -> Optional[dict]:
+        if not self.reference:
+            return None
+        return self.reference["bands"].get(str(n))
+
     def evidence(self, n: int, tot: list[Totals]) -> dict:
         """Every comparison at n players: pooled, and per panel agent's self-play table."""
         pooled = _pool(n, tot)
@@ -200,125 +298,141 @@ class _Context:
         return {"pooled": self._tests(n, pooled), "agents": {a: self._tests(n, x) for a, x in by_agent.items()},
                 "games": pooled.games, "tables": len(self.tables)}
 
-    def _tests(self, n: int, tot: Totals) -> dict:
-        """kind -> subject -> (estimate, low, high, p_above, p_below, sd, per_game, cut, flag_above)."""
+    def _tests(self, n: int, tot: Totals) -> dict[str, dict[str, Test]]:
+        """kind -> subject -> Test, each against its cut-off: the published map's band at n players
+        where the report has a reference (reference.py), else the fixed cut-offs above."""
         g = max(1, tot.games)
-        out = {}
-        share0 = tot.win_shares[0] / g if tot.players else 0
+        ref = self.bands(n)
+        out: dict[str, dict[str, Test]] = {}
         fair = 1 / n
-        lo, hi = st.wilson(share0 * g, g)
-        pa, pb = st.p_rate_beyond(share0 * g, g, fair + SEAT_CUT)
         if n > 1:  # a solo game has no seats to compare
-            out["seat-advantage"] = {"first seat": (share0 - fair, lo - fair, hi - fair, pa, pb,
-                                                    _null_sd(fair + SEAT_CUT), 1.0, SEAT_CUT, True, share0,
-                                                    fair + SEAT_CUT)}
-        held = {i: v for i, v in tot.tickets.items() if v[0] > 0}
-        idx = sorted(held)
-        k = [held[i][1] for i in idx]
-        m = [held[i][0] for i in idx]
-        for kind, cut, above in (("ticket-too-hard", TICKET_HARD, False), ("ticket-too-easy", TICKET_EASY, True)):
-            pa, pb = st.p_counts_beyond(k, m, cut)
-            sub = {}
-            for j, i in enumerate(idx):
-                p = k[j] / m[j]
-                lo, hi = st.wilson(k[j], m[j])
-                sub[self.labels[i]] = (p, lo, hi, pa[j], pb[j], _null_sd(cut), m[j] / g, cut, above, p, cut)
-            out[kind] = sub
-        routes = self.route_subjects(n, tot)
-        names = sorted(routes)
-        pa, pb = st.p_counts_beyond([routes[x] for x in names], [g] * len(names), ROUTE_RARE)
-        sub = {}
-        for j, name in enumerate(names):
-            p = routes[name] / g
-            lo, hi = st.wilson(routes[name], g)
-            sub[name] = (p, lo, hi, pa[j], pb[j], _null_sd(ROUTE_RARE), 1.0, ROUTE_RARE, False, p, ROUTE_RARE)
-        out["route-rarely-claimed"] = sub
-        sub = {}
-        for name, (share, total, squares) in self.color_diffs(n, tot).items():
-            mean, lo, hi = st.mean_interval(total, squares, tot.games)
-            pa, pb = st.p_mean_beyond(total, squares, tot.games, -COLOR_STARVED)
-            sub[name] = (mean, lo, hi, pa, pb, st.mean_sd(total, squares, tot.games), 1.0, -COLOR_STARVED, False,
-                         mean, -COLOR_STARVED)
-        out["color-starved"] = sub
+            share0 = tot.win_shares[0]
+            cut = max(SEAT_CUT, ref["seat_high"]) if ref else SEAT_CUT
+            out["seat-advantage"] = {"first seat": Test(share0 / g - fair, cut, True, k=share0, m=g, shift=-fair)}
+        hard, easy, lose = {}, {}, {}
+        for i, (h, c) in sorted(tot.tickets.items()):
+            if h <= 0:
+                continue
+            label, pts = self.labels[i], self.points[i]
+            lo_cut, hi_cut = ticket_band(ref, pts) if ref else (TICKET_HARD, TICKET_EASY)
+            hard[label] = Test(c / h, lo_cut, False, k=c, m=h, per_game=h / g)
+            easy[label] = Test(c / h, hi_cut, True, k=c, m=h, per_game=h / g)
+            w = tot.ticket_win_units.get(i, 0) / tot.unit
+            cut = ref["holder_low"] if ref else HOLDERS_LOSE * fair
+            if n > 1:
+                lose[label] = Test(w / h, cut, False, k=w, m=h, per_game=h / g)
+        out["ticket-too-hard"], out["ticket-too-easy"] = hard, easy
+        if n > 1:
+            out["ticket-holders-lose"] = lose
+        cut = ref["route_low"] if ref else ROUTE_RARE
+        out["route-rarely-claimed"] = {name: Test(k / g, cut, False, k=k, m=g)
+                                       for name, k in sorted(self.route_subjects(n, tot).items())}
+        cut = ref["color_low"] if ref else -COLOR_STARVED
+        out["color-starved"] = {name: Test(total / g, cut, False, total=total, squares=squares, n=tot.games)
+                                for name, (_, total, squares) in self.color_diffs(n, tot).items()}
         return out
+
+    def bands_at(self, n: int, tot: list[Totals]) -> dict:
+        """What the published map itself does at n players (reference.py reads this from a report
+        of the published map): the range its tickets, routes, colors and first seat span."""
+        pooled = _pool(n, tot)
+        g = max(1, pooled.games)
+        pts, comp, weight, holder, keep = [], [], [], [], []
+        least = BAND_MIN_HELD if any(h >= BAND_MIN_HELD for h, _ in pooled.tickets.values()) else 1
+        for i, (h, c) in pooled.tickets.items():
+            if h >= least:
+                pts.append(self.points[i])
+                comp.append(c / h)
+                weight.append(h)
+                holder.append(pooled.ticket_win_units.get(i, 0) / pooled.unit / h)
+        for i, (o, k) in pooled.offers.items():
+            if o >= BAND_MIN_HELD:
+                keep.append(k / o)
+        routes = self.route_subjects(n, pooled)
+        colors = self.color_diffs(n, pooled)
+        if not pts or not colors or not routes:
+            return {"games": pooled.games}  # too little played to span anything
+        x, y, w = np.array(pts, float), np.array(comp), np.sqrt(np.array(weight, float))
+        slope, intercept = (np.polyfit(x, y, 1, w=w) if len(set(pts)) > 1 else (0.0, float(np.mean(y))))
+        resid = y - (intercept + slope * x)
+        share0 = pooled.win_shares[0]
+        lo, hi = st.wilson(share0, pooled.games)
+        return {"games": pooled.games,
+                "ticket_trend": [_r(float(intercept), 5), _r(float(slope), 5)],
+                "ticket_spread": [_r(float(resid.min()), 4), _r(float(resid.max()), 4)],
+                "ticket_points": [int(x.min()), int(x.max())],
+                "holder_low": _r(min(holder), 4), "keep_low": _r(min(keep), 4) if keep else None,
+                "route_low": _r(min(routes.values()) / g, 4),
+                "color_low": _r(min(total / g for _, total, _ in colors.values()), 4),
+                "color_high": _r(max(total / g for _, total, _ in colors.values()), 4),
+                "seat_edge": _r(share0 / g - 1 / n, 4), "seat_high": _r(hi - 1 / n, 4)}
 
     # ------------------------------------------------------------------ verdicts
 
-    def verdicts(self, evidence: dict, stopping: bool = False) -> list[dict]:
-        """Verdicts for the player counts in `evidence` (n -> `evidence(...)`). With `stopping`,
-        the seat tests use Bonferroni over every player count the report plays."""
+    def verdicts(self, evidence: dict) -> list[dict]:
+        """Verdicts for the player counts in `evidence` (n -> `evidence(...)`).
+
+        Each decision is made at the level its interval is printed at: within one list (a kind at
+        one player count) Benjamini–Hochberg at 5 % decides at the per-test level R q / m
+        (`st.bh_level`), the seat verdicts at 5 % / player counts (Bonferroni); the printed
+        interval's one-sided tails are that level, so it clears the cut-off exactly when decided."""
         out = []
-        seat_levels = self._seat_adjusted(evidence, stopping)
         for n, ev in sorted(evidence.items()):
             for kind in KIND_ORDER:
                 pooled = ev["pooled"].get(kind, {})
                 if not pooled:
                     continue
-                if kind == "seat-advantage":
-                    adj = {"pooled": seat_levels[n]["pooled"]}
-                    adj.update({a: seat_levels[n][a] for a in ev["agents"]})
-                else:
-                    adj = {"pooled": _bh_pair(pooled)}
-                    adj.update({a: _bh_pair(e.get(kind, {})) for a, e in ev["agents"].items()})
+                level = self._levels(kind, pooled)
+                agent_levels = {a: self._levels(kind, e.get(kind, {})) for a, e in ev["agents"].items()}
                 for subject, x in pooled.items():
-                    est, above = x[0], x[8]
-                    d_pool = st.decide(*adj["pooled"][subject], above, self.alpha)
-                    agents = {}
+                    pa, pb = x.p()
+                    p_flag, p_clear = (pa, pb) if x.above else (pb, pa)
+                    d_pool = st.FLAG if p_flag <= level[0] else st.CLEAR if p_clear <= level[1] else st.UNDECIDED
+                    agents, by_agent = {}, {}
                     for a, e in ev["agents"].items():
                         y = e.get(kind, {}).get(subject)
                         if y is None:  # never held at that table: says nothing either way
                             continue
-                        agents[a] = (st.decide(*adj[a][subject], above, self.alpha), (y[0] > y[7]) == above)
+                        ya, yb = y.p()
+                        yf, yc = (ya, yb) if y.above else (yb, ya)
+                        la = agent_levels[a]
+                        d = st.FLAG if yf <= la[0] else st.CLEAR if yc <= la[1] else st.UNDECIDED
+                        agents[a] = (d, y.flagged_side)
+                        by_agent[a] = _r(y.estimate)
                     j = judge(d_pool, agents)
-                    beyond = (est > x[7]) == above
-                    if kind != "seat-advantage" and j["finding"] is not True and not beyond and not (
-                            j["verdict"] == AGENT_DEPENDENT):
+                    if kind != "seat-advantage" and j["finding"] is not True and (
+                            j["finding"] is False or not x.flagged_side):
                         continue  # a list shows the subjects that are, or may be, problems
+                    used = level[1] if j["finding"] is False else level[0]
+                    lo, hi = x.interval(used)
                     v = {"kind": kind, "subject": subject, "players": n, **j,
-                         "estimate": _r(est), "low": _r(x[1]), "high": _r(x[2]), "cutoff": x[7], "games": ev["games"],
-                         "games_needed": None}
-                    if not decided(v):
-                        v["games_needed"] = self._needed(x, ev, kind, subject)
+                         "estimate": _r(x.estimate), "low": _r(lo), "high": _r(hi),
+                         "confidence": _r(1 - 2 * used, 4), "cutoff": _r(x.cut), "games": ev["games"],
+                         "by_agent": by_agent, "games_needed": None}
+                    if j["verdict"] == NEEDS_GAMES:
+                        v["games_needed"] = self._needed(x, ev["games"], used)
                     v["text"] = verdict_text(v)
                     out.append(v)
         return out
 
-    def _needed(self, x, ev, kind, subject) -> Optional[int]:
-        """Games per player count an undecided verdict would need if the effect is what it looks."""
-        tests = self.counts if kind == "seat-advantage" else max(1, len(ev["pooled"].get(kind, {})))
-        needs = [st.games_needed(x[9], x[5], x[10], x[6], ev["games"], alpha=self.alpha, tests=tests)]
-        for e in ev["agents"].values():
-            y = e.get(kind, {}).get(subject)
-            if y is not None and ((y[0] > y[7]) != (x[0] > x[7])):
-                # the contradicting agent's table gets 1/tables of every round
-                per = st.games_needed(y[9], y[5], y[10], y[6], ev["games"] // ev["tables"], alpha=self.alpha, tests=tests)
-                needs.append(None if per is None else per * ev["tables"])
-        if any(v is None for v in needs):
-            return None
-        return max(needs)
+    def _levels(self, kind: str, tests: dict) -> tuple[float, float]:
+        """(level of the flag decisions, level of the clear decisions) for one list."""
+        if kind == "seat-advantage":
+            a = st.ALPHA / max(1, self.counts)
+            return a, a
+        ps = [x.p() for x in tests.values()]
+        flag = [pa if x.above else pb for x, (pa, pb) in zip(tests.values(), ps)]
+        clear = [pb if x.above else pa for x, (pa, pb) in zip(tests.values(), ps)]
+        return st.bh_level(flag), st.bh_level(clear)
 
-    def _seat_adjusted(self, evidence, stopping):
-        """n -> scope -> subject -> (adjusted p_above, adjusted p_below), Holm across player counts."""
-        scopes = ["pooled"] + sorted({a for ev in evidence.values() for a in ev["agents"]})
-        out = {n: {} for n in evidence}
-        ns = sorted(evidence)
-        for scope in scopes:
-            vals = []
-            for n in ns:
-                e = evidence[n]["pooled"] if scope == "pooled" else evidence[n]["agents"].get(scope, {})
-                vals.append(e.get("seat-advantage", {}).get("first seat"))
-            have = [i for i, v in enumerate(vals) if v is not None]
-            if stopping:
-                adj_a = [min(1.0, vals[i][3] * self.counts) for i in have]
-                adj_b = [min(1.0, vals[i][4] * self.counts) for i in have]
-            else:
-                # Holm over the player counts played; the family is every count in the report
-                pa = [vals[i][3] for i in have] + [1.0] * (self.counts - len(have))
-                pb = [vals[i][4] for i in have] + [1.0] * (self.counts - len(have))
-                adj_a, adj_b = st.holm(pa)[:len(have)], st.holm(pb)[:len(have)]
-            for j, i in enumerate(have):
-                out[ns[i]][scope] = {"first seat": (adj_a[j], adj_b[j])}
-        return out
+    def _needed(self, x: Test, games: int, level: float) -> Optional[int]:
+        """Games per player count an undecided verdict would need if the effect is what it looks,
+        at the level it is decided at; None when that is beyond the report's budget cap (the
+        estimate sits too near its cut-off for games to decide it)."""
+        need = st.games_needed(x.estimate, x.sd(), x.cut, x.per_game, games, alpha=level)
+        if need is None or (self.games_cap and games + need > self.games_cap):
+            return None
+        return need
 
     # ------------------------------------------------------------------ the run's figures
 
@@ -340,9 +454,8 @@ class _Context:
         mmean = sum(m * c for m, c in margins) / g
         lo, hi = st.wilson(pooled.longest_decides, pooled.games)
         tickets = self._ticket_table(n, pooled)
-        pa, pb = st.p_counts_beyond([x["kept"] for x in tickets], [x["offered"] for x in tickets], RARELY_KEPT)
-        adj = st.bh(pb)
-        rarely = [x["ticket"] for x, p in zip(tickets, adj) if p < self.alpha]
+        pa, pb = st.p_score_beyond([x["kept"] for x in tickets], [x["offered"] for x in tickets], RARELY_KEPT)
+        rarely = [x["ticket"] for x, p in zip(tickets, pb) if p <= st.bh_level(pb)]
         avail = self.available(n)
         colors = {}
         for c, a in sorted(avail.items(), key=lambda kv: self.colors[kv[0]]):
@@ -428,11 +541,6 @@ def available_track(t, rules, n: int) -> dict[int, int]:
     return out
 
 
-def _null_sd(cut: float) -> float:
-    """Per-observation sd of a rate at the cut-off: the one the score test (and Wilson) uses, and
-    the right one for sizing a test against that cut-off (never 0 when no success was seen yet)."""
-    return math.sqrt(cut * (1 - cut))
-
 
 def _pool(n: int, tot: list[Totals]) -> Totals:
     pooled = Totals(n)
@@ -456,13 +564,6 @@ def _seat_figures(tot: Totals) -> dict:
         edge.update(score=_r(mean, 2), score_low=_r(lo, 2), score_high=_r(hi, 2))
     return {"seat_win_share": seats, "first_seat_edge": edge}
 
-
-def _bh_pair(tests: dict) -> dict:
-    """subject -> (BH-adjusted p_above, BH-adjusted p_below) over every subject of one kind."""
-    names = list(tests)
-    a = st.bh([tests[x][3] for x in names])
-    b = st.bh([tests[x][4] for x in names])
-    return {x: (a[i], b[i]) for i, x in enumerate(names)}
 
 
 __all__ = ["balance_report", "format_markdown", "write_report", "available_track", "locked_double"]

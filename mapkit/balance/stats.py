@@ -6,6 +6,9 @@
   exactly: only sums are kept), used for scores and paired differences;
 - `holm` / `bh`: Holm's step-down and Benjamini–Hochberg adjusted p-values;
 - `p_rate_beyond` / `p_mean_beyond`: one-sided p-values that a rate or mean lies beyond a cut-off;
+- `p_score_beyond`: the score test the Wilson interval inverts, for many rates at once;
+- `bh_level`: the per-test level at which Benjamini–Hochberg decides a family (so a verdict's
+  interval can be printed at the level it was decided at);
 - `decide`: flag / clear / undecided from the two one-sided adjusted p-values;
 - `games_needed`: a power-based estimate of how many more games an undecided verdict needs.
 
@@ -118,6 +121,33 @@ def p_counts_beyond(successes, n, cut: float) -> tuple[list[float], list[float]]
     above = np.where(m > 0, stats.binom.sf(k - 1, m, cut), 1.0)
     below = np.where(m > 0, stats.binom.cdf(k, m, cut), 1.0)
     return above.tolist(), below.tolist()
+
+
+def p_score_beyond(successes, n, cuts) -> tuple[list[float], list[float]]:
+    """One-sided score-test p-values (rate > cut, rate < cut) for many rates, each with its own
+    cut-off: the test the Wilson interval inverts, so the Wilson interval at confidence 1 - 2a
+    excludes the cut-off exactly when the matching p-value is below a."""
+    k = np.asarray(successes, dtype=float)
+    m = np.asarray(n, dtype=float)
+    c = np.clip(np.broadcast_to(np.asarray(cuts, dtype=float), k.shape), 1e-12, 1 - 1e-12)
+    safe = np.where(m > 0, m, 1.0)
+    z = np.where(m > 0, (k / safe - c) / np.sqrt(c * (1 - c) / safe), 0.0)
+    above = np.where(m > 0, stats.norm.sf(z), 1.0)
+    below = np.where(m > 0, stats.norm.cdf(z), 1.0)
+    return above.tolist(), below.tolist()
+
+
+def bh_level(pvalues, q: float = ALPHA) -> float:
+    """The per-test level at which Benjamini–Hochberg at rate q decides this family: with R
+    rejections, a p-value is rejected exactly when it is at most R q / m (q / m when R is 0; the
+    level Benjamini and Yekutieli's false-coverage-rate intervals use)."""
+    p = np.sort(np.asarray(list(pvalues), dtype=float))
+    m = len(p)
+    if m == 0:
+        return q
+    ok = np.nonzero(p <= q * np.arange(1, m + 1) / m)[0]
+    r = int(ok[-1]) + 1 if len(ok) else 0
+    return max(r, 1) * q / m
 
 
 def p_mean_beyond(total: float, squares: float, n: int, cut: float) -> tuple[float, float]:

@@ -97,7 +97,7 @@ def build(board, out_dir, paper, games, seed, jobs, fmt):
     if games:
         rules = rules_for_board(b)
         counts = [n for n in (2, 4) if rules.min_players <= n <= rules.max_players] or [rules.min_players]
-        r = balance_report(b, counts, games, ["route-focus"], seed, jobs)
+        r = balance_report(b, counts, games, ["route-focus"], seed, jobs, tested=0)
         written = write_report_files(lambda rep, where: write_report(rep, where, b), r, out)
         files.update({"report.md": written["markdown"], "report.json": written["json"]})
         if "html" in written:

@@ -219,17 +219,23 @@ def bench(board, games, only, fmt):
 @click.option("--scheduler", default=None, metavar="ADDRESS", help="Play on a Dask cluster (needs the dask extra).")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Where report.md and report.json go (default: reports/<board id>/).")
+@click.option("--reference", type=click.Choice(["published", "none"]), default="published", show_default=True,
+              help="Judge against the published North America map played by the same panel (its shipped figures "
+                   "when the panel and variants are the defaults, else played first: about twice the time), or "
+                   "against fixed cut-offs (none).")
 @click.option("--quiet", is_flag=True, help="No progress on stderr (it is shown only on a terminal anyway).")
 @FORMAT
 def report(board, max_games, batch, games, player_counts, agents, preset, variants, seed, jobs, scheduler,
-           out_dir, quiet, fmt):
-    """Balance report: an agent panel plays each player count until every verdict is decided.
+           reference, out_dir, quiet, fmt):
+    """Balance report: what to change on a board, judged against the published map.
 
-    By default the panel (each agent in self-play, and all of them at a mixed table with the seats
-    rotated) plays rounds of --batch games per player count until every verdict the report prints
-    is decided or --max-games is spent; --games N plays exactly N per player count instead. Each
-    verdict (seat advantage, tickets too hard or too easy, routes rarely claimed, starved colors)
-    is robust, agent-dependent (naming the agents) or undecided (with the games it would need).
+    The panel (each agent in self-play, and all of them at a mixed table with the seats rotated)
+    plays --max-games games per player count (--games N: exactly N; --batch only paces the progress
+    line). Each finding (seat advantage, tickets too hard, too easy or whose holders lose, routes
+    rarely claimed, starved colors) is judged against what the published North America map does
+    with the same panel (--reference), and is robust, agent-dependent, the AI players disagreeing,
+    or not yet decided (with the games it would need). Findings are grouped into causes, each with
+    the smallest change, and the top three changes are played on the same seeds to show what they do.
     Results are the same for the same seed whatever --jobs is.
     """
     from mapkit.balance.panel import default_panel
@@ -246,8 +252,13 @@ def report(board, max_games, batch, games, player_counts, agents, preset, varian
         raise click.BadParameter(f"{out_dir} is a file", param_hint="--out")
     check_report_outputs(out_dir, [board])  # before the games: they can take minutes
     progress = None if quiet or not sys.stderr.isatty() else _Progress()
+    ref = None
+    if reference == "published":
+        from mapkit.balance.reference import reference_for
+
+        ref = reference_for(panel, counts, games or max_games, seed, jobs, tuple(variants), scheduler, progress)
     r = balance_report(b, counts, games, panel, seed, jobs, preset, tuple(variants), scheduler,
-                       max_games=max_games, batch=batch, progress=progress)
+                       max_games=max_games, batch=batch, progress=progress, reference=ref, strategies=True)
     if progress:
         progress.done()
     try:

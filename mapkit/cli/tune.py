@@ -163,7 +163,7 @@ def tune(board, out_file, write, aim_opts, change, budget, step_games, screen_ga
         from mapkit.tune.loop import board_of
 
         tuned, _ = board_of(result.data, source)
-        r = balance_report(tuned, counts, step_games, panel, seed, jobs, preset, tuple(variants), scheduler)
+        r = balance_report(tuned, counts, step_games, panel, seed, jobs, preset, tuple(variants), scheduler, tested=0)
         result.report_games = sum(x.get("games", 0) for x in r.get("runs", ())) or reserve
         try:
             made = write_report_files(lambda rep, where: write_report(rep, where, tuned), r, report_dir)

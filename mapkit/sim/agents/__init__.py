@@ -33,12 +33,15 @@ from mapkit.sim.agents.base import Agent, RandomAgent
 from mapkit.sim.agents.expert import ExpertAgent
 from mapkit.sim.agents.planner import PlannerAgent
 from mapkit.sim.agents.playstyles import LongRouteAgent, OneStepAgent, TicketHungryAgent
+from mapkit.sim.agents.restricted import RESTRICTED
 
 # base (the interface, random), planner with moves and fused_turn (route-focus, the planner the
-# others build on), playstyles, expert (a package: its decisions one module each); this module names them
+# others build on), playstyles, expert (a package: its decisions one module each), restricted (the
+# expert with one habit taken away); this module names them
 __all__ = ["AGENTS", "Agent", "PlannerAgent", "RandomAgent", "make_agent"]
 
 AGENTS = {cls.name: cls for cls in (RandomAgent, PlannerAgent, TicketHungryAgent, LongRouteAgent, OneStepAgent, ExpertAgent)}
+AGENTS.update(RESTRICTED)  # the expert with one habit taken away (restricted.py), for the balance report
 
 
 def make_agent(name: str) -> Agent:
