@@ -578,3 +578,20 @@ def test_text_summary_prints_merges_board_players_and_playtest(metro_result):
     assert "  4 players: endless_wipes in 3 games; tickets completed 60 %" in text
     assert "  fixed: 4 players: 12 more train cards" in text and "  to do: 4 players: endless_wipes" in text
     assert "preview: x.png" in text and "card colors from" in text
+
+
+def test_text_summary_tables_keep_their_columns_with_long_ids(metro_result):
+    """The lines' and the colors' tables are as wide as their widest cell: a long color id keeps
+    the hex, name and kind columns lined up."""
+    from mapkit.cli.importing import format_summary
+
+    s = dict(metro_result.summary)
+    s["colors"] = [dict(c) for c in s["colors"]]
+    s["colors"][0]["id"] = "central-campus-shuttle-inbound-express-line"
+    s.update(board={"size_mm": [800, 530], "empty_share": 0.31, "routes_over_90deg": 0, "largest_gap_mm": 6.0},
+             players=[2, 4], deck={"total": 110, "wild": 14}, tickets=30, written=True, out="x.json", seconds=1.0)
+    lines = format_summary(s).splitlines()
+    rows = [ln for ln in lines if any(ln.lstrip().startswith(c["id"] + " ") for c in s["colors"])]
+    assert len(rows) == len(s["colors"])
+    starts = {ln.index(c["hex"]) for c in s["colors"] for ln in rows if c["hex"] in ln and ln.lstrip().startswith(c["id"] + " ")}
+    assert len(starts) == 1   # every hex starts in the same column

@@ -10,6 +10,7 @@ import click
 from mapkit.cli.common import FORMAT, SEED, _echo_json, printable
 from mapkit.cli.layout import Size
 from mapkit.errors import MapkitError, UsageError
+from mapkit.texttable import text_table
 
 
 # layouts tried at most (each 5-30 s), and on one board size before the next size up: the drafts
@@ -218,9 +219,11 @@ def format_summary(s: dict) -> str:
            f"lines: {len(s['lines'])} kept" + (f", {len(s['dropped'])} left out" if s["dropped"] else "")]
     for d in s["dropped"][:20]:
         out.append(f"  left out {d['line']}: {d['why']}")
+    rows = []
     for ln in s["lines"]:
-        other = f", {ln['other_pattern_trips']} trips on {ln['patterns'] - 1} other pattern(s) not drawn" if ln["patterns"] > 1 else ""
-        out.append(f"  {ln['route_id']:<12} {ln['name'][:40]:<40} {ln['mode']:<13} {ln['trips']:>4} trips → {ln['color']}{other}")
+        other = f"; {ln['other_pattern_trips']} trips on {ln['patterns'] - 1} other pattern(s) not drawn" if ln["patterns"] > 1 else ""
+        rows.append([ln["route_id"], ln["name"][:40], ln["mode"], f"{ln['trips']} trips", f"→ {ln['color']}{other}"])
+    out += text_table(["line", "name", "mode", "trips", "card color"], rows, "lllrl") if rows else []
     m = st.get("merge", {})
     out.append(f"stations: {st['stops_used']} stops merged into {st['merged_stations']} stations ("
                f"{m.get('by_parent', 0)} by parent station, {m.get('by_same_name_nearby', 0)} of one name within "
@@ -252,8 +255,9 @@ def format_summary(s: dict) -> str:
     for g in s.get("color_groups", []):
         out.append(f"  family {g['family']} (lines {', '.join(g['lines'][:8])}{' ...' if len(g['lines']) > 8 else ''}) "
                    f"-> {', '.join(g['colors'])}")
-    for c in s["colors"]:
-        out.append(f"  {c['id']:<14} {c['hex']} {c['name'][:40]:<40} {c['kind']:<13} {c['source']}")
+    out += text_table(["color", "hex", "name", "kind", "from"],
+                      [[c["id"], c["hex"], c["name"][:40], c["kind"], c["source"]] for c in s["colors"]],
+                      "lllll") if s["colors"] else []
     for n in s["notes"]:
         out.append(f"note: {n}")
     for a in s.get("attempts", [])[:-1]:
