@@ -119,6 +119,22 @@ def test_refine_moves_no_side_of_the_board(laid_out, monkeypatch):
     assert {"try_cuts", "shrink", "slide_repair"} <= set(called)
 
 
+def test_the_label_step_of_refine_moves_the_bends_beside_a_station():
+    """Without slides, a station without label room gets moves of the first bend of each of its
+    routes (labels.bends_beside): not a station's, not a fixed waypoint, each once."""
+    import numpy as np
+
+    from mapkit.layout.labels import bends_beside
+    from mapkit.layout.optimize import Drawing
+
+    # stations 0-2; 3 a bend of 0-1, 4 a fixed waypoint of 0-2, 5 a bend of 2-1 (its last point before 1)
+    dr = Drawing(np.zeros((6, 2)), 3, [[0, 3, 1], [0, 4, 2], [2, 5, 1], [1, 2]],
+                 np.array([True, True, True, True, False, True]))
+    assert bends_beside(dr, 0) == [3]
+    assert bends_beside(dr, 1) == [3, 5]
+    assert bends_beside(dr, 2) == [5]
+
+
 def test_a_board_without_positions_is_refused_with_what_to_do(tmp_path):
     data = layout_board_data(8, seed=3)
     with pytest.raises(LayoutError, match=r"--refine starts from the board positions .* run layout without --refine"):
