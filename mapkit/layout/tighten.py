@@ -50,6 +50,10 @@ judgements), that move's point is not moved again and the sweeps go on (undoing 
 stopping lost 20-40 kept moves on the 200-station boards). Counts bound it
 (MAX_TRIES, TRIES_PER_STATION, SWEEPS, SWEEPS_RETIGHTEN, CUT_TRIES), never time; the order is fixed and a move
 refused is not tried again until something near it has moved: a seed gives one layout.
+
+Without sides (--refine, where the stations are the designer's): no cut and no shrink, only the
+points of routes over 6 mm are moved, and a move leaves no other route over 6 mm in their place,
+so every station moved is an end of a route over 6 mm on the board the tightening was given.
 """
 
 from __future__ import annotations
