@@ -209,8 +209,8 @@ def layout_once(data: dict, *, style: str, size, seed: int, keep: frozenset, geo
     of the board or of all of it (the tightening's cuts and shrink, the label step's slides): the
     tightening moves only the points of routes over 6 mm, the label step a station without room or
     the bends beside it, so a station that moves is one the checks, the gaps or the labels name.
-    "local": the local steps alone (the repairs and the knot steps where the checks find something, the tightening, the
-    labels); "rounds": the optimization's rounds and the even-spread repairs first, its anchor that
+    "local": the local steps alone (the repairs and the knot steps where the checks find
+    something, the tightening, the labels); "rounds": the optimization's rounds and the even-spread repairs first, its anchor that
     drawing, held REFINE_GEO hard. A designer who moved or pinned a few stations gets the rest near
     where it was: laid out from the real map again, the optimization's path, and with it every
     station, comes out elsewhere (Seattle, White Center pinned south-east of Alaska Junction as
