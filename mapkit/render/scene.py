@@ -126,7 +126,7 @@ def track_items(W: float, H: float, margin: float) -> list:
 
 def margin_text_items(board: Board, content_hash: str) -> tuple[list, list]:
     """The bands between the scoring track and the playing area: at the top the title with the
-    version and the file's hash, and the "print at 100 %" notice with calibration bars; at the
+    version, the file's hash and a playtest box (marks.Stamp), and the "print at 100 %" notice with calibration bars; at the
     bottom the credits and the disclaimer. Returns items and their boxes (label obstacles)."""
     ph = board.physical
     W, H = ph.width_mm, ph.height_mm
@@ -137,7 +137,7 @@ def margin_text_items(board: Board, content_hash: str) -> tuple[list, list]:
     items, boxes = [], []
 
     strip_w = marks.scale_strip_width()
-    stamp = " · ".join(x for x in (f"version {board.version}" if board.version else "", f"file {content_hash}") if x)
+    stamp = f"{marks.Stamp(board.name, board.version, content_hash).ident()} · {marks.PLAYTEST}"
     title_size = min(24.0, band_h / (1.15 * fonts.MM_PER_PT))
     while True:
         tw, th = fonts.block_size([board.name], title_size, True)
