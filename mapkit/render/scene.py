@@ -85,9 +85,9 @@ def build_scene(board: Board, layout: Layout, content_hash: str) -> BoardScene:
     bounds = box(inset, inset, W - inset, H - inset)
     requests = list(bonus_requests)
     for s in board.stations:
-        requests.append(labels.LabelRequest(s.id, labels.station_candidates(
-            s.name, layout.positions[s.id], ph.station_radius_mm, s.label, s.hub)))
-    placement = labels.place(requests, obstacles, bounds)
+        requests.append(labels.station_request(s.id, s.name, layout.positions[s.id], ph.station_radius_mm,
+                                               s.label, s.hub))
+    placement = labels.raised(labels.place(requests, obstacles, bounds), requests, obstacles, bounds)
 
     for s in board.stations:
         items += station_items(layout.positions[s.id], ph.station_radius_mm, s.hub)
