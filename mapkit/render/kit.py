@@ -53,12 +53,14 @@ class RenderResult:
     cards: dict = field(default_factory=dict)
     unplaced_labels: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    route_ends: dict = field(default_factory=dict)   # scene.route_end_figures: route-end gaps as drawn
 
     def as_dict(self) -> dict:
         return {"board": self.board, "out": str(self.out_dir),
                 "files": {k: str(v) for k, v in self.files.items()}, "pages": dict(self.pages),
                 "tiles": dict(self.tiles), "cards": dict(self.cards),
-                "unplaced_labels": list(self.unplaced_labels), "warnings": list(self.warnings)}
+                "unplaced_labels": list(self.unplaced_labels), "warnings": list(self.warnings),
+                "route_ends": dict(self.route_ends)}
 
 
 def content_hash(path: Path) -> str:
@@ -103,6 +105,11 @@ def _render(path: Path, board: Board, out: Path, opt: RenderOptions, result: Ren
     layout.routes = dict(scene.routes)
     names = {s.id: s.name for s in board.stations}
     result.unplaced_labels = list(scene.unplaced)
+    result.route_ends = scene.route_ends
+    for rid, sid, gap in scene.route_ends.get("bare", []):
+        result.warnings.append(f"route '{rid}' stops {gap:g} mm short of station '{sid}' with no line drawn to it "
+                               "(one would cross another route's space or a label); move the station's routes "
+                               "apart there")
     result.warnings += scene.warnings
     for key in scene.unplaced:
         if key in names:

@@ -217,27 +217,43 @@ def raised(placement: Placement, requests, obstacles, bounds: Polygon, clearance
         return placement
     tight = clearance * TIGHT
     grown = {clearance: _buffered(obstacles, clearance), tight: _buffered(obstacles, tight)}
-    placed = dict(placement.placed)
-    unplaced = list(placement.unplaced)
     for req in small:
-        big = tuple(c for c in req.candidates if c.size >= req.least)
-        if not big:
-            continue
-        others = [c.box for k, c in placed.items() if k != req.key]
-        boxes = [c.box for c in big]
-        choice = None
-        for gap in (clearance, tight):
-            free = _free_mask(boxes, grown[gap], bounds)
-            choice = next((c for c, f in zip(big, free) if f and not _hits_any(c.box, others, gap)), None)
-            if choice is not None:
-                break
-        if choice is None:
-            choice = _nudged(LabelRequest(req.key, big, req.least), grown, bounds, others)
+        choice = next(iter(normal_boxes(placement, req, grown, bounds, clearance)), None)
         if choice is not None:
-            placed[req.key] = choice
-            if req.key in unplaced:
-                unplaced.remove(req.key)
-    return Placement(placed, unplaced)
+            placement = moved(placement, req.key, choice)
+    return placement
+
+
+def normal_boxes(placement: Placement, req: LabelRequest, grown: dict, bounds: Polygon,
+                 clearance: float = CLEARANCE_MM, limit: int | None = None):
+    """The request's candidates at its normal size or larger that are clear of everything and of
+    the other labels as placed, in the order `raised` takes them: at the normal clearance, then the
+    tight one, then the first nudged one (`_nudged`). grown: {clearance: the obstacles grown by
+    it}, as `place` makes them; limit: at most this many (a generator: asked one at a time)."""
+    big = tuple(c for c in req.candidates if c.size >= req.least)
+    if not big:
+        return
+    others = [c.box for k, c in placement.placed.items() if k != req.key]
+    boxes = [c.box for c in big]
+    tight = clearance * TIGHT
+    seen, n = set(), 0
+    for gap in (clearance, tight):
+        free = _free_mask(boxes, grown[gap], bounds)
+        for i, (c, f) in enumerate(zip(big, free)):
+            if f and i not in seen and not _hits_any(c.box, others, gap):
+                seen.add(i)
+                yield c
+                n += 1
+                if limit is not None and n >= limit:
+                    return
+    nudged = _nudged(LabelRequest(req.key, big, req.least), grown, bounds, others)
+    if nudged is not None:
+        yield nudged
+
+
+def moved(placement: Placement, key: str, choice: Candidate) -> Placement:
+    """The placement with one label at choice (found room: no longer unplaced)."""
+    return Placement({**placement.placed, key: choice}, [k for k in placement.unplaced if k != key])
 
 
 # A box's cost is its area outside bounds plus its area over each obstacle it touches (at least
