@@ -206,8 +206,8 @@ def place(requests, obstacles, bounds: Polygon, clearance: float = CLEARANCE_MM)
 def raised(placement: Placement, requests, obstacles, bounds: Polygon, clearance: float = CLEARANCE_MM) -> Placement:
     """The placement with each label that `place` drew below its request's normal size (`least`)
     moved to the first of its candidates at that size or larger that is clear of everything and of
-    the other labels as placed: at the normal clearance, then the tight one, then nudged
-    (`_nudged`); a label none of whose normal-size boxes finds room stays as placed. `place`
+    the other labels as placed (`normal_boxes`: at the normal clearance, then the tight one, then
+    nudged at the normal size); a label none of whose normal-size boxes finds room stays as placed. `place`
     places each label at the first free box in its order of preference, so a label whose
     normal-size boxes all miss by a sliver (Portland's Hollywood: 0.23 mm² of a space at 10 pt)
     went down to 8 pt while a nudge of a millimetre would have kept it at 10. Labels are raised
@@ -228,7 +228,7 @@ def normal_boxes(placement: Placement, req: LabelRequest, grown: dict, bounds: P
                  clearance: float = CLEARANCE_MM, limit: int | None = None):
     """The request's candidates at its normal size or larger that are clear of everything and of
     the other labels as placed, in the order `raised` takes them: at the normal clearance, then the
-    tight one, then the first nudged one (`_nudged`). grown: {clearance: the obstacles grown by
+    tight one, then the first nudged one at the normal size (`_nudged`). grown: {clearance: the obstacles grown by
     it}, as `place` makes them; limit: at most this many (a generator: asked one at a time)."""
     big = tuple(c for c in req.candidates if c.size >= req.least)
     if not big:
@@ -246,7 +246,10 @@ def normal_boxes(placement: Placement, req: LabelRequest, grown: dict, bounds: P
                 n += 1
                 if limit is not None and n >= limit:
                     return
-    nudged = _nudged(LabelRequest(req.key, big, req.least), grown, bounds, others)
+    # nudged, only to the normal size itself: a larger size is for boxes free as they stand, as the
+    # layout's label room counts them (mapkit.layout.labels)
+    least = tuple(c for c in big if c.size == req.least)
+    nudged = _nudged(LabelRequest(req.key, least, req.least), grown, bounds, others) if least else None
     if nudged is not None:
         yield nudged
 
