@@ -207,3 +207,12 @@ def test_a_color_change_that_harms_another_aim_is_refused():
     assert target["low"] > 0, target
     assert not keep and "completion" in why, why
     assert per_aim["completion"]["change"] < -per_aim["completion"]["margin"]
+
+
+def test_routes_the_designer_wants_rare_are_left_alone():
+    d, i, board, rules, t, ev = lonely_evidence()
+    rid = f"{d['routes'][i]['from']}-{d['routes'][i]['to']}"
+    aims = read_aims({"tune": {"unwanted_ok": [rid]}}, ("route-claimed=0.99",), [r.id for r in board.routes])
+    _, subjects = analyse(ev, aims, weights(ev.games, 0, 0, 200))
+    changes = [c for g in propose(ev, subjects, aims, d, board, rules, t, ("colors",), set(), 0) for c in g]
+    assert changes and not [c for c in changes if i in {p[1] for p, _ in c.edits if p[0] == "routes"}]

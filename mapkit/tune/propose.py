@@ -20,9 +20,10 @@ What may change (`--change`), in the order tried (least disruptive first):
   palette's own design (a fixed count, or fewer cards than its longest route), has its routes made
   gray, or given the color of a neighbouring line (a color already at one of their end stations,
   the one with the most cards per space of track); a colored route rarely claimed is made gray.
-  A route keeps its drawn kind. A color left with no route leaves the palette and the deck: its
-  cards go to the neighbour that took its routes, or (made gray) one by one to the colors furthest
-  below the share `mapkit cards` would give them.
+  Routes the designer lists as `unwanted_ok` are left as they are. A route keeps its drawn kind.
+  A color left with no route leaves the palette and the deck: its cards go to the neighbour that
+  took its routes, or (made gray) one by one to the colors furthest below the share `mapkit
+  cards` would give them.
 
 Never stations, nor a route's length, nor (unless `colors` is allowed) its color: those are the map.
 
@@ -394,6 +395,11 @@ def _by_design(color) -> bool:
     return color.cards.fixed is not None or color.cards.below_longest_route
 
 
+def _unwanted(route, aims: Aims) -> bool:
+    """A route the designer means to be rarely claimed (`unwanted_ok`): tune changes nothing of it."""
+    return route.id in aims.unwanted_ok or bool(route.double and route.double in aims.unwanted_ok)
+
+
 def _deck_counts(data: dict, board) -> dict:
     from mapkit.cards import derive_deck
 
@@ -522,7 +528,8 @@ def propose_colors(ev: Evidence, subjects: list[Subject], aims: Aims, data: dict
     for cid, color in palette.items():
         routes = routes_of.get(cid, [])
         flagged = cid in starved or any(board.routes[r].id in rare for r in routes)
-        if not routes or len(routes) > FEW_ROUTES or _by_design(color) or not flagged:
+        if not routes or len(routes) > FEW_ROUTES or _by_design(color) or not flagged or any(
+                _unwanted(board.routes[r], aims) for r in routes):
             continue
         s = starved.get(cid)
         why = (f"{cid} claims take {s.extra.get('wilds_per_claim')} wilds each at {s.players}p against "
@@ -542,7 +549,7 @@ def propose_colors(ev: Evidence, subjects: list[Subject], aims: Aims, data: dict
     for rid, s in sorted(rare.items(), key=lambda kv: (kv[1].estimate, kv[0])):
         r = by_route[rid]
         color = board.routes[r].color
-        if color == GRAY or color not in palette or _by_design(palette[color]):
+        if color == GRAY or color not in palette or _by_design(palette[color]) or _unwanted(board.routes[r], aims):
             continue
         add("route-claimed", rid, color, [r], GRAY, f"{rid} ({color}) is claimed in {s.estimate:.0%} of games at "
                                                     f"{s.players}p (at least {s.band[0]:.0%} wanted)")
