@@ -13,13 +13,14 @@ from mapkit.errors import MapkitError
 
 
 def _kinds(value: str) -> list[str]:
+    from mapkit.errors import did_you_mean
     from mapkit.tune.propose import KINDS
 
     kinds = [v.strip() for v in value.split(",") if v.strip()]
     for k in kinds:
         if k not in KINDS:
-            raise click.BadParameter(f"unknown kind '{k}'; kinds: {', '.join(KINDS)} (colors changes the map)",
-                                     param_hint="--change")
+            raise click.BadParameter(f"unknown kind '{k}'{did_you_mean(k, KINDS)}; kinds: {', '.join(KINDS)} "
+                                     f"(colors changes the map)", param_hint="--change")
     if not kinds:
         raise click.BadParameter("name at least one kind: " + ", ".join(KINDS), param_hint="--change")
     return kinds

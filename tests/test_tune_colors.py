@@ -145,7 +145,8 @@ def test_patches_follow_removed_palette_colors():
 
 def test_unknown_kinds_are_refused_and_colors_accepted(cli):
     r = cli("tune", "portland", "--no-report", "--change", "colours")
-    assert r.exit_code == 2 and "unknown kind 'colours'" in r.output and "colors" in r.output, r.output
+    assert r.exit_code == 2 and "unknown kind 'colours' (did you mean 'colors'?)" in r.output, r.output
+    assert "kinds: tickets, cards, doubles, colors" in r.output
     r = cli("tune", "--help")
     assert "colors" in r.output and "map change" in r.output
 
