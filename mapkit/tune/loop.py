@@ -9,7 +9,7 @@ only what is proven to help and shown to harm no aim beyond its margin.
             or still undecided (extended again while the budget has room)
         propose changes from the current board's latest evidence (propose.py): every kind allowed,
             single tickets and every flagged ticket repriced together, replacements, card moves,
-            doubles
+            doubles, and (when allowed) route colors
         screen: play each on the screening block (few games, the same seeds as the board's) and
             rank them by how surely their target improves there (design.screen_score)
         confirm: play the board and the best CONFIRM changes on a fresh confirmation block (the
