@@ -9,8 +9,6 @@ import sys
 from pathlib import Path
 
 import networkx as nx
-import numpy as np
-import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 

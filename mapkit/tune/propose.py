@@ -456,7 +456,8 @@ def recolor_edits(data: dict, board, routes: list, new: str) -> tuple[list, str,
     if new in palette and _count_fits(palette[new], counts.get(new, 0) + free, longest):
         counts[new] = counts.get(new, 0) + free
         edits.append((("deck", "counts", new), counts[new]))
-        return edits, f"{', '.join(leaving)} leaves the palette; its {_cards(free)} go{'es' if free == 1 else ''} to {new}", ""
+        goes = "goes" if free == 1 else "go"
+        return edits, f"{', '.join(leaving)} leaves the palette; its {_cards(free)} {goes} to {new}", ""
     try:
         target = {f.color: f.target for f in derive_deck(nb, data["deck"]["total"], data["deck"]["wild"]).colors}
     except InfeasibleDeck as exc:
