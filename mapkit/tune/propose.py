@@ -541,7 +541,7 @@ def propose_colors(ev: Evidence, subjects: list[Subject], aims: Aims, data: dict
         add(aim, subject, cid, routes, GRAY, why)
         ends = {x for r in routes for x in (board.routes[r].a, board.routes[r].b)}
         near = {x.color for x in board.routes if x.ends & ends} - {cid, GRAY}
-        near = [c for c in near if c in palette and spaces.get(c)]
+        near = [c for c in near if c in palette and spaces.get(c) and not _by_design(palette[c])]
         if near:
             order = list(palette)
             nb = max(near, key=lambda c: (counts.get(c, 0) / spaces[c], -order.index(c)))
