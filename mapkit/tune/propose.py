@@ -509,14 +509,14 @@ def propose_colors(ev: Evidence, subjects: list[Subject], aims: Aims, data: dict
                             if s.aim == "color-wilds" and s.status != MET and s.subject == color)
         return routed | colored, routed | (frozenset() if leaves else colored)
 
-    def add(kind_aim, subject, color, routes, new, why):
+    def add(for_aim, subject, color, routes, new, why):
         if (frozenset(routes), new) in done:
             return
         done.add((frozenset(routes), new))
         edits, cards, problem = recolor_edits(data, board, routes, new)
         leaves = any(p[0] == "palette" for p, _ in edits)
         targets, after = targets_of(color, routes, leaves)
-        ch = Change("recolor", subject, kind_aim, color, new, why + (f"; {cards}" if cards else ""),
+        ch = Change("recolor", subject, for_aim, color, new, why + (f"; {cards}" if cards else ""),
                     edits, targets, after)
         ch.problem = problem
         if ch.key not in tried:
@@ -546,7 +546,7 @@ def propose_colors(ev: Evidence, subjects: list[Subject], aims: Aims, data: dict
             order = list(palette)
             nb = max(near, key=lambda c: (counts.get(c, 0) / spaces[c], -order.index(c)))
             add(aim, subject, cid, routes, nb, why + f"; {nb}, at its ends, has the most cards per space of "
-                                                     f"track there ({counts.get(nb, 0)} for {spaces[nb]})")
+                                                     f"track there ({counts.get(nb, 0)} cards for {spaces[nb]} spaces)")
     for rid, s in sorted(rare.items(), key=lambda kv: (kv[1].estimate, kv[0])):
         r = by_route[rid]
         color = board.routes[r].color
@@ -555,7 +555,6 @@ def propose_colors(ev: Evidence, subjects: list[Subject], aims: Aims, data: dict
         add("route-claimed", rid, color, [r], GRAY, f"{rid} ({color}) is claimed in {s.estimate:.0%} of games at "
                                                     f"{s.players}p (at least {s.band[0]:.0%} wanted)")
     return out
-
 
 
 def _finding_key(p) -> tuple:
