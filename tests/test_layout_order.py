@@ -97,7 +97,9 @@ def test_label_room_agrees_with_the_print():
     board = build_board(data)
     scene = build_scene(board, Layout(board), "0" * 8)
     for sid in lacking:
-        assert sid in scene.unplaced or scene.placement.placed[sid].size < 12.0, sid
+        # (a box nudged off its spot, "^", is one the layout's room model does not have)
+        placed = scene.placement.placed[sid]
+        assert sid in scene.unplaced or placed.size < 12.0 or placed.position.endswith("^"), sid
 
 
 def test_polish_turns_routes_towards_their_bearings_and_keeps_the_board_clean():

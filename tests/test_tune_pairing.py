@@ -90,12 +90,28 @@ def test_the_coupled_shuffle_is_a_fair_shuffle():
     cards = [0] * 14 + [1] * 6 + [2] * 4 + [3] * 1 + [4] * 10
     top, tenth = np.zeros(5), np.zeros(5)
     for seed in range(3000):
-        order = coupled_order(cards, seed, 5)
+        order = coupled_order(cards, seed, ["a", "b", "c", "d", "*wild"])
         assert sorted(order) == cards
         top[order[-1]] += 1
         tenth[order[-10]] += 1
     expect = np.bincount(cards) / len(cards) * 3000
     assert chisquare(top, expect).pvalue > 0.001 and chisquare(tenth, expect).pvalue > 0.001
+
+
+def test_a_color_removed_leaves_the_other_colors_in_their_places():
+    """The race is keyed by the types' ids: a deck without one color (its cards gone, the others'
+    indices shifted down) deals the same card as before at nearly every place the gone color did
+    not hold."""
+    keys = ["blue", "red", "lonely", "green", "*wild"]
+    cards = [0] * 12 + [1] * 12 + [2] * 2 + [3] * 12 + [4] * 14
+    fewer_keys = ["blue", "red", "green", "*wild"]
+    fewer = [0] * 12 + [1] * 12 + [2] * 12 + [3] * 14
+    agree = []
+    for seed in range(100):
+        before = [keys[c] for c in coupled_order(cards, seed, keys)][::-1]
+        after = [fewer_keys[c] for c in coupled_order(fewer, seed, fewer_keys)][::-1]
+        agree.append(np.mean([a == b for a, b in zip(before[:40], after[:40]) if b != "lonely"]))
+    assert np.mean(agree) > 0.8, np.mean(agree)
 
 
 def test_coupled_rules_are_the_same_rules_and_travel_to_workers():

@@ -73,3 +73,8 @@ def render(board, out_dir, paper, mode, duplex, decks, light_backs, png, fmt):
     else:
         for name in result.files:
             click.echo(_describe(result, name))
+        e = result.route_ends
+        if e:
+            click.echo(f"route ends: widest gap to a station {e['largest_gap_mm']:g} mm; {e['led']} of {e['over_limit']} "
+                       f"over {e['limit_mm']:g} mm drawn with a line to their station, widest bare gap "
+                       f"{e['largest_bare_gap_mm']:g} mm")

@@ -14,12 +14,14 @@ from mapkit.errors import MapkitError
 
 
 def _kinds(value: str) -> list[str]:
+    from mapkit.errors import did_you_mean
     from mapkit.tune.propose import KINDS
 
     kinds = [v.strip() for v in value.split(",") if v.strip()]
     for k in kinds:
         if k not in KINDS:
-            raise click.BadParameter(f"unknown kind '{k}'; kinds: {', '.join(KINDS)}", param_hint="--change")
+            raise click.BadParameter(f"unknown kind '{k}'{did_you_mean(k, KINDS)}; kinds: {', '.join(KINDS)} "
+                                     f"(colors changes the map)", param_hint="--change")
     if not kinds:
         raise click.BadParameter("name at least one kind: " + ", ".join(KINDS), param_hint="--change")
     return kinds
@@ -51,7 +53,9 @@ def report_games(panel: list, counts: list, step_games: int) -> int:
                    "color-wilds=0.5, seat-edge=0.03, route-claimed=0.05; NAME=off turns one off. See docs/guide/tune.md.")
 @click.option("--change", "change", default="tickets,cards,doubles", show_default=True,
               help="What may change, comma-separated: tickets (points, then replacing a ticket), cards "
-                   "(train-card counts), doubles (a double's second track). Never stations, route colors or lengths.")
+                   "(train-card counts), doubles (a double's second track), colors (a map change, never by "
+                   "default: a starved one- or two-route color made gray or a neighbouring line's color, a "
+                   "rarely claimed route made gray). Never stations or route lengths.")
 @click.option("--budget", type=click.IntRange(10, 100_000_000), default=8000, show_default=True,
               help="Most games to play in all, the tuned board's report included.")
 @click.option("--step-games", type=click.IntRange(10, 1_000_000), default=100, show_default=True,
@@ -79,7 +83,8 @@ def report_games(panel: list, counts: list, step_games: int) -> int:
 @FORMAT
 def tune(board, out_file, write, aim_opts, change, budget, step_games, screen_games, margin_opts, player_counts,
          agents, preset, variants, seed, jobs, scheduler, report_dir, no_report, quiet, fmt):
-    """Tune a board's tickets, train cards and doubles toward stated aims, proving every change.
+    """Tune a board's tickets, train cards and doubles (and, with --change colors, route colors)
+    toward stated aims, proving every change.
 
     Each round proposes changes from the agent panel's evidence, screens them on a few seeded
     games, confirms the best on fresh ones (the same seeds before and after, the train cards

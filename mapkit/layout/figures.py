@@ -12,6 +12,9 @@
   max(6 mm, what the end needs to clear its neighbours), and the widest end gap (so that a wide end
   gap is not hidden); routes_over_gap_even: routes whose even spread (all n+1 gaps alike, how spaces
   were placed before) would be over 6 mm, for comparison
+- largest_bare_end_gap_mm, bare_route_ends: the widest bare board between a station's rim and its
+  route as printed (a route end more than 6 mm out gets its line drawn to the station where that
+  crosses nothing: mapkit.render.scene.leads), and how many ends are left bare beyond 6 mm
 - label_pt_smallest, labels_unplaced: the smallest font size a station label needed to find room
   (12 pt is the normal size; the renderer falls back to 7 pt) and how many found none
   (labels_unplaced_at: their station ids)
@@ -218,7 +221,10 @@ def label_figures(board, layout) -> dict:
     return {"label_pt_smallest": min(sizes) if sizes else None, "labels_unplaced": len(unplaced),
             "labels_unplaced_at": sorted(unplaced),
             "labels_below_12pt": sum(s < 12 for s in sizes), "labels_total": len(sizes),
-            "labels_with_room": len(sizes) - len(unplaced)}
+            "labels_with_room": len(sizes) - len(unplaced),
+            # the bare board left at a route end as drawn (mapkit.render.scene.route_end_figures)
+            "largest_bare_end_gap_mm": scene.route_ends["largest_bare_gap_mm"],
+            "bare_route_ends": len(scene.route_ends["bare"])}
 
 
 def trunk_swaps(board, positions, routes) -> int:

@@ -8,7 +8,8 @@ it over a route.
 few short moves of that station, each kept only when the checks find nothing more near it and the
 stations around it have room for more labels than before; then, for the labels still without room
 at 8 pt, slides of one side of the board away from the station (slide_repair, below), each pass
-followed by the tightening once more. Bounded tries, so a seed gives one result.
+followed by the tightening once more. With --refine (sides=False) no slides: the same short moves
+of the bends beside the station instead. Bounded tries, so a seed gives one result.
 """
 
 from __future__ import annotations
@@ -22,47 +23,73 @@ LABEL_STEPS_MM = (3.0, 6.0, 10.0)
 LABEL_TRIES = 240        # candidate moves judged at most over one label repair
 
 
-def label_repair(rp, max_tries: int = LABEL_TRIES, retighten: tuple | None = None) -> list[str]:
+def label_repair(rp, max_tries: int = LABEL_TRIES, retighten: tuple | None = None, sides: bool = True) -> list[str]:
     """Move stations without label room a little where the checks allow (see the module); `rp` is
-    the geometry repair (mapkit.layout.repair.Repair) of a board it left clean. Returns the
-    stations still without room."""
-    net, dr = rp.net, rp.dr
-    data = rp.full_data()
-    lacking = without_room(data)
+    the geometry repair (mapkit.layout.repair.Repair) of a board it left clean. sides=False
+    (--refine, where the stations are the designer's): no slides, which move one side of the
+    board; instead a station whose own moves give it no room (or that is pinned) gets the same
+    moves of the bends beside it (bends_beside). Returns the stations still without room."""
+    dr = rp.dr
+    lacking = without_room(rp.full_data())
     tries = 0
     for sid in list(lacking):
         s = rp.station_of[sid]
-        if not dr.free[s] or tries >= max_tries:
-            continue
-        moves = [dr.pos[s] + step * d for step in LABEL_STEPS_MM for d in _directions()]
-        centres = rp._centres([s])
-        part = rp.select(centres, 25.0 + max(LABEL_STEPS_MM))
-        near = _near(net, dr, s)
-        before = rp.view(part)
-        base = len(before.without_room(only=near))
-        checks = score(before.problems())
-        span = station_span(dr)
-        for xy in moves:
+        points = ([s] if dr.free[s] else []) + ([] if sides else bends_beside(dr, s))
+        for i in points:
             if tries >= max_tries:
                 break
-            if not rp._inside(xy):
-                continue
-            tries += 1
-            old = dr.pos[s].copy()
-            dr.pos[s] = xy
-            sub = rp.view(part)
-            # (the checks asked only until they find more than before: Part.score_until)
-            ok = fill_kept(dr, span) and sub.score_until(lambda sc: sc > checks) is not None \
-                and len(sub.without_room(only=near)) < base
-            if ok and rp.no_worse():
-                break                       # kept
-            dr.pos[s] = old
-    # each pass ends with the tightening, which draws in what the slides spread: a label still
-    # without room may find a slide the next pass that the last one's spread left it none
-    for _ in range(SLIDE_PASSES):
-        if not slide_repair(rp, retighten=retighten) or not room_key(rp)[ROOM_SIZES.index(SLIDE_PT)]:
-            break
+            kept, tries = move_for_room(rp, s, i, tries, max_tries)
+            if kept:
+                break
+    if sides:
+        # each pass ends with the tightening, which draws in what the slides spread: a label still
+        # without room may find a slide the next pass that the last one's spread left it none
+        for _ in range(SLIDE_PASSES):
+            if not slide_repair(rp, retighten=retighten) or not room_key(rp)[ROOM_SIZES.index(SLIDE_PT)]:
+                break
     return without_room(rp.full_data())
+
+
+def move_for_room(rp, s: int, i: int, tries: int, max_tries: int) -> tuple[bool, int]:
+    """Point i (station s itself, or a bend beside it) moved LABEL_STEPS_MM in eight directions, the
+    first move kept that leaves the stations near s fewer labels without room, the checks on the
+    part of the board round them no worse and the whole board's no worse than the repair left, and
+    the stations' fill. (kept, tries counted so far)."""
+    net, dr = rp.net, rp.dr
+    moves = [dr.pos[i] + step * d for step in LABEL_STEPS_MM for d in _directions()]
+    part = rp.select(rp._centres([s] if i == s else [s, i]), 25.0 + max(LABEL_STEPS_MM))
+    near = _near(net, dr, s)
+    before = rp.view(part)
+    base = len(before.without_room(only=near))
+    checks = score(before.problems())
+    span = station_span(dr)
+    for xy in moves:
+        if tries >= max_tries:
+            break
+        if not rp._inside(xy):
+            continue
+        tries += 1
+        old = dr.pos[i].copy()
+        dr.pos[i] = xy
+        sub = rp.view(part)
+        # (the checks asked only until they find more than before: Part.score_until)
+        ok = fill_kept(dr, span) and sub.score_until(lambda sc: sc > checks) is not None \
+            and len(sub.without_room(only=near)) < base
+        if ok and rp.no_worse():
+            return True, tries
+        dr.pos[i] = old
+    return False, tries
+
+
+def bends_beside(dr, s: int) -> list[int]:
+    """The free bends next to station s on its routes (each route's first waypoint from s), in
+    the order of the routes."""
+    out = []
+    for line in dr.lines:
+        nxt = line[1] if line[0] == s else line[-2] if line[-1] == s else None
+        if nxt is not None and nxt >= dr.n_stations and dr.free[nxt] and nxt not in out:
+            out.append(nxt)
+    return out
 
 
 # -- slides: one side of the board moved away from a station without room ---------------------------

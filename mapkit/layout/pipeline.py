@@ -199,9 +199,12 @@ def layout_once(data: dict, *, style: str, size, seed: int, keep: frozenset, geo
     refine ("local" or "rounds"): the first drawing is the file's (its board positions, and its
     routes' waypoints given in mm), not the stress drawing from the real map, neither centred nor
     scaled (as with pinned stations), and judged as printed (spaces placed by their ends' needs);
-    no polish and no seats (the drawing's directions are the designer's). "local": the local steps
-    alone (the repairs and the knot steps where the checks find something, the tightening, the
-    labels); "rounds": the optimization's rounds and the even-spread repairs first, its anchor that
+    no polish and no seats (the drawing's directions are the designer's), and no move of one side
+    of the board or of all of it (the tightening's cuts and shrink, the label step's slides): the
+    tightening moves only the points of routes over 6 mm, the label step a station without room or
+    the bends beside it, so a station that moves is one the checks, the gaps or the labels name.
+    "local": the local steps alone (the repairs and the knot steps where the checks find
+    something, the tightening, the labels); "rounds": the optimization's rounds and the even-spread repairs first, its anchor that
     drawing, held REFINE_GEO hard. A designer who moved or pinned a few stations gets the rest near
     where it was: laid out from the real map again, the optimization's path, and with it every
     station, comes out elsewhere (Seattle, White Center pinned south-east of Alaska Junction as
@@ -375,9 +378,9 @@ def layout_once(data: dict, *, style: str, size, seed: int, keep: frozenset, geo
         # clearances win); on a board the checks pass, the over-long routes drawn in
         over = gap_figures(rp.full_data())
         tightened = {"routes_over_gap": [over["routes_over_gap"]], "largest_gap_mm": [over["largest_gap_mm"]],
-                     **tighten(rp, w, style)}   # (with the figures after it, the layout's last, below)
+                     **tighten(rp, w, style, sides=not refine)}   # (with the figures after it, the layout's last, below)
         # (the label step's slides lengthen routes: it tightens again the same way after them)
-        lacking = label_repair(rp, retighten=(w, style))
+        lacking = label_repair(rp, retighten=(w, style), sides=not refine)
         if TIGHTEN_AGAIN:
             # a second pass where the first one and the label step left the board: its targets from
             # this board, its slides tried again, no point banned (docs/layout-gaps.md);
@@ -387,7 +390,7 @@ def layout_once(data: dict, *, style: str, size, seed: int, keep: frozenset, geo
             if left["routes_over_gap"]:
                 for key in ("routes_over_gap", "largest_gap_mm"):
                     tightened[key].append(left[key])
-                tightened["again"] = tighten(rp, w, style, sizes=ROOM_SIZES)
+                tightened["again"] = tighten(rp, w, style, sizes=ROOM_SIZES, sides=not refine)
         if found:
             found = rp.full()   # the same count, maybe other words (a warning's figures moved)
     if size == "auto" and not any_fixed and not found:

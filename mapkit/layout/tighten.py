@@ -50,6 +50,10 @@ judgements), that move's point is not moved again and the sweeps go on (undoing 
 stopping lost 20-40 kept moves on the 200-station boards). Counts bound it
 (MAX_TRIES, TRIES_PER_STATION, SWEEPS, SWEEPS_RETIGHTEN, CUT_TRIES), never time; the order is fixed and a move
 refused is not tried again until something near it has moved: a seed gives one layout.
+
+Without sides (--refine, where the stations are the designer's): no cut and no shrink, only the
+points of routes over 6 mm are moved, and a move leaves no other route over 6 mm in their place,
+so every station moved is an end of a route over 6 mm on the board the tightening was given.
 """
 
 from __future__ import annotations
@@ -152,8 +156,9 @@ def track_extras(pts: np.ndarray, offset: float) -> tuple[float, float]:
 
 
 class Tighten:
-    def __init__(self, rp, w=None, style: str = "geographic", sizes=None):
+    def __init__(self, rp, w=None, style: str = "geographic", sizes=None, sides: bool = True):
         self.rp, self.net, self.dr = rp, rp.net, rp.dr
+        self.sides = sides   # the moves of one side of the board or the whole drawing (cuts, shrink)
         # the label sizes whose room a move must keep (labelroom.room_counts): LABEL_PT, or after the
         # label step's slides every one of labelroom.ROOM_SIZES (a label they gave room at 8 pt keeps it)
         # (the first tightening too keeps every size's room, ROOM_SIZES: a station without room at
@@ -326,6 +331,16 @@ class Tighten:
         counts a gap over 6 mm: the aim is GAP_AIM_MM inside it)."""
         needs = self.needs()
         return sum(self.widest(k, None, needs) > self.aim[k] + (OVER_MM - GAP_AIM_MM) for k in ks if k in self.aim)
+
+    def over_set(self, ks) -> set[int] | None:
+        """Which of these bundles are over (as over counts them), for a move without sides (--refine)
+        to leave no route over that was not: the stations moved stay the ends of routes over 6 mm
+        on the board given. None with sides (a route drawn in may leave another over in its place,
+        the count no higher)."""
+        if self.sides:
+            return None
+        needs = self.needs()
+        return {k for k in ks if k in self.aim and self.widest(k, None, needs) > self.aim[k] + (OVER_MM - GAP_AIM_MM)}
 
     def centrelines(self, ks, pos=None) -> list[float]:
         """centreline(k, pos) of each of ks, the same floats, from one array call on all their
@@ -592,6 +607,7 @@ class Tighten:
         tried = 0
         old = self.dr.pos[i].copy()
         turned = self.directions(ks)
+        was = self.over_set(ks)
         seen = []   # the targets tried, for the group moves
         for kind, target in targets():
             seen.append(target)
@@ -600,7 +616,8 @@ class Tighten:
                     return False
                 new = self._clipped(old + f * (target - old))
                 self.dr.pos[i] = new
-                better = self.better(self.badness(ks), before) and self.turns_ok(ks, turned)
+                better = self.better(self.badness(ks), before) and self.turns_ok(ks, turned) and \
+                    (was is None or self.over_set(ks) <= was)
                 self.dr.pos[i] = old
                 if not better:
                     continue
@@ -661,6 +678,7 @@ class Tighten:
             gks = sorted({k for q in grp.tolist() for k in self.through(q)})
             before = self.badness(gks)
             turned = self.directions(gks)
+            was = self.over_set(gks)
             old = dr.pos[grp].copy()
             for shift in shifts:
                 for f in GROUP_FRACTIONS:
@@ -668,7 +686,8 @@ class Tighten:
                         return False
                     new = old + f * shift
                     dr.pos[grp] = new
-                    better = self.better(self.badness(gks), before) and self.turns_ok(gks, turned)
+                    better = self.better(self.badness(gks), before) and self.turns_ok(gks, turned) and \
+                        (was is None or self.over_set(gks) <= was)
                     dr.pos[grp] = old
                     if not better:
                         continue
@@ -996,8 +1015,8 @@ class Tighten:
     # -- the sweeps -------------------------------------------------------------------------------
     def run(self) -> dict:
         rp, dr, net = self.rp, self.dr, self.net
-        shrunk = self.shrink()
-        if CUTS:
+        shrunk = self.shrink() if self.sides else None
+        if CUTS and self.sides:
             self.try_cuts()
         self.targets = self.global_targets() if GLOBAL else None
         base = rank(rp.full())
@@ -1012,6 +1031,8 @@ class Tighten:
             self._reset_through()
             points = sorted({q for k in self.ks for q in dr.lines[k] if dr.free[q]},
                             key=lambda q: (-self.excess(self.through(q)), q))
+            if not self.sides:   # only the points of routes over 6 mm: those the gaps ask to move
+                points = [q for q in points if self.over(self.through(q))]
             kept, span = 0, station_span(dr)
             for q in points:
                 if self.tries >= self.max_tries:
@@ -1064,7 +1085,11 @@ class Tighten:
                 "undone": self.undone, "sweeps": self.sweeps}
 
 
-def tighten(rp, w=None, style: str = "geographic", sizes=None) -> dict:
+def tighten(rp, w=None, style: str = "geographic", sizes=None, sides: bool = True) -> dict:
     """Draw in the routes of a board the checks pass (rp: its mapkit.layout.repair.Repair); returns
-    what it did (moves kept, the whole drawing's shrink factor or None)."""
-    return Tighten(rp, w, style, sizes).run()
+    what it did (moves kept, the whole drawing's shrink factor or None). sides=False (--refine: the
+    stations are the designer's): only the points of routes over 6 mm are moved, one at a time (or
+    a station with its bends), and a move leaves no other route over 6 mm in their place; no cut
+    and no shrink, which move one side of the board or all of it. The stations moved are ends of
+    routes over 6 mm on the board it was given."""
+    return Tighten(rp, w, style, sizes, sides).run()

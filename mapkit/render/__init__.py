@@ -15,13 +15,13 @@ Modules, one job each:
 - `labels`      station-label placement with shapely boxes
 - `flights`     where a flight is drawn: clear of other routes' spaces and stations
 - `sides`       shared-track lines keep their side along a run of doubles
-- `scene`       the board as a display list of primitives in board mm
+- `scene`       the board as a display list of primitives in board mm (lines across wide route-end gaps)
 - `draw`        primitives → matplotlib artists
 - `board`       board.pdf (real size) and board.png
 - `tiling`      how the board is cut into A4/Letter sheets (pure)
 - `tiles`       board-tiles.pdf
 - `imposition`  where cards go on a sheet, fronts and mirrored backs (pure)
-- `marks`       crop marks, calibration bars, the "print at 100 %" notice
+- `marks`       crop marks, calibration bars, the "print at 100 %" notice, the stamp on every sheet
 - `card_faces`  ticket, train-card and summary faces and backs
 - `cards`       tickets.pdf, trains.pdf, summary.pdf (with the bonus cards)
 - `rules`       rules.pdf, the rules booklet from the RuleSet and the board

@@ -89,16 +89,18 @@ def ticket_cards(board: Board, names: tuple[str, ...] | None = None) -> list[tup
 
 def write_cards(path: Path, board: Board, layout: SheetLayout, duplex: str, count: int, what: str,
                 front: Callable[[int, CardBox], list], back: Callable[[int, CardBox], list],
-                png: Path | None = None, groups: tuple[int, ...] | None = None) -> CardsOutput:
+                png: Path | None = None, groups: tuple[int, ...] | None = None,
+                stamp: marks.Stamp | None = None) -> CardsOutput:
     """Write the sheets of `count` cards; png: also save the first sheet of fronts there; groups:
-    runs of cards that each start on a new sheet (see `impose`)."""
+    runs of cards that each start on a new sheet (see `impose`); stamp: what every sheet says of
+    the board file (marks.Stamp; the board's name and version when not given)."""
     pages = impose(count, layout, duplex, groups=groups)
     sheets = max((p.sheet for p in pages), default=-1) + 1
     frames = 0
     with pdf.pdf_document(path) as doc:
         for page in pages:
             fig, ax = pdf.page(*layout.page)
-            items = furniture(layout, board, what, page, sheets, duplex)
+            items = furniture(layout, board, what, page, sheets, duplex, stamp)
             for placed in page.cards:
                 box = CardBox(placed.xy[0], placed.xy[1], *layout.card, layout.bleed)
                 items += (front if page.side == "front" else back)(placed.card, box)
@@ -113,8 +115,10 @@ def write_cards(path: Path, board: Board, layout: SheetLayout, duplex: str, coun
     return CardsOutput(n, count, sheets, layout.per_sheet, frames)
 
 
-def furniture(layout: SheetLayout, board: Board, what: str, page: SheetPage, sheets: int, duplex: str) -> list:
-    """Crop marks around the grid, and the notice, page info and calibration bars beside it."""
+def furniture(layout: SheetLayout, board: Board, what: str, page: SheetPage, sheets: int, duplex: str,
+              stamp: marks.Stamp | None = None) -> list:
+    """Crop marks around the grid; beside it the notice, the page line (the board, the cards'
+    size, the sheet, the side), the calibration bars and the stamp (marks.Stamp)."""
     x0, y0, x1, y1 = layout.frame
     xs, ys = layout.trim_lines()
     out = marks.crop_marks(xs, ys, (x0, y0, x1, y1), MARK_ROOM_MM - 1.0)
@@ -122,19 +126,25 @@ def furniture(layout: SheetLayout, board: Board, what: str, page: SheetPage, she
         side = "fronts" + (" (print all the front pages first)" if duplex == "none" else f" ({FLIP[duplex]})")
     else:
         side = f"back of sheet {page.sheet + 1} ({FLIP[duplex]})"
-    info = f"{board.name} — {what}, sheet {page.sheet + 1} of {sheets}, {side}"
+    info = f"{board.name} — {what}, {card_size(layout)}, sheet {page.sheet + 1} of {sheets}, {side}"
+    stamp = stamp or marks.Stamp(board.name, board.version)
     pw, ph = layout.page
     if layout.furniture == "sides":
         band_l = x0 - MARK_ROOM_MM - FURNITURE_MM
         out += marks.calibration_bar(band_l + 0.5, y0 + 8, 100.0, "100 mm", 10.0, vertical=True)
         out += marks.calibration_bar(band_l + 0.5, y0 + 130, 25.4, "1 inch", 25.4 / 4, vertical=True)
+        # under the bars, read bottom to top like the page line opposite
+        out.append(marks.stamp_text(stamp, (band_l, y0 + 130 + 25.4 + 4, band_l + FURNITURE_MM, y1),
+                                    with_name=False, rotation=90))
         bx = x1 + MARK_ROOM_MM + FURNITURE_MM / 2
         size = _fit_size([marks.NOTICE, info], y1 - y0 - 10, 6.5)
         out.append(draw.Text((bx, (y0 + y1) / 2), (marks.NOTICE, info), size, marks.MARK_INK, z=20, rotation=90))
     else:
-        top = y0 - MARK_ROOM_MM - FURNITURE_MM / 2
-        size = _fit_size([marks.NOTICE + "  ·  " + info], x1 - x0, 6.5)
-        out.append(draw.Text((pw / 2, top), (marks.NOTICE + "  ·  " + info,), size, marks.MARK_INK, z=20))
+        band_top = y0 - MARK_ROOM_MM - FURNITURE_MM
+        line = marks.NOTICE + "  ·  " + info
+        size = _fit_size([line], x1 - x0, 6.5)
+        out.append(draw.Text((pw / 2, band_top + 1.8), (line,), size, marks.MARK_INK, z=20))
+        out.append(marks.stamp_text(stamp, (x0, band_top + 3.6, x1, y0 - MARK_ROOM_MM), with_name=False, ha="center"))
         by = y1 + MARK_ROOM_MM + FURNITURE_MM / 2 - marks.BAR_MM / 2
         total = 100 + 4 + fonts.line_width("100 mm", 5.5) + 8 + 25.4 + 1.5 + fonts.line_width("1 inch", 5.5)
         bx = pw / 2 - total / 2
@@ -142,6 +152,11 @@ def furniture(layout: SheetLayout, board: Board, what: str, page: SheetPage, she
         out += marks.calibration_bar(bx + total - 25.4 - 1.5 - fonts.line_width("1 inch", 5.5), by, 25.4, "1 inch",
                                      25.4 / 4)
     return out
+
+
+def card_size(layout: SheetLayout) -> str:
+    """The cards' trim size as the sheets state it: "cards 44 × 68 mm"."""
+    return f"cards {layout.card[0]:g} × {layout.card[1]:g} mm"
 
 
 def _fit_size(lines, length: float, size: float) -> float:
@@ -153,7 +168,7 @@ def _fit_size(lines, length: float, size: float) -> float:
 # ------------------------------------------------------------------ the three decks
 
 def write_trains(path: Path, board: Board, paper: str, mode: str, duplex: str, png: Path | None = None,
-                 light_backs: bool = False) -> CardsOutput:
+                 light_backs: bool = False, stamp: marks.Stamp | None = None) -> CardsOutput:
     cards = train_cards(board)
     sym = symbols.assign_symbols(board)
     layout = sheet_layout(MINI_CARD, paper, mode)
@@ -163,30 +178,52 @@ def write_trains(path: Path, board: Board, paper: str, mode: str, duplex: str, p
         return card_faces.train_front(box, board, cid, sym[cid] if cid else symbols.WILD)
 
     return write_cards(path, board, layout, duplex, len(cards), "train cards", front,
-                       lambda i, box: card_faces.train_back(box, board, light=light_backs), png)
+                       lambda i, box: card_faces.train_back(box, board, light=light_backs), png, stamp=stamp)
+
+
+def ticket_backs(board: Board, chosen: list[tuple[str, list]]) -> dict[str, tuple[str, str]]:
+    """Each printed deck's back: (label, color). The decks the board's rules shuffle into one pile
+    (RuleSet.ticket_decks: Mega's standard, 1910 and mega) share one back, the first's color and
+    no deck name, so that a drawn ticket does not show which deck it came from; a deck printed
+    beside them (--deck) has a back of its own, in its own color and with its name, so that it is
+    sorted out face down. The standard deck alone has the plain back."""
+    from mapkit.render.summary import ruleset
+
+    rules = ruleset(board)
+    order = sorted(board.ticket_decks, key=lambda n: (n != "standard", n))
+    color = {name: DECK_BACKS[i % len(DECK_BACKS)] for i, name in enumerate(order)}
+    names = [name for name, _ in chosen]
+    pile = [name for name in rules.ticket_decks if name in names]
+    others = [name for name in names if name not in pile]
+    # the pile is named on its back only where other decks are printed with it
+    pile_label = (pile[0] if len(pile) == 1 else rules.name) if others else ""
+    out = {name: (pile_label, color[pile[0]]) for name in pile}
+    for name in others:
+        out[name] = (name if len(names) > 1 or name != "standard" else "", color[name])
+    return out
 
 
 def write_tickets(path: Path, board: Board, layout_: Layout, paper: str, mode: str, duplex: str,
                   png: Path | None = None, decks: tuple[str, ...] | None = None,
-                  light_backs: bool = False) -> CardsOutput:
-    """The tickets of the decks printed, each deck on its own sheets with its own back (its name
-    and a color of its own), so that the decks are told apart face down."""
+                  light_backs: bool = False, stamp: marks.Stamp | None = None) -> CardsOutput:
+    """The tickets of the decks printed, each deck starting its own sheets, each with the back
+    `ticket_backs` gives it (one back for the decks played as one pile)."""
     chosen = ticket_decks(board, decks)
     cards = [(name, t) for name, ts in chosen for t in ts]
-    color = {name: DECK_BACKS[i % len(DECK_BACKS)] for i, name in enumerate(sorted(board.ticket_decks,
-                                                                                   key=lambda n: (n != "standard", n)))}
+    backs = ticket_backs(board, chosen)
     labeled = len(chosen) > 1 or (len(chosen) == 1 and chosen[0][0] != "standard")
     mini = card_faces.MiniMap.of(board, layout_)
     layout = sheet_layout(MINI_CARD, paper, mode)
     return write_cards(path, board, layout, duplex, len(cards), "tickets",
                        lambda i, box: card_faces.ticket_front(box, board, cards[i][1], mini,
                                                               cards[i][0] if labeled else ""),
-                       lambda i, box: card_faces.ticket_back(box, board, cards[i][0] if labeled else "",
-                                                             color=color[cards[i][0]], light=light_backs),
-                       png, groups=tuple(len(ts) for _, ts in chosen))
+                       lambda i, box: card_faces.ticket_back(box, board, backs[cards[i][0]][0],
+                                                             color=backs[cards[i][0]][1], light=light_backs),
+                       png, groups=tuple(len(ts) for _, ts in chosen), stamp=stamp)
 
 
-def write_summary(path: Path, board: Board, paper: str, mode: str, duplex: str) -> CardsOutput:
+def write_summary(path: Path, board: Board, paper: str, mode: str, duplex: str,
+                  stamp: marks.Stamp | None = None) -> CardsOutput:
     """One summary card per seat, then the bonus cards the rules award (Longest Path, Globetrotter)."""
     front_sections, back_sections = summary.front(board), summary.back(board)
     layout = sheet_layout(SUMMARY_CARD, paper, mode)
@@ -203,4 +240,5 @@ def write_summary(path: Path, board: Board, paper: str, mode: str, duplex: str) 
             return card_faces.summary_face(box, board, back_sections, f"{board.name}: scoring")
         return card_faces.bonus_back(box, board, bonuses[i - n][0])
 
-    return write_cards(path, board, layout, duplex, n + len(bonuses), "summary and bonus cards", front, back)
+    return write_cards(path, board, layout, duplex, n + len(bonuses), "summary and bonus cards", front, back,
+                       stamp=stamp)

@@ -15,7 +15,7 @@ from mapkit.geometry import Layout
 from mapkit.model import Board
 from mapkit.outputs import make_folder
 from mapkit.render import board as board_pdf
-from mapkit.render import cards, imposition, pdf, rules, summary, tiles
+from mapkit.render import cards, imposition, marks, pdf, rules, summary, tiles
 from mapkit.render.scene import build_scene
 from mapkit.render.tiling import tile_board
 
@@ -53,12 +53,14 @@ class RenderResult:
     cards: dict = field(default_factory=dict)
     unplaced_labels: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    route_ends: dict = field(default_factory=dict)   # scene.route_end_figures: route-end gaps as drawn
 
     def as_dict(self) -> dict:
         return {"board": self.board, "out": str(self.out_dir),
                 "files": {k: str(v) for k, v in self.files.items()}, "pages": dict(self.pages),
                 "tiles": dict(self.tiles), "cards": dict(self.cards),
-                "unplaced_labels": list(self.unplaced_labels), "warnings": list(self.warnings)}
+                "unplaced_labels": list(self.unplaced_labels), "warnings": list(self.warnings),
+                "route_ends": dict(self.route_ends)}
 
 
 def content_hash(path: Path) -> str:
@@ -95,12 +97,19 @@ def _check_decks(board: Board, names: tuple[str, ...] | None) -> None:
 
 def _render(path: Path, board: Board, out: Path, opt: RenderOptions, result: RenderResult) -> None:
     layout = Layout(board)
-    scene = build_scene(board, layout, content_hash(path))
+    file_hash = content_hash(path)
+    stamp = marks.Stamp(board.name, board.version, file_hash)
+    scene = build_scene(board, layout, file_hash)
     # the flight is drawn where the scene put it: the assembly overview and the tickets' mini-maps
     # show it there too
     layout.routes = dict(scene.routes)
     names = {s.id: s.name for s in board.stations}
     result.unplaced_labels = list(scene.unplaced)
+    result.route_ends = scene.route_ends
+    for rid, sid, gap in scene.route_ends.get("bare", []):
+        result.warnings.append(f"route '{rid}' stops {gap:g} mm short of station '{sid}' with no line drawn to it "
+                               "(one would cross another route's space or a label); move the station's routes "
+                               "apart there")
     result.warnings += scene.warnings
     for key in scene.unplaced:
         if key in names:
@@ -122,7 +131,7 @@ def _render(path: Path, board: Board, out: Path, opt: RenderOptions, result: Ren
     record("board.pdf", board_pdf.write_board_pdf(scene, out / "board.pdf"))
 
     tiling = tile_board(board.physical.width_mm, board.physical.height_mm, opt.paper)
-    record("board-tiles.pdf", tiles.write_tiles_pdf(scene, board, layout, tiling, out / "board-tiles.pdf"))
+    record("board-tiles.pdf", tiles.write_tiles_pdf(scene, board, layout, tiling, out / "board-tiles.pdf", stamp))
     result.tiles = {"paper": opt.paper, "orientation": tiling.orientation, "rows": tiling.rows, "cols": tiling.cols,
                     "sheets": tiling.sheets, "other_orientation_sheets": tiling.other_sheets,
                     "overlap_mm": [round(tiling.overlap_x, 1), round(tiling.overlap_y, 1)]}
@@ -133,7 +142,7 @@ def _render(path: Path, board: Board, out: Path, opt: RenderOptions, result: Ren
                                f"decks: {', '.join(sorted(board.ticket_decks)) or 'none'}")
     if cards.ticket_cards(board, opt.decks):
         t = cards.write_tickets(out / "tickets.pdf", board, layout, opt.paper, opt.mode, opt.duplex, png=tickets_png,
-                                decks=opt.decks, light_backs=opt.light_backs)
+                                decks=opt.decks, light_backs=opt.light_backs, stamp=stamp)
         record("tickets.pdf", t.pages)
         result.cards["tickets"] = {"cards": t.cards, "frames": t.frames, "per_sheet": t.per_sheet, "sheets": t.sheets,
                                    "decks": {name: len(ts) for name, ts in cards.ticket_decks(board, opt.decks)}}
@@ -143,12 +152,12 @@ def _render(path: Path, board: Board, out: Path, opt: RenderOptions, result: Ren
 
     trains_png = out / "trains-sheet.png" if opt.png else None
     t = cards.write_trains(out / "trains.pdf", board, opt.paper, opt.mode, opt.duplex, png=trains_png,
-                           light_backs=opt.light_backs)
+                           light_backs=opt.light_backs, stamp=stamp)
     record("trains.pdf", t.pages)
     result.cards["trains"] = {"cards": t.cards, "frames": t.frames, "per_sheet": t.per_sheet, "sheets": t.sheets,
                               "from": "board deck" if board.deck is not None else "derived deck"}
 
-    s = cards.write_summary(out / "summary.pdf", board, opt.paper, opt.mode, opt.duplex)
+    s = cards.write_summary(out / "summary.pdf", board, opt.paper, opt.mode, opt.duplex, stamp)
     record("summary.pdf", s.pages)
     result.cards["summary"] = {"cards": s.cards, "frames": s.frames, "per_sheet": s.per_sheet, "sheets": s.sheets,
                                "bonus_cards": [name for name, _, _ in summary.bonus_cards(board)]}
@@ -156,7 +165,7 @@ def _render(path: Path, board: Board, out: Path, opt: RenderOptions, result: Ren
     deck = cards.train_cards(board)
     counts = {c: deck.count(c) for c in dict.fromkeys(deck)}
     record("rules.pdf", rules.write_rules(out / "rules.pdf", board, opt.paper,
-                                          result.cards.get("tickets", {}).get("cards", 0), counts))
+                                          result.cards.get("tickets", {}).get("cards", 0), counts, stamp))
 
     if opt.png:
         board_pdf.write_board_png(scene, record("board.png", None))

@@ -5,7 +5,9 @@ box (measured with `fonts`) stays inside the bounds and touches no obstacle (sta
 spaces) and no label placed before it. Labels with the fewest free candidates are placed first.
 Labels keep 0.4 mm clear of everything, or 0.1 mm when that leaves them no room. A label with no
 free candidate is first nudged: its boxes moved by up to 3 mm (`_nudged`); one that finds no
-free spot even so is drawn at its least-bad candidate and reported in `unplaced`.
+free spot even so is drawn at its least-bad candidate and reported in `unplaced`. A label placed
+below its normal size (NORMAL_PT; hubs HUB_NORMAL_PT) is then raised to it where one of its boxes
+at that size, nudged if need be, has room (`raised`).
 
 Station candidates: the 8 compass positions around the marker (the station's `label` first),
 first at the normal size on one line, then broken over two or three lines (each time followed by
@@ -46,6 +48,10 @@ NUDGE_CHUNK = 64     # candidates nudged at a time (_nudged)
 # so 12 pt (4.2 mm em, 3.1 mm caps). Smaller sizes are fallbacks where a crowded board has no room.
 STATION_SIZES = (12.0, 11.0, 10.0, 9.0, 8.0, 7.0)
 HUB_SIZES = (13.0, 12.0, 11.0, 10.0, 9.0)
+# the smallest size a label is drawn at wherever any of its boxes at that size (nudged, if need be)
+# finds room (`raised`): the layout's label room is counted at it too (mapkit.layout.labels.LABEL_PT)
+NORMAL_PT = 10.0
+HUB_NORMAL_PT = 11.0
 
 
 @dataclass(frozen=True)
@@ -63,6 +69,7 @@ class Candidate:
 class LabelRequest:
     key: str
     candidates: tuple[Candidate, ...]
+    least: float = 0.0     # the normal smallest size (`raised`): smaller candidates are fallbacks
 
 
 @dataclass
@@ -96,6 +103,14 @@ def line_variants(name: str) -> list[tuple[str, ...]]:
         if three:
             out.append(three)
     return out
+
+
+def station_request(key: str, name: str, xy: XY, radius: float, preferred: str | None = None,
+                    hub: bool = False) -> LabelRequest:
+    """A station label's request: its candidates, and NORMAL_PT (hubs HUB_NORMAL_PT) as the size
+    below which a candidate is a fallback."""
+    return LabelRequest(key, station_candidates(name, xy, radius, preferred, hub),
+                        HUB_NORMAL_PT if hub else NORMAL_PT)
 
 
 def station_candidates(name: str, xy: XY, radius: float, preferred: str | None = None,
@@ -186,6 +201,62 @@ def place(requests, obstacles, bounds: Polygon, clearance: float = CLEARANCE_MM)
     result.unplaced.sort(key=rank.__getitem__)
     result.placed = dict(sorted(result.placed.items(), key=lambda kv: rank[kv[0]]))
     return result
+
+
+def raised(placement: Placement, requests, obstacles, bounds: Polygon, clearance: float = CLEARANCE_MM) -> Placement:
+    """The placement with each label that `place` drew below its request's normal size (`least`)
+    moved to the first of its candidates at that size or larger that is clear of everything and of
+    the other labels as placed (`normal_boxes`: at the normal clearance, then the tight one, then
+    nudged at the normal size); a label none of whose normal-size boxes finds room stays as placed. `place`
+    places each label at the first free box in its order of preference, so a label whose
+    normal-size boxes all miss by a sliver (Portland's Hollywood: 0.23 mm² of a space at 10 pt)
+    went down to 8 pt while a nudge of a millimetre would have kept it at 10. Labels are raised
+    in request order; the others do not move."""
+    small = [r for r in requests if r.least and r.key in placement.placed and placement.placed[r.key].size < r.least]
+    if not small:
+        return placement
+    tight = clearance * TIGHT
+    grown = {clearance: _buffered(obstacles, clearance), tight: _buffered(obstacles, tight)}
+    for req in small:
+        choice = next(iter(normal_boxes(placement, req, grown, bounds, clearance)), None)
+        if choice is not None:
+            placement = moved(placement, req.key, choice)
+    return placement
+
+
+def normal_boxes(placement: Placement, req: LabelRequest, grown: dict, bounds: Polygon,
+                 clearance: float = CLEARANCE_MM, limit: int | None = None):
+    """The request's candidates at its normal size or larger that are clear of everything and of
+    the other labels as placed, in the order `raised` takes them: at the normal clearance, then the
+    tight one, then the first nudged one at the normal size (`_nudged`). grown: {clearance: the obstacles grown by
+    it}, as `place` makes them; limit: at most this many (a generator: asked one at a time)."""
+    big = tuple(c for c in req.candidates if c.size >= req.least)
+    if not big:
+        return
+    others = [c.box for k, c in placement.placed.items() if k != req.key]
+    boxes = [c.box for c in big]
+    tight = clearance * TIGHT
+    seen, n = set(), 0
+    for gap in (clearance, tight):
+        free = _free_mask(boxes, grown[gap], bounds)
+        for i, (c, f) in enumerate(zip(big, free)):
+            if f and i not in seen and not _hits_any(c.box, others, gap):
+                seen.add(i)
+                yield c
+                n += 1
+                if limit is not None and n >= limit:
+                    return
+    # nudged, only to the normal size itself: a larger size is for boxes free as they stand, as the
+    # layout's label room counts them (mapkit.layout.labels)
+    least = tuple(c for c in big if c.size == req.least)
+    nudged = _nudged(LabelRequest(req.key, least, req.least), grown, bounds, others) if least else None
+    if nudged is not None:
+        yield nudged
+
+
+def moved(placement: Placement, key: str, choice: Candidate) -> Placement:
+    """The placement with one label at choice (found room: no longer unplaced)."""
+    return Placement({**placement.placed, key: choice}, [k for k in placement.unplaced if k != key])
 
 
 # A box's cost is its area outside bounds plus its area over each obstacle it touches (at least

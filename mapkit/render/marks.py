@@ -1,8 +1,11 @@
-"""Printer's marks as primitives: calibration bars, the "print at 100 %" notice, crop marks and
+"""Printer's marks as primitives: calibration bars, the "print at 100 %" notice, crop marks,
 alignment crosshairs (the tiled sheets use registration ticks across their seams instead, see
-`tiling`). Each function returns items for `draw.draw`."""
+`tiling`) and the stamp every sheet of a kit carries (`Stamp`). Each function returns items for
+`draw.draw`."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from mapkit.render import fonts, shapes
 from mapkit.render.draw import Area, Disc, Line, Text
@@ -10,6 +13,69 @@ from mapkit.render.draw import Area, Disc, Line, Text
 NOTICE = "Print at 100 % (actual size) — do not scale"
 MARK_INK = "#000000"
 BAR_MM = 2.0
+PLAYTEST = "playtest ☐  date ________"
+STAMP_SIZES = (6.0, 5.5, 5.0, 4.5)
+
+
+@dataclass(frozen=True)
+class Stamp:
+    """What matches a printed sheet to its board file: the board's name, its version ("" when the
+    file has none) and the first 8 hex digits of the file's SHA-256 (kit.content_hash; "" where not
+    known). Every sheet of a kit prints it with a playtest box (`stamp_text`)."""
+
+    name: str
+    version: str = ""
+    file: str = ""
+
+    def ident(self) -> str:
+        """"version 1.0 · file 1a2b3c4d" (the parts the board has)."""
+        return " · ".join(x for x in (f"version {self.version}" if self.version else "",
+                                      f"file {self.file}" if self.file else "") if x)
+
+    def lines(self, with_name: bool = True) -> list[tuple[str, ...]]:
+        """The stamp as one line, then as two, then three: the ways `stamp_text` tries, in turn."""
+        head = [self.name] if with_name else []
+        ident = self.ident()
+        one = " · ".join(head + ([ident] if ident else []) + [PLAYTEST])
+        two = " · ".join(head + ([ident] if ident else []))
+        out = [(one,)]
+        if two:
+            out.append((two, PLAYTEST))
+        if with_name and ident:
+            out.append((self.name, ident, PLAYTEST))
+        return out
+
+
+def stamp_text(stamp: Stamp, box, with_name: bool = True, rotation: float = 0.0, ha: str = "left",
+               sizes=STAMP_SIZES) -> Text:
+    """The stamp as one Text inside box (x0, y0, x1, y1, mm; read bottom to top when rotation is
+    90): the largest of sizes at which one of `Stamp.lines` fits, fewest lines first; where none
+    fits, its shortest lines at the smallest size. Its box is where it is drawn."""
+    x0, y0, x1, y1 = box
+    along, across = (y1 - y0, x1 - x0) if rotation else (x1 - x0, y1 - y0)
+    choices = stamp.lines(with_name)
+    best = None
+    for size in sizes:
+        for lines in choices:
+            w, h = fonts.block_size(lines, size)
+            if w <= along and h <= across:
+                best = (lines, size, w, h)
+                break
+        if best is not None:
+            break
+    if best is None:
+        lines = choices[-1]
+        best = (lines, sizes[-1], *fonts.block_size(lines, sizes[-1]))
+    lines, size, w, h = best
+    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+    if rotation:
+        # read bottom to top: the text's left edge at the box's bottom
+        start = y1 if ha == "left" else cy + w / 2
+        return Text((cx, start - w / 2), lines, size, MARK_INK, z=20, rotation=90, align="left",
+                    box=(cx - h / 2, start - w, cx + h / 2, start))
+    left = x0 if ha == "left" else x1 - w if ha == "right" else cx - w / 2
+    return Text((left + w / 2, cy), lines, size, MARK_INK, z=20, align="left",
+                box=(left, cy - h / 2, left + w, cy + h / 2))
 
 
 def calibration_bar(x: float, y: float, length: float, label: str, ticks: float, vertical: bool = False,

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from mapkit.model import Board
-from mapkit.render import card_faces, draw, marks, pdf, style, summary
+from mapkit.render import card_faces, draw, fonts, marks, pdf, style, summary
 from mapkit.render.draw import Text
 from mapkit.render.summary import Section
 
@@ -54,10 +54,27 @@ def sections(board: Board, tickets: int, train_cards: dict) -> list[Section]:
     return out
 
 
-def write_rules(path: Path, board: Board, paper: str, tickets: int, train_cards: dict) -> int:
+FOOT_MM = 16.0   # the foot of every page: the 100 mm bar, the page line and the stamp, one above the other
+
+
+def write_rules(path: Path, board: Board, paper: str, tickets: int, train_cards: dict,
+                stamp: marks.Stamp | None = None) -> int:
     """Write the booklet on as many pages of `paper` as it needs; returns the page count."""
     pw, ph = pdf.PAPERS[paper]
+    pages = page_items(board, paper, tickets, train_cards, stamp)
+    with pdf.pdf_document(path) as doc:
+        for items in pages:
+            fig, ax = pdf.page(pw, ph)
+            draw.draw(ax, items, clip=False)
+            doc.add(fig)
+        return doc.pages
+
+
+def page_items(board: Board, paper: str, tickets: int, train_cards: dict, stamp: marks.Stamp | None = None) -> list[list]:
+    """Each page's items: the sections flowed down the page above its foot, and the foot (foot_items)."""
+    pw, ph = pdf.PAPERS[paper]
     width = pw - 2 * MARGIN_MM
+    bottom = ph - MARGIN_MM - FOOT_MM + 4   # the body ends above the foot
     secs = sections(board, tickets, train_cards)
     pages: list[list] = []
     items: list = []
@@ -66,21 +83,33 @@ def write_rules(path: Path, board: Board, paper: str, tickets: int, train_cards:
     items += title
     for sec in secs:
         body, h = card_faces._sections([sec], MARGIN_MM, 0.0, width, BODY_PT)
-        if y + h > ph - MARGIN_MM - 8 and items:
+        if y + h > bottom and items:
             pages.append(items)
             items, y = [], MARGIN_MM
         items += [_shift(i, y) for i in body]
         y += h
     pages.append(items)
-    with pdf.pdf_document(path) as doc:
-        for n, page_items in enumerate(pages, start=1):
-            fig, ax = pdf.page(pw, ph)
-            foot = f"{board.name} rules · page {n} of {len(pages)} · {marks.NOTICE}"
-            bar = marks.calibration_bar(MARGIN_MM, ph - MARGIN_MM / 2 - 4, 100.0, "100 mm", 10.0)
-            draw.draw(ax, page_items + bar + [Text((pw - MARGIN_MM, ph - MARGIN_MM / 2 - 3), (foot,), 7, "#555555", z=5, ha="right")],
-                      clip=False)
-            doc.add(fig)
-        return doc.pages
+    stamp = stamp or marks.Stamp(board.name, board.version)
+    return [items + foot_items(board, stamp, n, len(pages), pw, ph) for n, items in enumerate(pages, start=1)]
+
+
+def foot_items(board: Board, stamp: marks.Stamp, n: int, count: int, pw: float, ph: float) -> list:
+    """A page's foot, three rows from the bottom margin up: the stamp, the page line (the board,
+    the page number, the print-at-100 % notice, shrunk to the width), the 100 mm bar."""
+    left, right = MARGIN_MM, pw - MARGIN_MM
+    base = ph - MARGIN_MM / 2            # the bottom of the foot, inside the printable area
+    stamp_item = marks.stamp_text(stamp, (left, base - 3.5, right, base), with_name=False)
+    foot = f"{board.name} rules · page {n} of {count} · {marks.NOTICE}"
+    size = 7.0
+    while fonts.line_width(foot, size) > right - left and size > 4.5:
+        size -= 0.5
+    lines = (foot,) if fonts.line_width(foot, size) <= right - left else tuple(fonts.wrap(foot, size, right - left))
+    fw, fh = fonts.block_size(lines, size)
+    fy = base - 4.5 - fh / 2
+    line = Text((left + fw / 2, fy), lines, size, "#555555", z=5, align="left",
+                box=(left, fy - fh / 2, left + fw, fy + fh / 2))
+    bar = marks.calibration_bar(left, fy - fh / 2 - 1.5 - marks.BAR_MM - 1.0, 100.0, "100 mm", 10.0)
+    return bar + [line, stamp_item]
 
 
 def _shift(item, dy: float):

@@ -28,12 +28,15 @@ def tick_items(ticks) -> list:
     return [Line(t.segment(), marks.MARK_INK, TICK_LW, z=30) for t in ticks]
 
 
-def write_tiles_pdf(scene: BoardScene, board: Board, layout: Layout, tiling: Tiling, path: Path) -> int:
+def write_tiles_pdf(scene: BoardScene, board: Board, layout: Layout, tiling: Tiling, path: Path,
+                    stamp: marks.Stamp | None = None) -> int:
+    """The assembly page, then each sheet; every page carries the stamp (marks.Stamp: the board's
+    name, version and file, a playtest box)."""
     ticks = tick_items(registration_ticks(tiling, mark_obstacles(scene)))
     with pdf.pdf_document(path) as doc:
-        doc.add(assembly_page(board, layout, tiling))
+        doc.add(assembly_page(board, layout, tiling, stamp))
         for tile in tiling.tiles:
-            doc.add(sheet_page(scene, board, tiling, tile, ticks))
+            doc.add(sheet_page(scene, board, tiling, tile, ticks, stamp))
         return doc.pages
 
 
@@ -54,7 +57,7 @@ def glue_items(tiling: Tiling, tile) -> list:
     return out
 
 
-def sheet_page(scene: BoardScene, board: Board, tiling: Tiling, tile, ticks):
+def sheet_page(scene: BoardScene, board: Board, tiling: Tiling, tile, ticks, stamp: marks.Stamp | None = None):
     pw, ph = tiling.page
     fig, page_ax = pdf.page(pw, ph)
     x, y, w, h = tiling.content
@@ -69,12 +72,12 @@ def sheet_page(scene: BoardScene, board: Board, tiling: Tiling, tile, ticks):
         cuts.append(Line(((wx0, wy0), (wx1, wy0)), marks.MARK_INK, 1.2, z=31, dash=(4.0, 2.0)))
     draw.draw(board_ax, scene.items + ticks + glue_items(tiling, tile) + cuts, window=tile.window)
     items = [Area((shapes.rect_ring(x, y, x + w, y + h),), edge=FRAME, lw=0.3, z=5)]
-    items += footer(board, tiling, tile, y + h)
+    items += footer(board, tiling, tile, y + h, stamp)
     draw.draw(page_ax, items, clip=False)
     return fig
 
 
-def footer(board: Board, tiling: Tiling, tile, top: float) -> list:
+def footer(board: Board, tiling: Tiling, tile, top: float, stamp: marks.Stamp | None = None) -> list:
     pw, _ = tiling.page
     left = tiling.content[0]
     width = tiling.content[2]
@@ -86,24 +89,87 @@ def footer(board: Board, tiling: Tiling, tile, top: float) -> list:
     cols = f"1–{tiling.cols}" if tiling.cols > 1 else "1"
     cuts = [side for side, yes in (("left", tile.col > 0), ("top", tile.row > 0)) if yes]
     cut = f"cut along the dashed {' and '.join(cuts)} edge" if cuts else "no cut: the other sheets go on top"
-    info = (f"{marks.NOTICE}  ·  {board.name}: sheet {tile.label} of {tiling.sheets} "
-            f"(rows {rows} top to bottom, columns {cols} left to right)  ·  {cut}")
-    size = 6.5
-    while fonts.line_width(info, size, False) > left + width - tx and size > 4.5:
-        size -= 0.5
+    order = f" (rows {rows} top to bottom, columns {cols} left to right)"
+    info, size = _fit_info(board.name, f"{marks.NOTICE}  ·  {{}}: sheet {tile.label} of {tiling.sheets}{{}}  ·  {cut}",
+                           order, left + width - tx)
     out.append(Text((tx, top + 3.2), (info,), size, style.INK, z=20, ha="left"))
     out += marks.calibration_bar(tx, top + 6.5, 100.0, "100 mm", 10.0)
     ix = tx + 100 + 4 + fonts.line_width("100 mm", 5.5) + 5
     out += marks.calibration_bar(ix, top + 6.5, 25.4, "1 inch", 25.4 / 4)
+    sx = ix + 25.4 + 1.5 + fonts.line_width("1 inch", 5.5) + 4
+    out.append(marks.stamp_text(stamp or marks.Stamp(board.name, board.version),
+                                (sx, top + 4.6, left + width, top + tiling_footer_room(tiling)), with_name=False))
     return out
 
 
-def assembly_page(board: Board, layout: Layout, tiling: Tiling):
+def _fit_info(name: str, pattern: str, order: str, room: float) -> tuple[str, float]:
+    """A sheet's info line (pattern with the board's name and the rows-and-columns note in its
+    two {}) within room mm: at the largest size from 6.5 to 5 pt that fits, else without the note
+    down to 4.5 pt, else with the name cut short (…)."""
+    for text, sizes in ((pattern.format(name, order), (6.5, 6.0, 5.5, 5.0)),
+                        (pattern.format(name, ""), (6.5, 6.0, 5.5, 5.0, 4.5))):
+        for size in sizes:
+            if fonts.line_width(text, size) <= room:
+                return text, size
+    short = name
+    while len(short) > 8 and fonts.line_width(pattern.format(short + "…", ""), 4.5) > room:
+        short = short[:-1].rstrip()
+    return pattern.format(short + "…", ""), 4.5
+
+
+def tiling_footer_room(tiling: Tiling) -> float:
+    """How far below the content the footer may print: the footer strip, to the printer's margin."""
+    return tiling.page[1] - tiling.content[1] - tiling.content[3] - pdf.PRINT_MARGIN_MM
+
+
+TITLE_SIZES = (14.0, 13.0, 12.0, 11.0, 10.0)
+
+
+def title_items(text: str, x: float, y: float, width: float) -> tuple[list, float]:
+    """The page's title from (x, y), top left: on one line at the largest of TITLE_SIZES that fits
+    width, else wrapped at the smallest. Returns items and the y below it."""
+    for size in TITLE_SIZES:
+        if fonts.line_width(text, size, True) <= width:
+            lines = [text]
+            break
+    else:
+        lines = fonts.wrap(text, size, width, True)
+    w, h = fonts.block_size(lines, size, True)
+    return [Text((x + w / 2, y + h / 2), tuple(lines), size, style.INK, z=20, bold=True, align="left",
+                 box=(x, y, x + w, y + h))], y + h
+
+
+def assembly_foot(stamp: marks.Stamp, left: float, right: float, bottom: float) -> tuple[list, float]:
+    """The assembly page's foot above `bottom`, rows from the bottom up: the stamp; the notice;
+    the 100 mm and 1 inch bars (the inch bar under the 100 mm one where the page is too narrow for
+    both side by side). Each fits between left and right. Returns items and the foot's top."""
+    out = [marks.stamp_text(stamp, (left, bottom - 3.5, right, bottom))]
+    size = 6.0
+    while fonts.line_width(marks.NOTICE, size, True) > right - left and size > 4.0:
+        size -= 0.5
+    nw, nh = fonts.block_size([marks.NOTICE], size, True)
+    ny = bottom - 4.5 - nh / 2
+    out.append(Text((left + nw / 2, ny), (marks.NOTICE,), size, style.INK, z=20, bold=True,
+                    box=(left, ny - nh / 2, left + nw, ny + nh / 2)))
+    bar_y = ny - nh / 2 - 1.5 - marks.BAR_MM - 1.0
+    first = 100 + 1.5 + fonts.line_width("100 mm", 5.5) + 5
+    inch = 25.4 + 1.5 + fonts.line_width("1 inch", 5.5)
+    if left + first + inch <= right:
+        out += marks.calibration_bar(left, bar_y, 100.0, "100 mm", 10.0)
+        out += marks.calibration_bar(left + first, bar_y, 25.4, "1 inch", 25.4 / 4)
+        return out, bar_y - 1.0
+    out += marks.calibration_bar(left, bar_y, 25.4, "1 inch", 25.4 / 4)
+    bar_y -= marks.BAR_MM + 3.0
+    out += marks.calibration_bar(left, bar_y, 100.0, "100 mm", 10.0)
+    return out, bar_y - 1.0
+
+
+def assembly_page(board: Board, layout: Layout, tiling: Tiling, stamp: marks.Stamp | None = None):
     pw, ph = tiling.page
     fig, ax = pdf.page(pw, ph)
     m = pdf.PRINT_MARGIN_MM + 4
     width = pw - 2 * m
-    items = [Text((m, m + 4), (f"{board.name} — assembling the board",), 14, style.INK, z=20, bold=True, ha="left")]
+    items, y = title_items(f"{board.name} — assembling the board", m, m, width)
     bw, bh = tiling.board
     steps = [
         f"The board is {bw:g} × {bh:g} mm, printed on {tiling.sheets} {tiling.paper.upper() if tiling.paper == 'a4' else 'Letter'} "
@@ -122,21 +188,20 @@ def assembly_page(board: Board, layout: Layout, tiling: Tiling):
         f"then glue the rows together from the top.",
         "5. Cut the outer margins (the paper outside the board's edge) off; glue the board onto card if you like.",
     ]
-    y = m + 11
+    y += 5
     for text in steps:
         lines = fonts.wrap(text, 8, width)
         items.append(Text((m, y + fonts.block_height(len(lines), 8) / 2), tuple(lines), 8, style.INK, z=20,
                           ha="left", align="left"))
         y += fonts.block_height(len(lines), 8) + 1.5
-    items += marks.calibration_bar(m, ph - m - 3, 100.0, "100 mm", 10.0)
-    items += marks.calibration_bar(m + 125, ph - m - 3, 25.4, "1 inch", 25.4 / 4)
-    items.append(Text((m + 170, ph - m - 2), (marks.NOTICE,), 6, style.INK, z=20, bold=True, ha="left"))
+    foot, foot_top = assembly_foot(stamp or marks.Stamp(board.name, board.version), m, pw - m, ph - m)
+    items += foot
     draw.draw(ax, items, clip=False)
 
     # the overview: the board to scale with the sheets' windows over it
     # the sheets' windows reach past the board's edges (the spare paper of the outer sheets): the
     # overview shows all of them
-    top, bottom = y + 4, ph - m - 10
+    top, bottom = y + 4, foot_top - 4
     ex0 = min(0.0, min(t.window[0] for t in tiling.tiles))
     ey0 = min(0.0, min(t.window[1] for t in tiling.tiles))
     ex1 = max(bw, max(t.window[2] for t in tiling.tiles))

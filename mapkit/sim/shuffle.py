@@ -8,9 +8,11 @@ tune` compares a board with its changed copy on the same seeds; those games shou
 the change allows.
 
 The coupled shuffle builds the deck card by card, top first, as an exponential race: at position
-p every card type (color index, the wild last) draws a uniform u[p][c] from a generator seeded
-from the game's seed only, always one per type and position whatever the counts, and the type
-with the least -ln(1 - u) / (cards of it left) takes the position. A type with k of the R cards
+p every card type (a palette color, or the wild) draws a uniform u[p][c] from its own generator,
+seeded from the game's seed and the type's id (the color's id; `WILD_KEY` for the wild), always one
+per type and position whatever the counts, and the type with the least -ln(1 - u) / (cards of it
+left) takes the position. Keyed by id, not by palette index, a color removed from (or added to)
+the palette leaves every other type's numbers as they were. A type with k of the R cards
 left wins with chance k / R, so each deck is a uniformly shuffled arrangement of its cards (the
 sequential draw without replacement); and since both decks read the same numbers, a deck with one
 card moved or added wins the same race at almost every position: the two orders differ in a few
@@ -36,26 +38,31 @@ from __future__ import annotations
 
 import math
 import random
+import zlib
 from dataclasses import dataclass, fields
 
 from mapkit.sim.rules import RuleSet
 
 _SALT = 0x6B657964   # the deck's race is a stream apart from the state's generator
+WILD_KEY = "*wild"   # the wild card's id in the race (no palette id can be it: ids are slugs)
 
 
-def coupled_order(cards: list, base: int, types: int) -> list:
-    """The cards (type indices below `types`) in race order, the top (drawn first) last, as the
-    engine pops them. `types` numbers per position are drawn whatever the counts, so every deck of
-    the same types reads the same stream."""
+def coupled_order(cards: list, base: int, keys: list[str]) -> list:
+    """The cards (type indices into `keys`, the types' ids) in race order, the top (drawn first)
+    last, as the engine pops them. Each type draws one number per position from its own stream,
+    seeded by `base` and its id, whatever the counts: every deck reads the same numbers for a type
+    of the same id."""
+    types = len(keys)
     left = [0] * types
     for c in cards:
         left[c] += 1
-    rnd, log, inf = random.Random(base).random, math.log, math.inf
+    rnds = [random.Random((base << 32) ^ zlib.crc32(k.encode("utf-8"))).random for k in keys]
+    log, inf = math.log, math.inf
     out = []
     for _ in range(len(cards)):
         best, won = inf, -1
         for c in range(types):
-            u = rnd()
+            u = rnds[c]()
             k = left[c]
             if k:
                 v = -log(1.0 - u) / k
@@ -74,7 +81,7 @@ def shuffle_cards(s, seed) -> None:
         base = (int(seed) ^ _SALT) & ((1 << 64) - 1)
     else:
         base = s.rng.getrandbits(64)
-    s.deck = coupled_order(s.deck, base, s.t.wild + 1)
+    s.deck = coupled_order(s.deck, base, [*s.t.color_ids, WILD_KEY])
 
 
 @dataclass(frozen=True)

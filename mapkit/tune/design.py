@@ -8,10 +8,10 @@ random numbers):
     confirmation block  games S .. S+M-1 (M: --step-games)
 
 Each round every proposed change (one ticket, every flagged ticket repriced together, a
-replacement, a card move, a double) is played on the screening block only and ranked by how
-surely its target improves there (the paired difference over its bootstrap spread, a z-score:
-unit-free, so a ticket's points and a color's wilds rank on one scale); a change whose any aim
-grew beyond its margin there is dropped. The best `CONFIRM` are then played on the confirmation
+replacement, a card move, a double, a route color) is played on the screening block only and
+ranked by how surely its target improves there (the paired difference over its bootstrap spread,
+a z-score: unit-free, so a ticket's points and a color's wilds rank on one scale); a change whose
+any aim grew beyond its margin there is dropped. The best `CONFIRM` are then played on the confirmation
 block, best first, and the first that passes is kept. The screening games never enter a decision:
 they only choose what is tested, and they are independent of the confirmation games, so the
 confirmation test keeps its level whatever was screened.

@@ -9,7 +9,7 @@ only what is proven to help and shown to harm no aim beyond its margin.
             or still undecided (extended again while the budget has room)
         propose changes from the current board's latest evidence (propose.py): every kind allowed,
             single tickets and every flagged ticket repriced together, replacements, card moves,
-            doubles
+            doubles, and (when allowed) route colors
         screen: play each on the screening block (few games, the same seeds as the board's) and
             rank them by how surely their target improves there (design.screen_score)
         confirm: play the board and the best CONFIRM changes on a fresh confirmation block (the
@@ -51,7 +51,7 @@ from mapkit.tune.aims import Aims
 from mapkit.sim.shuffle import coupled
 from mapkit.tune.design import CONFIRM, MAX_SCREENED, Spending, decide, screen_score, undecided
 from mapkit.tune.evidence import ALPHA, MET, aim_table, analyse, concat, gather_many, per_table, weights
-from mapkit.tune.propose import KINDS, apply_edits, propose
+from mapkit.tune.propose import DEFAULT_KINDS, KINDS, apply_edits, propose
 from mapkit.tune.writeback import Patches, validate_text
 
 DEFAULT_BUDGET = 8000
@@ -135,7 +135,7 @@ def _figures(subjects_before, subjects_after, changes) -> list:
     return out
 
 
-def tune(data: dict, source: str, aims: Aims, counts: list, panel: list, *, allowed=KINDS,
+def tune(data: dict, source: str, aims: Aims, counts: list, panel: list, *, allowed=DEFAULT_KINDS,
          budget: int = DEFAULT_BUDGET, step_games: int = DEFAULT_STEP_GAMES, screen_games: Optional[int] = None,
          reserve: int = 0, seed: int = 0, jobs: int = 1, scheduler=None, preset: Optional[str] = None,
          variants: tuple = (), progress: Optional[Callable[[str, int, int], None]] = None) -> TuneResult:

@@ -15,8 +15,17 @@ What may change (`--change`), in the order tried (least disruptive first):
 - `doubles`: the second track of a double nobody claims (below route-claimed where both tracks
   are open) is removed; when the first seat's edge is above its band at a player count where both
   tracks are open, the single route claimed in the most games gets a gray second track.
+- `colors` (a map change: only when asked for, never by default): a starved color (wild cards per
+  claim above the band, or its track rarely claimed) of one or two routes, not starved by the
+  palette's own design (a fixed count, or fewer cards than its longest route), has its routes made
+  gray, or given the color of a neighbouring line (a color already at one of their end stations,
+  the one with the most cards per space of track); a colored route rarely claimed is made gray.
+  Routes the designer lists as `unwanted_ok` are left as they are. A route keeps its drawn kind.
+  A color left with no route leaves the palette and the deck: its cards go to the neighbour that
+  took its routes, or (made gray) one by one to the colors furthest below the share `mapkit
+  cards` would give them.
 
-Never stations, nor the color or length of an existing route: those are the map.
+Never stations, nor a route's length, nor (unless `colors` is allowed) its color: those are the map.
 
 A change works on the board file's parsed data (a dict) and knows its patches for
 `mapkit.writer.patch_text` (JSON path -> new value, or DELETE).
@@ -32,14 +41,16 @@ import numpy as np
 from mapkit.tune.aims import Aims
 from mapkit.tune.evidence import MET, MISSED, Evidence, Subject
 
-KINDS = ("tickets", "cards", "doubles")
+KINDS = ("tickets", "cards", "doubles", "colors")
+DEFAULT_KINDS = ("tickets", "cards", "doubles")   # colors change the map: only when asked for
+FEW_ROUTES = 2       # a color of this many routes or fewer may be folded into gray or a neighbour
 RARELY_KEPT = 0.20
 DOUBLE_TRIES = 5     # single routes looked at for a second track, most claimed first
 
 
 @dataclass
 class Change:
-    kind: str                 # ticket-points, ticket-replace, cards, double-remove, double-add
+    kind: str                 # ticket-points, ticket-replace, cards, double-remove, double-add, recolor
     subject: str              # what it changes, in the designer's words
     aim: str                  # the aim it is for
     before: object
@@ -236,6 +247,19 @@ def _generate_one(board, data: dict, deck: str, idx: int, seed: int):
 
 # ---------------------------------------------------------------------------- cards
 
+def _count_fits(color, k: int, longest: dict) -> bool:
+    """Whether k cards of a palette color respect its constraints (fixed, min, max, fewer than
+    its longest route) and give it at least one."""
+    cc = color.cards
+    if cc.fixed is not None and k != cc.fixed:
+        return False
+    if cc.min is not None and k < cc.min or cc.max is not None and k > cc.max:
+        return False
+    if cc.below_longest_route and longest.get(color.id) and k >= longest[color.id]:
+        return False
+    return k >= 1
+
+
 def propose_cards(ev: Evidence, subjects: list[Subject], aims: Aims, data: dict, board, tried: set) -> list[Change]:
     from mapkit.cards import derive_deck
 
@@ -254,17 +278,7 @@ def propose_cards(ev: Evidence, subjects: list[Subject], aims: Aims, data: dict,
 
     def room(cid: str, delta: int) -> bool:
         c = palette.get(cid)
-        if c is None:
-            return False
-        k = counts.get(cid, 0) + delta
-        cc = c.cards
-        if cc.fixed is not None:
-            return False
-        if cc.min is not None and k < cc.min or cc.max is not None and k > cc.max:
-            return False
-        if cc.below_longest_route and longest.get(cid) and k >= longest[cid]:
-            return False
-        return k >= 1
+        return c is not None and c.cards.fixed is None and _count_fits(c, counts.get(cid, 0) + delta, longest)
     # wilds per claim pooled over counts: the donor is the color whose claims need the fewest
     k_all = ev.claims.sum(axis=0).astype(float)
     w_all = ev.wilds.sum(axis=0).astype(float)
@@ -373,6 +387,176 @@ def propose_doubles(ev: Evidence, subjects: list[Subject], aims: Aims, data: dic
     return out
 
 
+# ---------------------------------------------------------------------------- colors
+
+def _by_design(color) -> bool:
+    """A color the palette means to be short of cards (a fixed count, or fewer than its longest
+    route): starved on purpose, so never folded away."""
+    return color.cards.fixed is not None or color.cards.below_longest_route
+
+
+def _unwanted(route, aims: Aims) -> bool:
+    """A route the designer means to be rarely claimed (`unwanted_ok`): tune changes nothing of it."""
+    return route.id in aims.unwanted_ok or bool(route.double and route.double in aims.unwanted_ok)
+
+
+def _deck_counts(data: dict, board) -> dict:
+    from mapkit.cards import derive_deck
+
+    if "deck" in data:
+        return dict(data["deck"]["counts"])
+    return dict(derive_deck(board).counts)
+
+
+def _cards(k: int) -> str:
+    return f"{k} card" + ("" if k == 1 else "s")
+
+
+def recolor_edits(data: dict, board, routes: list, new: str) -> tuple[list, str, str]:
+    """The edits that give `routes` (indices) the color `new` (a palette color or gray), keeping
+    each route's drawn kind, and the cards that follow: a color left with no route leaves the
+    palette and, when the file writes the deck, the deck; its cards go to `new` if that color
+    can take them, else one by one to the colors furthest below the share `mapkit cards` gives
+    them on the changed board. Returns (edits, what the cards do, a problem or '')."""
+    from mapkit.boardfile import build_board, whole_numbers
+    from mapkit.cards import InfeasibleDeck, derive_deck
+    from mapkit.errors import MapkitError
+    from mapkit.model import GRAY
+
+    gray_kind = data.get("gray", {}).get("kind", "rail")
+    kinds = {c.id: c.kind for c in board.palette}
+    edits = []
+    for r in routes:
+        edits.append((("routes", r, "color"), new))
+        route = board.routes[r]
+        if "kind" not in data["routes"][r] and route.kind != (gray_kind if new == GRAY else kinds.get(new)):
+            edits.append((("routes", r, "kind"), route.kind))
+    moved = set(routes)
+    leaving = sorted({board.routes[r].color for r in routes} - {GRAY, new},
+                     key=lambda c: [p.id for p in board.palette].index(c))
+    leaving = [c for c in leaving if all(i in moved for i, x in enumerate(board.routes) if x.color == c)]
+    if not leaving:
+        return edits, "", ""
+    order = [c.id for c in board.palette]
+    edits += [(("palette", order.index(c)), _DELETE()) for c in leaving]
+    if "deck" not in data:
+        return edits, f"{', '.join(leaving)} leaves the palette (the deck is derived from it)", ""
+    counts = dict(data["deck"]["counts"])
+    free = sum(counts.pop(c, 0) for c in leaving)
+    edits += [(("deck", "counts", c), _DELETE()) for c in leaving if c in data["deck"]["counts"]]
+    changed = apply_edits(data, edits)
+    try:
+        nb = build_board(whole_numbers(copy.deepcopy(changed)), "tune")
+    except (MapkitError, KeyError, TypeError, ValueError) as exc:   # logged, never played
+        return edits, "", f"the changed board does not build: {exc}"
+    palette = {c.id: c for c in nb.palette}
+    longest = {}
+    for r in nb.routes:
+        longest[r.color] = max(longest.get(r.color, 0), r.length)
+    if new in palette and _count_fits(palette[new], counts.get(new, 0) + free, longest):
+        counts[new] = counts.get(new, 0) + free
+        edits.append((("deck", "counts", new), counts[new]))
+        goes = "goes" if free == 1 else "go"
+        return edits, f"{', '.join(leaving)} leaves the palette; its {_cards(free)} {goes} to {new}", ""
+    try:
+        target = {f.color: f.target for f in derive_deck(nb, data["deck"]["total"], data["deck"]["wild"]).colors}
+    except InfeasibleDeck as exc:
+        return edits, "", f"no deck fits the changed palette: {exc}"
+    given = {}
+    for _ in range(free):
+        room = [c for c in order if c in palette and _count_fits(palette[c], counts.get(c, 0) + 1, longest)]
+        if not room:
+            return edits, "", f"no color can take the {_cards(free)} of {', '.join(leaving)}"
+        c = max(room, key=lambda x: (target[x] - counts.get(x, 0), -order.index(x)))
+        counts[c] = counts.get(c, 0) + 1
+        given[c] = given.get(c, 0) + 1
+    edits += [(("deck", "counts", c), counts[c]) for c in sorted(given, key=order.index)]
+    shared = ", ".join(f"{c} +{k}" for c, k in sorted(given.items(), key=lambda kv: order.index(kv[0])))
+    return edits, f"{', '.join(leaving)} leaves the palette; its {_cards(free)} shared out as `mapkit cards` would " \
+                  f"({shared})", ""
+
+
+def propose_colors(ev: Evidence, subjects: list[Subject], aims: Aims, data: dict, board, t,
+                   tried: set) -> list[Change]:
+    """Map changes for what the evidence names as the cause: a starved color of few routes (wild
+    cards per claim above the band, or one of its routes rarely claimed) folded into gray or a
+    neighbouring line's color; a colored route rarely claimed made gray."""
+    from mapkit.model import GRAY
+
+    palette = {c.id: c for c in board.palette}
+    routes_of, spaces = {}, {}
+    for i, r in enumerate(board.routes):
+        routes_of.setdefault(r.color, []).append(i)
+        spaces[r.color] = spaces.get(r.color, 0) + r.length
+    counts = _deck_counts(data, board)
+    starved, rare = {}, {}
+    for s in subjects:
+        if s.status == MET:
+            continue
+        if s.aim == "color-wilds" and (s.subject not in starved or s.estimate > starved[s.subject].estimate):
+            starved[s.subject] = s
+        if s.aim == "route-claimed" and s.subject in t.route_ids and (s.subject not in rare or
+                                                                       s.estimate < rare[s.subject].estimate):
+            rare[s.subject] = s
+    by_route = {rid: i for i, rid in enumerate(t.route_ids)}
+    out, done = [], set()
+
+    def targets_of(color: str, routes: list, leaves: bool) -> tuple[frozenset, frozenset]:
+        names = {board.routes[r].id for r in routes}
+        routed = frozenset((s.aim, (s.subject, s.players)) for s in subjects
+                           if s.aim == "route-claimed" and s.status != MET and s.subject in names)
+        colored = frozenset((s.aim, (s.subject, s.players)) for s in subjects
+                            if s.aim == "color-wilds" and s.status != MET and s.subject == color)
+        return routed | colored, routed | (frozenset() if leaves else colored)
+
+    def add(for_aim, subject, color, routes, new, why):
+        if (frozenset(routes), new) in done:
+            return
+        done.add((frozenset(routes), new))
+        edits, cards, problem = recolor_edits(data, board, routes, new)
+        leaves = any(p[0] == "palette" for p, _ in edits)
+        targets, after = targets_of(color, routes, leaves)
+        ch = Change("recolor", subject, for_aim, color, new, why + (f"; {cards}" if cards else ""),
+                    edits, targets, after)
+        ch.problem = problem
+        if ch.key not in tried:
+            out.append(ch)
+
+    def rare_text(routes):
+        return "; ".join(f"{board.routes[r].id} claimed in {rare[board.routes[r].id].estimate:.0%} of games at "
+                         f"{rare[board.routes[r].id].players}p" for r in routes if board.routes[r].id in rare)
+
+    for cid, color in palette.items():
+        routes = routes_of.get(cid, [])
+        flagged = cid in starved or any(board.routes[r].id in rare for r in routes)
+        if not routes or len(routes) > FEW_ROUTES or _by_design(color) or not flagged or any(
+                _unwanted(board.routes[r], aims) for r in routes):
+            continue
+        s = starved.get(cid)
+        why = (f"{cid} claims take {s.extra.get('wilds_per_claim')} wilds each at {s.players}p against "
+               f"{s.extra.get('all_colors')} for all colors" if s else rare_text(routes))
+        why += f"; {cid} has {len(routes)} route{'s' if len(routes) > 1 else ''} ({spaces[cid]} spaces)"
+        subject = f"{cid} ({', '.join(board.routes[r].id for r in routes)})"
+        aim = "color-wilds" if s else "route-claimed"
+        add(aim, subject, cid, routes, GRAY, why)
+        ends = {x for r in routes for x in (board.routes[r].a, board.routes[r].b)}
+        near = {x.color for x in board.routes if x.ends & ends} - {cid, GRAY}
+        near = [c for c in near if c in palette and spaces.get(c) and not _by_design(palette[c])]
+        if near:
+            order = list(palette)
+            nb = max(near, key=lambda c: (counts.get(c, 0) / spaces[c], -order.index(c)))
+            add(aim, subject, cid, routes, nb, why + f"; {nb}, at its ends, has the most cards per space of "
+                                                     f"track there ({counts.get(nb, 0)} cards for {spaces[nb]} spaces)")
+    for rid, s in sorted(rare.items(), key=lambda kv: (kv[1].estimate, kv[0])):
+        r = by_route[rid]
+        color = board.routes[r].color
+        if color == GRAY or color not in palette or _by_design(palette[color]) or _unwanted(board.routes[r], aims):
+            continue
+        add("route-claimed", rid, color, [r], GRAY, f"{rid} ({color}) is claimed in {s.estimate:.0%} of games at "
+                                                    f"{s.players}p (at least {s.band[0]:.0%} wanted)")
+    return out
+
+
 def _finding_key(p) -> tuple:
     """A geometry finding in terms that survive the change: route ids without their track
     number (a route that becomes a double is `a-b#1`), and the other route it names."""
@@ -444,6 +628,8 @@ def propose(ev: Evidence, subjects: list[Subject], aims: Aims, data: dict, board
         singles = sorted(pts, key=lambda c: (c.subject not in missed, not c.to_line, c.subject))
     if "cards" in allowed:
         groups += [[c] for c in propose_cards(ev, subjects, aims, data, board, tried)]
+    if "colors" in allowed:
+        groups += [[c] for c in propose_colors(ev, subjects, aims, data, board, t, tried)]
     if "doubles" in allowed:
         groups += [[c] for c in propose_doubles(ev, subjects, aims, data, board, rules, t, tried)]
     if "tickets" in allowed:

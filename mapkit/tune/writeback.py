@@ -1,8 +1,9 @@
 """Writing a tuned board: only the changed fields move, the rest of the file byte for byte.
 
 Each kept change edits the board data with paths into its current version; a removed double's
-track shifts later routes up and an added track is appended, so `Patches` keeps the edits in the
-coordinates of the file as it was read (route i now -> route j of the file, or an appended one),
+track (or a palette color no route uses any more) shifts later items up and an added track is
+appended, so `Patches` keeps the edits in the coordinates of the file as it was read (route i now
+-> route j of the file, or an appended one; palette color i now -> color j of the file),
 merging an edit inside an earlier one (a replaced ticket's points changed again) into its value.
 The result is one `mapkit.writer.patch_text` change set against the original text.
 """
@@ -21,6 +22,7 @@ class Patches:
         self.route_origin = list(range(len(data.get("routes", []))))   # current index -> file index or None
         self.file_routes = len(self.route_origin)
         self.appended: list = []                       # file paths of appended routes, in order
+        self.palette_origin = list(range(len(data.get("palette", []))))   # current index -> file index
 
     def _translate(self, path: tuple) -> tuple:
         """A path into the current data as a path into the file (appended routes: their append path)."""
@@ -32,12 +34,16 @@ class Patches:
                     k = sum(1 for x in self.route_origin[:cur] if x is None)
                     return self.appended[k] + tuple(path[2:])
                 return ("routes", orig) + tuple(path[2:])
+        if len(path) >= 2 and path[0] == "palette" and isinstance(path[1], int) and path[1] < len(self.palette_origin):
+            return ("palette", self.palette_origin[path[1]]) + tuple(path[2:])
         return tuple(path)
 
     def add(self, edits: list) -> None:
         """Record one kept change's edits (paths into the data before that change)."""
         route_deletes = sorted((p[1] for p, v in edits if v is DELETE and len(p) == 2 and p[0] == "routes"),
                                reverse=True)
+        palette_deletes = sorted((p[1] for p, v in edits if v is DELETE and len(p) == 2 and p[0] == "palette"),
+                                 reverse=True)
         for path, value in edits:
             path = tuple(path)
             if path[0] == "routes" and len(path) == 2 and path[1] == len(self.route_origin) and value is not DELETE:
@@ -58,6 +64,8 @@ class Patches:
                 self.route_origin.append(None)
         for cur in route_deletes:
             del self.route_origin[cur]
+        for cur in palette_deletes:
+            del self.palette_origin[cur]
 
     def _set(self, fp: tuple, value) -> None:
         for q in list(self.changes):
