@@ -94,7 +94,7 @@ def test_a_lead_is_aimed_at_the_station_and_swung_clear_of_what_is_in_its_way():
     assert gaps == pytest.approx((20.0, 3.0))
     (seg,) = scene_mod.leads(ph, line, spaces)
     assert seg[0] == pytest.approx((r, 0.0)) and seg[1] == pytest.approx((r + 20, 0.0))
-    # something on the straight way: the lead meets the rim elsewhere, clear of it
+    # something on the straight way: the drawn lead meets the rim elsewhere, clear of it
     block = box(10, -1, 12, 1)
     (swung,) = scene_mod.leads(ph, line, spaces, None, lambda s: scene_mod.lead_outline(s).intersects(block))
     assert math.dist(swung[0], (0, 0)) == pytest.approx(r)

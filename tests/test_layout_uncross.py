@@ -59,6 +59,6 @@ def test_the_moves_of_a_crossing_flip_first_then_the_station_on_the_wrong_side()
     # the bend's first segment (a to the bend) runs south of c, which the real map has south of a-b:
     # c is on the wrong side of it, and its moves come before f's (drawn south, the right side)
     ends = [(what, wrong) for wrong, what, _ in _end_moves(net, dr, 0, 1)]
-    assert ends == [("across 2 0", True), ("round 0 2", True), ("round 0 2 far", True),
-                    ("across 3 0", False), ("round 0 3", False), ("round 0 3 far", False)], ends
-    assert whats[1:3] == ["across 2 0", "round 0 2"], whats   # then the others, a and b across c-f among them
+    assert ends == [("across 2 0", True), ("around 0 2", True), ("around 0 2 far", True),
+                    ("across 3 0", False), ("around 0 3", False), ("around 0 3 far", False)], ends
+    assert whats[1:3] == ["across 2 0", "around 0 2"], whats   # then the others, a and b across c-f among them

@@ -104,9 +104,9 @@ def _end_moves(net, dr, k, other) -> list[tuple[bool, str, list]]:
             xy = dr.pos[s] + side * nrm * (clear + extra)
             if free_wps:
                 i = min(free_wps, key=lambda i: float(np.linalg.norm(dr.pos[i] - dr.pos[s])))
-                out.append((wrong, f"round {k} {s}{' far' * n}", [(int(i), xy)]))
+                out.append((wrong, f"around {k} {s}{' far' * n}", [(int(i), xy)]))
             elif len(line) == 2 and not bk.fixed_waypoints:
-                out.append((wrong, f"round {k} {s}{' far' * n}", [(("new", k), xy)]))
+                out.append((wrong, f"around {k} {s}{' far' * n}", [(("new", k), xy)]))
     return out
 
 
