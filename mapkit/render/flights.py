@@ -13,6 +13,9 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+import shapely
+from shapely import STRtree
 from shapely.geometry import LineString, Point, Polygon
 from shapely.ops import unary_union
 
@@ -56,17 +59,31 @@ def spaces_along(coords, n: int, length: float, width: float, radius: float) -> 
     return tuple(out)
 
 
-def _cost(coords, spaces, blockers, inner: Polygon, radius: float, ends) -> tuple[float, float]:
+class Blockers:
+    """What a flight's path should keep off: a union of polygons held as its parts (whose interiors
+    are disjoint, so areas under them add up) in a tree, to measure what one shape covers of the
+    union from the few parts near it."""
+
+    def __init__(self, polys):
+        self.parts = np.asarray(shapely.get_parts(unary_union(polys)), dtype=object)
+        self.tree = STRtree(self.parts)
+
+    def area_under(self, geom) -> float:
+        """The area of geom ∩ the union of the polygons."""
+        hits = self.tree.query(geom, predicate="intersects")
+        return float(shapely.area(shapely.intersection(self.parts[hits], geom)).sum()) if len(hits) else 0.0
+
+
+def _cost(coords, spaces, spaces_b: Blockers, stations_b: Blockers, inner: Polygon, ends_cut) -> tuple[float, float]:
     """(area of other spaces and stations under the flight's spaces plus what leaves the playing
     area, the same under its path buffered, stations counting 5 times: a line through a station
-    reads as a stop); (0, 0) means clear. blockers: (union of spaces, union of stations)."""
-    spaces_u, stations_u = blockers
-    path = LineString(coords)
-    path = path.difference(unary_union([Point(e).buffer(radius + 0.5) for e in ends]))
+    reads as a stop); (0, 0) means clear. ends_cut: what of the path is not counted (the end
+    stations' markers, grown a little)."""
+    path = LineString(coords).difference(ends_cut)
     own = unary_union([Polygon(c) for c in spaces])
     line = path.buffer(LINE_CLEAR_MM, quad_segs=2)
-    under = own.difference(inner).area + own.intersection(spaces_u).area + own.intersection(stations_u).area
-    over = line.difference(inner).area + line.intersection(spaces_u).area + 5 * line.intersection(stations_u).area
+    under = own.difference(inner).area + spaces_b.area_under(own) + stations_b.area_under(own)
+    over = line.difference(inner).area + spaces_b.area_under(line) + 5 * stations_b.area_under(line)
     return under, over
 
 
@@ -128,11 +145,12 @@ def reroute(board: Board, layout: Layout, routes: dict[str, RouteShape] | None =
         polys = [Polygon(c) for rid, s in routes.items() if rid != r.id for c in s.spaces]
         discs = [Point(xy).buffer(ph.station_radius_mm + 1.0) for sid, xy in layout.positions.items()
                  if sid not in (r.a, r.b)]
-        blockers = (unary_union(polys), unary_union(discs))
+        spaces_b, stations_b = Blockers(polys), Blockers(discs)
+        ends_cut = unary_union([Point(e).buffer(ph.station_radius_mm + 0.5) for e in ends])
 
         def score(coords):
             spaces = spaces_along(coords, r.length, ph.space_length_mm, ph.space_width_mm, ph.station_radius_mm)
-            return _cost(coords, spaces, blockers, inner, ph.station_radius_mm, ends)
+            return _cost(coords, spaces, spaces_b, stations_b, inner, ends_cut)
 
         own = routes[r.id]
         best = None

@@ -1,0 +1,113 @@
+"""Where the print draws a flight does not depend on how `flights._cost` measures a path.
+
+`_cost` measures what a candidate path's spaces and line cover of the other routes' spaces and
+of the stations from the few parts of those unions near it (`flights.Blockers`, an STRtree);
+`plain_cost` below measures it by intersecting with the whole unions, as the renderer did before
+the editor needed the print drawing within 2 s of a drag, and is kept here as the yardstick.
+Every cost the search computes must equal the plain one, and the search must choose the same
+path, spaces and line pieces, on Seattle (its flight: `-m slow`), on Portland with a flight
+between its airports across the city centre, and on the tiny board's flight over a station.
+"""
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+import shapely
+from shapely.geometry import LineString, Point, Polygon, box
+from shapely.ops import unary_union
+
+from mapkit.boardfile import build_board, whole_numbers
+from mapkit.geometry import Layout
+from mapkit.render import flights, sides
+
+BOARDS = Path(__file__).resolve().parent.parent / "boards"
+
+
+class PlainBlockers(flights.Blockers):
+    """Blockers that also keep the whole union, for plain_cost."""
+
+    def __init__(self, polys):
+        super().__init__(polys)
+        self.union = unary_union(polys)
+
+
+def plain_cost(coords, spaces, spaces_b, stations_b, inner, ends_cut):
+    """flights._cost measured on the whole unions."""
+    spaces_u, stations_u = spaces_b.union, stations_b.union
+    path = LineString(coords).difference(ends_cut)
+    own = unary_union([Polygon(c) for c in spaces])
+    line = path.buffer(flights.LINE_CLEAR_MM, quad_segs=2)
+    under = own.difference(inner).area + own.intersection(spaces_u).area + own.intersection(stations_u).area
+    over = line.difference(inner).area + line.intersection(spaces_u).area + 5 * line.intersection(stations_u).area
+    return under, over
+
+
+def _close(a, b) -> bool:
+    return all(math.isclose(x, y, rel_tol=1e-9, abs_tol=1e-9) for x, y in zip(a, b))
+
+
+def _reroute(board, monkeypatch, cost):
+    monkeypatch.setattr(flights, "Blockers", PlainBlockers)
+    monkeypatch.setattr(flights, "_cost", cost)
+    layout = Layout(board)
+    return flights.reroute(board, layout, sides.keep_sides(board, layout.positions, layout.routes))
+
+
+def check_same(board, monkeypatch) -> int:
+    """Every cost of the search equals the plain one, and the search ends the same way; the
+    number of costs compared."""
+    fast_cost = flights._cost
+    pairs = []
+
+    def both(*args):
+        fast = fast_cost(*args)
+        pairs.append((fast, plain_cost(*args)))
+        return fast
+
+    fast = _reroute(board, monkeypatch, both)
+    plain = _reroute(board, monkeypatch, plain_cost)
+    bad = [(f, p) for f, p in pairs if not _close(f, p)]
+    assert not bad, f"{len(bad)} of {len(pairs)} costs differ, e.g. {bad[:3]}"
+    assert fast == plain   # the routes drawn (centre lines and spaces), the flights' line pieces, the warnings
+    return len(pairs)
+
+
+def _board(name, extra_route=None, extra_palette=None):
+    data = json.loads((BOARDS / f"{name}.json").read_text(encoding="utf-8"))
+    if extra_palette:
+        data["palette"].append(extra_palette)
+    if extra_route:
+        data["routes"].append(extra_route)
+    return build_board(whole_numbers(data), f"{name}.json")
+
+
+def test_tiny_flight_over_a_station(tiny_data, monkeypatch):
+    tiny_data["palette"].append({"id": "air", "name": "Air", "hex": "#303030", "kind": "flight"})
+    tiny_data["routes"].append({"from": "alder", "to": "cedar", "color": "air", "length": 3})
+    board = build_board(tiny_data, "flight.json")
+    assert check_same(board, monkeypatch) > 13   # the straight path, the arcs and the nudges
+
+
+def test_portland_with_a_flight_across_the_centre(monkeypatch):
+    board = _board("portland",
+                   {"from": "hillsboro-airport", "to": "pdx", "color": "air", "length": 6},
+                   {"id": "air", "name": "Air", "hex": "#303030", "kind": "flight"})
+    assert check_same(board, monkeypatch) > 13
+
+
+@pytest.mark.slow
+def test_seattle(monkeypatch):
+    board = _board("seattle")
+    assert any(r.kind == "flight" for r in board.routes)
+    assert check_same(board, monkeypatch) > 13
+
+
+def test_area_under_counts_overlapping_polygons_once():
+    polys = [box(0, 0, 10, 10), box(5, 0, 15, 10), box(30, 0, 40, 10), Point(50, 5).buffer(3)]
+    b = flights.Blockers(polys)
+    for geom in (box(2, 2, 12, 8), box(8, 4, 35, 6), LineString([(0, 5), (60, 5)]).buffer(1.5, quad_segs=2),
+                 box(100, 100, 101, 101)):
+        assert math.isclose(b.area_under(geom), geom.intersection(unary_union(polys)).area, abs_tol=1e-9)
+    assert b.area_under(box(2, 2, 12, 8)) == pytest.approx(60.0)   # not 90: the overlap counts once
