@@ -11,6 +11,7 @@ between its airports across the city centre, and on the tiny board's flight over
 
 import json
 import math
+import random
 from pathlib import Path
 
 import pytest
@@ -44,6 +45,25 @@ def plain_cost(coords, spaces, spaces_b, stations_b, inner, ends_cut):
     return under, over
 
 
+def plain_spaces_along(coords, n, length, width, radius):
+    """flights.spaces_along, one point at a time."""
+    line = LineString(coords)
+    usable = max(0.0, line.length - 2 * radius)
+    spread = (usable - n * length) / (n + 1)
+    out = []
+    for i in range(n):
+        s = min(max(radius + spread * (i + 1) + length * (i + 0.5), 0.0), line.length)
+        c = line.interpolate(s)
+        p0, p1 = line.interpolate(max(0.0, s - 0.5)), line.interpolate(min(line.length, s + 0.5))
+        dx, dy = p1.x - p0.x, p1.y - p0.y
+        norm = math.hypot(dx, dy) or 1.0
+        ux, uy, vx, vy = dx / norm, dy / norm, -dy / norm, dx / norm
+        hl, hw = length / 2, width / 2
+        out.append(tuple((c.x + ux * a * hl + vx * b * hw, c.y + uy * a * hl + vy * b * hw)
+                         for a, b in ((-1, -1), (1, -1), (1, 1), (-1, 1))))
+    return tuple(out)
+
+
 def _close(a, b) -> bool:
     return all(math.isclose(x, y, rel_tol=1e-9, abs_tol=1e-9) for x, y in zip(a, b))
 
@@ -61,7 +81,12 @@ def check_same(board, monkeypatch) -> int:
     fast_cost = flights._cost
     pairs = []
 
+    ph = board.physical
+
     def both(*args):
+        coords, spaces = args[:2]
+        assert spaces == plain_spaces_along(coords, len(spaces), ph.space_length_mm, ph.space_width_mm,
+                                            ph.station_radius_mm)
         fast = fast_cost(*args)
         pairs.append((fast, plain_cost(*args)))
         return fast
@@ -104,10 +129,24 @@ def test_seattle(monkeypatch):
     assert check_same(board, monkeypatch) > 13
 
 
+def test_spaces_along_as_one_point_at_a_time():
+    rng = random.Random(7)
+    paths = [[(0.0, 0.0), (0.0, 0.0)], [(5.0, 5.0), (6.0, 5.0)], [(0.0, 0.0), (100.0, 0.0), (100.0, 3.0)]]
+    paths += [[(rng.uniform(0, 600), rng.uniform(0, 600)) for _ in range(rng.randint(2, 9))] for _ in range(300)]
+    for coords in paths:
+        for n in (1, 3, 7):
+            args = (n, rng.choice([20.0, 25.0]), rng.choice([8.0, 9.5]), rng.choice([0.0, 5.0, 6.5]))
+            assert flights.spaces_along(coords, *args) == plain_spaces_along(coords, *args)
+
+
+def test_no_blockers():
+    assert flights.Blockers([]).areas_under([box(0, 0, 1, 1), Polygon()]) == [0.0, 0.0]
+
+
 def test_area_under_counts_overlapping_polygons_once():
     polys = [box(0, 0, 10, 10), box(5, 0, 15, 10), box(30, 0, 40, 10), Point(50, 5).buffer(3)]
     b = flights.Blockers(polys)
     for geom in (box(2, 2, 12, 8), box(8, 4, 35, 6), LineString([(0, 5), (60, 5)]).buffer(1.5, quad_segs=2),
                  box(100, 100, 101, 101)):
-        assert math.isclose(b.area_under(geom), geom.intersection(unary_union(polys)).area, abs_tol=1e-9)
-    assert b.area_under(box(2, 2, 12, 8)) == pytest.approx(60.0)   # not 90: the overlap counts once
+        assert math.isclose(b.areas_under([geom])[0], geom.intersection(unary_union(polys)).area, abs_tol=1e-9)
+    assert b.areas_under([box(2, 2, 12, 8), box(-5, -5, -1, -1)]) == pytest.approx([60.0, 0.0])   # not 90: the overlap counts once

@@ -43,18 +43,21 @@ def arc(a, b, bulge: float, n: int = 48) -> list[tuple[float, float]]:
 def spaces_along(coords, n: int, length: float, width: float, radius: float) -> tuple:
     """n spaces spread evenly along the line between the end stations' markers (as geometry does)."""
     line = LineString(coords)
-    usable = max(0.0, line.length - 2 * radius)
+    total = line.length
+    usable = max(0.0, total - 2 * radius)
     spread = (usable - n * length) / (n + 1)
+    at = [min(max(radius + spread * (i + 1) + length * (i + 0.5), 0.0), total) for i in range(n)]
+    # each space's centre and the points 0.5 mm either side of it, all in one call
+    pts = shapely.get_coordinates(shapely.line_interpolate_point(
+        line, [x for s in at for x in (s, max(0.0, s - 0.5), min(total, s + 0.5))])).tolist()
+    hl, hw = length / 2, width / 2
     out = []
     for i in range(n):
-        s = min(max(radius + spread * (i + 1) + length * (i + 0.5), 0.0), line.length)
-        c = line.interpolate(s)
-        p0, p1 = line.interpolate(max(0.0, s - 0.5)), line.interpolate(min(line.length, s + 0.5))
-        dx, dy = p1.x - p0.x, p1.y - p0.y
+        (cx, cy), (x0, y0), (x1, y1) = pts[3 * i:3 * i + 3]
+        dx, dy = x1 - x0, y1 - y0
         norm = math.hypot(dx, dy) or 1.0
         ux, uy, vx, vy = dx / norm, dy / norm, -dy / norm, dx / norm
-        hl, hw = length / 2, width / 2
-        out.append(tuple((c.x + ux * a * hl + vx * b * hw, c.y + uy * a * hl + vy * b * hw)
+        out.append(tuple((cx + ux * a * hl + vx * b * hw, cy + uy * a * hl + vy * b * hw)
                          for a, b in ((-1, -1), (1, -1), (1, 1), (-1, 1))))
     return tuple(out)
 
@@ -68,10 +71,11 @@ class Blockers:
         self.parts = np.asarray(shapely.get_parts(unary_union(polys)), dtype=object)
         self.tree = STRtree(self.parts)
 
-    def area_under(self, geom) -> float:
-        """The area of geom ∩ the union of the polygons."""
-        hits = self.tree.query(geom, predicate="intersects")
-        return float(shapely.area(shapely.intersection(self.parts[hits], geom)).sum()) if len(hits) else 0.0
+    def areas_under(self, geoms) -> list[float]:
+        """The area of each geometry ∩ the union of the polygons."""
+        src, hit = self.tree.query(geoms, predicate="intersects")
+        areas = shapely.area(shapely.intersection(self.parts[hit], np.asarray(geoms, dtype=object)[src]))
+        return np.bincount(src, weights=areas, minlength=len(geoms)).tolist()
 
 
 def _cost(coords, spaces, spaces_b: Blockers, stations_b: Blockers, inner: Polygon, ends_cut) -> tuple[float, float]:
@@ -82,8 +86,9 @@ def _cost(coords, spaces, spaces_b: Blockers, stations_b: Blockers, inner: Polyg
     path = LineString(coords).difference(ends_cut)
     own = unary_union([Polygon(c) for c in spaces])
     line = path.buffer(LINE_CLEAR_MM, quad_segs=2)
-    under = own.difference(inner).area + spaces_b.area_under(own) + stations_b.area_under(own)
-    over = line.difference(inner).area + spaces_b.area_under(line) + 5 * stations_b.area_under(line)
+    (own_s, line_s), (own_t, line_t) = spaces_b.areas_under([own, line]), stations_b.areas_under([own, line])
+    under = own.difference(inner).area + own_s + own_t
+    over = line.difference(inner).area + line_s + 5 * line_t
     return under, over
 
 
