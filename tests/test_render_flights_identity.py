@@ -150,3 +150,19 @@ def test_area_under_counts_overlapping_polygons_once():
                  box(100, 100, 101, 101)):
         assert math.isclose(b.areas_under([geom])[0], geom.intersection(unary_union(polys)).area, abs_tol=1e-9)
     assert b.areas_under([box(2, 2, 12, 8), box(-5, -5, -1, -1)]) == pytest.approx([60.0, 0.0])   # not 90: the overlap counts once
+
+
+def test_the_print_drawing_searches_each_flights_path_once(tiny_data, monkeypatch):
+    from mapkit.edit.svg import board_svg, drawn_routes, print_svg
+    from mapkit.render.scene import build_scene
+
+    tiny_data["palette"].append({"id": "air", "name": "Air", "hex": "#303030", "kind": "flight"})
+    tiny_data["routes"].append({"from": "alder", "to": "cedar", "color": "air", "length": 3})
+    board = build_board(tiny_data, "flight.json")
+    calls = []
+    search = flights.reroute
+    monkeypatch.setattr(flights, "reroute", lambda *a, **k: calls.append(1) or search(*a, **k))
+    svg, _ = print_svg(board, "00000000")
+    assert len(calls) == 1
+    layout = Layout(board)   # the drawing as made with the flights' paths searched again
+    assert svg == board_svg(board, layout, build_scene(board, layout, "00000000"), drawn_routes(board, layout))
