@@ -78,16 +78,20 @@ class Blockers:
         return np.bincount(src, weights=areas, minlength=len(geoms)).tolist()
 
 
-def _cost(coords, spaces, spaces_b: Blockers, stations_b: Blockers, inner: Polygon, ends_cut) -> tuple[float, float]:
+def _cost(coords, spaces, spaces_b: Blockers, stations_b: Blockers, inner: Polygon, ends_cut,
+          beat=None) -> tuple[float, float]:
     """(area of other spaces and stations under the flight's spaces plus what leaves the playing
     area, the same under its path buffered, stations counting 5 times: a line through a station
     reads as a stop); (0, 0) means clear. ends_cut: what of the path is not counted (the end
-    stations' markers, grown a little)."""
-    path = LineString(coords).difference(ends_cut)
+    stations' markers, grown a little). beat: a cost to compare with; when the spaces alone show
+    that this path is not `_better`, the line is not measured and counts as infinite."""
     own = unary_union([Polygon(c) for c in spaces])
-    line = path.buffer(LINE_CLEAR_MM, quad_segs=2)
-    (own_s, line_s), (own_t, line_t) = spaces_b.areas_under([own, line]), stations_b.areas_under([own, line])
+    own_s, own_t = spaces_b.areas_under([own]) + stations_b.areas_under([own])
     under = own.difference(inner).area + own_s + own_t
+    if beat is not None and under > 1e-6 and (beat[0] <= 1e-6 or under > beat[0]):
+        return under, math.inf
+    line = LineString(coords).difference(ends_cut).buffer(LINE_CLEAR_MM, quad_segs=2)
+    (line_s,), (line_t,) = spaces_b.areas_under([line]), stations_b.areas_under([line])
     over = line.difference(inner).area + line_s + 5 * line_t
     return under, over
 
@@ -99,7 +103,7 @@ def _better(a, b) -> bool:
 def _nudged(coords, score, rounds: int = 3, steps=(12.0, 6.0, 3.0)):
     """The path with its inner corners moved, one at a time, to wherever (on a small grid around
     it) the score improves most; a few rounds. Routes the line around what lies on it while its
-    shape stays the board's."""
+    shape stays the board's. score(coords, beat): the path's cost (`_cost`, beat its bound)."""
     best = list(coords)
     best_score = score(best)
     for _ in range(rounds):
@@ -112,7 +116,7 @@ def _nudged(coords, score, rounds: int = 3, steps=(12.0, 6.0, 3.0)):
                             continue
                         trial = list(best)
                         trial[i] = (best[i][0] + dx, best[i][1] + dy)
-                        sc = score(trial)
+                        sc = score(trial, best_score)
                         if _better(sc, best_score):
                             best, best_score, improved = trial, sc, True
         if not improved or best_score[1] <= 1e-6:
@@ -153,9 +157,9 @@ def reroute(board: Board, layout: Layout, routes: dict[str, RouteShape] | None =
         spaces_b, stations_b = Blockers(polys), Blockers(discs)
         ends_cut = unary_union([Point(e).buffer(ph.station_radius_mm + 0.5) for e in ends])
 
-        def score(coords):
+        def score(coords, beat=None):
             spaces = spaces_along(coords, r.length, ph.space_length_mm, ph.space_width_mm, ph.station_radius_mm)
-            return _cost(coords, spaces, spaces_b, stations_b, inner, ends_cut)
+            return _cost(coords, spaces, spaces_b, stations_b, inner, ends_cut, beat)
 
         own = routes[r.id]
         best = None
