@@ -16,6 +16,7 @@ import pstats
 import time
 from pathlib import Path
 
+from mapkit.boardfile import parse_board
 from mapkit.edit.worker import draw
 from mapkit.render import flights
 
@@ -24,6 +25,11 @@ def board_text(name: str) -> str:
     path = Path(name)
     if not path.is_file():
         path = Path(__file__).resolve().parent.parent / "boards" / f"{name}.json"
+    if not path.is_file():
+        raise SystemExit(f"{name}: no such board file or bundled board (portland, seattle, north-america)")
+    board, _, problems = parse_board(path, name)
+    if board is None or any(p.severity == "error" for p in problems):
+        raise SystemExit("\n".join(p.format() for p in problems[:5]) + "\n(give a board that `mapkit validate` reads)")
     return path.read_text(encoding="utf-8")
 
 
