@@ -299,7 +299,7 @@ def print_svg(board: Board, short_hash: str) -> tuple[str, dict]:
 
     layout = Layout(board)
     scene = build_scene(board, layout, short_hash)
-    return board_svg(board, layout, scene, drawn_routes(board, layout)), placement_json(scene.placement)
+    return board_svg(board, layout, scene, (scene.routes, scene.flight_lines)), placement_json(scene.placement)
 
 
 def placement_json(placement) -> dict:

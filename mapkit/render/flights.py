@@ -13,6 +13,9 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+import shapely
+from shapely import STRtree
 from shapely.geometry import LineString, Point, Polygon
 from shapely.ops import unary_union
 
@@ -40,33 +43,56 @@ def arc(a, b, bulge: float, n: int = 48) -> list[tuple[float, float]]:
 def spaces_along(coords, n: int, length: float, width: float, radius: float) -> tuple:
     """n spaces spread evenly along the line between the end stations' markers (as geometry does)."""
     line = LineString(coords)
-    usable = max(0.0, line.length - 2 * radius)
+    total = line.length
+    usable = max(0.0, total - 2 * radius)
     spread = (usable - n * length) / (n + 1)
+    at = [min(max(radius + spread * (i + 1) + length * (i + 0.5), 0.0), total) for i in range(n)]
+    # each space's centre and the points 0.5 mm either side of it, all in one call
+    pts = shapely.get_coordinates(shapely.line_interpolate_point(
+        line, [x for s in at for x in (s, max(0.0, s - 0.5), min(total, s + 0.5))])).tolist()
+    hl, hw = length / 2, width / 2
     out = []
     for i in range(n):
-        s = min(max(radius + spread * (i + 1) + length * (i + 0.5), 0.0), line.length)
-        c = line.interpolate(s)
-        p0, p1 = line.interpolate(max(0.0, s - 0.5)), line.interpolate(min(line.length, s + 0.5))
-        dx, dy = p1.x - p0.x, p1.y - p0.y
+        (cx, cy), (x0, y0), (x1, y1) = pts[3 * i:3 * i + 3]
+        dx, dy = x1 - x0, y1 - y0
         norm = math.hypot(dx, dy) or 1.0
         ux, uy, vx, vy = dx / norm, dy / norm, -dy / norm, dx / norm
-        hl, hw = length / 2, width / 2
-        out.append(tuple((c.x + ux * a * hl + vx * b * hw, c.y + uy * a * hl + vy * b * hw)
+        out.append(tuple((cx + ux * a * hl + vx * b * hw, cy + uy * a * hl + vy * b * hw)
                          for a, b in ((-1, -1), (1, -1), (1, 1), (-1, 1))))
     return tuple(out)
 
 
-def _cost(coords, spaces, blockers, inner: Polygon, radius: float, ends) -> tuple[float, float]:
+class Blockers:
+    """What a flight's path should keep off: a union of polygons held as its parts (whose interiors
+    are disjoint, so areas under them add up) in a tree, to measure what one shape covers of the
+    union from the few parts near it."""
+
+    def __init__(self, polys):
+        self.parts = np.asarray(shapely.get_parts(unary_union(polys)), dtype=object)
+        self.tree = STRtree(self.parts)
+
+    def areas_under(self, geoms) -> list[float]:
+        """The area of each geometry ∩ the union of the polygons."""
+        src, hit = self.tree.query(geoms, predicate="intersects")
+        areas = shapely.area(shapely.intersection(self.parts[hit], np.asarray(geoms, dtype=object)[src]))
+        return np.bincount(src, weights=areas, minlength=len(geoms)).tolist()
+
+
+def _cost(coords, spaces, spaces_b: Blockers, stations_b: Blockers, inner: Polygon, ends_cut,
+          beat=None) -> tuple[float, float]:
     """(area of other spaces and stations under the flight's spaces plus what leaves the playing
     area, the same under its path buffered, stations counting 5 times: a line through a station
-    reads as a stop); (0, 0) means clear. blockers: (union of spaces, union of stations)."""
-    spaces_u, stations_u = blockers
-    path = LineString(coords)
-    path = path.difference(unary_union([Point(e).buffer(radius + 0.5) for e in ends]))
+    reads as a stop); (0, 0) means clear. ends_cut: what of the path is not counted (the end
+    stations' markers, grown a little). beat: a cost to compare with; when the spaces alone show
+    that this path is not `_better`, the line is not measured and counts as infinite."""
     own = unary_union([Polygon(c) for c in spaces])
-    line = path.buffer(LINE_CLEAR_MM, quad_segs=2)
-    under = own.difference(inner).area + own.intersection(spaces_u).area + own.intersection(stations_u).area
-    over = line.difference(inner).area + line.intersection(spaces_u).area + 5 * line.intersection(stations_u).area
+    own_s, own_t = spaces_b.areas_under([own]) + stations_b.areas_under([own])
+    under = own.difference(inner).area + own_s + own_t
+    if beat is not None and under > 1e-6 and (beat[0] <= 1e-6 or under > beat[0]):
+        return under, math.inf
+    line = LineString(coords).difference(ends_cut).buffer(LINE_CLEAR_MM, quad_segs=2)
+    (line_s,), (line_t,) = spaces_b.areas_under([line]), stations_b.areas_under([line])
+    over = line.difference(inner).area + line_s + 5 * line_t
     return under, over
 
 
@@ -77,7 +103,7 @@ def _better(a, b) -> bool:
 def _nudged(coords, score, rounds: int = 3, steps=(12.0, 6.0, 3.0)):
     """The path with its inner corners moved, one at a time, to wherever (on a small grid around
     it) the score improves most; a few rounds. Routes the line around what lies on it while its
-    shape stays the board's."""
+    shape stays the board's. score(coords, beat): the path's cost (`_cost`, beat its bound)."""
     best = list(coords)
     best_score = score(best)
     for _ in range(rounds):
@@ -90,7 +116,7 @@ def _nudged(coords, score, rounds: int = 3, steps=(12.0, 6.0, 3.0)):
                             continue
                         trial = list(best)
                         trial[i] = (best[i][0] + dx, best[i][1] + dy)
-                        sc = score(trial)
+                        sc = score(trial, best_score)
                         if _better(sc, best_score):
                             best, best_score, improved = trial, sc, True
         if not improved or best_score[1] <= 1e-6:
@@ -128,11 +154,12 @@ def reroute(board: Board, layout: Layout, routes: dict[str, RouteShape] | None =
         polys = [Polygon(c) for rid, s in routes.items() if rid != r.id for c in s.spaces]
         discs = [Point(xy).buffer(ph.station_radius_mm + 1.0) for sid, xy in layout.positions.items()
                  if sid not in (r.a, r.b)]
-        blockers = (unary_union(polys), unary_union(discs))
+        spaces_b, stations_b = Blockers(polys), Blockers(discs)
+        ends_cut = unary_union([Point(e).buffer(ph.station_radius_mm + 0.5) for e in ends])
 
-        def score(coords):
+        def score(coords, beat=None):
             spaces = spaces_along(coords, r.length, ph.space_length_mm, ph.space_width_mm, ph.station_radius_mm)
-            return _cost(coords, spaces, blockers, inner, ph.station_radius_mm, ends)
+            return _cost(coords, spaces, spaces_b, stations_b, inner, ends_cut, beat)
 
         own = routes[r.id]
         best = None

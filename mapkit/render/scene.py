@@ -47,6 +47,7 @@ class BoardScene:
     lines: dict = field(default_factory=dict)        # route id → its drawn line's outline (water, cable, flight)
     warnings: list = field(default_factory=list)     # what could not be drawn as it should
     route_ends: dict = field(default_factory=dict)   # route_end_figures: the gaps at route ends, as drawn
+    flight_lines: dict = field(default_factory=dict)  # route id → a flight's line as the pieces drawn (flights)
 
 
 def disclaimer_text(board: Board) -> str:
@@ -152,7 +153,8 @@ def build_scene(board: Board, layout: Layout, content_hash: str) -> BoardScene:
     legend_items, legend_box = legend.place_legend(board, sym, inner, obstacles + [box(*b) for b in placement.boxes()])
     items += legend_items
     return BoardScene(W, H, items, placement, list(placement.unplaced), legend_box is None, obstacles, bounds, sym,
-                      routes, drawn_lines, warnings, route_end_figures(board, routes, led, layout.positions))
+                      routes, drawn_lines, warnings, route_end_figures(board, routes, led, layout.positions),
+                      flight_lines)
 
 
 def route_end_figures(board: Board, routes: dict, led: dict, positions: dict) -> dict:
