@@ -52,7 +52,8 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     size = "auto" if args.size == "auto" else tuple(float(v) for v in args.size.lower().split("x"))
     print(f"style {args.style}, size {args.size}, seed {args.seed}")
-    print(f"{'board':<16} {'stations':>8} {'segments':>8} {'within 5°':>9} {'strict':>7} {'board mm':>12} {'cpu s':>6}")
+    print(f"{'board':<16} {'stations':>8} {'segments':>8} {'within 5°':>9} {'strict':>7} {'board mm':>12}"
+          f" {'over 6 mm':>9} {'largest gap':>11} {'cpu s':>6}")
     for name, data in boards(args.synthetic).items():
         if args.only and args.only != name:
             continue
@@ -63,7 +64,8 @@ def main(argv=None) -> int:
         share = octilinear_share(res.data)
         mm = "x".join(f"{v:g}" for v in res.figures["board_mm"])
         print(f"{name:<16} {len(data['stations']):>8} {len(segs):>8} {share:>9.0%} "
-              f"{'clean' if strict_clean(res.data) else 'NOT':>7} {mm:>12} {cpu:>6.1f}", flush=True)
+              f"{'clean' if strict_clean(res.data) else 'NOT':>7} {mm:>12} {res.figures['routes_over_gap']:>9}"
+              f" {res.figures['largest_gap_mm']:>11.1f} {cpu:>6.1f}", flush=True)
     return 0
 
 

@@ -31,6 +31,7 @@ ON_DEG = 0.5             # a segment this near a multiple of 45° is on it (the 
 MAX_MOVE_MM = 25.0       # the farthest a station or bend is moved in one step
 SWEEPS = 4
 MAX_TRIES = 1500         # moves judged by the checks at most
+GAP_SLACK_MM = 1.5      # a route's gaps may grow this much past its gap_max (or past what they were)
 CANDIDATES = 5           # moves judged per point and sweep at most
 DIRS = np.array([[math.cos(t), math.sin(t)] for t in np.arange(4) * math.pi / 4])   # the 45° lines
 
@@ -83,6 +84,7 @@ def _gaps(net, dr, ks) -> np.ndarray:
 class _Pass:
     def __init__(self, rp):
         self.rp, self.net, self.dr = rp, rp.net, rp.dr
+        self.base = score(rp.full())
         self.tries = 0
         self.moved = self.bent = 0
 
@@ -131,17 +133,16 @@ class _Pass:
         if net.gap_rule and ks:
             now = _gaps(net, dr, ks)
             limit = np.array([net.bundles[k].gap_max for k in ks])
-            if not np.all((now <= limit) | (now <= gaps_before + 1e-9)):
+            if not np.all(now <= np.maximum(limit, gaps_before) + GAP_SLACK_MM + 1e-9):
                 return False
         self.tries += 1
         centres = rp._centres(points)
         part = rp.select(centres, 25.0 + MAX_MOVE_MM)
         near = {net.ids[s] for s in np.nonzero(np.linalg.norm(dr.pos[: net.n] - centres[0], axis=1) < LABEL_REACH_MM)[0]}
         sub = rp.view(part)
-        found = sub.problems()
-        if found:
+        if sub.problems() or sub.without_room(only=near):
             return False   # (the pass runs on a clean board, or one left with a warning elsewhere: nothing new here)
-        return not sub.without_room(only=near)
+        return score(rp.full()) <= self.base
 
     def move_points(self) -> int:
         dr = self.dr
@@ -178,57 +179,62 @@ class _Pass:
         return kept
 
     def bend_routes(self) -> int:
-        """A straight route off 45°: one bend, the route drawn along the two 45° lines either side of
-        its direction (the shorter piece first, then the longer one, or the other way round)."""
+        """Each segment still off 45°: one bend that splits it into two pieces on the 45° lines
+        either side of its direction (bend_segment)."""
         dr, net = self.dr, self.net
         kept = 0
-        for k, line in enumerate(dr.lines):
-            if self.tries >= MAX_TRIES:
-                break
+        for k in range(len(dr.lines)):
             b = net.bundles[k]
-            if len(line) != 2 or b.flight or b.fixed_waypoints:
+            if b.flight or b.fixed_waypoints:
                 continue
-            a_, b_ = dr.pos[line[0]], dr.pos[line[1]]
-            if off_45(a_, b_) <= ON_DEG:
-                continue
-            d = b_ - a_
-            ang = math.atan2(d[1], d[0])
-            lo = math.floor(ang / (math.pi / 4)) * math.pi / 4
-            u = np.array([math.cos(lo), math.sin(lo)])
-            v = np.array([math.cos(lo + math.pi / 4), math.sin(lo + math.pi / 4)])
-            s, t = np.linalg.solve(np.column_stack([u, v]), d)
-            corners = [a_ + s * u, a_ + t * v]   # u then v, or v then u
-            # the longer piece at the station where the route meets most others first: either is tried
-            span, gaps_before = station_span(dr), _gaps(net, dr, [k])
-            for c in sorted(corners, key=lambda c: min(np.linalg.norm(c - a_), np.linalg.norm(c - b_)), reverse=True):
-                if not self.rp._inside(c):
-                    continue
-                dr.add_waypoint(k, c)
-                idx = len(dr.pos) - 1
-                if self.judged([idx], [k], gaps_before, span):
+            j = 0
+            while j < len(dr.lines[k]) - 1 and self.tries < MAX_TRIES:
+                if self.bend_segment(k, j):
                     kept += 1
-                    break
-                dr.lines[k].remove(idx)
-                dr.pos = dr.pos[:-1]
-                dr.free = dr.free[:-1]
+                    j += 1
+                j += 1
         return kept
+
+    def bend_segment(self, k, j) -> bool:
+        """A bend inside the segment j of bundle k (off 45°), the two pieces on the 45° lines either side of its direction."""
+        dr, net = self.dr, self.net
+        line = dr.lines[k]
+        a_, b_ = dr.pos[line[j]], dr.pos[line[j + 1]]
+        if off_45(a_, b_) <= ON_DEG:
+            return False
+        d = b_ - a_
+        ang = math.atan2(d[1], d[0])
+        lo = math.floor(ang / (math.pi / 4)) * math.pi / 4
+        u = np.array([math.cos(lo), math.sin(lo)])
+        v = np.array([math.cos(lo + math.pi / 4), math.sin(lo + math.pi / 4)])
+        s, t = np.linalg.solve(np.column_stack([u, v]), d)
+        corners = [a_ + s * u, a_ + t * v]   # u then v, or v then u
+        span, gaps_before = station_span(dr), _gaps(net, dr, [k])
+        # the corner farther from both ends first (two pieces of some length read as a bend), then the other
+        for c in sorted(corners, key=lambda c: min(np.linalg.norm(c - a_), np.linalg.norm(c - b_)), reverse=True):
+            if not self.rp._inside(c):
+                continue
+            dr.pos = np.vstack([dr.pos, c[None, :]])
+            dr.free = np.append(dr.free, True)
+            idx = len(dr.pos) - 1
+            line.insert(j + 1, idx)
+            if self.judged([idx], [k], gaps_before, span):
+                return True
+            line.remove(idx)
+            dr.pos = dr.pos[:-1]
+            dr.free = dr.free[:-1]
+        return False
 
 
 def octilinear(rp) -> dict:
     """The pass (see the module docstring); returns {"moved": points moved, "bent": bends added,
     "tries": moves judged}."""
-    dr = rp.dr
-    base = score(rp.full())
     op = _Pass(rp)
     for sweep in range(SWEEPS):
-        snapshot = (dr.pos.copy(), dr.free.copy(), [list(line) for line in dr.lines])
         moved = op.move_points()
         bent = op.bend_routes() if sweep >= 1 else 0
-        if (moved or bent) and score(rp.full()) > base:
-            dr.pos, dr.free, dr.lines = snapshot
-            break
         op.moved += moved
         op.bent += bent
-        if not (moved or bent) or op.tries >= MAX_TRIES:
+        if (sweep >= 1 and not (moved or bent)) or op.tries >= MAX_TRIES:
             break
     return {"moved": op.moved, "bent": op.bent, "tries": op.tries}
