@@ -57,7 +57,7 @@ class LayoutError(UsageError):
 
 def weights_for(style: str) -> Weights:
     if style == "schematic":
-        return Weights(geo=0.01, bearing=2.0, octilinear=3.0)
+        return Weights(geo=0.01, bearing=2.0, octilinear=10.0)
     return Weights()
 
 
