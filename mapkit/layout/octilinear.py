@@ -29,6 +29,7 @@ from mapkit.layout.labelroom import LABEL_REACH_MM
 TOLERANCE_DEG = 5.0
 ON_DEG = 0.5             # a segment this near a multiple of 45° is on it (the pass aims at exact directions)
 MAX_MOVE_MM = 25.0       # the farthest a station or bend is moved in one step
+MIN_PIECE_MM = 5.0       # a bend's shorter piece at least this long: a shorter one reads as a wobble, not a bend
 SWEEPS = 4
 MAX_TRIES = 1500         # moves judged by the checks at most
 GAP_SLACK_MM = 1.5      # a route's gaps may grow this much past its gap_max (or past what they were)
@@ -212,7 +213,7 @@ class _Pass:
         span, gaps_before = station_span(dr), _gaps(net, dr, [k])
         # the corner farther from both ends first (two pieces of some length read as a bend), then the other
         for c in sorted(corners, key=lambda c: min(np.linalg.norm(c - a_), np.linalg.norm(c - b_)), reverse=True):
-            if not self.rp._inside(c):
+            if not self.rp._inside(c) or min(np.linalg.norm(c - a_), np.linalg.norm(c - b_)) < MIN_PIECE_MM:
                 continue
             dr.pos = np.vstack([dr.pos, c[None, :]])
             dr.free = np.append(dr.free, True)
