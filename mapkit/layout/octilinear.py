@@ -3,14 +3,16 @@
 
 octilinear(rp): on a board the checks find no error on (rp: mapkit.layout.repair.Repair), route
 segments (a route's straight pieces: station to bend, bend to bend, bend to station) are turned to
-a multiple of 45°, as a transit diagram draws them: a free station or bend moved onto the 45° rays
-from its neighbours (to the point nearest where it is that puts one or two of its segments on them),
-and a straight route still off 45° given one bend that splits it into two pieces 45° apart.
-Each move is kept only when its segments have fewer off 45° than before, the geometry checks find
-nothing more on the part of the board it changes, the stations near it keep their labels' room,
-the stations still fill the board as asked and no route at it gets wider gaps than its gap_max
-(unless no wider than before); after each sweep the whole board's checks must be no worse than
-before the pass, or that sweep is undone. Tries are bounded in number, so a seed gives one result.
+a multiple of 45°, as a transit diagram draws them: a free station or bend moved (at most
+MAX_MOVE_MM) to the point nearest where it is that puts one or two of its segments on the 45° lines
+through their other ends, and a segment still off 45° given one bend that splits it into two pieces
+on the 45° lines either side of its direction (each piece at least MIN_PIECE_MM). A move is kept
+only when it leaves fewer of its segments off 45°, the stations still fill the board as asked, no
+route at it gets gaps between spaces more than GAP_SLACK_MM wider than its gap_max (or than they
+were), the geometry checks find nothing on the part of the board it changes, the stations near it
+keep their labels' room, and the whole board's checks find no more than before the pass. Pinned
+stations and fixed waypoints stay. Tries are bounded in number (MAX_TRIES), in a fixed order, so a
+seed gives one result.
 
 segments(data): every route's straight pieces of a board dict as drawn, one drawing per route (a
 double's two routes share one: counted once). octilinear_share(data): the share of them within
@@ -83,6 +85,8 @@ def _gaps(net, dr, ks) -> np.ndarray:
 
 
 class _Pass:
+    """The pass's moves on one drawing, with the whole board's score before it (base)."""
+
     def __init__(self, rp):
         self.rp, self.net, self.dr = rp, rp.net, rp.dr
         self.base = score(rp.full())
@@ -126,8 +130,8 @@ class _Pass:
 
     def judged(self, points, ks, gaps_before, span) -> bool:
         """Whether the drawing as it is now (points moved or added) may be kept: the fill, the gaps
-        of the bundles ks (each within its gap_max or no wider than gaps_before), the checks of the
-        part around the points and the labels' room near them."""
+        of the bundles ks (each within GAP_SLACK_MM of its gap_max or of gaps_before), the checks of
+        the part around the points, the labels' room near them and the whole board's checks."""
         rp, dr, net = self.rp, self.dr, self.net
         if not fill_kept(dr, span):
             return False

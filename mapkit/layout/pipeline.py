@@ -389,8 +389,9 @@ def layout_once(data: dict, *, style: str, size, seed: int, keep: frozenset, geo
                 for key in ("routes_over_gap", "largest_gap_mm"):
                     tightened[key].append(left[key])
                 tightened["again"] = tighten(rp, w, style, sizes=ROOM_SIZES)
-        if style == "schematic":
+        if style == "schematic" and not refine:
             # the route segments turned to multiples of 45° where the checks and the labels allow
+            # (--refine: the drawing's directions are the designer's)
             octilinear_moves = octilinear(rp)
         if found:
             found = rp.full()   # the same count, maybe other words (a warning's figures moved)
