@@ -361,7 +361,7 @@ def layout_once(data: dict, *, style: str, size, seed: int, keep: frozenset, geo
     found = geometry_problems(build_result(net, dr, size_out)[0])
     if found:
         found = fix(found)
-    lacking = tightened = resized = reseated = octilinear_moves = None
+    lacking = tightened = resized = reseated = octilinear_moves = rp = None
     if not any(p.severity == "error" for p in found):
         # labels as obstacles: stations left no room for their name move a little, where the checks
         # allow (no more than the repair left: nothing, or a warning it could not remove)
@@ -389,12 +389,14 @@ def layout_once(data: dict, *, style: str, size, seed: int, keep: frozenset, geo
                 for key in ("routes_over_gap", "largest_gap_mm"):
                     tightened[key].append(left[key])
                 tightened["again"] = tighten(rp, w, style, sizes=ROOM_SIZES)
-        if style == "schematic" and not refine:
-            # the route segments turned to multiples of 45° where the checks and the labels allow
-            # (--refine: the drawing's directions are the designer's)
-            octilinear_moves = octilinear(rp)
         if found:
             found = rp.full()   # the same count, maybe other words (a warning's figures moved)
+    if style == "schematic" and not refine and rp is not None:
+        # the route segments turned to multiples of 45° where the checks and the labels allow
+        # (--refine: the drawing's directions are the designer's)
+        octilinear_moves = octilinear(rp)
+        if found:
+            found = rp.full()
     if size == "auto" and not any_fixed and not found:
         # the drawing is often smaller than the first one its size was picked from (resize.py)
         first = size_out
