@@ -168,11 +168,13 @@ class _Pass:
             before = _cost(dr.pos, pairs)
             old = dr.pos[i].copy()
             ranked = []
+            limit = np.array([self.net.bundles[k].gap_max for k in ks])
             for c in self.candidates(i, others):
                 dr.pos[i] = c
                 after = _cost(dr.pos, pairs)
                 if after[0] < before[0]:
-                    ranked.append((after[0], float(np.linalg.norm(c - old)), after[1], tuple(c)))
+                    over = float(np.maximum(_gaps(self.net, dr, ks) - limit, 0.0).sum()) if ks else 0.0
+                    ranked.append((after[0], round(over, 1), float(np.linalg.norm(c - old)), tuple(c)))
             dr.pos[i] = old
             span, gaps_before = station_span(dr), _gaps(self.net, dr, ks)
             for _, _, _, c in sorted(ranked)[:CANDIDATES]:
