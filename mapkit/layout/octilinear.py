@@ -6,7 +6,8 @@ segments (a route's straight pieces: station to bend, bend to bend, bend to stat
 a multiple of 45°, as a transit diagram draws them: a free station or bend moved (at most
 MAX_MOVE_MM) to the point nearest where it is that puts one or two of its segments on the 45° lines
 through their other ends, and a segment still off 45° given one bend that splits it into two pieces
-on the 45° lines either side of its direction (each piece at least MIN_PIECE_MM). A move is kept
+on the 45° lines either side of its direction, or two bends (a Z: half of one line, the other, the
+other half), each piece at least MIN_PIECE_MM. A move is kept
 only when it leaves fewer of its segments off 45°, the stations still fill the board as asked, no
 route at it gets gaps between spaces more than GAP_SLACK_MM wider than its gap_max (or than they
 were), the geometry checks find nothing on the part of the board it changes, the stations near it
@@ -196,41 +197,47 @@ class _Pass:
                 continue
             j = 0
             while j < len(dr.lines[k]) - 1 and self.tries < MAX_TRIES:
-                if self.bend_segment(k, j):
-                    kept += 1
-                    j += 1
-                j += 1
+                added = self.bend_segment(k, j)
+                kept += added
+                j += 1 + added
         return kept
 
-    def bend_segment(self, k, j) -> bool:
-        """A bend inside the segment j of bundle k (off 45°), the two pieces on the 45° lines either side of its direction."""
+    def bend_segment(self, k, j) -> int:
+        """Bends inside the segment j of bundle k (off 45°), its pieces on the 45° lines either side
+        of its direction: one bend (an L: one line, then the other), or where neither L is kept two
+        (a Z: half of one line, the other, the other half: nearer where the segment was). Returns
+        the bends added."""
         dr, net = self.dr, self.net
         line = dr.lines[k]
         a_, b_ = dr.pos[line[j]], dr.pos[line[j + 1]]
         if off_45(a_, b_) <= ON_DEG:
-            return False
+            return 0
         d = b_ - a_
         ang = math.atan2(d[1], d[0])
         lo = math.floor(ang / (math.pi / 4)) * math.pi / 4
         u = np.array([math.cos(lo), math.sin(lo)])
         v = np.array([math.cos(lo + math.pi / 4), math.sin(lo + math.pi / 4)])
         s, t = np.linalg.solve(np.column_stack([u, v]), d)
-        corners = [a_ + s * u, a_ + t * v]   # u then v, or v then u
+        # the L whose corner is farther from both ends first (pieces of some length read as a bend)
+        ls = sorted(([a_ + s * u], [a_ + t * v]), key=lambda c: -min(np.linalg.norm(c[0] - a_), np.linalg.norm(c[0] - b_)))
+        zs = [[a_ + s / 2 * u, a_ + s / 2 * u + t * v], [a_ + t / 2 * v, a_ + t / 2 * v + s * u]]
         span, gaps_before = station_span(dr), _gaps(net, dr, [k])
-        # the corner farther from both ends first (two pieces of some length read as a bend), then the other
-        for c in sorted(corners, key=lambda c: min(np.linalg.norm(c - a_), np.linalg.norm(c - b_)), reverse=True):
-            if not self.rp._inside(c) or min(np.linalg.norm(c - a_), np.linalg.norm(c - b_)) < MIN_PIECE_MM:
+        for corners in ls + sorted(zs, key=lambda c: -min(np.linalg.norm(c[0] - a_), np.linalg.norm(c[1] - c[0]))):
+            ends = [a_] + corners + [b_]
+            if not all(self.rp._inside(c) for c in corners) or \
+                    min(np.linalg.norm(q - p) for p, q in zip(ends, ends[1:])) < MIN_PIECE_MM:
                 continue
-            dr.pos = np.vstack([dr.pos, c[None, :]])
-            dr.free = np.append(dr.free, True)
-            idx = len(dr.pos) - 1
-            line.insert(j + 1, idx)
-            if self.judged([idx], [k], gaps_before, span):
-                return True
-            line.remove(idx)
-            dr.pos = dr.pos[:-1]
-            dr.free = dr.free[:-1]
-        return False
+            n0 = len(dr.pos)
+            dr.pos = np.vstack([dr.pos, np.array(corners)])
+            dr.free = np.append(dr.free, [True] * len(corners))
+            idxs = list(range(n0, len(dr.pos)))
+            line[j + 1:j + 1] = idxs
+            if self.judged(idxs, [k], gaps_before, span):
+                return len(idxs)
+            del line[j + 1:j + 1 + len(idxs)]
+            dr.pos = dr.pos[:n0]
+            dr.free = dr.free[:n0]
+        return 0
 
 
 def octilinear(rp) -> dict:
