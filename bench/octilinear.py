@@ -50,11 +50,18 @@ def main(argv=None) -> int:
     ap.add_argument("--only", default=None, help="one board by name")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
-    size = "auto" if args.size == "auto" else tuple(float(v) for v in args.size.lower().split("x"))
+    from mapkit.layout.fit import parse_size
+    try:
+        size = parse_size(args.size)
+    except ValueError as e:
+        ap.error(f"--size: {e}")
+    known = boards(args.synthetic)
+    if args.only and args.only not in known:
+        ap.error(f"--only: unknown board '{args.only}'; use one of {', '.join(known)}")
     print(f"style {args.style}, size {args.size}, seed {args.seed}")
     print(f"{'board':<16} {'stations':>8} {'segments':>8} {'within 5°':>9} {'strict':>7} {'board mm':>12}"
           f" {'over 6 mm':>9} {'largest gap':>11} {'cpu s':>6}")
-    for name, data in boards(args.synthetic).items():
+    for name, data in known.items():
         if args.only and args.only != name:
             continue
         t = time.process_time()
