@@ -105,13 +105,9 @@ def test_size_auto_is_the_smallest_standard_size_that_holds_it():
 
 
 def _off_octilinear(data) -> float:
-    import math
-    pos = {s["id"]: (s["board"]["x"], s["board"]["y"]) for s in data["stations"]}
-    offs = []
-    for r in data["routes"]:
-        (x0, y0), (x1, y1) = pos[r["from"]], pos[r["to"]]
-        a = math.degrees(math.atan2(y1 - y0, x1 - x0)) % 45
-        offs.append(min(a, 45 - a))
+    """Mean degrees off 45° of the routes' segments (station to bend, bend to bend, bend to station)."""
+    from mapkit.layout.octilinear import off_45, segments
+    offs = [off_45(p, q) for p, q in segments(data)]
     return sum(offs) / len(offs)
 
 

@@ -19,6 +19,7 @@ from mapkit.layout.bends import bend_point, needs_bend
 from mapkit.layout.crowding import drawn_pair_gap
 from mapkit.layout.finish import finish
 from mapkit.layout.flights import route_flights
+from mapkit.layout.octilinear import octilinear
 from mapkit.layout.network import GAP_MARGIN_MM, MAX_GAP_MM, build_network, drawn_mm_at_gap
 from mapkit.layout.optimize import Drawing, Weights, run_rounds
 from mapkit.layout.project import initial_positions
@@ -56,7 +57,7 @@ class LayoutError(UsageError):
 
 def weights_for(style: str) -> Weights:
     if style == "schematic":
-        return Weights(geo=0.01, bearing=2.0, octilinear=3.0)
+        return Weights(geo=0.01, bearing=2.0, octilinear=10.0)
     return Weights()
 
 
@@ -363,7 +364,7 @@ def layout_once(data: dict, *, style: str, size, seed: int, keep: frozenset, geo
     found = geometry_problems(build_result(net, dr, size_out)[0])
     if found:
         found = fix(found)
-    lacking = tightened = resized = reseated = None
+    lacking = tightened = resized = reseated = octilinear_moves = rp = None
     if not any(p.severity == "error" for p in found):
         # labels as obstacles: stations left no room for their name move a little, where the checks
         # allow (no more than the repair left: nothing, or a warning it could not remove)
@@ -393,6 +394,12 @@ def layout_once(data: dict, *, style: str, size, seed: int, keep: frozenset, geo
                 tightened["again"] = tighten(rp, w, style, sizes=ROOM_SIZES, sides=not refine)
         if found:
             found = rp.full()   # the same count, maybe other words (a warning's figures moved)
+    if style == "schematic" and not refine and rp is not None:
+        # the route segments turned to multiples of 45° where the checks and the labels allow
+        # (--refine: the drawing's directions are the designer's)
+        octilinear_moves = octilinear(rp)
+        if found:
+            found = rp.full()
     if size == "auto" and not any_fixed and not found:
         # the drawing is often smaller than the first one its size was picked from (resize.py)
         first = size_out
@@ -416,6 +423,7 @@ def layout_once(data: dict, *, style: str, size, seed: int, keep: frozenset, geo
                **({"labels_without_room_10pt": lacking, "polished": nudged} if lacking is not None else {}),
                **({"tightened": tightened} if tightened is not None else {}),
                **({"reseated": reseated} if reseated is not None else {}),
+               **({"octilinear": octilinear_moves} if octilinear_moves is not None else {}),
                **measure(new, labels=False)}
     if tightened is not None:
         for key in ("routes_over_gap", "largest_gap_mm"):
