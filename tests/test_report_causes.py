@@ -67,6 +67,21 @@ def test_adjacent_unclaimed_routes_are_one_corridor():
     assert changed.routes != board.routes
 
 
+def test_one_track_of_a_double_nobody_claims_is_removed_not_shortened():
+    board = load_board(TINY)
+    data = causes.board_data(board)
+    i, track = next((i, r) for i, r in enumerate(data["routes"]) if r.get("double"))
+    found = causes.find_causes(_report([_v("route-rarely-claimed", track["id"], 4)]), data)
+    assert found[0]["edits"] == [[["routes", i], None]] and "removed" in found[0]["change"]
+    changed = causes.board_with(board, found[0]["edits"])
+    assert len(changed.routes) == len(board.routes) - 1
+    partner = [r for r in changed.routes if {r.a, r.b} == {track["from"], track["to"]}]
+    assert partner and all(r.double is None for r in partner)   # the track left is a single route
+    from mapkit.sim.tables import build_tables
+
+    build_tables(changed)   # and the board still plays
+
+
 def test_a_deck_that_runs_out_is_a_cause():
     data = causes.board_data(load_board(TINY))
     found = causes.find_causes(_report([], gaps={4: {"cards_exhausted": {"events": 60, "games": 40}},

@@ -10,7 +10,8 @@ designer recognizes, each with the smallest change that addresses it, as board-f
   (or, past the published map's longest ticket, say so: move it to a long deck);
 - `ticket-too-easy`: its points -1 (never below 1);
 - `unclaimed-corridor`: routes rarely claimed, joined into the corridors or dead ends they form
-  (networkx connected components): each route's length -1, or gray for a one-space route;
+  (networkx connected components): each route's length -1, or gray for a one-space route; one
+  track of a double nobody claims is removed (the other track stays);
 - `deck-runs-out`: the train-card deck ran out in more than 5 % of the games at a player count:
   +10 cards (shared by the colors as `mapkit cards` would) or fewer players;
 - `seat-advantage`: the first seat wins more than the published map's first seat: no map edit
@@ -182,7 +183,11 @@ def _corridors(by_subject, data) -> list[dict]:
         for s in subjects:
             for i in ids.get(s, [])[:1]:
                 r = routes[i]
-                if int(r["length"]) > 1:
+                if r.get("double") and not s.endswith(" (either track)"):
+                    # one track of a double nobody claims: the other track stays, this one goes
+                    edits.append([["routes", i], None])
+                    words.append(f"{s} removed (the double's other track stays)")
+                elif int(r["length"]) > 1:
                     edits.append([["routes", i, "length"], int(r["length"]) - 1])
                     words.append(f"{s} length {r['length']} → {int(r['length']) - 1}")
                 elif r["color"] != "gray":
@@ -269,8 +274,11 @@ def board_data(board: Board) -> dict:
 def board_with(board: Board, edits: list) -> Board:
     """The board with a cause's edits made (the paths `find_causes` writes)."""
     routes, decks, deck = list(board.routes), {k: list(v) for k, v in board.ticket_decks.items()}, board.deck
+    gone = set()
     for path, value in edits:
-        if path[0] == "routes":
+        if path[0] == "routes" and len(path) == 2:  # a double's track removed: its partner is single
+            gone.add(path[1])
+        elif path[0] == "routes":
             routes[path[1]] = replace(routes[path[1]], **{path[2]: value})
         elif path[0] == "ticket_decks":
             decks[path[1]][path[2]] = replace(decks[path[1]][path[2]], points=value)
@@ -280,6 +288,11 @@ def board_with(board: Board, edits: list) -> Board:
             deck = replace(deck, total=value)
         else:
             raise ValueError(f"no such edit: {path}")
+    if gone:
+        groups = {routes[i].double for i in gone}
+        kept = [r for i, r in enumerate(routes) if i not in gone]
+        left = {g: sum(r.double == g for r in kept) for g in groups}
+        routes = [replace(r, double=None) if r.double in groups and left[r.double] < 2 else r for r in kept]
     return replace(board, routes=tuple(routes), ticket_decks={k: tuple(v) for k, v in decks.items()}, deck=deck)
 
 

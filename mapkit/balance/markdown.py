@@ -205,7 +205,12 @@ def regenerate_command(r: dict) -> str:
     every option that shaped the games (--jobs does not change them)."""
     import shlex
 
-    words = ["mapkit", "report", r.get("source") or r["board"], "--seed", str(r["seed"])]
+    from mapkit.resources import bundled_boards
+
+    source = r.get("source") or r["board"]
+    if source == f"boards/{r['board']}.json" and r["board"] in bundled_boards():
+        source = r["board"]  # a bundled board (as source_name names one): by its name, from any folder
+    words = ["mapkit", "report", source, "--seed", str(r["seed"])]
     if r.get("games"):
         words += ["--games", str(r["games"])]
     else:
