@@ -115,3 +115,19 @@ def test_the_published_map_judged_against_itself_raises_almost_nothing():
     r = balance_report(published_board(), [3], 800, None, seed=1, jobs=2, reference=ref, tested=0)
     robust = [v for v in r["verdicts"] if v["verdict"] == "robust" and v["finding"]]
     assert len(robust) <= 1, robust
+
+
+def test_the_report_shows_the_first_causes_and_folds_the_rest():
+    from mapkit.balance import html
+    from mapkit.balance.markdown import CAUSES_SHOWN, format_markdown
+
+    cs = [{"kind": "ticket-too-easy", "subjects": [f"t{i}"], "players": [2], "why": "w", "change": "c",
+           "robust": True, "tested": None} for i in range(CAUSES_SHOWN + 3)]
+    page = "\n".join(html.causes_section({"causes": cs}))
+    shown, folded = page.split("<details>")
+    assert shown.count("<li>") == CAUSES_SHOWN and folded.count("<li>") == 3
+    report = {"name": "x", "rules": "standard", "panel": ["route-focus"], "seed": 0, "games": 10, "max_games": None,
+              "board": "x", "verdicts": [], "runs": [], "deck_warnings": [], "causes": cs}
+    md = format_markdown(report)
+    assert f"{CAUSES_SHOWN}. **t{CAUSES_SHOWN - 1}**" in md and f"**t{CAUSES_SHOWN}**" not in md
+    assert "and 3 more causes" in md

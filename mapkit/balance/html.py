@@ -18,6 +18,7 @@ from pathlib import Path
 from mapkit.model import Board
 
 from mapkit.balance import figures as figs
+from mapkit.balance.markdown import CAUSES_SHOWN
 
 VERDICT_ORDER = {"robust": 0, "agent-dependent": 1, "agents-disagree": 2, "needs-games": 2}
 # a mark beside the word, so the kinds differ without color too; a robust problem is not "✔"
@@ -165,7 +166,10 @@ def causes_section(report: dict) -> list[str]:
     if not causes:
         return out + ["<p>Nothing: no decided finding falls outside what the published map does.</p>"]
     out.append('<ol class="causes">')
-    for c in causes:
+    for k, c in enumerate(causes):
+        if k == CAUSES_SHOWN:
+            out.append(f'</ol><details><summary>{len(causes) - CAUSES_SHOWN} more causes, smaller or depending on '
+                       f'the AI players</summary><ol class="causes" start="{CAUSES_SHOWN + 1}">')
         subjects = ", ".join(str(x) for x in c.get("subjects") or [])
         players = ", ".join(str(x) for x in c.get("players") or [])
         item = f"<b>{_e(subjects)}</b> ({_e(players)} players): {_e(c.get('why', ''))}."
@@ -178,7 +182,7 @@ def causes_section(report: dict) -> list[str]:
         if not c.get("robust", True):
             item += ' <span class="badge">depends on the AI players</span>'
         out.append(f"<li>{item}</li>")
-    return out + ["</ol>"]
+    return out + ["</ol></details>" if len(causes) > CAUSES_SHOWN else "</ol>"]
 
 
 def strategies_section(report: dict) -> list[str]:
