@@ -1,17 +1,23 @@
-"""Balance reports: an agent panel plays seeded games per player count until its verdicts are
-decided, and the report says what they mean for the board, each number with its interval.
+"""Balance reports: an agent panel plays seeded games per player count, the board is judged against
+what the published map does, and the report says what to change, each number with its interval.
 
 How it plays (mapkit/balance/panel.py): per player count, a self-play table per panel agent and a
-mixed table with seat rotation. By default it plays in rounds of `batch` games per player count
-(split evenly over the tables) until every verdict it prints is decided or `max_games` per player
-count is spent; with `games` it plays that many (rounded up to whole seat rotations) and stops.
+mixed table with seat rotation; every game of the budget is played (`games`, else `max_games`, per
+player count, rounded to whole seat rotations; `batch` only paces the progress calls).
 
-Statistics (mapkit/balance/stats.py): ties split; Wilson intervals on rates, Student-t on means
-(scores, the first seat's paired score edge, color use per game). Decisions are one-sided tests
-against a cut-off: Holm across player counts for the seat verdicts, Benjamini–Hochberg across
-subjects for the ticket, route and color lists, and the level divided by the most rounds the
-report may play (Bonferroni over looks, so stopping early does not inflate false verdicts).
-Printed intervals are 95 %.
+Cut-offs: with `reference` (reference.py: the published North America map played by the same
+panel), each subject's cut-off is the end of the range the published map spans (`bands_at`,
+published.ticket_band); without it, the fixed cut-offs below.
+
+Statistics (mapkit/balance/stats.py): ties split; Wilson intervals and score tests on rates,
+Student-t on means. Within a list (a kind at one player count) Benjamini–Hochberg at 5 % decides
+at its per-test level R q / m (stats.bh_level); the first seat at 5 % / player counts a side. A
+verdict's interval is printed at the level it was decided at, so it clears its cut-off exactly when
+decided. Verdicts (verdicts.py): robust, agent-dependent, agents-disagree, needs-games.
+
+Causes (causes.py): the decided findings grouped, each with the smallest change; the first
+`tested` of them played on the same seeds (TEST_GAMES games). Strategies (strategies.py, with
+`strategies`): restricted play and skill.
 
 report.json (one shape; the figures and the HTML page read it):
 
@@ -39,11 +45,18 @@ report.json (one shape; the figures and the HTML page read it):
          and the older figures: "win_rate" (= seat win shares), "shared_wins", "seat_advantage"
          (true / false / null when undecided), "ticket_completion", "mean_score", "turns",
          "trains_left", "rules_gaps", "ends"}],
-     "verdicts": [{"kind" (seat-advantage, ticket-too-hard, ticket-too-easy, route-rarely-claimed,
-                   color-starved), "subject", "players",
-                   "verdict" (robust / agent-dependent / undecided), "agents" (see verdicts.py),
-                   "finding", "estimate", "low", "high", "cutoff", "games", "games_needed", "text"}],
-     "deck_warnings": [...]}
+     "verdicts": [{"kind" (seat-advantage, color-starved, ticket-too-hard, ticket-holders-lose,
+                   route-rarely-claimed, ticket-too-easy), "subject", "players",
+                   "verdict" (robust / agent-dependent / agents-disagree / needs-games), "agents",
+                   "against" (see verdicts.py), "by_agent": {agent: estimate}, "finding", "estimate",
+                   "low", "high", "confidence" (of that interval), "cutoff", "games", "games_needed", "text"}],
+     "deck_warnings": [...],
+     "source", "players", "preset", "variants" (how it was made: report.md's Regenerate line),
+     "decision": {"fdr", "seat_level", "games_cap"}, "reference" (reference.py, or null),
+     "bands": {players: what this board itself spans, the shape a reference keeps},
+     "causes": [{"kind", "subjects", "players", "change", "why", "robust",
+                 "tested": {"figure", "players", "games", "before", "after", "low", "high"} or null}],
+     "strategies" (with strategies=True: {"games", "players", "restricted": [...], "skill": [...]})}
 """
 
 from __future__ import annotations
@@ -80,7 +93,7 @@ HOLDERS_LOSE = 0.5     # the seats holding a ticket win less than half their fai
 BAND_MIN_HELD = 30     # a published ticket counts in the reference band once held this often
 TESTED_CAUSES = 3      # causes whose change the report plays
 TEST_GAMES = 400       # games per change (and for the board on the same seeds)
-GAMES_CAP_FACTOR = 5   # "needs games" only while the games it needs are within 5x this report's
+GAMES_CAP_FACTOR = 5   # "needs games" only while the games it needs are within 5x this report's budget
 
 DEFAULT_MAX_GAMES = 2000
 DEFAULT_BATCH = 200
