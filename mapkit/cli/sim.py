@@ -201,11 +201,11 @@ def bench(board, games, only, fmt):
 @click.command()
 @click.argument("board", type=BoardPath())
 @click.option("--max-games", type=click.IntRange(10, 10_000_000), default=2000, show_default=True,
-              help="Most games per player count (over all the panel's tables, rounded down to whole seat rotations) when sizing sequentially.")
+              help="Games per player count (over all the panel's tables, rounded down to whole seat rotations).")
 @click.option("--batch", type=click.IntRange(10, 1_000_000), default=200, show_default=True,
-              help="Games per player count in each round of sequential sizing.")
+              help="Games per player count between two updates of the progress line (the games played do not change).")
 @click.option("--games", type=click.IntRange(1, 10_000_000), default=None,
-              help="A fixed number of games per player count instead (no sequential sizing); split over the "
+              help="A number of games per player count instead of --max-games, split over the "
                    "tables and rounded up to whole seat rotations.")
 @click.option("--players", "player_counts", default="2,3,4,5", show_default=True,
               help="Player counts, comma-separated (limited to what the rules allow).")
