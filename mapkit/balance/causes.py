@@ -30,6 +30,7 @@ from typing import Optional
 import networkx as nx
 
 from mapkit.model import Board
+from mapkit.balance.stats import wilson
 from mapkit.balance.verdicts import AGENT_DEPENDENT, ROBUST
 
 GAP_SHARE = 0.05          # a rules gap in more than 5 % of games at a player count is a cause
@@ -246,14 +247,10 @@ def figure_of(report: dict, figure: dict, players: int) -> Optional[dict]:
         share = run["route_claim_share"].get(subject.replace(" (either track)", ""))
         if share is None:
             return None
-        from mapkit.balance.stats import wilson
-
         lo, hi = wilson(share * run["games"], run["games"])
         return {"name": "claimed in", "value": share, "low": round(lo, 4), "high": round(hi, 4)}
     if kind == "gap":
         g = (run.get("rules_gaps") or {}).get(subject) or {"games": 0}
-        from mapkit.balance.stats import wilson
-
         lo, hi = wilson(g["games"], run["games"])
         return {"name": "games with the deck run out", "value": round(g["games"] / max(1, run["games"]), 4),
                 "low": round(lo, 4), "high": round(hi, 4)}

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Optional
 
 from mapkit.balance.panel import default_panel
-from mapkit.balance.published import ticket_band
+from mapkit.balance.published import TRUST, ticket_band
 from mapkit.balance.verdicts import AGENT_DEPENDENT, AGENTS_DISAGREE, KIND_ORDER, NEEDS_GAMES, ROBUST
 
 
@@ -103,8 +103,6 @@ def _cause_line(c: dict) -> str:
 
 
 def _trust_lines() -> list[str]:
-    from mapkit.balance.published import TRUST
-
     p, e = TRUST["people"], TRUST["expert"]
     return [f"How far to trust the AI: on the published map under the Mega rules, {e['who']} score {e['score']:g} "
             f"points with {e['tickets']:g} tickets in {e['turns']:g} turns a player (`{e['command']}`); "

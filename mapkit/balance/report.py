@@ -64,6 +64,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Callable, Optional
 
@@ -74,7 +75,7 @@ from mapkit.balance.published import ticket_band
 from mapkit.balance import stats as st
 from mapkit.balance.panel import default_panel, panel_tables, rotation
 from mapkit.balance.markdown import format_markdown, verdict_text
-from mapkit.balance.verdicts import AGENT_DEPENDENT, KIND_ORDER, NEEDS_GAMES, judge
+from mapkit.balance.verdicts import KIND_ORDER, NEEDS_GAMES, judge
 from mapkit.cards import derive_deck
 from mapkit.model import Board
 from mapkit.sim.batch import GameRunner, Totals, chunks, pool_labels, summarize
@@ -225,12 +226,21 @@ class Test:
     def rate(self) -> bool:
         return self.m > 0 or self.n == 0
 
-    def p(self) -> tuple[float, float]:
-        """One-sided p-values (figure above the cut-off, below it)."""
+    @cached_property
+    def sides(self) -> tuple[float, float]:
+        """One-sided p-values (the finding holds, the opposite holds): figure beyond the cut-off on
+        the flagged side, and on the other."""
         if self.rate:
             a, b = st.p_score_beyond([self.k], [self.m], [self.cut - self.shift])
-            return a[0], b[0]
-        return st.p_mean_beyond(self.total, self.squares, self.n, self.cut)
+            above, below = a[0], b[0]
+        else:
+            above, below = st.p_mean_beyond(self.total, self.squares, self.n, self.cut)
+        return (above, below) if self.above else (below, above)
+
+    def decision(self, levels: tuple[float, float]) -> str:
+        """FLAG, CLEAR or UNDECIDED at (the flag level, the clear level)."""
+        p_flag, p_clear = self.sides
+        return st.FLAG if p_flag <= levels[0] else st.CLEAR if p_clear <= levels[1] else st.UNDECIDED
 
     def interval(self, level: float) -> tuple[float, float]:
         """The interval whose one-sided tails are `level` each: it clears the cut-off exactly
@@ -398,19 +408,13 @@ class _Context:
                 level = self._levels(kind, pooled)
                 agent_levels = {a: self._levels(kind, e.get(kind, {})) for a, e in ev["agents"].items()}
                 for subject, x in pooled.items():
-                    pa, pb = x.p()
-                    p_flag, p_clear = (pa, pb) if x.above else (pb, pa)
-                    d_pool = st.FLAG if p_flag <= level[0] else st.CLEAR if p_clear <= level[1] else st.UNDECIDED
+                    d_pool = x.decision(level)
                     agents, by_agent = {}, {}
                     for a, e in ev["agents"].items():
                         y = e.get(kind, {}).get(subject)
                         if y is None:  # never held at that table: says nothing either way
                             continue
-                        ya, yb = y.p()
-                        yf, yc = (ya, yb) if y.above else (yb, ya)
-                        la = agent_levels[a]
-                        d = st.FLAG if yf <= la[0] else st.CLEAR if yc <= la[1] else st.UNDECIDED
-                        agents[a] = (d, y.flagged_side)
+                        agents[a] = (y.decision(agent_levels[a]), y.flagged_side)
                         by_agent[a] = _r(y.estimate)
                     j = judge(d_pool, agents)
                     if kind != "seat-advantage" and j["finding"] is not True and (
@@ -433,10 +437,7 @@ class _Context:
         if kind == "seat-advantage":
             a = st.ALPHA / max(1, self.counts)
             return a, a
-        ps = [x.p() for x in tests.values()]
-        flag = [pa if x.above else pb for x, (pa, pb) in zip(tests.values(), ps)]
-        clear = [pb if x.above else pa for x, (pa, pb) in zip(tests.values(), ps)]
-        return st.bh_level(flag), st.bh_level(clear)
+        return st.bh_level([x.sides[0] for x in tests.values()]), st.bh_level([x.sides[1] for x in tests.values()])
 
     def _needed(self, x: Test, games: int, level: float) -> Optional[int]:
         """Games per player count an undecided verdict would need if the effect is what it looks,

@@ -4,17 +4,15 @@
 - `wilson`: Wilson score interval of a rate (also for fractional successes such as split wins);
 - `mean_interval`: Student-t interval of a mean from its sum and sum of squares (chunks merge
   exactly: only sums are kept), used for scores and paired differences;
-- `holm` / `bh`: Holm's step-down and Benjamini–Hochberg adjusted p-values;
 - `p_rate_beyond` / `p_mean_beyond`: one-sided p-values that a rate or mean lies beyond a cut-off;
 - `p_score_beyond`: the score test the Wilson interval inverts, for many rates at once;
 - `bh_level`: the per-test level at which Benjamini–Hochberg decides a family (so a verdict's
   interval can be printed at the level it was decided at);
-- `decide`: flag / clear / undecided from the two one-sided adjusted p-values;
 - `games_needed`: a power-based estimate of how many more games an undecided verdict needs.
 
-Which correction where: Holm for the seat verdicts (one hypothesis per player count, few of
-them, each one acted on, so the family-wise error rate is the promise); Benjamini–Hochberg for the
-threshold lists (hard tickets, rarely claimed routes, starved colors: tens to hundreds of
+Which correction where: Bonferroni for the seat verdicts (one hypothesis per player count, few
+of them, each one acted on, so the family-wise error rate is the promise, and one level to print
+the intervals at); Benjamini–Hochberg for the threshold lists (hard tickets, rarely claimed routes, starved colors: tens to hundreds of
 subjects, where a designer wants the list to be mostly right rather than to miss nearly every real
 problem, which is what family-wise control would cost at these sample sizes).
 """
@@ -74,27 +72,6 @@ def mean_sd(total: float, squares: float, n: int) -> float:
     return math.sqrt(max(0.0, (squares - total * total / n) / (n - 1)))
 
 
-def holm(pvalues) -> list[float]:
-    """Holm step-down adjusted p-values, in the input order (monotone, capped at 1)."""
-    p = np.asarray(list(pvalues), dtype=float)
-    m = len(p)
-    if m == 0:
-        return []
-    order = np.argsort(p, kind="stable")
-    adjusted = np.empty(m)
-    running = 0.0
-    for rank, i in enumerate(order):
-        running = max(running, min(1.0, (m - rank) * p[i]))
-        adjusted[i] = running
-    return adjusted.tolist()
-
-
-def bh(pvalues) -> list[float]:
-    """Benjamini–Hochberg adjusted p-values (scipy.stats.false_discovery_control)."""
-    p = list(pvalues)
-    if not p:
-        return []
-    return stats.false_discovery_control(np.asarray(p, dtype=float), method="bh").tolist()
 
 
 def p_rate_beyond(successes: float, n: float, cut: float) -> tuple[float, float]:
@@ -161,16 +138,6 @@ def p_mean_beyond(total: float, squares: float, n: int, cut: float) -> tuple[flo
     t = (mean - cut) / (sd / math.sqrt(n))
     return float(stats.t.sf(t, n - 1)), float(stats.t.cdf(t, n - 1))
 
-
-def decide(p_above: float, p_below: float, flag_if_above: bool, alpha: float = ALPHA) -> str:
-    """FLAG when the evidence says the finding holds (beyond the cut-off in the flagged
-    direction), CLEAR when it says the opposite, else UNDECIDED. p-values already adjusted."""
-    p_flag, p_clear = (p_above, p_below) if flag_if_above else (p_below, p_above)
-    if p_flag < alpha:
-        return FLAG
-    if p_clear < alpha:
-        return CLEAR
-    return UNDECIDED
 
 
 def games_needed(estimate: float, sd: float, cut: float, per_game: float, games: int,

@@ -43,6 +43,3 @@ def judge(pooled: str, agents: dict[str, tuple[str, bool]]) -> dict:
         return {"verdict": AGENTS_DISAGREE, "agents": flags, "against": clears, "finding": None}
     return {"verdict": NEEDS_GAMES, "agents": [], "against": [], "finding": None}
 
-
-def decided(v: dict) -> bool:
-    return v["verdict"] in (ROBUST, AGENT_DEPENDENT)
