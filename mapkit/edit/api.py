@@ -656,3 +656,75 @@ def overlay(session: Session, path: Path | None, kind: str, players: int | None)
                         "held": t.get("held"), "routes": ids})
         return {**base, "tickets": out}
     raise ApiError(400, "overlay must be heatmap, tickets or colors")
+
+
+# ---------------------------------------------------------------- generated ticket decks
+
+GENERATE_STYLES = ("standard", "long", "cities", "transit")   # ticket_deck.STYLES
+
+def _page_words(message: str) -> str:
+    """A ticket_deck message with its command-line options said as the page's controls."""
+    message = re.sub(r"ask for at most (\d+) tickets with --count", r"set the count to \1 or fewer", message)
+    message = re.sub(r"ask for at least (\d+) with --count", r"set the count to \1 or more", message)
+    return message.replace("choose another --style", "choose another style").replace(
+        "--style cities", "the cities style")
+
+
+def tickets_generate(session: Session, body: Any) -> dict:
+    """The deck `mapkit tickets generate` makes for this board (`ticket_deck.generate`: count,
+    style, seed and required pairs as its options), written into the deck it names (default: the
+    style's name, as `--write` does) as one undoable step: the deck's tickets replaced one a line,
+    the rest of the file as it was. Replies with the deck's figures against its targets and, in
+    words, each length target it misses."""
+    from mapkit.ticket_deck import _miss_text, generate
+    from mapkit.tickets import resolve_station
+
+    f = fields(body, {"hash": str}, {"count": int, "seed": int, "style": str, "deck": str, "require": str})
+    style = f.get("style", "standard")
+    if style not in GENERATE_STYLES:
+        raise ApiError(400, f"unknown style '{style}' (use {', '.join(GENERATE_STYLES)})")
+    count, seed = f.get("count"), f.get("seed", 0)
+    if count is not None and not 1 <= count <= 500:
+        raise ApiError(400, "a deck has 1 to 500 tickets")
+    if not 0 <= seed <= 2 ** 32 - 1:
+        raise ApiError(400, "the seed is a whole number from 0 to 4294967295")
+    deck = f.get("deck") or style
+    if not edits.SLUG.match(deck):
+        raise ApiError(400, f"'{deck}' is not a deck name: lowercase letters, digits and dashes")
+    with session.lock:
+        board = _current(session, f["hash"])
+        data = session.snapshot.data
+    required = []
+    for item in filter(None, (x.strip() for x in f.get("require", "").split(","))):
+        a, sep, b = item.partition(":")
+        if not sep:
+            raise ApiError(400, f"required pair '{item}' is not FROM:TO (station ids or names)")
+        try:
+            required.append((resolve_station(board, a.strip()), resolve_station(board, b.strip())))
+        except MapkitError as exc:
+            raise ApiError(400, f"required pair '{item}': {exc}")
+    try:   # seconds on a real board (Portland ~2.5 s), outside the lock: the write checks the hash
+        g = generate(board, style=style, count=count, seed=seed, required=required)
+    except MapkitError as exc:
+        raise ApiError(409, _page_words(str(exc)))
+    items = g.deck_json()
+    decks = data.get("ticket_decks")
+    path = ("ticket_decks", deck)
+    if not isinstance(decks, dict):
+        changes = [("set", ("ticket_decks",), {deck: []})]
+    else:
+        changes = [("set", path, [])]
+    changes += [("append", path, t) for t in items]
+    what = f"generate {deck} deck ({len(items)} tickets, seed {seed})"
+    with session.lock:
+        step = _guard(session.write, changes, f["hash"], what)
+    t, fig = g.targets, g.figures
+    return {"done": step.what, "hash": session.snapshot.digest, "rev": session.rev, "deck": deck,
+            "style": style, "seed": seed, "count": len(items),
+            "targets": [{"what": f"length {lo}-{hi}", "wanted": want, "got": got}
+                        for (lo, hi, want), got in zip(t.buckets, fig["bucket_counts"])] +
+                       [{"what": "longest ticket", "wanted": f"at least {t.longest_at_least}", "got": fig["longest"]},
+                        {"what": "stations covered", "wanted": fig["stations"], "got": fig["stations_covered"]},
+                        {"what": "near-duplicate pairs", "wanted": 0, "got": fig["near_duplicates"]}],
+            "misses": [_miss_text(m) for m in fig["length_misses"]],
+            "uncovered": fig["uncovered"], "mean_points": fig["mean_points"]}

@@ -269,7 +269,7 @@ class Handler(BaseHTTPRequestHandler):
         s = self.server.session
         handlers = {"/api/move": api.move, "/api/undo": api.undo, "/api/redo": api.redo,
                     "/api/layout/preview": api.layout_preview, "/api/layout/apply": api.layout_apply,
-                    "/api/layout/cancel": api.layout_cancel}
+                    "/api/layout/cancel": api.layout_cancel, "/api/tickets/generate": api.tickets_generate}
         if path in api.EDITS:
             return self._json(200, api.edit(path, s, body))
         if path == "/api/new":

@@ -327,5 +327,56 @@ function setupMake() {
       edit(p.kind === "station" ? "/api/station/delete" : "/api/route/delete", { id: p.id });
     }
   });
+  setupGenerate();
   setMode("select");
+}
+
+// ---------------------------------------------------------------- generated ticket decks
+
+async function generateTickets() {
+  // one request: the server generates the deck (mapkit tickets generate), writes it as one undoable
+  // step and answers with the deck's figures against its targets
+  const body = { hash: state.hash, style: $("tg-style").value, seed: +$("tg-seed").value || 0 };
+  if ($("tg-count").value) body.count = +$("tg-count").value;
+  if ($("tg-deck").value.trim()) body.deck = $("tg-deck").value.trim();
+  if ($("tg-require").value.trim()) body.require = $("tg-require").value.trim();
+  const out = $("tg-result");
+  $("tg-run").disabled = true;
+  out.innerHTML = '<p class="note">Generating…</p>';
+  busy = true;
+  const t0 = performance.now();
+  try {
+    const r = await post("/api/tickets/generate", body);
+    notice = null;
+    out.innerHTML = generatedText(r);
+    await load("redraw after generating tickets");
+    status(`${r.done}: generated, written, checked and redrawn in ${(performance.now() - t0).toFixed(0)} ms`);
+  } catch (e) {
+    out.innerHTML = `<p class="error-text">Not generated: ${esc(e.message)}</p>`;
+    if (e.status === 409 && e.body && e.body.stale) await load("reload after refused write");
+  } finally {
+    busy = false;
+    $("tg-run").disabled = false;
+  }
+}
+
+function generatedText(r) {
+  const rows = r.targets.map((t) => {
+    const off = typeof t.wanted === "number" ? t.got !== t.wanted : false;
+    return `<tr${off ? ' class="off"' : ""}><th>${esc(t.what)}</th><td>${esc(t.got)}</td><td>${esc(t.wanted)}</td></tr>`;
+  }).join("");
+  return `<p>Wrote the <b>${esc(r.deck)}</b> deck: ${r.count} tickets (${esc(r.style)}, seed ${r.seed}), ${r.mean_points} points on average.</p>` +
+    `<table class="figures"><tr><th></th><th>got</th><th>wanted</th></tr>${rows}</table>` +
+    (r.uncovered.length ? `<p class="note">Stations on no ticket: ${r.uncovered.map(esc).join(", ")}.</p>` : "") +
+    (r.misses.length ? `<p class="warn-text">It misses its length targets: ${r.misses.map(esc).join("; ")}. ` +
+      "Try another seed, name the pairs it must hold, or a count the board's pairs allow.</p>" : "");
+}
+
+function setupGenerate() {
+  $("tg-run").addEventListener("click", generateTickets);
+  $("tg-style").addEventListener("change", () => {
+    const s = $("tg-style").value;
+    $("tg-count").placeholder = s === "long" ? "6" : "30";
+    $("tg-deck").placeholder = s;
+  });
 }
