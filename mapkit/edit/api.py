@@ -554,8 +554,9 @@ def layout_status(session: Session, query: dict) -> dict:
 
 
 def stop_jobs() -> None:
+    """Stop every layout and quick balance still running (the server is stopping)."""
     with _JOBS_LOCK:
-        for job in list(_JOBS.values()):
+        for job in [*_JOBS.values(), *_BALANCE.values()]:
             job.cancel()
 
 
@@ -728,3 +729,72 @@ def tickets_generate(session: Session, body: Any) -> dict:
                         {"what": "near-duplicate pairs", "wanted": 0, "got": fig["near_duplicates"]}],
             "misses": [_miss_text(m) for m in fig["length_misses"]],
             "uncovered": fig["uncovered"], "mean_points": fig["mean_points"]}
+
+
+# ---------------------------------------------------------------- quick balance
+
+_BALANCE: dict = {}     # the quick balance jobs of this server, by id (one runs at a time)
+
+
+def balance_run(session: Session, body: Any) -> dict:
+    """Start a quick balance of the board as it is (`edit.balance_job`): `games` per player count
+    (default balance_job.DEFAULT_GAMES), `players` ("2,3"; default every count from 2 the rules
+    play), `seed`. A new run replaces one still running. The page follows it with balance_status."""
+    from mapkit.edit.balance_job import DEFAULT_GAMES, BalanceJob
+    from mapkit.sim.rules import rules_for_board
+
+    f = fields(body, {"hash": str}, {"games": int, "players": str, "seed": int})
+    games, seed = f.get("games", DEFAULT_GAMES), f.get("seed", 0)
+    if not 10 <= games <= 20000:
+        raise ApiError(400, "a quick balance plays 10 to 20000 games a player count (mapkit report plays more)")
+    if not 0 <= seed <= 2 ** 32 - 1:
+        raise ApiError(400, "the seed is a whole number from 0 to 4294967295")
+    with session.lock:
+        snap = session.snapshot
+        board = _current(session, f["hash"])
+        data = json.loads(json.dumps(snap.data))
+    if not board.ticket_decks or not board.routes:
+        raise ApiError(409, "a balance needs routes and tickets: add them (or Generate tickets) first")
+    rules = rules_for_board(board)
+    allowed = [n for n in range(max(2, rules.min_players), rules.max_players + 1)]
+    if not allowed:
+        raise ApiError(409, f"the {rules.name} rules are not for two players or more: nothing to balance")
+    players = allowed
+    if "players" in f:
+        try:
+            players = sorted({int(x) for x in f["players"].split(",") if x.strip()})
+        except ValueError:
+            raise ApiError(400, f"players '{f['players']}' is not a list of numbers such as 2,3")
+        if not players or any(n not in allowed for n in players):
+            raise ApiError(400, f"the {rules.name} rules of this board play {allowed[0]} to {allowed[-1]} players")
+
+    def finish(report: dict) -> dict:
+        from mapkit.edit.balance_job import findings
+
+        return findings(report, board, _ticket_paths(board))
+
+    with _JOBS_LOCK:
+        for job in list(_BALANCE.values()):   # a new run replaces one still running
+            job.cancel()
+        _BALANCE.clear()
+        job = BalanceJob(data, snap.digest, players, games, seed, finish, session.source)
+        _BALANCE[job.id] = job
+    return job.status(snap.digest)
+
+
+def _balance_job(body_or_query: dict):
+    job = _BALANCE.get(body_or_query.get("job", ""))
+    if job is None:
+        raise ApiError(404, "no such quick balance (a newer one replaced it, or the editor restarted): run it again")
+    return job
+
+
+def balance_status(session: Session, query: dict) -> dict:
+    return _balance_job(query).status(session.snapshot.digest)
+
+
+def balance_cancel(session: Session, body: Any) -> dict:
+    f = fields(body, {"job": str})
+    job = _balance_job(f)
+    job.cancel()
+    return job.status(session.snapshot.digest)
