@@ -105,6 +105,7 @@ class BalanceJob:
         self.error = ""
         self._finish = finish
         self._lock = threading.Lock()
+        self._cancelling = False
         self.proc = subprocess.Popen(child_command("mapkit.edit.balance_job"), stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=child_env(),
                                      start_new_session=True)   # its own process group: cancel ends it whole
@@ -129,7 +130,7 @@ class BalanceJob:
             reply = None
         self._close()
         with self._lock:
-            if self.state == "cancelled":
+            if self._cancelling:
                 return
         if reply is None:
             self._end("failed", error="the balance process stopped without a result")
@@ -158,17 +159,21 @@ class BalanceJob:
             self.seconds = time.monotonic() - self.started
 
     def cancel(self) -> bool:
-        """Kill the child and wait for it; False when the job had ended."""
+        """Kill the child and wait for it; False when the job had ended. The job says "cancelled"
+        only once its process is gone."""
         with self._lock:
-            if self.state != "running":
+            if self.state != "running" or self._cancelling:
                 return False
-            self.state = "cancelled"
-            self.seconds = time.monotonic() - self.started
+            self._cancelling = True
         try:
             os.killpg(self.proc.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
         self.proc.wait()
+        with self._lock:
+            if self.state == "running":   # (a run that had just ended keeps its result)
+                self.state = "cancelled"
+                self.seconds = time.monotonic() - self.started
         return True
 
     def status(self, current_digest: str | None = None) -> dict:
@@ -193,7 +198,7 @@ class BalanceJob:
 
 # ---------------------------------------------------------------- what the page lists and draws
 
-TITLES = {"color-short": "Colour starved", "ticket-not-worth-it": "Ticket not worth its points",
+TITLES = {"color-short": "Color starved", "ticket-not-worth-it": "Ticket not worth its points",
           "ticket-too-easy": "Ticket too easy", "unclaimed-corridor": "Rarely claimed",
           "deck-runs-out": "The train-card deck runs out", "seat-advantage": "First-seat advantage"}
 VERDICTS_OF = {"color-short": ("color-starved",), "ticket-not-worth-it": ("ticket-too-hard", "ticket-holders-lose"),

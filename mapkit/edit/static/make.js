@@ -119,6 +119,7 @@ function drawPicked() {
     const s = stationById(sid);
     if (s) el("circle", { cx: s.x, cy: s.y - r0 * 1.35, r: r0 * 0.35, class: "pin", "data-pin": sid }, g);
   }
+  drawFindings();
   const ring = (sid) => { const s = stationById(sid); if (s) el("circle", { cx: s.x, cy: s.y, r: r0 * 1.6, class: "picked" }, g); };
   if (routeFrom) ring(routeFrom);
   if (!picked) return;
@@ -234,6 +235,8 @@ function routeEditForm(r) {
 function renderMake() {
   const ok = state && state.loads && !state.read_only && !preview;
   $("make-box").hidden = !ok;
+  $("balance-box").hidden = !(state && state.loads) || !!preview;
+  renderBalance();
   $("new-box").hidden = !(state && state.empty && !state.read_only);
   if (!ok) return;
   renderEdit();
@@ -328,6 +331,7 @@ function setupMake() {
     }
   });
   setupGenerate();
+  setupBalance();
   setMode("select");
 }
 
