@@ -1,6 +1,7 @@
 """The editor's JSON endpoints: board state and problems, moves and the edits that make a board
 (`edit.edits`: stations, routes, bends, palette, tickets, the board's size and trains; `new_board`
-into an empty file), undo and redo, layout preview, report overlays.
+into an empty file; a generated ticket deck), undo and redo, layout preview, report overlays, and
+the quick balance (`edit.balance_job`).
 
 Each function takes the `Session` and the request's JSON body (a dict already parsed and size
 bounded by the server) and returns a JSON-ready dict, or raises `ApiError` with the HTTP status
@@ -661,7 +662,6 @@ def overlay(session: Session, path: Path | None, kind: str, players: int | None)
 
 # ---------------------------------------------------------------- generated ticket decks
 
-GENERATE_STYLES = ("standard", "long", "cities", "transit")   # ticket_deck.STYLES
 
 def _page_words(message: str) -> str:
     """A ticket_deck message with its command-line options said as the page's controls."""
@@ -677,13 +677,13 @@ def tickets_generate(session: Session, body: Any) -> dict:
     style's name, as `--write` does) as one undoable step: the deck's tickets replaced one a line,
     the rest of the file as it was. Replies with the deck's figures against its targets and, in
     words, each length target it misses."""
-    from mapkit.ticket_deck import _miss_text, generate
+    from mapkit.ticket_deck import STYLES, _miss_text, generate
     from mapkit.tickets import resolve_station
 
     f = fields(body, {"hash": str}, {"count": int, "seed": int, "style": str, "deck": str, "require": str})
     style = f.get("style", "standard")
-    if style not in GENERATE_STYLES:
-        raise ApiError(400, f"unknown style '{style}' (use {', '.join(GENERATE_STYLES)})")
+    if style not in STYLES:
+        raise ApiError(400, f"unknown style '{style}' (use {', '.join(STYLES)})")
     count, seed = f.get("count"), f.get("seed", 0)
     if count is not None and not 1 <= count <= 500:
         raise ApiError(400, "a deck has 1 to 500 tickets")
