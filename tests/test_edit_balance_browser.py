@@ -32,6 +32,9 @@ def test_generate_tickets_then_quick_balance_with_cancel_and_findings_on_the_map
         # 1. Generate tickets: the deck mapkit tickets generate makes, written and drawn
         page.click("#generate-box summary")
         page.fill("#tg-count", "8")
+        page.press("#tg-count", "Tab")
+        page.wait_for_function("document.getElementById('tg-targets').textContent.includes('of')", timeout=5000)
+        assert "aims at" in page.inner_text("#tg-targets")
         page.fill("#tg-seed", "1")
         loads = page.evaluate("window.mapkit.loads")
         page.click("#tg-run")

@@ -163,3 +163,15 @@ def test_bad_options_are_refused_with_the_reason(editor, body, words):
     reply = post("/api/tickets/generate", 400, **body)
     assert words in reply["error"]
     assert path.read_bytes() == before
+
+
+def test_the_targets_shown_before_generating_are_the_decks(editor):
+    server, path, post = editor
+    code, t = call(server, "/api/tickets/targets?style=standard&count=8")
+    assert code == 200
+    g = generate(load_board(path), count=8, seed=0)
+    assert [(b["low"], b["high"], b["tickets"]) for b in t["lengths"]] == [tuple(b) for b in g.targets.buckets]
+    assert sum(b["tickets"] for b in t["lengths"]) == 8 and t["longest_at_least"] == g.targets.longest_at_least
+    assert call(server, "/api/tickets/targets?style=long")[1]["count"] == 6
+    assert call(server, "/api/tickets/targets?style=huge")[0] == 400
+    assert call(server, "/api/tickets/targets?count=x")[0] == 400

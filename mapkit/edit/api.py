@@ -671,6 +671,40 @@ def _page_words(message: str) -> str:
         "--style cities", "the cities style")
 
 
+def tickets_targets(session: Session, query: dict) -> dict:
+    """What a generated deck of this style and count aims at on this board (`ticket_deck.make_targets`,
+    as `generate` sets them): how many tickets of each length, the longest, and the limits on
+    tickets at one station and through one connection."""
+    from mapkit.sim.rules import board_rules
+    from mapkit.ticket_deck import STYLES, default_count, make_targets
+    from mapkit.tickets import TicketScorer
+
+    style = query.get("style", "standard")
+    if style not in STYLES:
+        raise ApiError(400, f"unknown style '{style}' (use {', '.join(STYLES)})")
+    try:
+        count = int(query.get("count") or default_count(style))
+    except ValueError:
+        raise ApiError(400, "count must be a whole number")
+    if not 1 <= count <= 500:
+        raise ApiError(400, "a deck has 1 to 500 tickets")
+    with session.lock:
+        d = session.drawing
+    if d is None or not d.board.routes:
+        raise ApiError(409, "no routes yet: a deck's targets come from the routes")
+    board = d.board
+    rules = board_rules(board.rules.preset, board.rules.overrides)
+    trains = rules.trains_for(rules.max_players)
+    try:
+        t = make_targets(TicketScorer(board), style, count, trains)
+    except (MapkitError, ValueError) as exc:
+        raise ApiError(409, _page_words(str(exc)))
+    return {"style": style, "count": count, "trains": trains,
+            "lengths": [{"low": lo, "high": hi, "tickets": want} for lo, hi, want in t.buckets],
+            "longest_at_least": t.longest_at_least, "max_station_uses": t.max_station_uses,
+            "max_route_load": t.max_route_load}
+
+
 def tickets_generate(session: Session, body: Any) -> dict:
     """The deck `mapkit tickets generate` makes for this board (`ticket_deck.generate`: count,
     style, seed and required pairs as its options), written into the deck it names (default: the

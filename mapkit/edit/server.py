@@ -259,6 +259,8 @@ class Handler(BaseHTTPRequestHandler):
             return self._json(200, {"rev": s.wait(since, timeout)})
         if path == "/api/layout/status":
             return self._json(200, api.layout_status(s, query))
+        if path == "/api/tickets/targets":
+            return self._json(200, api.tickets_targets(s, query))
         if path == "/api/balance/status":
             return self._json(200, api.balance_status(s, query))
         if path == "/api/suggest":

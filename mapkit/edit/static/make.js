@@ -376,11 +376,28 @@ function generatedText(r) {
       "Try another seed, name the pairs it must hold, or a count the board's pairs allow.</p>" : "");
 }
 
+async function showTargets() {
+  // what the deck will aim at, for this style and count on this board (ticket_deck.make_targets)
+  if (!$("generate-box").open || !state || !state.loads) return;
+  const q = `style=${encodeURIComponent($("tg-style").value)}` + ($("tg-count").value ? `&count=${+$("tg-count").value}` : "");
+  try {
+    const t = await api(`/api/tickets/targets?${q}`);
+    $("tg-targets").textContent = `It aims at ${t.lengths.map((b, i) => `${b.tickets}${i ? "" : " tickets"} of ${b.low}–${b.high} spaces`).join(", ")}; ` +
+      `the longest at least ${t.longest_at_least} (about half a player's ${t.trains} trains, at most the board's longest connection); ` +
+      `at most ${t.max_station_uses} tickets at one station and ${t.max_route_load} through one connection.`;
+  } catch (e) {
+    $("tg-targets").textContent = e.message;
+  }
+}
+
 function setupGenerate() {
   $("tg-run").addEventListener("click", generateTickets);
   $("tg-style").addEventListener("change", () => {
     const s = $("tg-style").value;
     $("tg-count").placeholder = s === "long" ? "6" : "30";
     $("tg-deck").placeholder = s;
+    showTargets();
   });
+  $("tg-count").addEventListener("change", showTargets);
+  $("generate-box").addEventListener("toggle", showTargets);
 }
