@@ -136,6 +136,13 @@ def test_the_findings_go_stale_when_the_board_changes(editor):
     server.session.refresh()
     st = call(server, f"/api/balance/status?job={st['job']}")[1]
     assert st["stale"] and st["state"] == "done"
+    assert call(server, "/api/balance/status")[1] == st   # a page opened again finds the last run
+
+
+def test_no_run_yet_is_a_clear_404(editor):
+    server, _ = editor
+    code, reply = call(server, "/api/balance/status")
+    assert code == 404 and "run it again" in reply["error"]
 
 
 def test_cancel_kills_the_child_at_once(tmp_path):

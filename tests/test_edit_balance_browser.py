@@ -90,4 +90,9 @@ def test_generate_tickets_then_quick_balance_with_cancel_and_findings_on_the_map
         page.wait_for_selector("#qb-again", timeout=5000)
         assert "board changed since this run" in page.inner_text("#qb-out")
         shot(page, "balance-5-stale")
+        # the page opened again shows the server's last run, still stale
+        page.reload()
+        page.wait_for_function("window.mapkit && window.mapkit.ready", timeout=15000)
+        page.wait_for_selector("#qb-again", timeout=5000)
+        assert page.locator("#qb-out > ol.findings > li").count() == len(causes)
     assert gone(pid)

@@ -559,6 +559,7 @@ def stop_jobs() -> None:
     with _JOBS_LOCK:
         for job in [*_JOBS.values(), *_BALANCE.values()]:
             job.cancel()
+        _BALANCE.clear()
 
 
 def layout_cancel(session: Session, body: Any) -> dict:
@@ -818,6 +819,9 @@ def balance_run(session: Session, body: Any) -> dict:
 
 
 def _balance_job(body_or_query: dict):
+    """The job named, or (no job named) this server's last one: a page opened again shows it."""
+    if "job" not in body_or_query and _BALANCE:
+        return next(iter(_BALANCE.values()))
     job = _BALANCE.get(body_or_query.get("job", ""))
     if job is None:
         raise ApiError(404, "no such quick balance (a newer one replaced it, or the editor restarted): run it again")

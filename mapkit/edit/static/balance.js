@@ -20,10 +20,21 @@ async function balanceRun() {
   const body = { hash: state.hash, seed: +$("qb-seed").value || 0 };
   if ($("qb-games").value) body.games = +$("qb-games").value;
   if ($("qb-players").value.trim()) body.players = $("qb-players").value.trim();
-  $("qb-run").disabled = true;
   balanceFocus = null;
+  let st;
   try {
-    let st = await post("/api/balance/run", body);
+    st = await post("/api/balance/run", body);
+  } catch (e) {
+    banner(`Quick balance: ${e.message}`, "error", true);
+    return;
+  }
+  await balanceFollow(st);
+}
+
+async function balanceFollow(st) {
+  // the run's status four times a second until it ends
+  $("qb-run").disabled = true;
+  try {
     balanceJob = st;
     renderBalance();
     while (st.state === "running") {
@@ -181,4 +192,7 @@ function drawFinding(g, item, routes, width, opacity, stale) {
 function setupBalance() {
   $("qb-run").addEventListener("click", balanceRun);
   $("qb-show").addEventListener("change", drawFindings);
+  // a page opened again shows the server's last run (and follows it when it still plays)
+  api("/api/balance/status").then((st) => (st.state === "running" ? balanceFollow(st) : (balanceJob = st, renderBalance())),
+    () => {});
 }
