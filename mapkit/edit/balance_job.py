@@ -29,7 +29,7 @@ import time
 
 from mapkit.edit.worker import child_command, child_env, receive, send
 
-DEFAULT_GAMES = 200     # per player count: a few hundred games in all, seconds on a bundled board
+DEFAULT_GAMES = 100     # per player count: a few hundred games in all (400 on Portland), seconds of CPU
 PROGRESS_BATCH = 40     # games between two progress calls of the report
 
 
@@ -67,9 +67,12 @@ def run(request: dict, emit) -> dict:
                "runs": [{"players": r["players"], "games": r["games"]} for r in report["runs"]]}}
 
 
-def _watch_stdin(stream) -> None:
-    """The parent closed our stdin (it stopped, or was killed): stop at once."""
-    stream.read()
+def _watch_stdin(fd: int) -> None:
+    """Stop at once when the parent closes our stdin (it stopped, or was killed). It reads the
+    file descriptor itself: a thread blocked in the buffered stdin would hold its lock when the
+    interpreter shuts down after a finished run."""
+    while os.read(fd, 65536):
+        pass
     os._exit(0)
 
 
@@ -79,7 +82,7 @@ def main() -> None:
     request = receive(inp)
     if request is None:
         return
-    threading.Thread(target=_watch_stdin, args=(inp,), daemon=True).start()
+    threading.Thread(target=_watch_stdin, args=(inp.fileno(),), daemon=True).start()
     lock = threading.Lock()
 
     def emit(value: dict) -> None:
