@@ -208,3 +208,21 @@ def test_a_board_without_tickets_says_what_it_needs(editor):
     server.session.refresh()
     reply = start(server, 409)
     assert "Generate tickets" in reply["error"]
+
+
+def test_a_finished_child_exits_cleanly():
+    """After its result the child's interpreter shuts down without an error (its stdin watcher
+    must not hold the buffered stdin's lock then)."""
+    from mapkit.edit.worker import receive
+
+    data = json.loads(TINY.read_text(encoding="utf-8"))
+    for _ in range(3):
+        proc = subprocess.Popen(child_command("mapkit.edit.balance_job"), stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=child_env())
+        send(proc.stdin, {"data": data, "players": [2], "games": 10, "seed": 0})
+        while (frame := receive(proc.stdout)) is not None and "progress" in frame:
+            pass
+        assert frame is not None and "report" in frame
+        err = proc.stderr.read()   # until the child has gone (stdin still open: it ends on its own)
+        proc.stdin.close()
+        assert proc.wait(timeout=10) == 0 and b"Fatal" not in err, err.decode()
