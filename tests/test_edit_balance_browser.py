@@ -7,7 +7,6 @@ Set MAPKIT_EDIT_SHOTS=folder to keep screenshots.
 
 import json
 import os
-import time
 
 from mapkit.boardfile import load_board
 from mapkit.ticket_deck import generate
