@@ -1,6 +1,7 @@
 """The editor's JSON endpoints: board state and problems, moves and the edits that make a board
 (`edit.edits`: stations, routes, bends, palette, tickets, the board's size and trains; `new_board`
-into an empty file), undo and redo, layout preview, report overlays.
+into an empty file; a generated ticket deck), undo and redo, layout preview, report overlays, and
+the quick balance (`edit.balance_job`).
 
 Each function takes the `Session` and the request's JSON body (a dict already parsed and size
 bounded by the server) and returns a JSON-ready dict, or raises `ApiError` with the HTTP status
@@ -554,9 +555,11 @@ def layout_status(session: Session, query: dict) -> dict:
 
 
 def stop_jobs() -> None:
+    """Stop every layout and quick balance still running (the server is stopping)."""
     with _JOBS_LOCK:
-        for job in list(_JOBS.values()):
+        for job in [*_JOBS.values(), *_BALANCE.values()]:
             job.cancel()
+        _BALANCE.clear()
 
 
 def layout_cancel(session: Session, body: Any) -> dict:
@@ -656,3 +659,181 @@ def overlay(session: Session, path: Path | None, kind: str, players: int | None)
                         "held": t.get("held"), "routes": ids})
         return {**base, "tickets": out}
     raise ApiError(400, "overlay must be heatmap, tickets or colors")
+
+
+# ---------------------------------------------------------------- generated ticket decks
+
+
+def _page_words(message: str) -> str:
+    """A ticket_deck message with its command-line options said as the page's controls."""
+    message = re.sub(r"ask for at most (\d+) tickets with --count", r"set the count to \1 or fewer", message)
+    message = re.sub(r"ask for at least (\d+) with --count", r"set the count to \1 or more", message)
+    return message.replace("choose another --style", "choose another style").replace(
+        "--style cities", "the cities style")
+
+
+def tickets_targets(session: Session, query: dict) -> dict:
+    """What a generated deck of this style and count aims at on this board (`ticket_deck.make_targets`,
+    as `generate` sets them): how many tickets of each length, the longest, and the limits on
+    tickets at one station and through one connection."""
+    from mapkit.sim.rules import board_rules
+    from mapkit.ticket_deck import STYLES, default_count, make_targets
+    from mapkit.tickets import TicketScorer
+
+    style = query.get("style", "standard")
+    if style not in STYLES:
+        raise ApiError(400, f"unknown style '{style}' (use {', '.join(STYLES)})")
+    try:
+        count = int(query.get("count") or default_count(style))
+    except ValueError:
+        raise ApiError(400, "count must be a whole number")
+    if not 1 <= count <= 500:
+        raise ApiError(400, "a deck has 1 to 500 tickets")
+    with session.lock:
+        d = session.drawing
+    if d is None or not d.board.routes:
+        raise ApiError(409, "no routes yet: a deck's targets come from the routes")
+    board = d.board
+    rules = board_rules(board.rules.preset, board.rules.overrides)
+    trains = rules.trains_for(rules.max_players)
+    try:
+        t = make_targets(TicketScorer(board), style, count, trains)
+    except (MapkitError, ValueError) as exc:
+        raise ApiError(409, _page_words(str(exc)))
+    return {"style": style, "count": count, "trains": trains,
+            "lengths": [{"low": lo, "high": hi, "tickets": want} for lo, hi, want in t.buckets],
+            "longest_at_least": t.longest_at_least, "max_station_uses": t.max_station_uses,
+            "max_route_load": t.max_route_load}
+
+
+def tickets_generate(session: Session, body: Any) -> dict:
+    """The deck `mapkit tickets generate` makes for this board (`ticket_deck.generate`: count,
+    style, seed and required pairs as its options), written into the deck it names (default: the
+    style's name, as `--write` does) as one undoable step: the deck's tickets replaced one a line,
+    the rest of the file as it was. Replies with the deck's figures against its targets and, in
+    words, each length target it misses."""
+    from mapkit.ticket_deck import STYLES, _miss_text, generate
+    from mapkit.tickets import resolve_station
+
+    f = fields(body, {"hash": str}, {"count": int, "seed": int, "style": str, "deck": str, "require": str})
+    style = f.get("style", "standard")
+    if style not in STYLES:
+        raise ApiError(400, f"unknown style '{style}' (use {', '.join(STYLES)})")
+    count, seed = f.get("count"), f.get("seed", 0)
+    if count is not None and not 1 <= count <= 500:
+        raise ApiError(400, "a deck has 1 to 500 tickets")
+    if not 0 <= seed <= 2 ** 32 - 1:
+        raise ApiError(400, "the seed is a whole number from 0 to 4294967295")
+    deck = f.get("deck") or style
+    if not edits.SLUG.match(deck):
+        raise ApiError(400, f"'{deck}' is not a deck name: lowercase letters, digits and dashes")
+    with session.lock:
+        board = _current(session, f["hash"])
+        data = session.snapshot.data
+    required = []
+    for item in filter(None, (x.strip() for x in f.get("require", "").split(","))):
+        a, sep, b = item.partition(":")
+        if not sep:
+            raise ApiError(400, f"required pair '{item}' is not FROM:TO (station ids or names)")
+        try:
+            required.append((resolve_station(board, a.strip()), resolve_station(board, b.strip())))
+        except MapkitError as exc:
+            raise ApiError(400, f"required pair '{item}': {exc}")
+    try:   # seconds on a real board (Portland ~2.5 s), outside the lock: the write checks the hash
+        g = generate(board, style=style, count=count, seed=seed, required=required)
+    except MapkitError as exc:
+        raise ApiError(409, _page_words(str(exc)))
+    items = g.deck_json()
+    decks = data.get("ticket_decks")
+    path = ("ticket_decks", deck)
+    if not isinstance(decks, dict):
+        changes = [("set", ("ticket_decks",), {deck: []})]
+    else:
+        changes = [("set", path, [])]
+    changes += [("append", path, t) for t in items]
+    what = f"generate {deck} deck ({len(items)} tickets, seed {seed})"
+    with session.lock:
+        step = _guard(session.write, changes, f["hash"], what)
+    t, fig = g.targets, g.figures
+    return {"done": step.what, "hash": session.snapshot.digest, "rev": session.rev, "deck": deck,
+            "style": style, "seed": seed, "count": len(items),
+            "targets": [{"what": f"length {lo}-{hi}", "wanted": want, "got": got}
+                        for (lo, hi, want), got in zip(t.buckets, fig["bucket_counts"])] +
+                       [{"what": "longest ticket", "wanted": f"at least {t.longest_at_least}", "got": fig["longest"]},
+                        {"what": "stations covered", "wanted": fig["stations_covered"] + len(fig["uncovered"]),
+                         "got": fig["stations_covered"]},   # (those some ticket of the style can reach)
+                        {"what": "near-duplicate pairs", "wanted": 0, "got": fig["near_duplicates"]}],
+            "misses": [_miss_text(m) for m in fig["length_misses"]],
+            "uncovered": fig["uncovered"], "mean_points": fig["mean_points"]}
+
+
+# ---------------------------------------------------------------- quick balance
+
+_BALANCE: dict = {}     # the quick balance jobs of this server, by id (one runs at a time)
+
+
+def balance_run(session: Session, body: Any) -> dict:
+    """Start a quick balance of the board as it is (`edit.balance_job`): `games` per player count
+    (default balance_job.DEFAULT_GAMES), `players` ("2,3"; default every count from 2 the rules
+    play), `seed`. A new run replaces one still running. The page follows it with balance_status."""
+    from mapkit.edit.balance_job import DEFAULT_GAMES, BalanceJob
+    from mapkit.sim.rules import rules_for_board
+
+    f = fields(body, {"hash": str}, {"games": int, "players": str, "seed": int})
+    games, seed = f.get("games", DEFAULT_GAMES), f.get("seed", 0)
+    if not 10 <= games <= 20000:
+        raise ApiError(400, "a quick balance plays 10 to 20000 games a player count (mapkit report plays more)")
+    if not 0 <= seed <= 2 ** 32 - 1:
+        raise ApiError(400, "the seed is a whole number from 0 to 4294967295")
+    with session.lock:
+        snap = session.snapshot
+        board = _current(session, f["hash"])
+        data = json.loads(json.dumps(snap.data))
+    if not board.ticket_decks or not board.routes:
+        raise ApiError(409, "a balance needs routes and tickets: add them (or Generate tickets) first")
+    rules = rules_for_board(board)
+    allowed = [n for n in range(max(2, rules.min_players), rules.max_players + 1)]
+    if not allowed:
+        raise ApiError(409, f"the {rules.name} rules are not for two players or more: nothing to balance")
+    players = allowed
+    if "players" in f:
+        try:
+            players = sorted({int(x) for x in f["players"].split(",") if x.strip()})
+        except ValueError:
+            raise ApiError(400, f"players '{f['players']}' is not a list of numbers such as 2,3")
+        if not players or any(n not in allowed for n in players):
+            raise ApiError(400, f"the {rules.name} rules of this board play {allowed[0]} to {allowed[-1]} players")
+
+    def finish(report: dict) -> dict:
+        from mapkit.edit.balance_job import findings
+
+        return findings(report, board, _ticket_paths(board))
+
+    with _JOBS_LOCK:
+        for job in list(_BALANCE.values()):   # a new run replaces one still running
+            job.cancel()
+        _BALANCE.clear()
+        job = BalanceJob(data, snap.digest, players, games, seed, finish, session.source)
+        _BALANCE[job.id] = job
+    return job.status(snap.digest)
+
+
+def _balance_job(body_or_query: dict):
+    """The job named, or (no job named) this server's last one: a page opened again shows it."""
+    if "job" not in body_or_query and _BALANCE:
+        return next(iter(_BALANCE.values()))
+    job = _BALANCE.get(body_or_query.get("job", ""))
+    if job is None:
+        raise ApiError(404, "no such quick balance (a newer one replaced it, or the editor restarted): run it again")
+    return job
+
+
+def balance_status(session: Session, query: dict) -> dict:
+    return _balance_job(query).status(session.snapshot.digest)
+
+
+def balance_cancel(session: Session, body: Any) -> dict:
+    f = fields(body, {"job": str})
+    job = _balance_job(f)
+    job.cancel()
+    return job.status(session.snapshot.digest)

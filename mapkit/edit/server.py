@@ -46,6 +46,7 @@ STATIC = {"/": ("index.html", "text/html; charset=utf-8"),
           "/app.js": ("app.js", "text/javascript; charset=utf-8"),
           "/overlays.js": ("overlays.js", "text/javascript; charset=utf-8"),
           "/make.js": ("make.js", "text/javascript; charset=utf-8"),
+          "/balance.js": ("balance.js", "text/javascript; charset=utf-8"),
           "/app.css": ("app.css", "text/css; charset=utf-8")}
 
 
@@ -258,6 +259,10 @@ class Handler(BaseHTTPRequestHandler):
             return self._json(200, {"rev": s.wait(since, timeout)})
         if path == "/api/layout/status":
             return self._json(200, api.layout_status(s, query))
+        if path == "/api/tickets/targets":
+            return self._json(200, api.tickets_targets(s, query))
+        if path == "/api/balance/status":
+            return self._json(200, api.balance_status(s, query))
         if path == "/api/suggest":
             return self._json(200, api.suggest_length(s, query))
         if path == "/api/overlay":
@@ -269,7 +274,8 @@ class Handler(BaseHTTPRequestHandler):
         s = self.server.session
         handlers = {"/api/move": api.move, "/api/undo": api.undo, "/api/redo": api.redo,
                     "/api/layout/preview": api.layout_preview, "/api/layout/apply": api.layout_apply,
-                    "/api/layout/cancel": api.layout_cancel}
+                    "/api/layout/cancel": api.layout_cancel, "/api/tickets/generate": api.tickets_generate,
+                    "/api/balance/run": api.balance_run, "/api/balance/cancel": api.balance_cancel}
         if path in api.EDITS:
             return self._json(200, api.edit(path, s, body))
         if path == "/api/new":

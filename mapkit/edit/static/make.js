@@ -119,6 +119,7 @@ function drawPicked() {
     const s = stationById(sid);
     if (s) el("circle", { cx: s.x, cy: s.y - r0 * 1.35, r: r0 * 0.35, class: "pin", "data-pin": sid }, g);
   }
+  drawFindings();
   const ring = (sid) => { const s = stationById(sid); if (s) el("circle", { cx: s.x, cy: s.y, r: r0 * 1.6, class: "picked" }, g); };
   if (routeFrom) ring(routeFrom);
   if (!picked) return;
@@ -234,6 +235,8 @@ function routeEditForm(r) {
 function renderMake() {
   const ok = state && state.loads && !state.read_only && !preview;
   $("make-box").hidden = !ok;
+  $("balance-box").hidden = !(state && state.loads) || !!preview;
+  renderBalance();
   $("new-box").hidden = !(state && state.empty && !state.read_only);
   if (!ok) return;
   renderEdit();
@@ -327,5 +330,74 @@ function setupMake() {
       edit(p.kind === "station" ? "/api/station/delete" : "/api/route/delete", { id: p.id });
     }
   });
+  setupGenerate();
+  setupBalance();
   setMode("select");
+}
+
+// ---------------------------------------------------------------- generated ticket decks
+
+async function generateTickets() {
+  // one request: the server generates the deck (mapkit tickets generate), writes it as one undoable
+  // step and answers with the deck's figures against its targets
+  const body = { hash: state.hash, style: $("tg-style").value, seed: +$("tg-seed").value || 0 };
+  if ($("tg-count").value) body.count = +$("tg-count").value;
+  if ($("tg-deck").value.trim()) body.deck = $("tg-deck").value.trim();
+  if ($("tg-require").value.trim()) body.require = $("tg-require").value.trim();
+  const out = $("tg-result");
+  $("tg-run").disabled = true;
+  out.innerHTML = '<p class="note">Generating…</p>';
+  busy = true;
+  const t0 = performance.now();
+  try {
+    const r = await post("/api/tickets/generate", body);
+    notice = null;
+    out.innerHTML = generatedText(r);
+    await load("redraw after generating tickets");
+    status(`${r.done}: generated, written, checked and redrawn in ${(performance.now() - t0).toFixed(0)} ms`);
+  } catch (e) {
+    out.innerHTML = `<p class="error-text">Not generated: ${esc(e.message)}</p>`;
+    if (e.status === 409 && e.body && e.body.stale) await load("reload after refused write");
+  } finally {
+    busy = false;
+    $("tg-run").disabled = false;
+  }
+}
+
+function generatedText(r) {
+  const rows = r.targets.map((t) => {
+    const off = typeof t.wanted === "number" ? t.got !== t.wanted : false;
+    return `<tr${off ? ' class="off"' : ""}><th>${esc(t.what)}</th><td>${esc(t.got)}</td><td>${esc(t.wanted)}</td></tr>`;
+  }).join("");
+  return `<p>Wrote the <b>${esc(r.deck)}</b> deck: ${r.count} tickets (${esc(r.style)}, seed ${r.seed}), ${r.mean_points} points on average.</p>` +
+    `<table class="figures"><tr><th></th><th>got</th><th>wanted</th></tr>${rows}</table>` +
+    (r.uncovered.length ? `<p class="note">Stations on no ticket: ${r.uncovered.map(esc).join(", ")}.</p>` : "") +
+    (r.misses.length ? `<p class="warn-text">It misses its length targets: ${r.misses.map(esc).join("; ")}. ` +
+      "Try another seed, name the pairs it must hold, or a count the board's pairs allow.</p>" : "");
+}
+
+async function showTargets() {
+  // what the deck will aim at, for this style and count on this board (ticket_deck.make_targets)
+  if (!$("generate-box").open || !state || !state.loads) return;
+  const q = `style=${encodeURIComponent($("tg-style").value)}` + ($("tg-count").value ? `&count=${+$("tg-count").value}` : "");
+  try {
+    const t = await api(`/api/tickets/targets?${q}`);
+    $("tg-targets").textContent = `It aims at ${t.lengths.map((b, i) => `${b.tickets}${i ? "" : " tickets"} of ${b.low}–${b.high} spaces`).join(", ")}; ` +
+      `the longest at least ${t.longest_at_least} (about half a player's ${t.trains} trains, at most the board's longest connection); ` +
+      `at most ${t.max_station_uses} tickets at one station and ${t.max_route_load} through one connection.`;
+  } catch (e) {
+    $("tg-targets").textContent = e.message;
+  }
+}
+
+function setupGenerate() {
+  $("tg-run").addEventListener("click", generateTickets);
+  $("tg-style").addEventListener("change", () => {
+    const s = $("tg-style").value;
+    $("tg-count").placeholder = s === "long" ? "6" : "30";
+    $("tg-deck").placeholder = s;
+    showTargets();
+  });
+  $("tg-count").addEventListener("change", showTargets);
+  $("generate-box").addEventListener("toggle", showTargets);
 }
