@@ -77,12 +77,25 @@ def make_targets(scorer: TicketScorer, style: str, count: int, trains: int) -> T
         s_hi, m_hi = round(0.4 * big), round(0.7 * big)
         short = round(count / 3)
         long_ = max(1, round(count * 0.2))
-        buckets = ((min_len, s_hi, short), (s_hi + 1, m_hi, count - short - long_), (m_hi + 1, big, long_))
+        buckets = _nonempty(((min_len, s_hi, short), (s_hi + 1, m_hi, count - short - long_), (m_hi + 1, big, long_)))
     uses = max(2, math.ceil(2 * count / n_stations * 1.75))
     # connections on the shortest paths: about count * mean steps, shared over the graph's edges
     edges = max(1, scorer.graph.number_of_edges())
     load = max(3, math.ceil(count * 4 / edges * 2.5))
     return Targets(count, min_len, big, buckets, math.ceil(0.9 * big) if style != "long" else buckets[0][0], uses, load)
+
+
+def _nonempty(buckets: tuple) -> tuple:
+    """The length ranges with no length in them (low above high: a board whose longest ticket is
+    only a few spaces) left out, their tickets wanted of the nearest range that has lengths."""
+    kept = [list(b) for b in buckets if b[0] <= b[1]]
+    if not kept:
+        return ((buckets[0][0], buckets[-1][1], sum(b[2] for b in buckets)),)
+    for i, b in enumerate(buckets):
+        if b[0] > b[1]:
+            nearest = min(kept, key=lambda k: (abs(k[0] - b[0]), k[0]))
+            nearest[2] += b[2]
+    return tuple(tuple(k) for k in kept)
 
 
 @dataclass
