@@ -104,8 +104,8 @@ def test_a_generated_deck_is_one_patch_of_its_lines_and_undo_gives_the_file_back
 def test_the_misses_are_the_ones_the_cli_prints(editor):
     server, path, post = editor
     board = load_board(path)
-    reply = post("/api/tickets/generate", count=8, seed=1)
-    g = generate(board, count=8, seed=1)
+    reply = post("/api/tickets/generate", count=10, seed=1)
+    g = generate(board, count=10, seed=1)
     printed = format_generated(g)
     assert reply["misses"] and len(reply["misses"]) == len(g.figures["length_misses"])
     for text in reply["misses"]:
