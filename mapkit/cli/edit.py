@@ -29,7 +29,8 @@ def edit(board, port, no_browser, report, quick_labels, new):
     reloaded when the file changes. Make the board there: place stations, draw routes (color,
     length, double, gray, flight), bends, the palette and the tickets, from an empty file too; drag
     stations and bends, pin them; every change updates the file in place (only what changed) and
-    can be undone. Preview `mapkit layout`, overlay the last report.
+    can be undone. Generate a ticket deck, run a quick balance whose findings are drawn on the
+    map, preview `mapkit layout`, overlay the last report.
 
     The server listens on 127.0.0.1 only and needs the token in the printed address. A board
     installed inside the mapkit package opens read-only (copy it to edit it). Stop with Ctrl+C. Exit 1 when the file cannot be
