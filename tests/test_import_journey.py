@@ -58,3 +58,78 @@ def test_color_ids_from_accented_line_names_keep_their_letters(tmp_path):
                     stations=20)
     ids = {c["id"] for c in r.data["palette"]}
     assert "metro-l1" in ids, ids
+
+
+def frequency_feed(headway_a: str = "300") -> FeedBuilder:
+    """Line A: one trip each way that frequencies.txt repeats every `headway_a` seconds from 06:00
+    to 08:00 and 16:00 to 18:00 (48 runs a way at 5 minutes); line B: 10 timetabled trips a way."""
+    f = crossing_feed("E32017", "0019A8")
+    f.trips = [r for r in f.trips if r[0] != "A"]
+    f.trips_of("A", [f"A{i}" for i in range(14)], 1)
+    ids = [r[2] for r in f.trips if r[0] == "A"]
+    f.stop_times = [r for r in f.stop_times if not r[0].startswith("A-") or r[0] in ids]
+    f.extra["frequencies.txt"] = "trip_id,start_time,end_time,headway_secs\r\n" + "".join(
+        f"{t},{a},{b},{headway_a}\r\n" for t in ids for a, b in (("06:00:00", "08:00:00"), ("16:00:00", "18:00:00")))
+    return f
+
+
+def test_trips_repeated_by_frequencies_count_once_per_run(tmp_path):
+    # São Paulo's feed gives every line one trip a way and its service in frequencies.txt: every
+    # line read as 2 trips, so the most frequent lines could not be told from the rest
+    r = import_feed(frequency_feed().folder(tmp_path / "feed"), stations=20)
+    trips = {ln["route_id"]: ln["trips"] for ln in r.summary["lines"]}
+    assert trips["A"] == 2 * 48 and trips["B"] == 20
+
+
+def test_a_broken_frequencies_row_is_named_with_its_line(tmp_path):
+    from mapkit.importers.gtfs.read import FeedError
+    with pytest.raises(FeedError, match=r"frequencies\.txt:3: .*'five'"):
+        import_feed(frequency_feed("five").folder(tmp_path / "feed"), stations=20)
+
+
+def test_stop_times_are_read_in_memory_that_follows_the_patterns_not_the_trips(tmp_path):
+    import tracemalloc
+
+    from mapkit.importers.gtfs.read import Feed
+    from mapkit.importers.gtfs.stations import read_stops, read_trip_stops
+
+    def peak(trips: int) -> int:
+        f = FeedBuilder()
+        ids = [f.stop(f"S{i}", f"Stop {i}", *p) for i, p in enumerate(_line_points((40.0, -74.3), (40.0, -73.9), 20))]
+        f.route("A", "A", "Alpha", 1, "E32017")
+        f.trips_of("A", ids, trips // 2)
+        feed = Feed(f.folder(tmp_path / f"feed{trips}"))
+        try:
+            stops, selected = read_stops(feed), {r[2] for r in f.trips[1:]}
+            read_trip_stops(feed, selected, stops)      # the interpreter's string tables grow once
+            tracemalloc.start()
+            got = read_trip_stops(feed, selected, stops)
+            top = tracemalloc.get_traced_memory()[1]
+            tracemalloc.stop()
+        finally:
+            feed.close()
+        assert len(got) == trips and len(set(got.values())) == 2
+        return top
+
+    small, big = peak(200), peak(2000)
+    # stored whole, a trip of 20 stops costs some 2 KB; shared, a reference: under 300 bytes
+    assert (big - small) / 1800 < 300, (small, big)
+
+
+def test_a_trips_rows_spread_over_stop_times_are_put_together_in_order(tmp_path):
+    from mapkit.importers.gtfs.read import Feed
+    from mapkit.importers.gtfs.stations import read_stops, read_trip_stops
+    f = FeedBuilder()
+    ids = [f.stop(f"S{i}", f"Stop {i}", *p) for i, p in enumerate(_line_points((40.0, -74.3), (40.0, -73.9), 6))]
+    f.route("A", "A", "Alpha", 1, "E32017")
+    f.trips_of("A", ids, 2)
+    rows = f.stop_times[1:]
+    f.stop_times[1:] = rows[1::2][::-1] + rows[::2]      # interleaved, and partly in reverse order
+    feed = Feed(f.folder(tmp_path / "feed"))
+    try:
+        got = read_trip_stops(feed, {r[2] for r in f.trips[1:]}, read_stops(feed))
+    finally:
+        feed.close()
+    for r in f.trips[1:]:
+        want = tuple(s for _, s in sorted((int(x[4]), x[3]) for x in rows if x[0] == r[2]))
+        assert got[r[2]] == want

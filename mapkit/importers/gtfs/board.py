@@ -24,8 +24,8 @@ from mapkit.importers.gtfs import fit
 from mapkit.importers.gtfs.planar import check_stop_spread, make_drawable, project
 from mapkit.importers.gtfs.read import Feed
 from mapkit.importers.gtfs.names import unique_names
-from mapkit.importers.gtfs.select import (BUS_MODES, count_trips, read_agencies, read_feed_info, read_lines,
-                                          select_lines)
+from mapkit.importers.gtfs.select import (BUS_MODES, count_trips, frequency_runs, read_agencies, read_feed_info,
+                                          read_lines, select_lines)
 from mapkit.importers.gtfs.service import busiest_day
 from mapkit.importers.gtfs.stations import (keep_stations, merge_stations, read_stops, read_trip_stops,
                                             representative, station_pattern)
@@ -122,7 +122,8 @@ def _import(feed, modes, routes, agency, target, name, started, tolerances, name
     info = read_feed_info(feed)
     lines = read_lines(feed)
     day, services = busiest_day(feed)
-    notes += count_trips(feed, lines, services)
+    runs = frequency_runs(feed)
+    notes += count_trips(feed, lines, services, runs)
     sel = select_lines(lines, modes, routes, agency, agencies)
     notes += sel.notes
     dropped = list(sel.dropped)
@@ -150,7 +151,7 @@ def _import(feed, modes, routes, agency, target, name, started, tolerances, name
     stop_station, st, merge_figures = merge_stations(used, stops, feed, rail)
     by_line: dict[str, Counter] = defaultdict(Counter)
     for t, seq in trip_stops.items():
-        by_line[trip_line[t]][station_pattern(seq, stop_station)] += 1
+        by_line[trip_line[t]][station_pattern(seq, stop_station)] += runs.get(t, 1)
     patterns, pattern_figures = {}, {}
     for ln in sel.lines:
         p, n, other = representative(by_line.get(ln.route_id, Counter()))
