@@ -133,3 +133,30 @@ def test_a_trips_rows_spread_over_stop_times_are_put_together_in_order(tmp_path)
     for r in f.trips[1:]:
         want = tuple(s for _, s in sorted((int(x[4]), x[3]) for x in rows if x[0] == r[2]))
         assert got[r[2]] == want
+
+
+def test_gray_routes_of_rail_lines_are_not_called_buses(tmp_path):
+    # São Paulo: the two-station airport line and the monorail are gray, and the legend read
+    # "Bus (any one color) — Rail" on a board without a bus
+    f = crossing_feed("E32017", "0019A8")
+    f.stop("S1", "Shuttle End", 40.05, -74.20)
+    f.route("S", "S", "Shuttle", 1, "00A0E0")
+    f.trips_of("S", ["A2", "S1"], 4)
+    r = import_feed(f.folder(tmp_path / "feed"), stations=22)
+    gray = [x for x in r.data["routes"] if x["color"] == "gray"]
+    assert gray and all(x.get("kind", r.data["gray"]["kind"]) == "rail" for x in gray)
+    assert r.data["gray"]["kind"] == "rail" and "bus" not in r.data["gray"]["name"].lower()
+
+
+def test_a_stop_named_for_its_mode_joins_the_station_of_its_place(tmp_path):
+    # São Paulo: CPTM line 9's "Pinheiros" and metro line 4's "Pinheiros Metrô", 137 m apart, are
+    # one interchange; as two stations line 4 lost its only link to line 9
+    f = crossing_feed("E32017", "0019A8")
+    f.stops = [r if r[0] != "A7" else [r[0], "Pinheiros", r[2], r[3], r[4], r[5]] for r in f.stops]
+    f.stop("P4", "Pinheiros Metrô", 40.0012, -74.084615)      # 133 m north of A7
+    f.stop_times = [r if not (r[0].startswith("B-") and r[3] == "A7") else [*r[:3], "P4", r[4]]
+                    for r in f.stop_times]
+    r = import_feed(f.folder(tmp_path / "feed"), stations=20)
+    assert r.summary["stations"]["merged_stations"] == 27
+    names = [s["name"] for s in r.data["stations"]]
+    assert names.count("Pinheiros") == 1 and "Pinheiros Metrô" not in names

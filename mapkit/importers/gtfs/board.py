@@ -289,7 +289,12 @@ def _import(feed, modes, routes, agency, target, name, started, tolerances, name
             c["between"] = [ids[k] for k in c["between"]]
         dc = deck_colors(palette, assign, plans, lengths, line_of, colors)
         notes[len(base_notes):len(base_notes)] = dc.notes
-        kinds = {c.id: c.kind for c in dc.palette}
+        gray_kinds = Counter({"bus": 0})
+        for n, (sg, tracks), track_colors in zip(lengths, plans, dc.tracks):
+            for x, c in zip(tracks, track_colors):
+                gray_kinds[line_of[x].kind] += n if c == "gray" else 0
+        gray_kind = max(gray_kinds, key=lambda k: (gray_kinds[k], k == "bus"))   # the kind of most gray spaces
+        kinds = {c.id: c.kind for c in dc.palette} | {"gray": gray_kind}
         routes_json, doubles = [], 0
         for n, (sg, tracks), track_colors in zip(lengths, plans, dc.tracks):
             a, b = ids[sg.a], ids[sg.b]
@@ -321,7 +326,8 @@ def _import(feed, modes, routes, agency, target, name, started, tolerances, name
             "route_points": L.route_points(longest),
             "palette": [c.as_json() for c in dc.palette],
             "wild": {"name": "Transit Pass"},
-            "gray": {"name": "Bus (any one color)", "kind": "bus"},
+            "gray": {"name": "Bus (any one color)" if gray_kind == "bus" else "Gray (any one color)",
+                     "kind": gray_kind},
             "stations": station_json,
             "routes": routes_json,
         }

@@ -5,7 +5,7 @@
   stands, gates and tracks ("Bay A", "Platform 2"), stop codes ("C227", "#1234", "NC-78" in
   "at Lot NC-78"), a counter in parentheses ("(1)"), "at Lot …" and "- Hail and Ride Location".
 - `merge_key(stop_name)`: what stops must share to be one station by name (the base name without
-  any parenthesis, lowercase ASCII words).
+  any parenthesis or trailing mode word such as "Metrô" or "Station", lowercase ASCII words).
 - `board_name(name)`: the base name shortened to fit a label (LABEL_CHARS): the usual street
   abbreviations first, then cut after a whole word, never inside a parenthesis.
 - `unique_names(...)`: printed names that no two stations share: a station of the same name is
@@ -88,8 +88,14 @@ def merge_key(name: str) -> str:
     b = base_name(name)
     text = _PARENS.sub("", b) or b
     text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower()
-    words = re.sub(r"[^a-z0-9]+", " ", text).split()
-    return " ".join(_SHORT_WORDS.get(w, w) for w in words)
+    words = [_SHORT_WORDS.get(w, w) for w in re.sub(r"[^a-z0-9]+", " ", text).split()]
+    while len(words) > 1 and words[-1] in MODE_WORDS:
+        words.pop()                            # "Pinheiros Metrô" is the metro's stop at Pinheiros
+    return " ".join(words)
+
+
+# a mode word after a place's name says which line's stop it is, not another place
+MODE_WORDS = frozenset("metro subway stn tram lrt".split())
 
 
 _SHORT_WORDS = {"street": "st", "road": "rd", "avenue": "ave", "av": "ave", "boulevard": "blvd", "drive": "dr",
