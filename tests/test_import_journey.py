@@ -160,3 +160,21 @@ def test_a_stop_named_for_its_mode_joins_the_station_of_its_place(tmp_path):
     assert r.summary["stations"]["merged_stations"] == 27
     names = [s["name"] for s in r.data["stations"]]
     assert names.count("Pinheiros") == 1 and "Pinheiros Metrô" not in names
+
+
+def test_two_metro_stations_of_one_interchange_merge_where_their_lines_cross():
+    # São Paulo: line 4's Paulista and line 2's Consolação, 389 m apart, are one interchange; left
+    # apart, line 4's central route was dropped for crossing line 2 away from a stop
+    from mapkit.importers.gtfs.planar import make_drawable
+    from mapkit.importers.gtfs.stations import Station
+    km = 1 / 111.0
+    where = {"w": (-5, 0), "e": (5, 0), "s": (0.3, -5), "n": (0.3, 5), "xa": (0.0, 0.0), "xb": (0.3, 0.25)}
+    st = {k: Station(k, k.upper(), y * km, x * km, [k]) for k, (x, y) in where.items()}
+    patterns = {"A": ("w", "xa", "e"), "B": ("s", "xb", "n")}
+    _, kept, _, d = make_drawable(patterns, {"w", "e", "s", "n"}, st, {"A": 10, "B": 5}, lambda k: k,
+                                  frozenset(st))
+    assert len(d["merged_at_crossing"]) == 1 and 350 < d["merged_at_crossing"][0]["metres"] <= 400
+    assert not d["dropped"] and not d["overpass"]
+    # two bus stops as far apart are two places: the crossing is settled another way
+    _, _, _, d = make_drawable(patterns, {"w", "e", "s", "n"}, st, {"A": 10, "B": 5}, lambda k: k)
+    assert not d["merged_at_crossing"]

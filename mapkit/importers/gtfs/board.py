@@ -149,6 +149,7 @@ def _import(feed, modes, routes, agency, target, name, started, tolerances, name
     rail = frozenset(s for t, seq in trip_stops.items() if not set(line_by_id[trip_line[t]].modes) & set(BUS_MODES)
                      for s in seq)
     stop_station, st, merge_figures = merge_stations(used, stops, feed, rail)
+    rail_st = frozenset(stop_station[s] for s in rail)
     by_line: dict[str, Counter] = defaultdict(Counter)
     for t, seq in trip_stops.items():
         by_line[trip_line[t]][station_pattern(seq, stop_station)] += runs.get(t, 1)
@@ -184,7 +185,7 @@ def _import(feed, modes, routes, agency, target, name, started, tolerances, name
     def draft(want, tolerance, board):
         if want not in shapes:
             kept, figs = keep_stations(patterns, st, want)
-            pats, kept, segs, drawn = make_drawable(patterns, kept, st, trips, lambda k: st[k].name)
+            pats, kept, segs, drawn = make_drawable(patterns, kept, st, trips, lambda k: st[k].name, rail_st)
             figs = dict(figs, kept=len(kept), target=want)
             shapes[want] = (kept, figs, pats, drawn) + L.plan_tracks(segs, assign, trips, every_color)
         kept, figs, pats, drawn, plans, crowded, single = shapes[want]
