@@ -178,3 +178,43 @@ def test_two_metro_stations_of_one_interchange_merge_where_their_lines_cross():
     # two bus stops as far apart are two places: the crossing is settled another way
     _, _, _, d = make_drawable(patterns, {"w", "e", "s", "n"}, st, {"A": 10, "B": 5}, lambda k: k)
     assert not d["merged_at_crossing"]
+
+
+def test_sao_paulo_imports_to_a_strictly_valid_board_that_plays(cli, tmp_path):
+    """The whole journey on São Paulo's rail and metro (about 10 s of CPU): import, `validate
+    --strict` clean, interchanges as one station each, the metro's colors as riders know them, a
+    table-sized board, and a short playtest where tickets get done and the rules never stall."""
+    import networkx as nx
+
+    out = tmp_path / "sp.json"
+    started = time.process_time()
+    r = cli("import", "gtfs", SAO_PAULO, "--out", out, "--stations", "35", "--games", "30", "--format", "json")
+    summary = json.loads(r.output)
+    assert r.exit_code == 0, (summary["problems"][:5], summary["attempts"])
+    assert time.process_time() - started < 30
+    v = cli("validate", out, "--strict", "--format", "json")
+    assert v.exit_code == 0, v.output
+    data = json.loads(out.read_text())
+    assert (tmp_path / "sp.png").stat().st_size > 0
+    # the 13 rail and metro lines, each with its day's runs from frequencies.txt
+    assert len(summary["lines"]) == 13 and all(ln["trips"] > 50 for ln in summary["lines"])
+    # one station a place: the interchanges of different stops are single stations
+    names = [s["name"] for s in data["stations"]]
+    assert len(set(names)) == len(names) and not any("Metrô" in n for n in names)
+    assert {"Pinheiros", "Luz", "Sé", "República", "Brás", "Tatuapé"} <= set(names)
+    g = nx.Graph((x["from"], x["to"]) for x in data["routes"])
+    assert nx.is_connected(g) and len(g) == len(data["stations"])
+    # the metro's own colors (line 1 blue, line 2 green, line 3 red), or a shade of them
+    palette = {c["id"]: c["hex"] for c in data["palette"]}
+    own = {"METRÔ L1": "#0455A1", "METRÔ L2": "#007E5E", "METRÔ L3": "#EE372F"}
+    for line, hexval in own.items():
+        colors = {x["color"] for x in data["routes"] if x["line"] == line} - {"gray"}
+        assert any(color_distance(palette[c], hexval) < 20 for c in colors), (line, colors)
+    assert data["gray"]["kind"] == "rail"
+    # a board that fits a table, and a game that plays
+    w, h = summary["board"]["size_mm"]
+    assert max(w, h) <= 1189 and min(w, h) <= 841
+    assert 2 <= summary["players"][0] and summary["players"][-1] >= 4 and summary["trains"] >= 15
+    for n, p in summary["playtest"]["by_players"].items():
+        assert not p["gaps"], (n, p["gaps"])
+        assert 0.5 <= p["completion"] <= 0.98, (n, p["completion"])
