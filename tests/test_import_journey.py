@@ -218,3 +218,17 @@ def test_sao_paulo_imports_to_a_strictly_valid_board_that_plays(cli, tmp_path):
     for n, p in summary["playtest"]["by_players"].items():
         assert not p["gaps"], (n, p["gaps"])
         assert 0.5 <= p["completion"] <= 0.98, (n, p["completion"])
+
+
+def test_one_line_dealt_into_colors_names_every_color_by_its_hue(tmp_path):
+    # São Paulo's line 1 alone: five colors dealt along it, one of them named "#117711" on its cards
+    f = FeedBuilder()
+    ids = [f.stop(f"S{i}", f"Stop {i}", *p) for i, p in enumerate(_line_points((-23.45, -46.61), (-23.65, -46.64), 23))]
+    f.route("L1", "METRÔ L1", "Tucuruvi - Jabaquara", 1, "0455A1")
+    f.trips_of("L1", ids, 10)
+    r = import_feed(f.folder(tmp_path / "feed"), stations=23)
+    names = [c["name"] for c in r.data["palette"]]
+    assert len(names) >= 5 and len(set(names)) == len(names)
+    assert not any(n.startswith("#") or n[0].isdigit() for n in names), names
+    assert not any(c["id"][0].isdigit() for c in r.data["palette"])
+    assert not any("2-2 players" in n for n in r.notes)

@@ -229,7 +229,8 @@ def _import(feed, modes, routes, agency, target, name, started, tolerances, name
         want = station_figs["target"]
         if tried:
             notes.append(f"station target {want}; the drafts for the default targets at lengths for {tolerance}x the board "
-                         "hold " + ", ".join(f"{x['figs']['target']}: {x['spaces']} spaces" + ("" if x["fits"] else " (too big)")
+                         "hold " + ", ".join(f"{x['figs']['target']}: {x['spaces']} spaces" if x["fits"] else
+                                             f"{x['figs']['target']}: too big for the board even at 1 space a route"
                                              for x in tried)
                          + " (laid out the most spaces first, the next while one does not validate: see the layout "
                            "lines); --stations N to choose")
@@ -263,8 +264,9 @@ def _import(feed, modes, routes, agency, target, name, started, tolerances, name
                f"{d['shrunk'][0]:.0f} x {d['shrunk'][1]:.0f} mm at full lengths)"
                if d["shrunk"] else "(lengths following distance)")
         if players < L.PLAYERS:
+            counts = f"{L.MIN_PLAYERS}-{players}" if players > L.MIN_PLAYERS else f"{players}"
             notes.append(f"the network holds {spaces} spaces {why}: too few for five players of {L.FIVE_PLAYER_TRAINS}+ trains, so "
-                         f"{L.MIN_PLAYERS}-{players} players with {trains} trains each ({L.ROOM:.2f} spaces a train at "
+                         f"{counts} players with {trains} trains each ({L.ROOM:.2f} spaces a train at "
                          f"{players} players, the standard map's room: 309 spaces for 5 x 45 trains)")
         elif trains < L.TRAINS:
             notes.append(f"the network holds {spaces} spaces {why}: {trains} trains each (from {L.TRAINS}) so that five "

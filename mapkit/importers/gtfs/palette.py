@@ -242,6 +242,23 @@ HUE_NAMES = {"#d7191c": "Red", "#2c7bb6": "Blue", "#1a9641": "Green", "#fdae61":
              "#35978f": "Jade", "#bf812d": "Ochre", "#762a83": "Plum", "#de77ae": "Rose"}
 
 
+def hue_name(hexval: str, taken: set[str]) -> str:
+    """A color's name for its cards: its HUE_NAMES name, else the nearest one's, told apart from
+    the names `taken` by "Dark" or "Light" (its lightness against that color's), then a number."""
+    hexval = hexval.lower()
+    if hexval in HUE_NAMES and HUE_NAMES[hexval] not in taken:
+        return HUE_NAMES[hexval]
+    ref = min(HUE_NAMES, key=lambda h: (_distance(h, hexval), h))
+    name = HUE_NAMES[ref]
+    lighter = rgb_to_lab(hex_to_rgb(hexval))[0] - rgb_to_lab(hex_to_rgb(ref))[0]
+    if name in taken and abs(lighter) >= 5:
+        name = f"{'Light' if lighter > 0 else 'Dark'} {name}"
+    base, n = name, 2
+    while name in taken:
+        name, n = f"{base} {n}", n + 1
+    return name
+
+
 @dataclass
 class DeckColors:
     palette: list           # CardColor, in deck order
@@ -343,7 +360,7 @@ def deck_colors(palette: list[CardColor], assign: dict[str, str], plans: list, l
                           else "") + f"a shade of {lead.own}, which is too close to a color taken"
             else:
                 hexval, _ = distinct_color(taken)
-                hue = HUE_NAMES.get(hexval, hexval.upper())
+                hue = hue_name(hexval, {c.name for c in out})
                 cname = hue if split[f] > 1 else name
                 cid = _slug(hue) if split[f] > 1 else lead.id
                 source = (f"one of {split[f]} colors dealt along {name}" if split[f] > 1 else
