@@ -232,3 +232,14 @@ def test_one_line_dealt_into_colors_names_every_color_by_its_hue(tmp_path):
     assert not any(n.startswith("#") or n[0].isdigit() for n in names), names
     assert not any(c["id"][0].isdigit() for c in r.data["palette"])
     assert not any("2-2 players" in n for n in r.notes)
+
+
+def test_when_no_layout_passes_the_message_names_the_one_lenient_would_write():
+    # São Paulo's rail and buses: the first layout had one warning (a stretched route), the last one
+    # an error, and after 4 minutes the command said only that the last board had an error
+    from mapkit.cli.importing import lenient_hint
+    attempts = [{"board_mm": [800.0, 530.0], "stations": 44, "errors": 0, "warnings": 1},
+                {"board_mm": [594.0, 841.0], "stations": 39, "errors": 1, "warnings": 0}]
+    hint = lenient_hint(attempts)
+    assert "800 x 530 mm with 44 stations" in hint and "--lenient" in hint
+    assert lenient_hint(attempts[1:]) == ""
