@@ -243,3 +243,15 @@ def test_when_no_layout_passes_the_message_names_the_one_lenient_would_write():
     hint = lenient_hint(attempts)
     assert "800 x 530 mm with 44 stations" in hint and "--lenient" in hint
     assert lenient_hint(attempts[1:]) == ""
+
+
+def test_names_whose_exporter_capitalised_every_word_print_as_riders_write_them():
+    from mapkit.importers.gtfs.names import board_name
+    # São Paulo's feed: "Franco Da Rocha", "Rio Grande Da Serra", "Corinthians-itaquera"
+    assert board_name("Franco Da Rocha") == "Franco da Rocha"
+    assert board_name("Rio Grande Da Serra") == "Rio Grande da Serra"
+    assert board_name("Corinthians-itaquera") == "Corinthians-Itaquera"
+    # the first word, a name in capitals and one already written with care are the publisher's
+    assert board_name("Da Nang") == "Da Nang"
+    assert board_name("RIO GRANDE DA SERRA") == "RIO GRANDE DA SERRA"
+    assert board_name("Hoek van Holland") == "Hoek van Holland"
