@@ -294,8 +294,8 @@ def _import(feed, modes, routes, agency, target, name, started, tolerances, name
         notes[len(base_notes):len(base_notes)] = dc.notes
         gray_kinds = Counter({"bus": 0})
         for n, (sg, tracks), track_colors in zip(lengths, plans, dc.tracks):
-            for x, c in zip(tracks, track_colors):
-                gray_kinds[line_of[x].kind] += n if c == "gray" else 0
+            for x in (x for x, c in zip(tracks, track_colors) if c == "gray"):
+                gray_kinds[line_of[x].kind] += n
         gray_kind = max(gray_kinds, key=lambda k: (gray_kinds[k], k == "bus"))   # the kind of most gray spaces
         kinds = {c.id: c.kind for c in dc.palette} | {"gray": gray_kind}
         routes_json, doubles = [], 0
