@@ -21,8 +21,9 @@ from mapkit.importers.gtfs import import_feed  # noqa: E402
 SAO_PAULO = Path(__file__).parent / "data" / "gtfs" / "sao-paulo.zip"
 
 
-def crossing_feed(color_a: str, color_b: str, short_b: str = "B", long_b: str = "Beta Line") -> FeedBuilder:
-    """Two subway lines of 14 stations crossing at a shared one."""
+def crossing_feed(color_a: str, color_b: str, short_b: str = "B", long_b: str = "Beta Line",
+                  trips_b: int = 10) -> FeedBuilder:
+    """Two subway lines of 14 stations crossing at a shared one (line A: 10 trips a way)."""
     f = FeedBuilder()
     a = [f.stop(f"A{i}", f"Alpha {i}", *p) for i, p in enumerate(_line_points((40.0, -74.30), (40.0, -73.90), 14))]
     b = [f.stop(f"B{i}", f"Beta {i}", *p) for i, p in enumerate(_line_points((40.20, -74.10), (39.80, -74.10), 14))]
@@ -31,7 +32,7 @@ def crossing_feed(color_a: str, color_b: str, short_b: str = "B", long_b: str = 
     f.route("A", "A", "Alpha Line", 1, color_a)
     f.trips_of("A", a, 10)
     f.route("B", short_b, long_b, 1, color_b)
-    f.trips_of("B", b, 10)
+    f.trips_of("B", b, trips_b)
     return f
 
 
@@ -51,6 +52,21 @@ def test_a_line_whose_color_clashes_keeps_a_shade_of_it(tmp_path):
     assert color_distance(a, b) >= MIN_COLOR_DELTA_E     # told apart
     hexes = [c["hex"] for c in r.data["palette"]] + [GRAY_DISPLAY_HEX]
     assert all(color_distance(x, y) >= MIN_COLOR_DELTA_E for i, x in enumerate(hexes) for y in hexes[i + 1:])
+
+
+def test_of_two_clashing_lines_the_more_frequent_keeps_its_own_color(tmp_path):
+    # São Paulo: metro line 1 (1420 runs a day) took a shade while CPTM line 10 (364 runs), which
+    # has more spaces on the board, kept its own color
+    f = FeedBuilder()
+    a = [f.stop(f"A{i}", f"Alpha {i}", *p) for i, p in enumerate(_line_points((40.0, -74.60), (40.0, -73.60), 24))]
+    b = [f.stop(f"B{i}", f"Beta {i}", *p) for i, p in enumerate(_line_points((40.10, -74.10), (39.90, -74.10), 9))]
+    f.route("A", "A", "Alpha Line", 2, "133C8D")        # long, 10 trips a way
+    f.trips_of("A", a, 10)
+    f.route("B", "B", "Beta Line", 1, "0455A1")         # short, 30 trips a way
+    f.trips_of("B", [*b[:4], "A12", *b[5:]], 30)
+    r = import_feed(f.folder(tmp_path / "feed"), stations=30)
+    assert _own_color(r, "B").lower() == "#0455a1"
+    assert color_distance(_own_color(r, "A"), "#133c8d") < 15
 
 
 def test_color_ids_from_accented_line_names_keep_their_letters(tmp_path):

@@ -334,7 +334,14 @@ def deck_colors(palette: list[CardColor], assign: dict[str, str], plans: list, l
         if len(fam_tracks[f]) < (split[f] + 1) * TRACKS_PER_COLOR:
             break
         split[f] += 1
-    fams.sort(key=lambda f: (by_id[f].own is None, -spaces[f], f))
+    # the families' own colors in order of importance, as build_palette takes them: a clash costs
+    # the less frequent family its exact color
+    def importance(f):
+        famlines = [lines[x] for m in members[f] for x in by_id[m].lines]
+        return (by_id[f].own is None, all(set(ln.modes) & set(BUS_MODES) for ln in famlines),
+                -sum(ln.trips for ln in famlines), -spaces[f], f)
+
+    fams.sort(key=importance)
     taken = [GRAY_DISPLAY_HEX]
     out: list[CardColor] = []
     ids: set[str] = set()
