@@ -271,3 +271,22 @@ def test_names_whose_exporter_capitalised_every_word_print_as_riders_write_them(
     assert board_name("Da Nang") == "Da Nang"
     assert board_name("RIO GRANDE DA SERRA") == "RIO GRANDE DA SERRA"
     assert board_name("Hoek van Holland") == "Hoek van Holland"
+
+
+def test_stop_times_in_two_passes_over_every_trip_read_whole(tmp_path):
+    # every trip's first stops, then every trip's last ones: each of 1200 trips comes back once,
+    # past the bound where the sequences no trip holds any longer are let go
+    from mapkit.importers.gtfs.read import Feed
+    from mapkit.importers.gtfs.stations import read_stops, read_trip_stops
+    f = FeedBuilder()
+    ids = [f.stop(f"S{i}", f"Stop {i}", *p) for i, p in enumerate(_line_points((40.0, -74.3), (40.0, -73.9), 4))]
+    f.route("A", "A", "Alpha", 1, "E32017")
+    f.trips_of("A", ids, 600)
+    rows = f.stop_times[1:]
+    f.stop_times[1:] = [r for r in rows if int(r[4]) <= 2] + [r for r in rows if int(r[4]) > 2]
+    feed = Feed(f.folder(tmp_path / "feed"))
+    try:
+        got = read_trip_stops(feed, {r[2] for r in f.trips[1:]}, read_stops(feed))
+    finally:
+        feed.close()
+    assert len(got) == 1200 and set(got.values()) == {tuple(ids), tuple(ids[::-1])}

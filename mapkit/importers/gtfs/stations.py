@@ -87,11 +87,19 @@ def read_trip_stops(feed: Feed, trip_ids: set[str], stops: dict[str, Stop]) -> d
     done: dict[str, tuple] = {}           # trip → its (sequence, stop) pairs, shared
     open_trip, rows = None, []
     unknown = []
+    stale = 0                             # patterns left behind by trips whose rows came back
 
     def close():
-        if open_trip is not None:
-            pairs = tuple(sorted([*done.get(open_trip, ()), *rows]))
-            done[open_trip] = patterns.setdefault(pairs, pairs)
+        nonlocal patterns, stale
+        if open_trip is None:
+            return
+        before = done.get(open_trip)
+        pairs = tuple(sorted([*(before or ()), *rows]))
+        done[open_trip] = patterns.setdefault(pairs, pairs)
+        if before is not None:
+            stale += 1
+            if stale > 1000 + len(patterns) // 2:   # keep only the sequences a trip still holds
+                patterns, stale = {v: v for v in done.values()}, 0
 
     for n, row in feed.rows("stop_times.txt", [Column("trip_id"), Column("stop_id", nonempty=False),
                                                Column("stop_sequence", check=as_int)]):
