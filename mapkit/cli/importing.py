@@ -154,9 +154,19 @@ def import_gtfs(feed, out, modes, routes, agency, stations, names_file, colors, 
             click.echo(printable(p.format()), err=True)
     if not ok:
         click.echo(f"error: {out} was not written: the board has {len(report.errors)} error(s) and "
-                   f"{len(report.warnings)} warning(s)" + ("" if report.errors else "; pass --lenient to write it anyway"),
-                   err=True)
+                   f"{len(report.warnings)} warning(s)" + ("" if report.errors else "; pass --lenient to write it anyway")
+                   + lenient_hint(attempts if report.errors and not lenient else []), err=True)
         raise SystemExit(1)
+
+
+def lenient_hint(attempts: list[dict]) -> str:
+    """Where an earlier layout had warnings but no errors: which, and that --lenient writes it (the
+    command then stops at that layout)."""
+    for a in attempts:
+        if not a["errors"]:
+            return (f"; the draft for {a['board_mm'][0]:g} x {a['board_mm'][1]:g} mm with {a['stations']} stations "
+                    f"had no errors and {a['warnings']} warning(s): pass --lenient to write that one")
+    return ""
 
 
 def _write_preview(out: Path, preview: Path) -> str:

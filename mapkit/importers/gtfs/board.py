@@ -24,8 +24,8 @@ from mapkit.importers.gtfs import fit
 from mapkit.importers.gtfs.planar import check_stop_spread, make_drawable, project
 from mapkit.importers.gtfs.read import Feed
 from mapkit.importers.gtfs.names import unique_names
-from mapkit.importers.gtfs.select import (BUS_MODES, count_trips, read_agencies, read_feed_info, read_lines,
-                                          select_lines)
+from mapkit.importers.gtfs.select import (BUS_MODES, count_trips, frequency_runs, read_agencies, read_feed_info,
+                                          read_lines, select_lines)
 from mapkit.importers.gtfs.service import busiest_day
 from mapkit.importers.gtfs.stations import (keep_stations, merge_stations, read_stops, read_trip_stops,
                                             representative, station_pattern)
@@ -122,7 +122,8 @@ def _import(feed, modes, routes, agency, target, name, started, tolerances, name
     info = read_feed_info(feed)
     lines = read_lines(feed)
     day, services = busiest_day(feed)
-    notes += count_trips(feed, lines, services)
+    runs = frequency_runs(feed)
+    notes += count_trips(feed, lines, services, runs)
     sel = select_lines(lines, modes, routes, agency, agencies)
     notes += sel.notes
     dropped = list(sel.dropped)
@@ -148,9 +149,10 @@ def _import(feed, modes, routes, agency, target, name, started, tolerances, name
     rail = frozenset(s for t, seq in trip_stops.items() if not set(line_by_id[trip_line[t]].modes) & set(BUS_MODES)
                      for s in seq)
     stop_station, st, merge_figures = merge_stations(used, stops, feed, rail)
+    rail_st = frozenset(stop_station[s] for s in rail)
     by_line: dict[str, Counter] = defaultdict(Counter)
     for t, seq in trip_stops.items():
-        by_line[trip_line[t]][station_pattern(seq, stop_station)] += 1
+        by_line[trip_line[t]][station_pattern(seq, stop_station)] += runs.get(t, 1)
     patterns, pattern_figures = {}, {}
     for ln in sel.lines:
         p, n, other = representative(by_line.get(ln.route_id, Counter()))
@@ -183,7 +185,7 @@ def _import(feed, modes, routes, agency, target, name, started, tolerances, name
     def draft(want, tolerance, board):
         if want not in shapes:
             kept, figs = keep_stations(patterns, st, want)
-            pats, kept, segs, drawn = make_drawable(patterns, kept, st, trips, lambda k: st[k].name)
+            pats, kept, segs, drawn = make_drawable(patterns, kept, st, trips, lambda k: st[k].name, rail_st)
             figs = dict(figs, kept=len(kept), target=want)
             shapes[want] = (kept, figs, pats, drawn) + L.plan_tracks(segs, assign, trips, every_color)
         kept, figs, pats, drawn, plans, crowded, single = shapes[want]
@@ -227,7 +229,8 @@ def _import(feed, modes, routes, agency, target, name, started, tolerances, name
         want = station_figs["target"]
         if tried:
             notes.append(f"station target {want}; the drafts for the default targets at lengths for {tolerance}x the board "
-                         "hold " + ", ".join(f"{x['figs']['target']}: {x['spaces']} spaces" + ("" if x["fits"] else " (too big)")
+                         "hold " + ", ".join(f"{x['figs']['target']}: {x['spaces']} spaces" if x["fits"] else
+                                             f"{x['figs']['target']}: too big for the board even at 1 space a route"
                                              for x in tried)
                          + " (laid out the most spaces first, the next while one does not validate: see the layout "
                            "lines); --stations N to choose")
@@ -261,8 +264,9 @@ def _import(feed, modes, routes, agency, target, name, started, tolerances, name
                f"{d['shrunk'][0]:.0f} x {d['shrunk'][1]:.0f} mm at full lengths)"
                if d["shrunk"] else "(lengths following distance)")
         if players < L.PLAYERS:
+            counts = f"{L.MIN_PLAYERS}-{players}" if players > L.MIN_PLAYERS else f"{players}"
             notes.append(f"the network holds {spaces} spaces {why}: too few for five players of {L.FIVE_PLAYER_TRAINS}+ trains, so "
-                         f"{L.MIN_PLAYERS}-{players} players with {trains} trains each ({L.ROOM:.2f} spaces a train at "
+                         f"{counts} players with {trains} trains each ({L.ROOM:.2f} spaces a train at "
                          f"{players} players, the standard map's room: 309 spaces for 5 x 45 trains)")
         elif trains < L.TRAINS:
             notes.append(f"the network holds {spaces} spaces {why}: {trains} trains each (from {L.TRAINS}) so that five "
@@ -288,7 +292,12 @@ def _import(feed, modes, routes, agency, target, name, started, tolerances, name
             c["between"] = [ids[k] for k in c["between"]]
         dc = deck_colors(palette, assign, plans, lengths, line_of, colors)
         notes[len(base_notes):len(base_notes)] = dc.notes
-        kinds = {c.id: c.kind for c in dc.palette}
+        gray_kinds = Counter({"bus": 0})
+        for n, (sg, tracks), track_colors in zip(lengths, plans, dc.tracks):
+            for x in (x for x, c in zip(tracks, track_colors) if c == "gray"):
+                gray_kinds[line_of[x].kind] += n
+        gray_kind = max(gray_kinds, key=lambda k: (gray_kinds[k], k == "bus"))   # the kind of most gray spaces
+        kinds = {c.id: c.kind for c in dc.palette} | {"gray": gray_kind}
         routes_json, doubles = [], 0
         for n, (sg, tracks), track_colors in zip(lengths, plans, dc.tracks):
             a, b = ids[sg.a], ids[sg.b]
@@ -320,7 +329,8 @@ def _import(feed, modes, routes, agency, target, name, started, tolerances, name
             "route_points": L.route_points(longest),
             "palette": [c.as_json() for c in dc.palette],
             "wild": {"name": "Transit Pass"},
-            "gray": {"name": "Bus (any one color)", "kind": "bus"},
+            "gray": {"name": "Bus (any one color)" if gray_kind == "bus" else "Gray (any one color)",
+                     "kind": gray_kind},
             "stations": station_json,
             "routes": routes_json,
         }

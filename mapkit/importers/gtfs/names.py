@@ -5,9 +5,10 @@
   stands, gates and tracks ("Bay A", "Platform 2"), stop codes ("C227", "#1234", "NC-78" in
   "at Lot NC-78"), a counter in parentheses ("(1)"), "at Lot …" and "- Hail and Ride Location".
 - `merge_key(stop_name)`: what stops must share to be one station by name (the base name without
-  any parenthesis, lowercase ASCII words).
-- `board_name(name)`: the base name shortened to fit a label (LABEL_CHARS): the usual street
-  abbreviations first, then cut after a whole word, never inside a parenthesis.
+  any parenthesis or trailing mode word such as "Metrô" or "Station", lowercase ASCII words).
+- `board_name(name)`: the base name with its particles in lowercase where the exporter
+  capitalised every word ("Franco da Rocha"), shortened to fit a label (LABEL_CHARS): the usual
+  street abbreviations first, then cut after a whole word, never inside a parenthesis.
 - `unique_names(...)`: printed names that no two stations share: a station of the same name is
   told apart by the cross street of its stops' names, else by a line only it serves, else by the
   compass side it lies on ("Main St (north)"); never "Main St 2".
@@ -88,8 +89,14 @@ def merge_key(name: str) -> str:
     b = base_name(name)
     text = _PARENS.sub("", b) or b
     text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower()
-    words = re.sub(r"[^a-z0-9]+", " ", text).split()
-    return " ".join(_SHORT_WORDS.get(w, w) for w in words)
+    words = [_SHORT_WORDS.get(w, w) for w in re.sub(r"[^a-z0-9]+", " ", text).split()]
+    while len(words) > 1 and words[-1] in MODE_WORDS:
+        words.pop()                            # "Pinheiros Metrô" is the metro's stop at Pinheiros
+    return " ".join(words)
+
+
+# a mode word after a place's name says which line's stop it is, not another place
+MODE_WORDS = frozenset("metro subway stn tram lrt".split())
 
 
 _SHORT_WORDS = {"street": "st", "road": "rd", "avenue": "ave", "av": "ave", "boulevard": "blvd", "drive": "dr",
@@ -128,10 +135,35 @@ def cut_words(text: str, limit: int) -> str:
     return cut or text[:limit]
 
 
+# small words a place's name writes in lowercase after its first word ("Franco da Rocha",
+# "Rio Grande da Serra", "Mother of Good Counsel", "Hoek van Holland")
+PARTICLES = frozenset("da de do das dos del della di du des la le les van von der den ter of the and sur".split())
+
+
+def tidy_case(name: str) -> str:
+    """A name whose exporter capitalised every word, told as riders write it: the particles after
+    the first word in lowercase ('Franco Da Rocha' → 'Franco da Rocha') and each part of a
+    hyphenated name capitalised ('Corinthians-itaquera' → 'Corinthians-Itaquera'). A name in
+    capitals, or with a particle already lowercase, is the publisher's choice and kept."""
+    words = name.split(" ")
+    if name.isupper() or any(w in PARTICLES for w in words):
+        return name
+    out = []
+    for i, w in enumerate(words):
+        if i and w.lower() in PARTICLES and w[:1].isupper() and w[1:].islower():
+            w = w.lower()
+        else:
+            w = re.sub(r"(?<=[^\W\d_]{2}-)([^\W\d_]{3,})",
+                       lambda m: m.group(1).capitalize() if m.group(1).islower() and m.group(1) not in PARTICLES
+                       else m.group(1), w)
+        out.append(w)
+    return " ".join(out)
+
+
 def board_name(name: str, limit: int = LABEL_CHARS) -> str:
-    """A station's name as printed: the base name, abbreviated while longer than `limit`, then cut
-    after a whole word ('Smithfield Shopping Centre' → 'Smithfield Shops')."""
-    text = base_name(name)
+    """A station's name as printed: the base name (tidy_case), abbreviated while longer than
+    `limit`, then cut after a whole word ('Smithfield Shopping Centre' → 'Smithfield Shops')."""
+    text = tidy_case(base_name(name))
     if len(text) > limit:
         text = _PARENS.sub("", text).strip() or text
     if len(text) > limit:

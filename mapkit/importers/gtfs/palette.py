@@ -6,9 +6,10 @@ build_palette — the families:
   branches of one line. When one color covers most lines of a feed (an agency's brand color on
   every bus), it says nothing about the lines, and each of them is a family of its own.
 - Colors are taken in order of importance (rail-like lines, then by trips on the service day);
-  a missing, near-white or malformed route_color, or one that clashes with a color already taken
-  or with the gray of gray routes (closer than mapkit's MIN_COLOR_DELTA_E, what `validate` warns
-  about), is replaced by the candidate farthest from every color taken.
+  a route_color that clashes with a color already taken or with the gray of gray routes (closer
+  than mapkit's MIN_COLOR_DELTA_E, what `validate` warns about) becomes the nearest printable
+  shade of it apart from them all (a blue line stays blue); a missing, near-white or malformed
+  one is replaced by the candidate farthest from every color taken.
 - A color's name comes from its lines' names; its kind from their route_type.
 
 deck_colors — the deck: MIN_DECK_COLORS to MAX_DECK_COLORS card colors by default (--colors N),
@@ -21,8 +22,8 @@ color's track is spread over the board; see its docstring.
 from __future__ import annotations
 
 import functools
-
 import re
+import unicodedata
 from dataclasses import dataclass
 
 from mapkit.colors import GRAY_DISPLAY_HEX, MIN_COLOR_DELTA_E, color_distance, hex_to_rgb, rgb_to_lab
@@ -70,6 +71,20 @@ def distinct_color(taken: list[str]) -> tuple[str, float]:
     return best, apart(best)
 
 
+def nearest_distinct(want: str, taken: list[str]) -> tuple[str, float]:
+    """(color, its smallest CIEDE2000 distance to `taken`): of the printable colors at least
+    MIN_COLOR_DELTA_E from every color taken, the one nearest `want` (a line's own color that
+    clashes becomes a shade of it, so a blue line stays blue); distinct_color when none is."""
+    def apart(c):
+        return min(_distance(c, t) for t in taken)
+
+    ok = [c for c in (*CANDIDATES, *_grid()) if apart(c) >= MIN_COLOR_DELTA_E]
+    if not ok:
+        return distinct_color(taken)
+    best = min(ok, key=lambda c: (_distance(c, want), c))
+    return best, apart(best)
+
+
 @dataclass
 class CardColor:
     id: str
@@ -78,6 +93,7 @@ class CardColor:
     kind: str
     lines: list           # route ids
     source: str           # "route_color", "replaced: why", "merged"
+    own: str | None = None   # the lead line's printable route_color, when it has one
 
     def as_json(self) -> dict:
         return {"id": self.id, "name": self.name, "hex": self.hex.upper(), "kind": self.kind}
@@ -88,7 +104,8 @@ def _near_white(hexval: str) -> bool:
 
 
 def _slug(text: str) -> str:
-    s = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    s = re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
     return s[:40].strip("-") or "line"
 
 
@@ -171,7 +188,7 @@ def build_palette(lines: list[Line]) -> tuple[list[CardColor], dict[str, str], l
     ids = set()
     for g in colored:
         lead = g[0]
-        want = usable.get(lead.route_id)
+        own = want = usable.get(lead.route_id)
         source = "route_color"
         if want is not None:
             clash = [t for t in taken + [GRAY_DISPLAY_HEX] if color_distance(t, want) < MIN_COLOR_DELTA_E]
@@ -181,7 +198,8 @@ def build_palette(lines: list[Line]) -> tuple[list[CardColor], dict[str, str], l
         else:
             source = f"replaced: {why.get(lead.route_id, 'no route_color')}"
         if want is None:
-            best, gap = distinct_color(taken + [GRAY_DISPLAY_HEX])
+            best, gap = (nearest_distinct(own, taken + [GRAY_DISPLAY_HEX]) if own
+                         else distinct_color(taken + [GRAY_DISPLAY_HEX]))
             if gap < MIN_COLOR_DELTA_E:
                 if all(set(ln.modes) & set(BUS_MODES) for ln in g):
                     gray_lines.extend(g)
@@ -201,7 +219,7 @@ def build_palette(lines: list[Line]) -> tuple[list[CardColor], dict[str, str], l
             cid = f"{base}-{n}"
             n += 1
         ids.add(cid)
-        palette.append(CardColor(cid, _name(g), want, lead.kind, [ln.route_id for ln in g], source))
+        palette.append(CardColor(cid, _name(g), want, lead.kind, [ln.route_id for ln in g], source, own))
         taken.append(want)
         for ln in g:
             assign[ln.route_id] = cid
@@ -222,6 +240,23 @@ HUE_NAMES = {"#d7191c": "Red", "#2c7bb6": "Blue", "#1a9641": "Green", "#fdae61":
              "#66a61e": "Lime", "#253494": "Navy", "#ff7f00": "Amber", "#b2182b": "Crimson", "#6a3d9a": "Violet",
              "#01665e": "Pine", "#c51b7d": "Magenta", "#4d9221": "Olive", "#f46d43": "Coral", "#5e3c99": "Indigo",
              "#35978f": "Jade", "#bf812d": "Ochre", "#762a83": "Plum", "#de77ae": "Rose"}
+
+
+def hue_name(hexval: str, taken: set[str]) -> str:
+    """A color's name for its cards: its HUE_NAMES name, else the nearest one's, told apart from
+    the names `taken` by "Dark" or "Light" (its lightness against that color's), then a number."""
+    hexval = hexval.lower()
+    if hexval in HUE_NAMES and HUE_NAMES[hexval] not in taken:
+        return HUE_NAMES[hexval]
+    ref = min(HUE_NAMES, key=lambda h: (_distance(h, hexval), h))
+    name = HUE_NAMES[ref]
+    lighter = rgb_to_lab(hex_to_rgb(hexval))[0] - rgb_to_lab(hex_to_rgb(ref))[0]
+    if name in taken and abs(lighter) >= 5:
+        name = f"{'Light' if lighter > 0 else 'Dark'} {name}"
+    base, n = name, 2
+    while name in taken:
+        name, n = f"{base} {n}", n + 1
+    return name
 
 
 @dataclass
@@ -299,7 +334,14 @@ def deck_colors(palette: list[CardColor], assign: dict[str, str], plans: list, l
         if len(fam_tracks[f]) < (split[f] + 1) * TRACKS_PER_COLOR:
             break
         split[f] += 1
-    fams.sort(key=lambda f: (by_id[f].source != "route_color", -spaces[f], f))
+    # the families' own colors in order of importance, as build_palette takes them: a clash costs
+    # the less frequent family its exact color
+    def importance(f):
+        famlines = [lines[x] for m in members[f] for x in by_id[m].lines]
+        return (by_id[f].own is None, all(set(ln.modes) & set(BUS_MODES) for ln in famlines),
+                -sum(ln.trips for ln in famlines), -spaces[f], f)
+
+    fams.sort(key=importance)
     taken = [GRAY_DISPLAY_HEX]
     out: list[CardColor] = []
     ids: set[str] = set()
@@ -316,11 +358,16 @@ def deck_colors(palette: list[CardColor], assign: dict[str, str], plans: list, l
                 continue
             lead = by_id[f]
             name, famlines = names[f]
-            if k == 0 and lead.source == "route_color" and all(color_distance(lead.hex, t) >= MIN_COLOR_DELTA_E for t in taken):
-                hexval, cname, cid, source = lead.hex, name, lead.id, "route_color"
+            if k == 0 and lead.own and all(color_distance(lead.own, t) >= MIN_COLOR_DELTA_E for t in taken):
+                hexval, cname, cid, source = lead.own, name, lead.id, "route_color"
+            elif k == 0 and lead.own:
+                hexval, _ = nearest_distinct(lead.own, taken)
+                cname, cid = name, lead.id
+                source = ("joined: " + ", ".join(by_id[m].name for m in members[f]) + "; " if len(members[f]) > 1
+                          else "") + f"a shade of {lead.own}, which is too close to a color taken"
             else:
                 hexval, _ = distinct_color(taken)
-                hue = HUE_NAMES.get(hexval, hexval.upper())
+                hue = hue_name(hexval, {c.name for c in out})
                 cname = hue if split[f] > 1 else name
                 cid = _slug(hue) if split[f] > 1 else lead.id
                 source = (f"one of {split[f]} colors dealt along {name}" if split[f] > 1 else

@@ -10,8 +10,9 @@ the map cannot both be drawn. Working on the straight routes between kept statio
    would show two overlapping ones.
 2. **Crossings.** Where two routes cross away from a station, in this order:
    a. a stop both lines serve near there becomes a kept station (the real transfer point);
-   b. else a stop of each line, at most CROSS_MERGE_M apart, are merged into one station (the two
-      lines cross at an intersection, each with its own stop: one station for the board);
+   b. else a stop of each line, at most CROSS_MERGE_M apart (CROSS_MERGE_RAIL_M for two rail
+      stations: an interchange's passage), are merged into one station (the two lines cross at an
+      intersection, each with its own stop: one station for the board);
    c. else a thinned-away stop of either line is kept when that uncrosses the pair (the straight
       route had cut a corner the street does not);
    d. else the less frequent route is *dropped* when the network stays connected without it,
@@ -34,6 +35,7 @@ from mapkit.importers.gtfs.stations import Station, haversine_m
 PARALLEL_DEG = 14.0     # routes leaving a station closer in direction than this run side by side
 NEAR_RATIO = 0.85       # ... when the shorter ends before this share of the longer one
 CROSS_MERGE_M = 350.0   # two lines' stops this close at a crossing are one station for the board
+CROSS_MERGE_RAIL_M = 400.0   # ... two rail stations (a metro interchange's passage: Paulista–Consolação 389 m)
 MAX_FIXES = 400         # bound on the repair loop (each fix removes a crossing or a route)
 ONE_PLACE_M = 10.0      # stations all closer than this make no map
 
@@ -193,9 +195,10 @@ def _remap(patterns, old: str, new: str):
 
 
 def make_drawable(patterns: dict[str, tuple], kept: set, st: dict[str, Station], trips: dict[str, int],
-                  names) -> tuple[dict, set, list[L.Segment], dict]:
+                  names, rail: frozenset = frozenset()) -> tuple[dict, set, list[L.Segment], dict]:
     """(patterns, kept, segments, decisions): steps 1-2 of the module docstring, repeated until no
-    two routes cross (or MAX_FIXES). `names(key)` gives a station's name for the decisions."""
+    two routes cross (or MAX_FIXES). `names(key)` gives a station's name for the decisions; `rail`:
+    the stations rail-like lines serve."""
     patterns, kept = dict(patterns), set(kept)
     xy = project(st)
     _check_spread(xy, st)
@@ -227,7 +230,8 @@ def make_drawable(patterns: dict[str, tuple], kept: set, st: dict[str, Station],
             continue
         pairs = [(math.dist(xy[u], x) + math.dist(xy[v], x), u, v) for u in sorted(s1.via | {s1.a, s1.b})
                  for v in sorted(s2.via | {s2.a, s2.b})
-                 if u != v and haversine_m((st[u].lat, st[u].lon), (st[v].lat, st[v].lon)) <= CROSS_MERGE_M
+                 if u != v and haversine_m((st[u].lat, st[u].lon), (st[v].lat, st[v].lon))
+                 <= (CROSS_MERGE_RAIL_M if u in rail and v in rail else CROSS_MERGE_M)
                  and not (u in kept and v in kept)]
         if pairs:
             _, u, v = min(pairs)

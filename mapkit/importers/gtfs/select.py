@@ -137,9 +137,38 @@ def read_feed_info(feed: Feed) -> dict:
     return {}
 
 
-def count_trips(feed: Feed, lines: list[Line], services: frozenset[str]) -> list[str]:
-    """Give each line its trips on the service day; returns notes about trips of unknown routes."""
+_TIME = re.compile(r"^(\d{1,3}):([0-5]\d):([0-5]\d)$")
+
+
+def _time(value: str) -> str | None:
+    return None if _TIME.match(value) else f"{value!r} is not a time (HH:MM:SS)"
+
+
+def _seconds(value: str) -> int:
+    h, m, s = map(int, _TIME.match(value).groups())
+    return 3600 * h + 60 * m + s
+
+
+def frequency_runs(feed: Feed) -> dict[str, int]:
+    """trip_id → how many times it runs, for the trips frequencies.txt repeats: one run every
+    headway_secs from start_time until before end_time, summed over the trip's rows. A trip the
+    file does not name runs once."""
+    runs: Counter = Counter()
+    for _, row in feed.rows("frequencies.txt", [Column("trip_id"), Column("start_time", check=_time),
+                                                Column("end_time", check=_time),
+                                                Column("headway_secs", check=as_int)]):
+        span = _seconds(row["end_time"]) - _seconds(row["start_time"])
+        headway = int(row["headway_secs"])
+        runs[row["trip_id"]] += max(1, -(-span // headway)) if headway > 0 and span > 0 else 1
+    return dict(runs)
+
+
+def count_trips(feed: Feed, lines: list[Line], services: frozenset[str],
+                runs: dict[str, int] | None = None) -> list[str]:
+    """Give each line its trips on the service day, a trip that frequencies.txt repeats counted
+    once per run (`runs`, frequency_runs); returns notes about trips of unknown routes."""
     by_id = {ln.route_id: ln for ln in lines}
+    runs = runs or {}
     unknown = Counter()
     for _, row in feed.rows("trips.txt", [Column("route_id"), Column("service_id"), Column("trip_id")]):
         ln = by_id.get(row["route_id"])
@@ -147,7 +176,7 @@ def count_trips(feed: Feed, lines: list[Line], services: frozenset[str]) -> list
             unknown[row["route_id"]] += 1
             continue
         if row["service_id"] in services:
-            ln.trips += 1
+            ln.trips += runs.get(row["trip_id"], 1)
             ln.trip_ids.append(row["trip_id"])
     return [f"trips.txt: {n} trips of route '{r}', which routes.txt does not have, were left out"
             for r, n in sorted(unknown.items())]

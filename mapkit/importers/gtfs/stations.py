@@ -78,10 +78,29 @@ def read_stops(feed: Feed) -> dict[str, Stop]:
 
 
 def read_trip_stops(feed: Feed, trip_ids: set[str], stops: dict[str, Stop]) -> dict[str, tuple[str, ...]]:
-    """Each selected trip's stops in stop_sequence order. Streams stop_times.txt and keeps only
-    the selected trips' (sequence, stop) pairs: memory follows the selection, not the feed."""
-    seqs: dict[str, list] = defaultdict(list)
+    """Each selected trip's stops in stop_sequence order. Streams stop_times.txt; a trip's rows
+    are gathered while they come (a feed lists a trip's rows together) and then stored as one
+    sequence shared by every trip of that stopping pattern, so memory follows the selection's
+    patterns and a reference a trip, not its stop times. Rows of one trip spread over the file
+    are still put together in order."""
+    patterns: dict[tuple, tuple] = {}     # one stored sequence per stopping pattern
+    done: dict[str, tuple] = {}           # trip → its (sequence, stop) pairs, shared
+    open_trip, rows = None, []
     unknown = []
+    stale = 0                             # patterns left behind by trips whose rows came back
+
+    def close():
+        nonlocal patterns, stale
+        if open_trip is None:
+            return
+        before = done.get(open_trip)
+        pairs = tuple(sorted([*(before or ()), *rows]))
+        done[open_trip] = patterns.setdefault(pairs, pairs)
+        if before is not None:
+            stale += 1
+            if stale > 1000 + len(patterns) // 2:   # keep only the sequences a trip still holds
+                patterns, stale = {v: v for v in done.values()}, 0
+
     for n, row in feed.rows("stop_times.txt", [Column("trip_id"), Column("stop_id", nonempty=False),
                                                Column("stop_sequence", check=as_int)]):
         t = row["trip_id"]
@@ -95,10 +114,17 @@ def read_trip_stops(feed: Feed, trip_ids: set[str], stops: dict[str, Stop]) -> d
             continue
         if stops[s].location_type in FACILITIES:
             continue  # an entrance or a boarding area named by mistake: no rider boards there
-        seqs[t].append((int(row["stop_sequence"]), s))
+        if t != open_trip:
+            close()
+            open_trip, rows = t, []
+        rows.append((int(row["stop_sequence"]), s))
+    close()
     if unknown:
         raise FeedError(unknown)
-    return {t: tuple(s for _, s in sorted(v)) for t, v in seqs.items()}
+    seqs: dict[tuple, tuple] = {}
+    for pairs in patterns.values():
+        seqs[pairs] = tuple(s for _, s in pairs)
+    return {t: seqs[pairs] for t, pairs in done.items()}
 
 
 FACILITIES = (2, 3, 4)    # entrance, generic node, boarding area: no passenger boards a train there
