@@ -114,8 +114,11 @@ def _ticket_index(data: dict) -> dict[str, tuple[str, int, dict]]:
 
 def _tickets(by_subject, data, report) -> list[dict]:
     index = _ticket_index(data)
-    bands = [b for b in ((report.get("reference") or {}).get("bands") or {}).values()]
-    longest_published = max((b["ticket_points"][1] for b in bands), default=None)
+    # the longest published ticket in this board's points: the same share of a player's trains
+    here = report.get("bands") or {}
+    longest_published = max((round(b["ticket_points"][1] * here[n]["trains"] / b["trains"])
+                             if b.get("trains") and (here.get(n) or {}).get("trains") else b["ticket_points"][1]
+                             for n, b in ((report.get("reference") or {}).get("bands") or {}).items()), default=None)
     grouped: dict[str, list[dict]] = {}
     easy: dict[str, list[dict]] = {}
     for (kind, subject), vs in by_subject.items():
@@ -126,7 +129,8 @@ def _tickets(by_subject, data, report) -> list[dict]:
     out = []
     for subject, vs in sorted(grouped.items()):
         kinds = sorted({v["kind"] for v in vs})
-        why = " and ".join({"ticket-too-hard": "completed less than the published tickets of its length",
+        why = " and ".join({"ticket-too-hard": "completed less than the published tickets of its length (as a share "
+                                               "of a player's trains)",
                             "ticket-holders-lose": "its holders win far less than their share"}[k] for k in kinds)
         cause = {"kind": "ticket-not-worth-it", "subjects": [subject], "players": _players(vs), "edits": [],
                  "tested": None, "robust": any(v["verdict"] == ROBUST for v in vs), "why": why,
@@ -137,7 +141,7 @@ def _tickets(by_subject, data, report) -> list[dict]:
             pts = int(t["points"])
             if longest_published is not None and pts > longest_published:
                 cause["change"] = f"points {pts} → {pts + 2}, or move it to a long deck (longer than every " \
-                                  f"published ticket, {longest_published} points)"
+                                  f"published ticket: {longest_published} points at this board's trains a player)"
             else:
                 cause["change"] = f"points {pts} → {pts + 2}"
             cause["edits"] = [[["ticket_decks", deck, i, "points"], pts + 2]]
@@ -147,7 +151,8 @@ def _tickets(by_subject, data, report) -> list[dict]:
     for subject, vs in sorted(easy.items()):
         cause = {"kind": "ticket-too-easy", "subjects": [subject], "players": _players(vs), "edits": [],
                  "tested": None, "robust": any(v["verdict"] == ROBUST for v in vs),
-                 "why": "completed more than the published tickets of its length",
+                 "why": "completed more than the published tickets of its length (as a share of a player's "
+                        "trains)",
                  "figure": {"kind": "completion", "subject": subject}}
         found = index.get(subject)
         if found:

@@ -117,6 +117,14 @@ def _reference_lines(r: dict) -> list[str]:
     out = [f"Judged against the published map: the {ref['name']} played by the same panel with its published "
            f"ticket deck ({ref['games']} games per player count, {ref['source']}). A verdict is raised only where "
            f"this board falls outside what the published map itself does:", ""]
+    here = {str(n): b.get("trains") for n, b in (r.get("bands") or {}).items()}
+    scaled = [(n, here.get(n), b["trains"]) for n, b in ref["bands"].items()
+              if b.get("trains") and here.get(n) and here.get(n) != b["trains"]]
+    if scaled:
+        n, mine, theirs = scaled[0]
+        out += [f"A ticket is compared with published tickets needing the same share of a player's trains: here "
+                f"{mine} trains a player ({n} players) against the published {theirs}, so a ticket of p points is "
+                f"judged as one of p × {theirs} / {mine} published points.", ""]
     out += ["| players | published tickets: completion at 6 / 12 / 20 points | first seat edge | least claimed "
             "route | least claimed color vs all |", "|---|---|---|---|---|"]
     for n, b in sorted(ref["bands"].items(), key=lambda kv: int(kv[0])):

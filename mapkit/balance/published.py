@@ -21,14 +21,17 @@ TRUST = {
 }
 
 
-def ticket_band(bands: dict, points: int) -> tuple[float, float]:
-    """(too hard below, too easy above) for a ticket of `points`: the published tickets' completion
-    trend at that length plus the lowest and highest of their residuals. A ticket longer or
-    shorter than every published one is judged as the published extreme; the band is held inside
-    [0.01, 0.99]."""
+def ticket_band(bands: dict, points: int, trains: int | None = None) -> tuple[float, float]:
+    """(too hard below, too easy above) for a ticket of `points` on a board of `trains` trains a
+    player: the published tickets' completion trend at the same share of a player's trains (a
+    ticket of p points on 18 trains is judged as one of p × 45 / 18 published points; `trains`
+    None, or a reference without its trains: as published points) plus the lowest and highest of
+    their residuals. A ticket longer or shorter than every published one is judged as the
+    published extreme; the band is held inside [0.01, 0.99]."""
     a, b = bands["ticket_trend"]
     lo_pts, hi_pts = bands["ticket_points"]
-    x = min(max(points, lo_pts), hi_pts)
+    x = points * bands["trains"] / trains if trains and bands.get("trains") else points
+    x = min(max(x, lo_pts), hi_pts)
     trend = a + b * x
     rmin, rmax = bands["ticket_spread"]
     return min(max(trend + rmin, 0.01), 0.99), min(max(trend + rmax, 0.01), 0.99)

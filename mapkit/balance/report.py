@@ -337,7 +337,7 @@ class _Context:
             if h <= 0:
                 continue
             label, pts = self.labels[i], self.points[i]
-            lo_cut, hi_cut = ticket_band(ref, pts) if ref else (TICKET_HARD, TICKET_EASY)
+            lo_cut, hi_cut = ticket_band(ref, pts, self.rules.trains_for(n)) if ref else (TICKET_HARD, TICKET_EASY)
             hard[label] = Test(c / h, lo_cut, False, k=c, m=h, per_game=h / g)
             easy[label] = Test(c / h, hi_cut, True, k=c, m=h, per_game=h / g)
             w = tot.ticket_win_units.get(i, 0) / tot.unit
@@ -374,13 +374,13 @@ class _Context:
         routes = self.route_subjects(n, pooled)
         colors = self.color_diffs(n, pooled)
         if not pts or not colors or not routes:
-            return {"games": pooled.games}  # too little played to span anything
+            return {"games": pooled.games, "trains": self.rules.trains_for(n)}  # too little played to span anything
         x, y, w = np.array(pts, float), np.array(comp), np.sqrt(np.array(weight, float))
         slope, intercept = (np.polyfit(x, y, 1, w=w) if len(set(pts)) > 1 else (0.0, float(np.mean(y))))
         resid = y - (intercept + slope * x)
         share0 = pooled.win_shares[0]
         lo, hi = st.wilson(share0, pooled.games)
-        return {"games": pooled.games,
+        return {"games": pooled.games, "trains": self.rules.trains_for(n),
                 "ticket_trend": [_r(float(intercept), 5), _r(float(slope), 5)],
                 "ticket_spread": [_r(float(resid.min()), 4), _r(float(resid.max()), 4)],
                 "ticket_points": [int(x.min()), int(x.max())],
