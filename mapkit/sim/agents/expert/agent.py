@@ -17,7 +17,7 @@ It sees only its SeatView. What it does, and why:
   keeps value each ticket by its own chance instead (fitted on random keeps: its connection's
   trains, points, the opponents around it, the clock by hands; refit on its own play) less 0.6
   of a point a planned train, plus a tenth of a point a train of the longest trail the plan
-  makes (ticket_keeps.py, ticket_keeps.py; `ticket_chance = False` gives the curve);
+  makes (ticket_keeps.py);
 - draws more tickets once its plan is done (not before: measured): from three players while a
   draw is worth it by its exact expected value over the tickets it has not seen, each valued by
   its connection to the network (ticket_draws.py); at two players while 25+ trains and 8 turns
@@ -47,7 +47,6 @@ from mapkit.sim.agents.expert.blocking import BlockMixin
 from mapkit.sim.agents.expert.claims import ClaimOrderMixin
 from mapkit.sim.agents.expert.ticket_keeps import TicketChanceMixin
 from mapkit.sim.agents.expert.endgame import EndgameMixin
-from mapkit.sim.agents.expert.endgame import ThreeTurnMixin
 from mapkit.sim.agents.expert.card_draws import SpareMixin
 from mapkit.sim.agents.expert.ticket_draws import TicketDrawMixin
 from mapkit.sim.agents.expert.ticket_keeps import TrunkMixin
@@ -67,7 +66,7 @@ CLAIM_TURN = 3.0
 POINTS_WEIGHT = 0.25
 
 
-class ExpertAgent(ClaimOrderMixin, SpareMixin, ThreeTurnMixin, EndgameMixin, TrunkMixin, TicketChanceMixin, TicketDrawMixin, ScarceColorMixin, BlockMixin,
+class ExpertAgent(ClaimOrderMixin, SpareMixin, EndgameMixin, TrunkMixin, TicketChanceMixin, TicketDrawMixin, ScarceColorMixin, BlockMixin,
                   PlannerAgent):
     name = "expert"
     # the planning weight (above), as attributes to measure it again (points
@@ -331,8 +330,6 @@ class ExpertAgent(ClaimOrderMixin, SpareMixin, ThreeTurnMixin, EndgameMixin, Tru
         extra = self.extra_keep_trains if view.phase == SETUP or self.extra_keep_late else 0
         plans = {}
         self._prefix_memo = {}  # the keeps share plan prefixes (ticket_keeps._plan_detail)
-        self._trunk_memo = None  # ticket_keeps.py's connections, for this decision
-        trunk = self.keep_share_credit or self.keep_trail_credit
         for a in legal:
             mask = a[1]
             kept = [offer[i] for i in range(len(offer)) if mask >> i & 1]
@@ -359,9 +356,9 @@ class ExpertAgent(ClaimOrderMixin, SpareMixin, ThreeTurnMixin, EndgameMixin, Tru
             if self.keep_route_credit:
                 pts = self.t.route_points
                 value += self.keep_route_credit * (sum(map(pts.__getitem__, routes)) - self.keep_route_base * need)
-            if trunk:
-                # keeps that build one trunk (ticket_keeps.py)
-                value += self.trunk_value(view, tickets, routes, need, costs, given_up)
+            if self.keep_trail_credit:
+                # the longest trail the plan makes (ticket_keeps.py)
+                value += self.trunk_value(view, routes)
             if value > best_value:
                 best, best_value = a, value
         self._prefix_memo = None
@@ -492,12 +489,11 @@ class ExpertAgent(ClaimOrderMixin, SpareMixin, ThreeTurnMixin, EndgameMixin, Tru
                 gain += pts * factor
         return gain
 
-    def _best_scoring_claim(self, view, legal, tickets, bonus=False):
-        """The claim worth the most now: route points plus tickets it completes, and with `bonus`
-        the longest-path bonus it takes (endgame._bonus_gains); None when nothing is
-        claimable."""
+    def _best_scoring_claim(self, view, legal, tickets):
+        """The claim worth the most now: route points plus tickets it completes; None when nothing
+        is claimable."""
         t = self.t
-        if not bonus and not view.rules.double_either_color:
+        if not view.rules.double_either_color:
             # the claimable routes, each once in the listing's order (`fewest_wild_claims`, not
             # every payment of every route), and then the payments of the best one only
             # (`claims(routes)`: the full listing's, in its order): the same claim, and paid alike
@@ -513,11 +509,9 @@ class ExpertAgent(ClaimOrderMixin, SpareMixin, ThreeTurnMixin, EndgameMixin, Tru
             by_route.setdefault(a[1], []).append(a)
         if not by_route:
             return None
-        gains = self._bonus_gains(view, by_route) if bonus else {}
         best, best_v = None, -INF
         for r in by_route:
-            v = (t.route_points[r] + self._ticket_gain(view, r, tickets) + gains.get(r, 0)
-                 + 0.01 * r / max(1, t.n_routes))
+            v = t.route_points[r] + self._ticket_gain(view, r, tickets) + 0.01 * r / max(1, t.n_routes)
             if v > best_v:
                 best, best_v = r, v
         return self._pay(view, by_route[best], {})
@@ -550,14 +544,6 @@ class ExpertAgent(ClaimOrderMixin, SpareMixin, ThreeTurnMixin, EndgameMixin, Tru
             a = self._last_second_card(view, legal) if phase == DRAW2 else self._last_two(view, legal)[0]
             if a is not None:
                 return a
-        elif self.endgame_search and self.endgame_three_q:
-            # the turn after next is likelier the last: three turns (endgame.py;
-            # `endgame_three_q = {}` is the play before)
-            q = self._three_q(view)
-            if q is not None:
-                a = self._last_three(view, legal, q)[0]
-                if a is not None:
-                    return a
         if phase == DRAW2:
             return self.draw(view, legal, self.wanted_colors(view, routes) or self._spare_need(view))
         turns = self.turns_left(view)
@@ -565,11 +551,7 @@ class ExpertAgent(ClaimOrderMixin, SpareMixin, ThreeTurnMixin, EndgameMixin, Tru
 
         # last turns: score what the hand can, never end drawing with a full hand
         if turns <= self.cash_out_turns:
-            if self.endgame_bonus and view.final_round:
-                # the last turn, with the longest-path bonus it can take (endgame.py)
-                claim = self._final_claim(view, legal, view.tickets)
-            else:
-                claim = self._best_scoring_claim(view, legal, view.tickets)
+            claim = self._best_scoring_claim(view, legal, view.tickets)
             if claim is not None:
                 return claim
             station = self.transit_move(view, legal)
@@ -633,22 +615,6 @@ class ExpertAgent(ClaimOrderMixin, SpareMixin, ThreeTurnMixin, EndgameMixin, Tru
             if partner[r] >= 0:
                 wanted.add(partner[r])
         return legal.claims(wanted)
-
-    def _spare_need(self, view) -> dict:
-        """Colors for the longest open routes the seat could still fit (nothing planned); by the
-        hand with `spare_by_hand` (card_draws.py; False: the play before)."""
-        if self.spare_by_hand:
-            need = self._spare_by_hand(view)
-            if need is not None:
-                return need
-        t = self.t
-        costs = self._costs(view)
-        trains = view.trains[self.seat]
-        longest = sorted((r for r in range(t.n_routes) if costs[r] != INF and costs[r] and t.route_len[r] <= trains),
-                         key=lambda r: (-t.route_len[r], r))[:3]
-        need = self.wanted_colors(view, longest)
-        self._wild_short = False  # alternatives, not all to be claimed: no wild for their sum
-        return need
 
     def _spend(self, view, legal, trains, turns):
         """Nothing planned: claim long routes for points, draw for them while it can still use the cards."""
