@@ -165,6 +165,41 @@ def test_render_on_a_full_disk_keeps_the_old_pdf(cli, tiny, tmp_path, monkeypatc
     assert no_temp_left(out)
 
 
+def test_build_on_a_disk_full_after_the_first_pdf_keeps_the_previous_kit_whole(cli, tiny, tmp_path, monkeypatch):
+    """The disk fills up once board.pdf is written: every file of the previous kit is left as it
+    was (not a mix of new and old PDFs), and nothing of the attempt is left in the folder."""
+    from mapkit.render.kit import KIT_FILES
+
+    out = tmp_path / "kit"
+    out.mkdir()
+    old = {name: f"old {name}".encode() for name in KIT_FILES if name.endswith(".pdf")}
+    for name, data in old.items():
+        (out / name).write_bytes(data)
+    real = outputs._fsync
+    written = []
+
+    def fsync(path):
+        base = os.path.basename(path)
+        if base.endswith(".tmp") and ".pdf." in base:
+            if written:
+                enospc()
+            written.append(base)
+        return real(path)
+
+    monkeypatch.setattr(outputs, "_fsync", fsync)
+    result = cli("build", tiny, "--out", out, "--games", "0")
+    assert result.exit_code == 1
+    assert written and written[0].startswith(".board.pdf.")  # the first PDF was complete
+    assert "No space left on device" in result.output and "Traceback" not in result.output
+    assert str(out) in result.output and ".mapkit-" not in result.output
+    assert {name: (out / name).read_bytes() for name in old} == old
+    assert no_temp_left(out)
+    monkeypatch.undo()
+    result = cli("build", tiny, "--out", out, "--games", "0")
+    assert result.exit_code == 0, result.output
+    assert all((out / name).read_bytes().startswith(b"%PDF") for name in old)
+
+
 def test_simulate_log_on_a_full_disk_keeps_the_previous_log(cli, tiny, tmp_path, monkeypatch):
     log = tmp_path / "games.jsonl"
     log.write_text("previous\n")
