@@ -207,7 +207,7 @@ def test_simulate_log_on_a_full_disk_keeps_the_previous_log(cli, tiny, tmp_path,
     assert no_temp_left(tmp_path)
 
 
-def test_report_on_a_full_disk_keeps_the_previous_report(cli, tiny, tmp_path, monkeypatch):
+def test_report_on_a_full_disk_keeps_the_previous_report(cli, tiny, tmp_path, monkeypatch, few_strategy_games):
     out = tmp_path / "rep"
     out.mkdir()
     (out / "report.json").write_text('{"old": true}\n')

@@ -22,7 +22,7 @@ def sequential():
     return balance_report(load_board(TINY), [2, 3], agents=None, seed=3, max_games=240, batch=60)
 
 
-def test_report_json_shape(cli, in_repo, tmp_path):
+def test_report_json_shape(cli, in_repo, tmp_path, few_strategy_games):
     result = cli("report", "tests/fixtures/tiny.json", "--games", "40", "--players", "2,3,9", "--out", tmp_path,
                  "--format", "json")
     assert result.exit_code == 0, result.output
@@ -68,7 +68,7 @@ def test_report_json_shape(cli, in_repo, tmp_path):
     assert json.loads((tmp_path / "report.json").read_text())["board"] == "tiny"
 
 
-def test_single_agent_report(cli, in_repo, tmp_path):
+def test_single_agent_report(cli, in_repo, tmp_path, few_strategy_games):
     # fixed cut-offs: this panel is not the default, so a published reference would be played first
     result = cli("report", "tests/fixtures/tiny.json", "--games", "30", "--players", "2", "--agents", "one-step",
                  "--reference", "none", "--out", tmp_path, "--format", "json")

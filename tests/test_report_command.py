@@ -25,7 +25,7 @@ def _regenerated(cli, tmp_path, in_repo, *options):
     return json.loads((first / "report.json").read_text()), json.loads((again / "report.json").read_text()), words
 
 
-def test_the_regenerate_line_remakes_the_report_from_a_board_file(cli, tmp_path, in_repo):
+def test_the_regenerate_line_remakes_the_report_from_a_board_file(cli, tmp_path, in_repo, few_strategy_games):
     """Fixed cut-offs (`--reference none`, carried by the line): the same runs and verdicts."""
     a, b, words = _regenerated(cli, tmp_path, in_repo, "--reference", "none")
     assert "--reference" in words and "none" in words and "quick" in words
