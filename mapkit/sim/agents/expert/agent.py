@@ -78,7 +78,6 @@ class ExpertAgent(ClaimOrderMixin, SpareMixin, EndgameMixin, TrunkMixin, TicketC
     # tuned on north-america self-play and against route-focus (see the module docstring)
     p_offset, p_scale = -2.0, 5.0    # completion chance: logistic in the slack (turns and trains)
     p_offset_per_seat = 2.75
-    slack_value = 0.0                # points a spare train is worth when choosing tickets
     more_tickets_trains, more_tickets_turns = 12, 8   # draw tickets when the plan is done and these remain
     # (at two players, or with draw_ev_min None; from three players the draw's expected value
     # decides: TicketDrawMixin.draw_ev_min, draw_ev_trains)
@@ -87,29 +86,25 @@ class ExpertAgent(ClaimOrderMixin, SpareMixin, EndgameMixin, TrunkMixin, TicketC
     # ending it on long routes than on tickets drawn with few trains (measured, docs/expert.md:
     # +2 points of win share against route-focus; at four players it costs 11 winner points)
     more_tickets_trains_two = 25
-    race = True                      # claim planned routes next to an opponent first
     cash_out_turns = 1.5             # turns left below which the hand is spent on the best claims
     # choosing tickets, the plan's route points count: + credit × (its points − base × its
     # trains). A plan along long routes scores on the way (2–2.5 points a train, a 1-train hop 1);
     # trains below `base` a train cost a little, as they are not spent on long routes elsewhere.
-    # Measured (docs/expert.md): 0.5 and 2.0 best of 0.25–1 and 1.6–2.5;
-    # 0 gives the play before
+    # Measured (docs/expert.md): 0.5 and 2.0 best of 0.25–1 and 1.6–2.5; 0: no credit
     keep_route_credit = 0.5
     keep_route_base = 2.0
     # one ticket more than the best keep when it adds at most this many trains to the plan (a
-    # ticket kept now saves the turn of a later draw), at setup and (`extra_keep_late`) after a
-    # draw; 0 turns it off. Measured (docs/expert.md): with the draw by expected
+    # ticket kept now saves the turn of a later draw), at setup and after a draw; 0 turns it off. Measured (docs/expert.md): with the draw by expected
     # value (ticket_draws.py) +1.4 / +0.4 winner points, +0.17 / +0.14 tickets (seeds 23 / 29);
     # 5 trains lost 2.3 winner points, and 5-7 at setup alone gave nothing
     extra_keep_trains = 3
-    extra_keep_late = True
 
     def reset(self, seat, tables, players, rng):
         super().reset(seat, tables, players, rng)
         t = tables
         # self.adj is the planner's (paths.adjacency: the board's, built once on the tables, the
         # same pairs in the same order); the weights are kept on the tables too, with the
-        # constants they were made of (every seat of every game used to build both again)
+        # constants they were made of (built once, not by every seat of every game)
         got = t.__dict__.get("_expert_weight")
         ct, pw = self.claim_turn, self.points_weight
         if got is None or got[0] != (ct, pw):
@@ -327,7 +322,7 @@ class ExpertAgent(ClaimOrderMixin, SpareMixin, EndgameMixin, TrunkMixin, TicketC
         budget = self._budget(view, turns)
         factor = -view.rules.failed_ticket_factor  # 1 standard, 0 family
         best, best_value = None, -INF
-        extra = self.extra_keep_trains if view.phase == SETUP or self.extra_keep_late else 0
+        extra = self.extra_keep_trains
         plans = {}
         self._prefix_memo = {}  # the keeps share plan prefixes (ticket_keeps._plan_detail)
         for a in legal:
@@ -350,9 +345,6 @@ class ExpertAgent(ClaimOrderMixin, SpareMixin, EndgameMixin, TrunkMixin, TicketC
                         value -= factor * k[2]
                     else:
                         value += k[2] * p - factor * k[2] * (1 - p)
-            # route points of the plan's trains are points the seat would score anyway; a long
-            # plan leaves fewer trains for freely chosen long routes: a small premium on slack
-            value += self.slack_value * (trains - need)
             if self.keep_route_credit:
                 pts = self.t.route_points
                 value += self.keep_route_credit * (sum(map(pts.__getitem__, routes)) - self.keep_route_base * need)

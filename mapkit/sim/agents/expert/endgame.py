@@ -35,8 +35,7 @@ from mapkit.sim.tables import GRAY
 class EndgameMixin:
     """Mixed into ExpertAgent: `_last_two`, the best action when the next turn is the seat's last."""
 
-    # search the last two turns exactly when the next turn is surely the last. False: the play
-    # before
+    # search the last two turns exactly when the next turn is surely the last (False: no search)
     endgame_search = True
     # "surely": an opponent holds at most end trigger + this many trains (measured, seed 23, 200
     # games, docs/expert.md: 3 gave 129.35 winner points against 129.16, within the

@@ -14,9 +14,9 @@ the least bad one when none is (a keep is forced). The seat draws while that is 
 single short connection; kept tickets drawn this way complete 60 % of the time at 12-17 trains
 left, 79 % at 18-23, 91 % at 24-29) and it has `draw_ev_trains` trains.
 
-Before, the expert drew once its plan was done while it had 12 trains and 8 turns by its clock,
-whatever the pool held. Measured (4-player self-play, north-america): +1.1 / +0.8 winner points
-and +0.41 / +0.49 tickets held by the winner (seed 23, 200 games / seed 29, 400 games).
+Measured against drawing once the plan is done while 12 trains and 8 turns remain by its clock,
+whatever the pool holds (4-player self-play, north-america): +1.1 / +0.8 winner points and
++0.41 / +0.49 tickets held by the winner (seed 23, 200 games / seed 29, 400 games).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ class TicketDrawMixin:
     """Mixed into ExpertAgent: `draw_value`, the expected points of a ticket draw now."""
 
     draw_ev_min = -3.0     # draw tickets after the plan while a draw is worth this many points
-                           # (None: the old rule, more_tickets_trains and _turns, at any player count)
+                           # (None: by more_tickets_trains and _turns at any player count)
     draw_ev_trains = 6     # ... and only with this many trains (measured: 12 gave 0.2 tickets less)
 
     def _reset_tickets(self) -> None:
