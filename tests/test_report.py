@@ -19,7 +19,7 @@ TICKET_KEYS = {"ticket", "points", "offered", "kept", "keep_rate", "held", "comp
 @pytest.fixture(scope="module")
 def sequential():
     """A small sequential panel report on the tiny board, played once for several tests."""
-    return balance_report(load_board(TINY), [2, 3], agents=None, seed=3, max_games=240, batch=60)
+    return balance_report(load_board(TINY), [2, 3], agents=None, seed=3, max_games=120, batch=60)
 
 
 def test_report_json_shape(cli, in_repo, tmp_path, few_strategy_games):
@@ -99,9 +99,9 @@ def test_every_game_of_the_budget_is_played_and_decided_at_the_printed_level(seq
 
 
 def test_sequential_sizing_is_deterministic_and_jobs_independent(sequential):
-    again = balance_report(load_board(TINY), [2, 3], agents=None, seed=3, max_games=240, batch=60, jobs=2)
+    again = balance_report(load_board(TINY), [2, 3], agents=None, seed=3, max_games=120, batch=60, jobs=2)
     assert again == sequential
-    other = balance_report(load_board(TINY), [2], agents=None, seed=4, max_games=240, batch=60)
+    other = balance_report(load_board(TINY), [2], agents=None, seed=4, max_games=120, batch=60)
     assert other["runs"][0]["tables"] != sequential["runs"][0]["tables"]
 
 
