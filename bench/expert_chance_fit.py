@@ -1,8 +1,8 @@
 """Refit the expert's completion chance per ticket (mapkit/sim/agents/expert/ticket_keeps.py, COEF).
 
-    python bench/expert_chance_fit.py boards/north-america.json --players 4,2,3 --games 600,500,300 --seed 100
+    python bench/expert_chance_fit.py boards/north-america.json --players 4,2,3 --games 600,500,300 --seed 100 --own-keeps chance
 
-(the fit shipped in ticket_keeps.COEF; a few minutes of one core, see docs/expert.md, fifth round)
+(the fit in ticket_keeps.COEF; a few minutes of one core)
 
 plays expert self-play in which each keep (at setup and after a ticket draw) is, with chance
 `--random-share`, a legal keep chosen at random instead of the agent's own, records the features
@@ -10,13 +10,13 @@ of every ticket kept that way when it is kept (ticket_keeps.FEATURES) and whethe
 completed it when the game ended, and fits a logistic regression to those records (maximum
 likelihood, scipy.optimize, a small ridge on the coefficients but the bias). Only the random keeps
 are recorded: the agent's own keeps are the tickets it expected to complete, so fitting on them
-makes long and risky tickets look better or worse than they are depending on what it chose (the
-survivor bias of the curve before, docs/expert.md). The other keeps are the agent's own (by the
-plan's one curve, `ticket_chance = False`, so a refit does not depend on the fit it replaces), so
-the games look like its real games; `--own-keeps chance` makes them the agent's own keeps by its
-chance per ticket as it played before the sixth round (the fifth round's fit, 0.5 a planned train,
-no trail credit): the refit of the sixth round, ticket_keeps.REFIT_NO_DETOUR (docs/expert.md). It prints the coefficients to paste into ticket_keeps.COEF, and
-the log-loss of the fit and of the plan's one curve on the same records.
+makes long and risky tickets look better or worse than they are depending on what it chose.
+The other keeps are the agent's own: by default by the plan's one curve (`ticket_chance = False`,
+so a fit does not depend on a fit before it); with `--own-keeps chance` by a chance per ticket
+with the first fit's coefficients (FIRST_FIT below, from the default keeps), 0.5 a planned
+train and no trail credit, the games ticket_keeps.COEF was fitted on. It prints the
+coefficients to paste into ticket_keeps.COEF, and the log-loss of the fit and of the plan's one
+curve on the same records.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ import numpy as np
 
 from mapkit.sim import engine
 from mapkit.sim.agents.expert import ExpertAgent
-from mapkit.sim.agents.expert.ticket_keeps import DRAW_DROPS, FEATURES, hand_clock
+from mapkit.sim.agents.expert.ticket_keeps import FEATURES, chance, hand_clock
 from mapkit.sim.legal import Legal
 from mapkit.sim.scoring import final_scores
 from mapkit.sim.view import SeatView
@@ -65,9 +65,38 @@ class CollectAgent(ExpertAgent):
         p_curve = self._completion(need, trains, turns)
         for k in kept:
             if k in own and not view.connected(k[0], k[1]):
-                x = self.ticket_features(view, k, own[k], need, trains, turns, hturns, costs)
+                x = self.ticket_features(view, k, own[k], need, trains, turns, hturns)
                 self.records.append((k, x, p_curve))
         return a
+
+
+# the fit from the default keeps (by the plan's one curve): the chance `--own-keeps chance` keeps by
+FIRST_FIT = (2.2167, 0.1388, -0.062, -0.0578, 0.2416, 0.135, -0.3983)
+
+
+class FirstFitCollectAgent(CollectAgent):
+    """CollectAgent whose own keeps value each ticket by FIRST_FIT's chance, less 0.5 a planned
+    train, with no trail credit (`--own-keeps chance`)."""
+
+    ticket_chance = True
+    keep_train_cost = 0.5
+    keep_trail_credit = 0.0
+
+    def keep_value_by_ticket(self, view, tickets, costs, budget, trains, turns):
+        """ticket_keeps.TicketChanceMixin.keep_value_by_ticket with FIRST_FIT."""
+        routes, need, given_up, own = self.plan_detail(view, tickets, costs, budget)
+        factor = -view.rules.failed_ticket_factor
+        hturns = hand_clock(view, turns)
+        value = 0.0
+        for k in tickets:
+            if view.connected(k[0], k[1]):
+                value += k[2]
+            elif k in given_up or k not in own:
+                value -= factor * k[2]
+            else:
+                p = chance(self.ticket_features(view, k, own[k], need, trains, turns, hturns), FIRST_FIT)
+                value += k[2] * p - factor * k[2] * (1 - p)
+        return value - self.keep_train_cost * need, routes, need, given_up
 
 
 def collect(t, rules, players: int, seeds, share: float, own: str = "curve") -> list:
@@ -78,16 +107,8 @@ def collect(t, rules, players: int, seeds, share: float, own: str = "curve") -> 
         agent_rng = random.Random(seed ^ 0x5DEECE66D)
         agents = []
         for seat in range(players):
-            ag = CollectAgent()
+            ag = FirstFitCollectAgent() if own == "chance" else CollectAgent()
             ag.random_share = share
-            if own == "chance":
-                # the agent by its chance per ticket as it played before the sixth round (the
-                # records of ticket_keeps.REFIT_NO_DETOUR): the fifth round's fit, 0.5 a planned
-                # train, no trail credit
-                ag.ticket_chance = True
-                ag.chance_own_fit = False
-                ag.keep_train_cost = 0.5
-                ag.keep_trail_credit = 0.0
             ag.reset(seat, t, players, random.Random(agent_rng.getrandbits(64)))
             agents.append(ag)
         views = [SeatView(s, p) for p in range(players)]
@@ -107,15 +128,13 @@ def collect(t, rules, players: int, seeds, share: float, own: str = "curve") -> 
     return rows
 
 
-def fit(rows, ridge: float = 0.01, drop=()) -> tuple[list[float], float]:
-    """Logistic regression of completion on the features (bias first): (coefficients, log-loss).
-    Features named in `drop` are left out (their coefficient 0)."""
+def fit(rows, ridge: float = 0.01) -> tuple[list[float], float]:
+    """Logistic regression of completion on the features (bias first): (coefficients, log-loss)."""
     from scipy.optimize import minimize
 
     if len(rows) < len(FEATURES) + 1:
         raise ValueError(f"{len(rows)} records are too few to fit {len(FEATURES)} coefficients: play more games")
     X = np.array([(1.0, *x) for x, _, _ in rows])
-    X[:, [FEATURES.index(f) for f in drop]] = 0.0
     y = np.array([1.0 if ok else 0.0 for _, ok, _ in rows])
     scale = X.std(axis=0)
     scale[scale < 1e-9] = 1.0  # a constant feature (one player count): left as it is
@@ -157,8 +176,8 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--random-share", type=float, default=0.5, help="share of keeps chosen at random (default 0.5)")
     ap.add_argument("--own-keeps", choices=("curve", "chance"), default="curve",
-                    help="the keeps not chosen at random: by the plan's one curve (default, the fifth round's fit) "
-                         "or by the chance per ticket as the agent played before the sixth round (the sixth round's refit)")
+                    help="the keeps not chosen at random: by the plan's one curve (default) "
+                         "or by a chance per ticket with the first fit (the games of ticket_keeps.COEF)")
     ap.add_argument("--format", choices=("text", "json"), default="text")
     args = ap.parse_args(argv)
     from pathlib import Path
@@ -204,19 +223,15 @@ def main(argv=None) -> int:
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
-    coef_draw, ll_draw = fit(rows, drop=DRAW_DROPS)
     out = {"records": len(rows), "completed": sum(ok for _, ok, _ in rows) / len(rows),
            "features": list(FEATURES), "coef": [round(c, 4) for c in coef],
-           "coef_draw": [round(c, 4) for c in coef_draw], "log_loss": round(ll, 4),
-           "log_loss_draw": round(ll_draw, 4), "log_loss_one_curve": round(curve_loss(rows), 4)}
+           "log_loss": round(ll, 4), "log_loss_one_curve": round(curve_loss(rows), 4)}
     if args.format == "json":
         print(json.dumps(out, indent=1))
     else:
         print(f"{out['records']} tickets kept at random, {out['completed']:.1%} completed")
         print(f"log-loss {out['log_loss']} (the plan's one curve: {out['log_loss_one_curve']})")
-        print(f"log-loss without {' and '.join(DRAW_DROPS)}: {out['log_loss_draw']}")
         print(f"COEF = {tuple(out['coef'])}  # {', '.join(FEATURES)}")
-        print(f"COEF_DRAW = {tuple(out['coef_draw'])}")
     return 0
 
 

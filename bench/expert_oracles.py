@@ -182,14 +182,13 @@ class ClairvoyantDrawAgent(ExpertAgent):
         # planned=() bypasses the connections' cache (keyed for the unseen pool) and adds nothing
         conn = self._connections(view, trains, offer, planned=())
         factor = -view.rules.failed_ticket_factor
-        chance = self.draw_chance(view, trains, turns) if self.draw_chance_on else None
         values = []
         for (_, _, pts, *_), c in zip(offer, conn):
             if c > trains:
                 values.append(-factor * pts)
                 continue
-            p = chance(c, pts) if chance else self._completion(c, trains, turns)
-            values.append(pts * p - factor * pts * (1 - p) - self.draw_train_cost * c)
+            p = self._completion(c, trains, turns)
+            values.append(pts * p - factor * pts * (1 - p))
         good = sum(v for v in values if v > 0)
         if good > 0 or view.rules.keep_on_draw < 1:
             return good

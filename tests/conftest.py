@@ -130,3 +130,13 @@ def na():
     """north-america's tables and rules, as the agents' scenario tests build their states on."""
     board = load_board(boards_dir() / "north-america.json")
     return build_tables(board), rules_for_board(board)
+
+
+@pytest.fixture
+def few_strategy_games(monkeypatch):
+    """`mapkit report`'s strategy figures (restricted play and skill, 400 games a table) played on
+    20 games a table, for tests of a report that do not read those figures."""
+    from mapkit.balance import strategies
+
+    real = strategies.strategy_figures
+    monkeypatch.setattr(strategies, "strategy_figures", lambda *a, **k: real(*a, **{**k, "games": 20}))

@@ -2,7 +2,6 @@
 
 import random
 
-import pytest
 
 from mapkit.sim import engine
 from mapkit.sim.agents import make_agent
@@ -84,25 +83,3 @@ def test_two_claims_that_lay_every_train_beat_the_longest_one(na):
     act, value = agent._last_two(SeatView(s, 0), Legal(s))
     assert act[0] == engine.CLAIM
     assert value >= 14
-
-
-@pytest.mark.parametrize("bonus, route", [(True, "helena-omaha"), (False, "new-orleans-miami")])
-def test_the_last_turn_can_count_the_longest_path_bonus(na, bonus, route):
-    """The final round, 6 red cards: new-orleans-miami (6 trains, 15 points) scores more than
-    helena-omaha (5, 10), but helena-omaha extends seattle-helena to an 11-train trail, level with
-    the longest of the others (el-paso-houston and el-paso-oklahoma-city): the bonus (10) makes it
-    worth 20. `endgame_bonus` (off: within the noise in self-play, measured) counts it."""
-    t, rules = na
-    s, y = _position(t, rules, 30, 30, 0)
-    red = t.color_ids.index("red")
-    for seat, rid in ((0, "seattle-helena"), (1, "el-paso-houston"), (1, "el-paso-oklahoma-city")):
-        r = t.route_ids.index(rid)
-        s.hands[seat][t.wild] += t.route_len[r]
-        engine._claim(s, seat, r, t.wild, t.route_len[r])
-    s.hands[0] = [0] * (t.wild + 1)
-    s.hands[0][red] = 6
-    s.final_turns_left = 2
-    agent = _agent(t)
-    agent.endgame_bonus = bonus
-    act = agent.act(SeatView(s, 0), Legal(s))
-    assert act[0] == engine.CLAIM and t.route_ids[act[1]] == route

@@ -63,7 +63,7 @@ def test_a_ticket_whose_connection_opponents_crowd_has_a_lower_chance(na):
         view = SeatView(s, 0)
         costs = agent._costs(view)
         _, need, _, own = agent.plan_detail(view, (ticket,), costs)
-        x = agent.ticket_features(view, ticket, own[ticket], need, 40, 30, 30, costs)
+        x = agent.ticket_features(view, ticket, own[ticket], need, 40, 30, 30)
         return x, chance(x), own[ticket]
 
     x0, p0, routes = p_of()
@@ -76,7 +76,7 @@ def test_a_ticket_whose_connection_opponents_crowd_has_a_lower_chance(na):
             if partner in on_path:
                 continue
             s.owner[r] = 1
-    agent._around_memo = None  # the table was changed by hand, not by a claim the memo would see
+    agent._contest_memo = None  # the table was changed by hand, not by a claim the memo would see
     x1, p1, routes1 = p_of()
     assert routes1 == routes
     contest = FEATURES.index("contest") - 1
@@ -110,7 +110,7 @@ def test_the_fit_recovers_a_known_logistic():
     rows = []
     for _ in range(3000):
         slack, contest = rng.normal(3, 6), rng.exponential(1.0)
-        x = (slack, rng.normal(9, 4), rng.normal(11, 4), 2.0, rng.normal(-1, 2), rng.normal(4, 3), contest)
+        x = (slack, rng.normal(9, 4), rng.normal(11, 4), 2.0, rng.normal(-1, 2), contest)
         p = 1 / (1 + np.exp(-(1.0 + 0.15 * slack - 0.5 * contest)))
         rows.append((x, bool(rng.random() < p), 0.5))
     coef, ll = fit(rows)
@@ -165,9 +165,8 @@ def test_a_keep_decision_reusing_plan_prefixes_gets_the_plans_planned_afresh(na)
 
 
 def test_the_refit_can_take_the_agents_own_keeps(na):
-    """`--own-keeps chance`: the keeps not chosen at random are the agent's own by its chance per
-    ticket (the records of the sixth round's refit), not the plan's one curve; the games, so the
-    records, differ."""
+    """`--own-keeps chance`: the keeps not chosen at random are the agent's own by a chance per
+    ticket (the first fit), not the plan's one curve; the games, so the records, differ."""
     from expert_chance_fit import collect
 
     t, rules = na
@@ -175,24 +174,3 @@ def test_the_refit_can_take_the_agents_own_keeps(na):
     by_chance = collect(t, rules, 2, [11], 0.5, own="chance")
     assert by_chance and all(len(x) == len(FEATURES) - 1 for x, _, _ in by_chance)
     assert by_chance != by_curve
-
-
-def test_the_own_play_refit_is_read_by_the_keep_when_switched_on(na):
-    """`chance_own_fit = True`: the keep values a ticket by the sixth round's refit
-    (REFIT_NO_DETOUR), a different chance from the shipped fit's."""
-    from mapkit.sim.agents.expert.ticket_keeps import COEF_NO_DETOUR, REFIT_NO_DETOUR
-
-    t, rules = na
-    s = _turn_position(t, rules)
-    view = SeatView(s, 0)
-    a, b = t.station_ids.index("denver"), t.station_ids.index("chicago")
-    ticket = (a, b, 11, 0)
-    values = {}
-    for own in (False, True):
-        agent = make_agent("expert")
-        agent.chance_own_fit = own
-        agent.reset(0, t, 4, random.Random(1))
-        costs = agent._costs(view)
-        values[own] = agent.keep_value_by_ticket(view, (ticket,), costs, 45, 45, 30)[0]
-    assert REFIT_NO_DETOUR != COEF_NO_DETOUR
-    assert values[True] != values[False]

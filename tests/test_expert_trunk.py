@@ -43,32 +43,3 @@ def test_the_trail_credit_keeps_the_tickets_that_make_one_long_trail(na):
     view = SeatView(s, 0)
     kept = {c: tuple(offer[i] for i in range(3) if a[1] >> i & 1) for c, a in chosen.items()}
     assert _trail(t, agent, view, kept[0.1]) > _trail(t, agent, view, kept[0.0])
-
-
-def test_the_share_credit_counts_the_trains_tickets_share(na):
-    """Two tickets along one line (seattle-sault-st-marie and seattle-helena, the short one on the
-    long one's connection) earn the
-    share credit; the same count for one ticket alone is zero."""
-    t, rules = na
-    s = engine.new_game(t, rules, 4, 3)
-    while s.phase == engine.SETUP:
-        engine.apply(s, (engine.KEEP, (1 << s.min_keep) - 1))
-    s.tickets[0] = []
-    view = SeatView(s, 0)
-    agent = make_agent("expert")
-    agent.keep_share_credit = 1.0
-    agent.keep_trail_credit = 0.0  # the share credit alone
-    agent.reset(0, t, 4, random.Random(1))
-    ix = t.station_ids.index
-    long = (ix("seattle"), ix("sault-st-marie"), 15, 0)
-    short = (ix("seattle"), ix("helena"), 6, 0)
-    costs = agent._costs(view)
-
-    def value(tickets):
-        agent._trunk_memo = None
-        routes, need, given_up = agent.plan_for(view, tickets, costs)
-        return agent.trunk_value(view, tickets, routes, need, costs, given_up)
-
-    assert value((long,)) == 0
-    # the short ticket's connection lies on the long one's: its trains are shared
-    assert value((long, short)) > 0

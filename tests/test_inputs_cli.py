@@ -162,6 +162,38 @@ def test_ctrl_c_inside_a_command_exits_130(cli, monkeypatch):
     assert "Traceback" not in result.output and "Aborted" not in result.output
 
 
+def _group_cpu_seconds(group: int) -> float | None:
+    """CPU seconds the live processes of a process group have used (None without /proc)."""
+    if not os.path.isdir("/proc/self"):
+        return None
+    ticks = 0
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == group:   # pgrp; then utime and stime
+            ticks += int(fields[11]) + int(fields[12])
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def _wait_until_playing(proc, cpu: float = 2.0, longest: float = 30.0) -> None:
+    """Until the run's processes have used `cpu` seconds of CPU (importing takes about 0.6 a
+    process: past that they are playing games), at most `longest` seconds; 5 s without /proc."""
+    start = time.monotonic()
+    while time.monotonic() - start < longest and proc.poll() is None:
+        used = _group_cpu_seconds(proc.pid)
+        if used is None:
+            time.sleep(5)
+            return
+        if used >= cpu:
+            return
+        time.sleep(0.1)
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 @pytest.mark.parametrize("jobs", ["1", "2"])
 def test_ctrl_c_of_a_real_run_exits_130_without_a_traceback(jobs):
@@ -172,7 +204,7 @@ def test_ctrl_c_of_a_real_run_exits_130_without_a_traceback(jobs):
                             cwd=REPO, start_new_session=True,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
-        time.sleep(5)  # long enough to be playing games, not importing
+        _wait_until_playing(proc)  # playing games, not importing
         os.killpg(proc.pid, signal.SIGINT)
         out, err = proc.communicate(timeout=60)
     finally:

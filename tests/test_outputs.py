@@ -165,6 +165,37 @@ def test_render_on_a_full_disk_keeps_the_old_pdf(cli, tiny, tmp_path, monkeypatc
     assert no_temp_left(out)
 
 
+def test_build_on_a_disk_full_after_the_first_pdf_keeps_the_previous_kit_whole(cli, tiny, tmp_path, monkeypatch):
+    """The disk fills up once board.pdf is written: every file of the previous kit is left as it
+    was (not a mix of new and old PDFs), and nothing of the attempt is left in the folder."""
+    from mapkit.render.kit import KIT_FILES
+
+    out = tmp_path / "kit"
+    out.mkdir()
+    old = {name: f"old {name}".encode() for name in KIT_FILES if name.endswith(".pdf")}
+    for name, data in old.items():
+        (out / name).write_bytes(data)
+    real = outputs._fsync
+    written = []
+
+    def fsync(path):
+        base = os.path.basename(path)
+        if base.endswith(".tmp") and ".pdf." in base:
+            if written:
+                enospc()
+            written.append(base)
+        return real(path)
+
+    monkeypatch.setattr(outputs, "_fsync", fsync)
+    result = cli("build", tiny, "--out", out, "--games", "0")
+    assert result.exit_code == 1
+    assert written and written[0].startswith(".board.pdf.")  # the first PDF was complete
+    assert "No space left on device" in result.output and "Traceback" not in result.output
+    assert str(out) in result.output and ".mapkit-" not in result.output
+    assert {name: (out / name).read_bytes() for name in old} == old
+    assert no_temp_left(out)   # (tests/test_build.py: a build that succeeds replaces the old kit)
+
+
 def test_simulate_log_on_a_full_disk_keeps_the_previous_log(cli, tiny, tmp_path, monkeypatch):
     log = tmp_path / "games.jsonl"
     log.write_text("previous\n")
@@ -176,12 +207,14 @@ def test_simulate_log_on_a_full_disk_keeps_the_previous_log(cli, tiny, tmp_path,
     assert no_temp_left(tmp_path)
 
 
-def test_report_on_a_full_disk_keeps_the_previous_report(cli, tiny, tmp_path, monkeypatch):
+def test_report_on_a_full_disk_keeps_the_previous_report(cli, tiny, tmp_path, monkeypatch, few_strategy_games):
     out = tmp_path / "rep"
     out.mkdir()
     (out / "report.json").write_text('{"old": true}\n')
     monkeypatch.setattr(outputs, "_fsync", enospc)
-    result = cli("report", tiny, "--games", "10", "--players", "2", "--out", out)
+    # random players judged by fixed cut-offs: the fewest games before the write that fails
+    result = cli("report", tiny, "--games", "10", "--players", "2", "--agents", "random", "--reference", "none",
+                 "--out", out)
     assert result.exit_code == 1
     assert "No space left on device" in result.output
     assert (out / "report.json").read_text() == '{"old": true}\n'

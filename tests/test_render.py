@@ -134,6 +134,25 @@ def test_same_input_gives_the_same_bytes(a4_kit, tiny, tmp_path):
     assert "/CreationDate" not in meta and meta["/Producer"] == "mapkit"
 
 
+def _stamped(text: str, board) -> bool:
+    flat = " ".join(text.split())
+    return "playtest ☐" in flat and "date" in flat and (not board.version or f"version {board.version}" in flat)
+
+
+def test_every_sheet_of_the_kit_carries_the_board_version_and_a_playtest_box(a4_kit, tiny):
+    out, _ = a4_kit
+    assert tiny.version
+    digest = content_hash(TINY)
+    for name in PDFS:
+        for n, page in enumerate(PdfReader(out / name).pages, start=1):
+            text = page.extract_text()
+            tile = name == "board-tiles.pdf" and n > 1
+            if not tile:   # a tile shows the board's title only on its part of the board
+                assert tiny.name.split(":")[0] in text, (name, n)
+            assert _stamped(text, tiny), (name, n, text[-300:])
+            assert digest in text, (name, n)
+
+
 def test_every_pdf_asks_for_actual_size_with_trim_boxes(a4_kit):
     for name in PDFS:
         reader = PdfReader(a4_kit[0] / name)

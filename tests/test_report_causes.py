@@ -82,6 +82,25 @@ def test_one_track_of_a_double_nobody_claims_is_removed_not_shortened():
     build_tables(changed)   # and the board still plays
 
 
+def test_a_removed_track_is_tried_by_the_claims_of_the_track_that_stays():
+    """A cause that removes one track of a double is tried by a figure the changed board still
+    has: the claims of the track that stays (the removed track has no claims to compare)."""
+    board = load_board(TINY)
+    data = causes.board_data(board)
+    i, track = next((i, r) for i, r in enumerate(data["routes"]) if r.get("double"))
+    other = next(r["id"] for j, r in enumerate(data["routes"]) if j != i and r.get("double") == track["double"])
+    c = causes.find_causes(_report([_v("route-rarely-claimed", track["id"], 4)]), data)[0]
+    assert causes.worth_testing(c)
+    assert c["figure"]["subject"] == other and "stays" in c["figure"]["name"]
+    changed = causes.board_with(board, c["edits"])
+
+    def played(b):   # a report of 100 games in which every route of `b` was claimed in 40
+        return {"runs": [{"players": 4, "games": 100, "route_claim_share": {r.id: 0.4 for r in b.routes}}]}
+
+    before, after = causes.figure_of(played(board), c["figure"], 4), causes.figure_of(played(changed), c["figure"], 4)
+    assert before is not None and after is not None and after["low"] <= after["value"] <= after["high"]
+
+
 def test_a_deck_that_runs_out_is_a_cause():
     data = causes.board_data(load_board(TINY))
     found = causes.find_causes(_report([], gaps={4: {"cards_exhausted": {"events": 60, "games": 40}},

@@ -185,7 +185,7 @@ def _corridors(by_subject, data) -> list[dict]:
     for comp in sorted(nx.connected_components(g), key=lambda c: sorted(c)):
         subjects = sorted({d["subject"] for _, _, d in g.subgraph(comp).edges(data=True)})
         vs = [v for s in subjects for v in flagged[s]]
-        edits, words = [], []
+        edits, words, kept = [], [], {}
         for s in subjects:
             for i in ids.get(s, [])[:1]:
                 r = routes[i]
@@ -193,6 +193,8 @@ def _corridors(by_subject, data) -> list[dict]:
                     # one track of a double nobody claims: the other track stays, this one goes
                     edits.append([["routes", i], None])
                     words.append(f"{s} removed (the double's other track stays)")
+                    kept[s] = next((x["id"] for j, x in enumerate(routes)
+                                    if j != i and x.get("double") == r["double"]), None)
                 elif int(r["length"]) > 1:
                     edits.append([["routes", i, "length"], int(r["length"]) - 1])
                     words.append(f"{s} length {r['length']} → {int(r['length']) - 1}")
@@ -200,11 +202,17 @@ def _corridors(by_subject, data) -> list[dict]:
                     edits.append([["routes", i, "color"], "gray"])
                     words.append(f"{s} gray")
         what = "corridor" if len(subjects) > 1 else "route"
+        # the figure the change is tried by: a subject's claims, or, when every subject is a track
+        # removed, the claims of the track that stays (a removed track has none to compare)
+        figure = next(({"kind": "route", "subject": s} for s in subjects if s not in kept), None)
+        if figure is None and kept[subjects[0]] is not None:
+            figure = {"kind": "route", "subject": kept[subjects[0]],
+                      "name": f"{kept[subjects[0]]} (the track that stays) claimed in"}
         out.append({"kind": "unclaimed-corridor", "subjects": subjects, "players": _players(vs), "edits": edits,
                     "change": "; ".join(words) or None, "tested": None,
                     "robust": any(v["verdict"] == ROBUST for v in vs),
                     "why": f"a {what} claimed less than the published map's least claimed route",
-                    "figure": {"kind": "route", "subject": subjects[0]}})
+                    "figure": figure})
     return out
 
 

@@ -55,7 +55,8 @@ report.json (one shape; the figures and the HTML page read it):
      "decision": {"fdr", "seat_level", "games_cap"}, "reference" (reference.py, or null),
      "bands": {players: what this board itself spans, the shape a reference keeps},
      "causes": [{"kind", "subjects", "players", "change", "why", "robust",
-                 "tested": {"figure", "players", "games", "before", "after", "low", "high"} or null}],
+                 "tested": {"figure", "players", "games", "before", "after", "low", "high"}, or null when
+                 the change was not played (no map change, or past the first TESTED_CAUSES that have one)}],
      "strategies" (with strategies=True: {"games", "players", "restricted": [...], "skill": [...]})}
 """
 
@@ -191,7 +192,7 @@ def _causes(report: dict, board: Board, panel, seed, jobs, preset, variants, sch
         before = causes.figure_of(plain[n], c["figure"], n)
         after = causes.figure_of(changed, c["figure"], n)
         if before and after:
-            c["tested"] = {"figure": before["name"], "players": n, "games": changed["runs"][0]["games"],
+            c["tested"] = {"figure": c["figure"].get("name", before["name"]), "players": n, "games": changed["runs"][0]["games"],
                            "before": before["value"], "after": after["value"], "low": after["low"],
                            "high": after["high"]}
         done += 1

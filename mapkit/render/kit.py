@@ -1,7 +1,12 @@
-"""The print-and-play kit of a board, as `mapkit render` writes it into one folder:
+"""The print-and-play kit of a board, as `mapkit render` and `mapkit build` write it into one folder:
 
 board.pdf (real size), board-tiles.pdf (A4/Letter sheets), tickets.pdf, trains.pdf, summary.pdf
-(summary cards and the bonus cards), rules.pdf (the rules booklet), and with png: board.png, tickets-sheet.png, trains-sheet.png.
+(summary cards and the bonus cards), rules.pdf (the rules booklet), and with png: board.png,
+tickets-sheet.png, trains-sheet.png.
+
+The kit is written whole or not at all: every file is first written into a staging folder inside
+the kit folder (outputs.staged_folder), and only once all of them are complete does each replace
+its namesake; a failure on the way (a full disk) leaves the previous kit as it was.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ from pathlib import Path
 from mapkit.errors import MapkitError, UsageError
 from mapkit.geometry import Layout
 from mapkit.model import Board
-from mapkit.outputs import make_folder
+from mapkit.outputs import OutputError, check_output, make_folder, staged_folder
 from mapkit.render import board as board_pdf
 from mapkit.render import cards, imposition, marks, pdf, rules, summary, tiles
 from mapkit.render.scene import build_scene
@@ -21,7 +26,7 @@ from mapkit.render.tiling import tile_board
 
 PNG_DPI = 150
 # every file render_kit may write, so a caller can check none of them is an input
-KIT_FILES = ("board.pdf", "board-tiles.pdf", "tickets.pdf", "trains.pdf", "summary.pdf",
+KIT_FILES = ("board.pdf", "board-tiles.pdf", "tickets.pdf", "trains.pdf", "summary.pdf", "rules.pdf",
              "board.png", "tickets-sheet.png", "trains-sheet.png")
 
 
@@ -69,13 +74,21 @@ def content_hash(path: Path) -> str:
 
 
 def render_kit(path: Path, board: Board, out_dir: Path, options: RenderOptions = RenderOptions()) -> RenderResult:
-    """Write the kit of the board read from path into out_dir (created if missing)."""
+    """Write the kit of the board read from path into out_dir (created if missing): all of its
+    files, or, on a failure, none (the previous kit stays whole)."""
     options.check()
     _check_decks(board, options.decks)
     make_folder(out_dir)
+    for name in KIT_FILES:  # a kit file that is a folder or a socket is refused before any work
+        check_output(out_dir / name)
     result = RenderResult(board.id, out_dir)
+    stage = None
     try:
-        _render(path, board, out_dir, options, result)
+        with staged_folder(out_dir) as stage:
+            _render(path, board, stage, options, result)
+    except OutputError as exc:
+        # a file written into the stage is named by its place in the kit folder
+        raise OutputError(str(exc).replace(str(stage), str(out_dir)) if stage else str(exc)) from exc
     except OSError as exc:
         raise MapkitError(f"cannot write into {out_dir}: {exc.strerror or exc}")
     return result
@@ -96,6 +109,7 @@ def _check_decks(board: Board, names: tuple[str, ...] | None) -> None:
 
 
 def _render(path: Path, board: Board, out: Path, opt: RenderOptions, result: RenderResult) -> None:
+    """Write the kit's files into `out` (the stage); `result.files` names them in result.out_dir."""
     layout = Layout(board)
     file_hash = content_hash(path)
     stamp = marks.Stamp(board.name, board.version, file_hash)
@@ -123,7 +137,7 @@ def _render(path: Path, board: Board, out: Path, opt: RenderOptions, result: Ren
                                "leave an empty corner in the playing area")
 
     def record(name: str, pages: int | None) -> Path:
-        result.files[name] = out / name
+        result.files[name] = result.out_dir / name
         if pages is not None:
             result.pages[name] = pages
         return out / name

@@ -17,7 +17,7 @@ It sees only its SeatView. What it does, and why:
   keeps value each ticket by its own chance instead (fitted on random keeps: its connection's
   trains, points, the opponents around it, the clock by hands; refit on its own play) less 0.6
   of a point a planned train, plus a tenth of a point a train of the longest trail the plan
-  makes (ticket_keeps.py, ticket_keeps.py; `ticket_chance = False` gives the curve);
+  makes (ticket_keeps.py);
 - draws more tickets once its plan is done (not before: measured): from three players while a
   draw is worth it by its exact expected value over the tickets it has not seen, each valued by
   its connection to the network (ticket_draws.py); at two players while 25+ trains and 8 turns
@@ -47,7 +47,6 @@ from mapkit.sim.agents.expert.blocking import BlockMixin
 from mapkit.sim.agents.expert.claims import ClaimOrderMixin
 from mapkit.sim.agents.expert.ticket_keeps import TicketChanceMixin
 from mapkit.sim.agents.expert.endgame import EndgameMixin
-from mapkit.sim.agents.expert.endgame import ThreeTurnMixin
 from mapkit.sim.agents.expert.card_draws import SpareMixin
 from mapkit.sim.agents.expert.ticket_draws import TicketDrawMixin
 from mapkit.sim.agents.expert.ticket_keeps import TrunkMixin
@@ -67,7 +66,7 @@ CLAIM_TURN = 3.0
 POINTS_WEIGHT = 0.25
 
 
-class ExpertAgent(ClaimOrderMixin, SpareMixin, ThreeTurnMixin, EndgameMixin, TrunkMixin, TicketChanceMixin, TicketDrawMixin, ScarceColorMixin, BlockMixin,
+class ExpertAgent(ClaimOrderMixin, SpareMixin, EndgameMixin, TrunkMixin, TicketChanceMixin, TicketDrawMixin, ScarceColorMixin, BlockMixin,
                   PlannerAgent):
     name = "expert"
     # the planning weight (above), as attributes to measure it again (points
@@ -79,7 +78,6 @@ class ExpertAgent(ClaimOrderMixin, SpareMixin, ThreeTurnMixin, EndgameMixin, Tru
     # tuned on north-america self-play and against route-focus (see the module docstring)
     p_offset, p_scale = -2.0, 5.0    # completion chance: logistic in the slack (turns and trains)
     p_offset_per_seat = 2.75
-    slack_value = 0.0                # points a spare train is worth when choosing tickets
     more_tickets_trains, more_tickets_turns = 12, 8   # draw tickets when the plan is done and these remain
     # (at two players, or with draw_ev_min None; from three players the draw's expected value
     # decides: TicketDrawMixin.draw_ev_min, draw_ev_trains)
@@ -88,29 +86,25 @@ class ExpertAgent(ClaimOrderMixin, SpareMixin, ThreeTurnMixin, EndgameMixin, Tru
     # ending it on long routes than on tickets drawn with few trains (measured, docs/expert.md:
     # +2 points of win share against route-focus; at four players it costs 11 winner points)
     more_tickets_trains_two = 25
-    race = True                      # claim planned routes next to an opponent first
     cash_out_turns = 1.5             # turns left below which the hand is spent on the best claims
     # choosing tickets, the plan's route points count: + credit × (its points − base × its
     # trains). A plan along long routes scores on the way (2–2.5 points a train, a 1-train hop 1);
     # trains below `base` a train cost a little, as they are not spent on long routes elsewhere.
-    # Measured (docs/expert.md): 0.5 and 2.0 best of 0.25–1 and 1.6–2.5;
-    # 0 gives the play before
+    # Measured (docs/expert.md): 0.5 and 2.0 best of 0.25–1 and 1.6–2.5; 0: no credit
     keep_route_credit = 0.5
     keep_route_base = 2.0
     # one ticket more than the best keep when it adds at most this many trains to the plan (a
-    # ticket kept now saves the turn of a later draw), at setup and (`extra_keep_late`) after a
-    # draw; 0 turns it off. Measured (docs/expert.md): with the draw by expected
+    # ticket kept now saves the turn of a later draw), at setup and after a draw; 0 turns it off. Measured (docs/expert.md): with the draw by expected
     # value (ticket_draws.py) +1.4 / +0.4 winner points, +0.17 / +0.14 tickets (seeds 23 / 29);
     # 5 trains lost 2.3 winner points, and 5-7 at setup alone gave nothing
     extra_keep_trains = 3
-    extra_keep_late = True
 
     def reset(self, seat, tables, players, rng):
         super().reset(seat, tables, players, rng)
         t = tables
         # self.adj is the planner's (paths.adjacency: the board's, built once on the tables, the
         # same pairs in the same order); the weights are kept on the tables too, with the
-        # constants they were made of (every seat of every game used to build both again)
+        # constants they were made of (built once, not by every seat of every game)
         got = t.__dict__.get("_expert_weight")
         ct, pw = self.claim_turn, self.points_weight
         if got is None or got[0] != (ct, pw):
@@ -328,11 +322,9 @@ class ExpertAgent(ClaimOrderMixin, SpareMixin, ThreeTurnMixin, EndgameMixin, Tru
         budget = self._budget(view, turns)
         factor = -view.rules.failed_ticket_factor  # 1 standard, 0 family
         best, best_value = None, -INF
-        extra = self.extra_keep_trains if view.phase == SETUP or self.extra_keep_late else 0
+        extra = self.extra_keep_trains
         plans = {}
         self._prefix_memo = {}  # the keeps share plan prefixes (ticket_keeps._plan_detail)
-        self._trunk_memo = None  # ticket_keeps.py's connections, for this decision
-        trunk = self.keep_share_credit or self.keep_trail_credit
         for a in legal:
             mask = a[1]
             kept = [offer[i] for i in range(len(offer)) if mask >> i & 1]
@@ -353,15 +345,12 @@ class ExpertAgent(ClaimOrderMixin, SpareMixin, ThreeTurnMixin, EndgameMixin, Tru
                         value -= factor * k[2]
                     else:
                         value += k[2] * p - factor * k[2] * (1 - p)
-            # route points of the plan's trains are points the seat would score anyway; a long
-            # plan leaves fewer trains for freely chosen long routes: a small premium on slack
-            value += self.slack_value * (trains - need)
             if self.keep_route_credit:
                 pts = self.t.route_points
                 value += self.keep_route_credit * (sum(map(pts.__getitem__, routes)) - self.keep_route_base * need)
-            if trunk:
-                # keeps that build one trunk (ticket_keeps.py)
-                value += self.trunk_value(view, tickets, routes, need, costs, given_up)
+            if self.keep_trail_credit:
+                # the longest trail the plan makes (ticket_keeps.py)
+                value += self.trunk_value(view, routes)
             if value > best_value:
                 best, best_value = a, value
         self._prefix_memo = None
@@ -492,12 +481,11 @@ class ExpertAgent(ClaimOrderMixin, SpareMixin, ThreeTurnMixin, EndgameMixin, Tru
                 gain += pts * factor
         return gain
 
-    def _best_scoring_claim(self, view, legal, tickets, bonus=False):
-        """The claim worth the most now: route points plus tickets it completes, and with `bonus`
-        the longest-path bonus it takes (endgame._bonus_gains); None when nothing is
-        claimable."""
+    def _best_scoring_claim(self, view, legal, tickets):
+        """The claim worth the most now: route points plus tickets it completes; None when nothing
+        is claimable."""
         t = self.t
-        if not bonus and not view.rules.double_either_color:
+        if not view.rules.double_either_color:
             # the claimable routes, each once in the listing's order (`fewest_wild_claims`, not
             # every payment of every route), and then the payments of the best one only
             # (`claims(routes)`: the full listing's, in its order): the same claim, and paid alike
@@ -513,11 +501,9 @@ class ExpertAgent(ClaimOrderMixin, SpareMixin, ThreeTurnMixin, EndgameMixin, Tru
             by_route.setdefault(a[1], []).append(a)
         if not by_route:
             return None
-        gains = self._bonus_gains(view, by_route) if bonus else {}
         best, best_v = None, -INF
         for r in by_route:
-            v = (t.route_points[r] + self._ticket_gain(view, r, tickets) + gains.get(r, 0)
-                 + 0.01 * r / max(1, t.n_routes))
+            v = t.route_points[r] + self._ticket_gain(view, r, tickets) + 0.01 * r / max(1, t.n_routes)
             if v > best_v:
                 best, best_v = r, v
         return self._pay(view, by_route[best], {})
@@ -550,14 +536,6 @@ class ExpertAgent(ClaimOrderMixin, SpareMixin, ThreeTurnMixin, EndgameMixin, Tru
             a = self._last_second_card(view, legal) if phase == DRAW2 else self._last_two(view, legal)[0]
             if a is not None:
                 return a
-        elif self.endgame_search and self.endgame_three_q:
-            # the turn after next is likelier the last: three turns (endgame.py;
-            # `endgame_three_q = {}` is the play before)
-            q = self._three_q(view)
-            if q is not None:
-                a = self._last_three(view, legal, q)[0]
-                if a is not None:
-                    return a
         if phase == DRAW2:
             return self.draw(view, legal, self.wanted_colors(view, routes) or self._spare_need(view))
         turns = self.turns_left(view)
@@ -565,11 +543,7 @@ class ExpertAgent(ClaimOrderMixin, SpareMixin, ThreeTurnMixin, EndgameMixin, Tru
 
         # last turns: score what the hand can, never end drawing with a full hand
         if turns <= self.cash_out_turns:
-            if self.endgame_bonus and view.final_round:
-                # the last turn, with the longest-path bonus it can take (endgame.py)
-                claim = self._final_claim(view, legal, view.tickets)
-            else:
-                claim = self._best_scoring_claim(view, legal, view.tickets)
+            claim = self._best_scoring_claim(view, legal, view.tickets)
             if claim is not None:
                 return claim
             station = self.transit_move(view, legal)
@@ -633,22 +607,6 @@ class ExpertAgent(ClaimOrderMixin, SpareMixin, ThreeTurnMixin, EndgameMixin, Tru
             if partner[r] >= 0:
                 wanted.add(partner[r])
         return legal.claims(wanted)
-
-    def _spare_need(self, view) -> dict:
-        """Colors for the longest open routes the seat could still fit (nothing planned); by the
-        hand with `spare_by_hand` (card_draws.py; False: the play before)."""
-        if self.spare_by_hand:
-            need = self._spare_by_hand(view)
-            if need is not None:
-                return need
-        t = self.t
-        costs = self._costs(view)
-        trains = view.trains[self.seat]
-        longest = sorted((r for r in range(t.n_routes) if costs[r] != INF and costs[r] and t.route_len[r] <= trains),
-                         key=lambda r: (-t.route_len[r], r))[:3]
-        need = self.wanted_colors(view, longest)
-        self._wild_short = False  # alternatives, not all to be claimed: no wild for their sum
-        return need
 
     def _spend(self, view, legal, trains, turns):
         """Nothing planned: claim long routes for points, draw for them while it can still use the cards."""

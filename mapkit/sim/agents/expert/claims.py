@@ -1,6 +1,5 @@
 """Which claimable planned route the expert claims first: one next to an opponent's network
-(`_contested`: an opponent's route at either end), then the longest (with `race`; without it, the
-longest). Tickets that fail are most of the points a seat loses (7.5 a seat a game in 4-player
+(`_contested`: an opponent's route at either end), then the longest. Tickets that fail are most of the points a seat loses (7.5 a seat a game in 4-player
 self-play), so a route an opponent may take is claimed before one nobody is near.
 """
 
@@ -11,9 +10,7 @@ class ClaimOrderMixin:
     """Mixed into ExpertAgent: `_race_key`, the order in which claimable planned routes go."""
 
     def _race_key(self, view):
-        """A key function over claimable planned routes: (raced first, longer, lower id). Raced
-        first: none without `race`; else those next to an opponent (`_contested`)."""
+        """A key function over claimable planned routes: (next to an opponent (`_contested`),
+        longer, lower id)."""
         t = self.t
-        if not self.race:
-            return lambda x: (False, t.route_len[x], -x)
         return lambda x: (self._contested(view, x) > 0, t.route_len[x], -x)

@@ -14,9 +14,9 @@ the least bad one when none is (a keep is forced). The seat draws while that is 
 single short connection; kept tickets drawn this way complete 60 % of the time at 12-17 trains
 left, 79 % at 18-23, 91 % at 24-29) and it has `draw_ev_trains` trains.
 
-Before, the expert drew once its plan was done while it had 12 trains and 8 turns by its clock,
-whatever the pool held. Measured (4-player self-play, north-america): +1.1 / +0.8 winner points
-and +0.41 / +0.49 tickets held by the winner (seed 23, 200 games / seed 29, 400 games).
+Measured against drawing once the plan is done while 12 trains and 8 turns remain by its clock,
+whatever the pool holds (4-player self-play, north-america): +1.1 / +0.8 winner points and
++0.41 / +0.49 tickets held by the winner (seed 23, 200 games / seed 29, 400 games).
 """
 
 from __future__ import annotations
@@ -31,8 +31,7 @@ class TicketDrawMixin:
     """Mixed into ExpertAgent: `draw_value`, the expected points of a ticket draw now."""
 
     draw_ev_min = -3.0     # draw tickets after the plan while a draw is worth this many points
-                           # (None: the old rule, more_tickets_trains and _turns, at any player count)
-    draw_train_cost = 0.0  # points a train of a drawn ticket's connection costs (ticket_keeps.py)
+                           # (None: by more_tickets_trains and _turns at any player count)
     draw_ev_trains = 6     # ... and only with this many trains (measured: 12 gave 0.2 tickets less)
 
     def _reset_tickets(self) -> None:
@@ -40,7 +39,7 @@ class TicketDrawMixin:
         self._pool_cache = None
         self._seen_tickets = set()
         self._conn_key = self._conn = None
-        self._around_memo = None  # ticket_keeps.py's detour and contest of the turn
+        self._contest_memo = None  # ticket_keeps.py's contest of the turn
 
     def _pool(self, view) -> tuple:
         """The game's ticket pool (every deck the rules play), kept for the game."""
@@ -72,14 +71,12 @@ class TicketDrawMixin:
         conn = self._connections(view, trains, unseen, planned)
         factor = -view.rules.failed_ticket_factor  # 1 standard, 0 family
         values = []
-        # the chance per ticket (ticket_keeps.py) when the agent keeps by it, else the plan's curve
-        chance = self.draw_chance(view, trains, turns) if self.draw_chance_on else None
         for (_, _, pts, *_), c in zip(unseen, conn):
             if c > trains:
                 values.append(-factor * pts)  # more trains than the seat has: it would fail
                 continue
-            p = chance(c, pts) if chance else self._completion(c, trains, turns)
-            values.append(pts * p - factor * pts * (1 - p) - self.draw_train_cost * c)
+            p = self._completion(c, trains, turns)
+            values.append(pts * p - factor * pts * (1 - p))
         values.sort(reverse=True)
         total = k / n * sum(v for v in values if v > 0)
         if view.rules.keep_on_draw >= 1:

@@ -1,44 +1,27 @@
-"""A completion chance for each ticket, not one for the whole plan (docs/expert.md).
+"""The expert's keeps: a completion chance for each ticket, and a credit for the trail a plan makes.
 
-The expert valued every kept ticket by one logistic curve in the plan's slack (turns and trains
-left beyond the trains the plan needs). That curve was fitted on the tickets the agent had chosen
-to keep, so it is pessimistic where the agent keeps little (survivor bias), and it gives a long
-ticket whose connection is mostly shared with the others the same chance as a short ticket off on
-its own. This module estimates each ticket's chance from what is known when it is kept:
+A kept ticket is valued by its own completion chance p = 1 / (1 + exp(−(c · features))), the
+features known when it is kept:
 
-- `slack`: the plan's slack by the long clock (as the curve before),
+- `slack`: the plan's slack by the long clock (turns and trains left beyond the trains the plan
+  needs),
 - `inc`: the trains this ticket's own connection adds to the plan (the others' routes free),
 - `points`: its points (a long ticket crosses more of the board others claim on),
 - `seats`: players − 2 (more seats take more of the routes it needs),
 - `hclock`: the turns left by the hands as well (each seat's trains past the end trigger, a
   claim turn per 3 of them and a draw turn per 2 cards it still lacks), less the long clock's:
   the end comes sooner than the long clock says when a seat holds the cards for its trains,
-- `detour`: the planning weight of a second connection over the first's (with the first's
-  routes taken away; capped at 10): whether a ticket has an alternative to a blocked route
-  (read only with `chance_detour = True`: it hardly improves the fit and costs a path search),
 - `contest`: opponent routes touching the stations of its connection, per route of it.
 
-p = 1 / (1 + exp(−(c · features))). The coefficients below were fitted by
-bench/expert_chance_fit.py on games where the kept tickets were chosen at random among the
-legal keeps (not by the agent: its own keeps are the ones it expected to complete, the bias that
-made the old curve pessimistic); `python bench/expert_chance_fit.py --help` refits them.
+The coefficients (COEF) are a logistic regression on tickets kept at random among the legal
+keeps in the expert's self-play (its own keeps are the ones it expected to complete, a biased
+sample); `python bench/expert_chance_fit.py --help` refits them. A keep's value is, over its
+tickets, points × p − points × (1 − p) (a complete ticket in full, one the plan gives up as
+failed), less `keep_train_cost` points a planned train (the turns the connections take).
 
-A better chance alone made worse keeps (docs/expert.md): the keep's value counts a
-ticket's points and its failure, not the turns its connection takes, for which the old curve's
-pessimism had stood in. So the keep charges `keep_train_cost` points a planned train as well.
-
-Keeps that build one trunk (docs/expert.md): switches on ExpertAgent.
-
-Human winners hold about six tickets of about 13 points: long coast-to-coast tickets whose middle
-the short ones reuse. The expert's keep already charges the trains of the whole kept set (a
-ticket sharing routes with the others costs only its own extra trains); this mixin adds two
-credits on top of that, each measured in docs/expert.md (the trail's on, with the
-own-play refit of the completion chance and a train cost of 0.6; the share's off):
-
-- `keep_share_credit`: points per train the kept tickets share, i.e. the trains their own
-  cheapest connections would take one by one, less the trains the plan of all of them needs;
-- `keep_trail_credit`: points per train of the longest trail the seat's network would make with
-  the plan built (the longest-path bonus goes to the longest trail).
+`TrunkMixin.trunk_value` adds `keep_trail_credit` points a train of the longest trail the seat's
+network would make with the plan built (the longest-path bonus goes to the longest trail), so of
+two keeps of like value the one whose plan makes one long line wins.
 """
 
 from __future__ import annotations
@@ -49,24 +32,11 @@ from mapkit.sim.longest import longest_trail
 from mapkit.sim.paths import INF
 
 
-FEATURES = ("bias", "slack", "inc", "points", "seats", "hclock", "detour", "contest")
-# fitted by bench/expert_chance_fit.py on north-america (600 four-, 500 two- and 300
-# three-player games, seed 100: 9,092 tickets kept at random, 73 % completed)
-COEF = (2.3144, 0.1373, -0.0652, -0.05, 0.2392, 0.136, -0.0411, -0.3836)
-# the same fit without detour and contest (0): the ticket draw values every unseen ticket on
-# every turn after the plan, where a second path search each would cost a quarter of the speed
-COEF_DRAW = (1.939, 0.1524, -0.0392, -0.0583, 0.0804, 0.1824, 0.0, 0.0)
-# the same fit without detour (0): log-loss 0.4331 against 0.4316, for one path search fewer a
-# ticket in every keep (about 11 % of the agent's searches); `chance_detour = False` uses it
-COEF_NO_DETOUR = (2.2167, 0.1388, -0.062, -0.0578, 0.2416, 0.135, 0.0, -0.3983)
-# the refit on the agent's own play (`chance_own_fit = True`; docs/expert.md):
+FEATURES = ("bias", "slack", "inc", "points", "seats", "hclock", "contest")
 # `python bench/expert_chance_fit.py boards/north-america.json --players 4,2,3 --games
-# 600,500,300 --seed 100 --own-keeps chance` (the keeps not chosen at random by COEF_NO_DETOUR,
-# not the plan's one curve): 9,140 tickets kept at random, 74 % completed, log-loss 0.4289
-REFIT_NO_DETOUR = (2.3005, 0.1359, -0.0617, -0.0573, 0.2259, 0.1255, 0.0, -0.3706)
-REFIT_DRAW = (2.0093, 0.1492, -0.0377, -0.0577, 0.0707, 0.1658, 0.0, 0.0)
-DETOUR_CAP = 10
-DRAW_DROPS = ("detour", "contest")  # the features COEF_DRAW leaves out
+# 600,500,300 --seed 100 --own-keeps chance`: 9,140 tickets kept at random, 74 % completed,
+# log-loss 0.4289
+COEF = (2.3005, 0.1359, -0.0617, -0.0573, 0.2259, 0.1255, -0.3706)
 
 
 def hand_clock(view, seat_turns: float) -> float:
@@ -86,10 +56,9 @@ def hand_clock(view, seat_turns: float) -> float:
     return best
 
 
-def chance(x, coef=COEF, shift=0.0) -> float:
-    """The fitted completion chance of a ticket with features `x` (FEATURES without the bias),
-    its log-odds moved by `shift`."""
-    z = coef[0] + shift
+def chance(x, coef=COEF) -> float:
+    """The fitted completion chance of a ticket with features `x` (FEATURES without the bias)."""
+    z = coef[0]
     for c, v in zip(coef[1:], x):
         z += c * v
     if z < -30:
@@ -100,24 +69,11 @@ def chance(x, coef=COEF, shift=0.0) -> float:
 class TicketChanceMixin:
     """Mixed into ExpertAgent: keeps valued by a completion chance per ticket (`ticket_chance`)."""
 
-    # False: every kept ticket valued by the plan's one curve (the play before). Measured with the
-    # train cost below (docs/expert.md): +1.2 / +3.5 winner points, 0.35 turns a seat
-    # shorter, the same tickets held (4-player self-play, seeds 23 / 29)
+    # True: every kept ticket valued by its own chance; False: by the plan's one curve
+    # (ExpertAgent._completion), the keeps bench/expert_chance_fit.py plays
     ticket_chance = True
-    # points a train of the plan costs in the keep (the turns it takes); 0.5 best of 0-1.5 with the
-    # first fit (without it the fitted chance keeps more and worse: 4 winner points lost), 0.6
-    # with the trail credit and refit (0.4 / 0.5 / 0.6 tried; docs/expert.md)
+    # points a train of the plan costs in the keep (the turns it takes)
     keep_train_cost = 0.6
-    chance_detour = False  # True: a second path search a ticket for `detour`, COEF (slower, no better)
-    chance_shift = 0.0     # log-odds added to the fitted chance (measured: −0.5 to −2 lost)
-    # the ticket draw values the unseen tickets by the fitted chance too (COEF_DRAW) instead of
-    # the curve: +0.45 tickets held but −1.2 winner points at every threshold tried, so off
-    draw_chance_on = False
-    # True: the refit on the agent's own play (REFIT_NO_DETOUR, REFIT_DRAW) instead of
-    # the first fit (the other keeps by the curve; False gives it). Alone within the noise
-    # (seed 0, 1,000 games, with the trail credit: 129.19 → 129.20 winner points); on with the
-    # trail credit and keep_train_cost 0.6, the shipped combination (docs/expert.md)
-    chance_own_fit = True
     _prefix_memo = None    # {ticket prefix: plan state} of one keep decision (see _plan_detail)
 
     def plan_detail(self, view, tickets, costs, budget=INF):
@@ -189,39 +145,28 @@ class TicketChanceMixin:
         # longest first, then by route: (-lens[r], r) without a key call a route (a reversed sort is stable)
         return sorted(sorted(free), key=lens.__getitem__, reverse=True), need, given_up, own
 
-    def ticket_features(self, view, ticket, routes, need, trains, turns, hturns, costs) -> tuple:
+    def ticket_features(self, view, ticket, routes, need, trains, turns, hturns) -> tuple:
         """The features of `ticket` (FEATURES without the bias) planned with its own `routes`
-        in a plan of `need` trains; `costs` the seat's planning costs (for the detour)."""
-        t = self.t
-        lens = t.route_len
-        inc = sum(map(lens.__getitem__, routes))
+        in a plan of `need` trains, `hturns` the hand clock (hand_clock)."""
+        inc = sum(map(self.t.route_len.__getitem__, routes))
         slack = min(turns - need, trains - need - 3)
         hclock = hturns - turns
-        detour, contest = self._around(view, ticket, routes, costs)
-        return (slack, inc, ticket[2], self.players - 2, hclock, detour, contest)
+        return (slack, inc, ticket[2], self.players - 2, hclock, self._contest(view, ticket, routes))
 
-    def _around(self, view, ticket, routes, costs) -> tuple:
-        """(detour, contest) of `ticket` planned over `routes`. Kept for the turn: the keeps of
-        one offer plan the same ticket over the same routes again and again (half the cost of
-        valuing them by ticket was these searches)."""
+    def _contest(self, view, ticket, routes) -> float:
+        """Opponent routes touching the stations of `ticket`'s connection over `routes`, per
+        route of it (0 without routes). Kept for the turn: the keeps of one offer plan the same
+        ticket over the same routes again and again."""
         key = (view.turn, view.claimed, ticket, tuple(routes))
-        memo = self._around_memo
+        memo = self._contest_memo
         if memo is None or memo[0] != key[:2]:
-            memo = self._around_memo = (key[:2], {})
+            memo = self._contest_memo = (key[:2], {})
         got = memo[1].get(key)
         if got is not None:
             return got
-        t = self.t
-        detour = 0.0
         contest = 0.0
-        if routes and self.chance_detour:
-            c0 = sum(costs[r] for r in routes)
-            work = list(costs)
-            for r in routes:
-                work[r] = INF
-            c1 = self._path(work, ticket[0], ticket[1], ())[0]
-            detour = DETOUR_CAP if c1 == INF else min(DETOUR_CAP, c1 - c0)
         if routes:
+            t = self.t
             owner, seat, at, ra, rb = view.owner, self.seat, t.routes_at, t.route_a, t.route_b
             stations = {ra[r] for r in routes} | {rb[r] for r in routes}
             n = 0
@@ -231,21 +176,8 @@ class TicketChanceMixin:
                     if o != -1 and o != seat:
                         n += 1
             contest = n / len(routes)
-        memo[1][key] = (detour, contest)
-        return detour, contest
-
-    def draw_chance(self, view, trains, turns):
-        """For the ticket draw (ticket_draws.py): a function (trains its connection takes,
-        points) -> completion chance of a ticket drawn now, with the plan done (COEF_DRAW)."""
-        hclock = hand_clock(view, turns) - turns
-        seats = self.players - 2
-        shift = self.chance_shift
-        coef = REFIT_DRAW if self.chance_own_fit else COEF_DRAW
-
-        def p(c, pts):
-            return chance((min(turns - c, trains - c - 3), c, pts, seats, hclock, 0.0, 0.0), coef, shift)
-
-        return p
+        memo[1][key] = contest
+        return contest
 
     def keep_value_by_ticket(self, view, tickets, costs, budget, trains, turns):
         """(value, routes, need, given_up) of holding `tickets`: each open ticket valued by its own
@@ -259,7 +191,6 @@ class TicketChanceMixin:
             hturns = memo.get(("clock", turns))
             if hturns is None:
                 hturns = memo[("clock", turns)] = hand_clock(view, turns)
-        coef = COEF if self.chance_detour else REFIT_NO_DETOUR if self.chance_own_fit else COEF_NO_DETOUR
         value = 0.0
         for k in tickets:
             if view.connected(k[0], k[1]):
@@ -267,47 +198,22 @@ class TicketChanceMixin:
             elif k in given_up or k not in own:
                 value -= factor * k[2]
             else:
-                p = chance(self.ticket_features(view, k, own[k], need, trains, turns, hturns, costs), coef, self.chance_shift)
+                p = chance(self.ticket_features(view, k, own[k], need, trains, turns, hturns))
                 value += k[2] * p - factor * k[2] * (1 - p)
         return value - self.keep_train_cost * need, routes, need, given_up
 
 
 class TrunkMixin:
-    """Mixed into ExpertAgent: `trunk_value`, the credits above for one keep option."""
+    """Mixed into ExpertAgent: `trunk_value`, the trail credit of one keep option."""
 
-    # measured (docs/expert.md; 4-player self-play, seeds 23 / 29): 0.5 a shared
-    # train +0.6 winner points, 1.0 −0.7 (more failures), both within the noise: off
-    keep_share_credit = 0.0   # 0: off
-    # a tenth of a point a train of the longest trail. Alone: +1.1 / +0.9 winner points at seeds
-    # 23 / 29 but +0.1 at seed 0 (1,000 games). With chance_own_fit = True and keep_train_cost =
-    # 0.6 (the shipped combination): +1.1 winner points over four fresh seeds of 1,000 games
-    # (2.7 standard errors), the same tickets and turns (docs/expert.md); 0 with
-    # keep_train_cost = 0.5 and chance_own_fit = False gives the play before
+    # points a train of the longest trail the plan makes (0: no credit, the `no-longest` player)
     keep_trail_credit = 0.1
-    _trunk_memo = None        # {ticket: trains of its own connection} of one keep decision
 
-    def trunk_value(self, view, tickets, routes, need, costs, given_up) -> float:
-        value = 0.0
-        if self.keep_share_credit:
-            memo = self._trunk_memo
-            if memo is None:
-                memo = self._trunk_memo = {}
-            lens = self.t.route_len
-            alone = 0
-            for k in tickets:
-                if k in given_up or view.connected(k[0], k[1]):
-                    continue
-                c = memo.get(k)
-                if c is None:
-                    w, path = self._path(costs, k[0], k[1], ())
-                    c = memo[k] = 0 if w == INF else sum(lens[r] for r in path if costs[r])
-                alone += c
-            value += self.keep_share_credit * (alone - need)
-        if self.keep_trail_credit:
-            t = self.t
-            ra, rb, lens = t.route_a, t.route_b, t.route_len
-            edges = [(ra[r], rb[r], lens[r]) for r in view.claims_of(self.seat)]
-            edges += [(ra[r], rb[r], lens[r]) for r in routes]
-            length = longest_trail(edges, budget=3000).length
-            value += self.keep_trail_credit * length
-        return value
+    def trunk_value(self, view, routes) -> float:
+        """`keep_trail_credit` × the trains of the longest trail of this seat's routes and
+        `routes` (the plan) together."""
+        t = self.t
+        ra, rb, lens = t.route_a, t.route_b, t.route_len
+        edges = [(ra[r], rb[r], lens[r]) for r in view.claims_of(self.seat)]
+        edges += [(ra[r], rb[r], lens[r]) for r in routes]
+        return self.keep_trail_credit * longest_trail(edges, budget=3000).length
