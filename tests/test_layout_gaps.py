@@ -19,7 +19,7 @@ from mapkit.layout import layout_board
 from click.testing import CliRunner
 
 from mapkit.cli import main
-from mapkit.layout import pipeline
+from mapkit.layout import LayoutOptions, pipeline
 from mapkit.layout.crowding import ANGLE_CLEAR, HALF_EXTRA_MM, circle_need, need_of, pair_gap, station_gap
 from mapkit.layout.figures import measure
 from mapkit.layout.fit import FILL, pick_size
@@ -143,13 +143,13 @@ def test_the_gap_rule_is_the_default_and_no_gap_rule_gives_the_soft_layout(tmp_p
 def test_where_the_rule_leaves_problems_the_soft_layout_is_kept_if_cleaner(monkeypatch, rule_left, soft_left, kept):
     calls = []
 
-    def fake(data, *, gap_rule, **kw):
+    def fake(data, opts, larger=None, refine=None):
+        gap_rule = opts.gap_rule
         calls.append(gap_rule)
         left = rule_left if gap_rule else (soft_left or (0, 0))
         return {"rule" if gap_rule else "soft": 1}, {}, {"errors": left[0], "warnings": left[1]}, []
     monkeypatch.setattr(pipeline, "layout_sizes", fake)
-    new, _, figures, _ = pipeline.layout_board_impl({}, style="geographic", size="auto", seed=0, keep=frozenset(),
-                                                    gap_rule=True)
+    new, _, figures, _ = pipeline.layout_board_impl({}, LayoutOptions(gap_rule=True))
     assert kept in new
     assert calls == ([True] if soft_left is None else [True, False])   # the soft layout only where the rule left something
     if kept == "soft":
@@ -158,8 +158,7 @@ def test_where_the_rule_leaves_problems_the_soft_layout_is_kept_if_cleaner(monke
         assert figures["gap_rule"].startswith("held")
     # without the rule: one layout, no figure
     calls.clear()
-    _, _, figures, _ = pipeline.layout_board_impl({}, style="geographic", size="auto", seed=0, keep=frozenset(),
-                                                  gap_rule=False)
+    _, _, figures, _ = pipeline.layout_board_impl({}, LayoutOptions(gap_rule=False))
     assert calls == [False] and "gap_rule" not in figures
 
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from mapkit.errors import Problem
 from mapkit.geometry import even_spread
-from mapkit.layout import pipeline
+from mapkit.layout import LayoutOptions, pipeline
 from mapkit.layout.network import MAX_GAP_MM, build_network
 from mapkit.layout.optimize import Drawing
 from mapkit.layout.repair import Repair
@@ -148,11 +148,10 @@ def test_the_rule_holds_on_a_small_synthetic_board():
 def test_with_the_fallback_the_rule_gets_one_size_and_the_soft_layout_its_usual_ones(monkeypatch):
     calls = []
 
-    def fake(data, *, gap_rule, larger=None, **kw):
-        calls.append((gap_rule, larger))
-        return {}, {}, {"errors": 1 if gap_rule else 0, "warnings": 0}, []
+    def fake(data, opts, larger=None, refine=None):
+        calls.append((opts.gap_rule, larger))
+        return {}, {}, {"errors": 1 if opts.gap_rule else 0, "warnings": 0}, []
     monkeypatch.setattr(pipeline, "layout_sizes", fake)
-    _, _, figures, _ = pipeline.layout_board_impl({}, style="geographic", size="auto", seed=0, keep=frozenset(),
-                                                  gap_rule=True)
+    _, _, figures, _ = pipeline.layout_board_impl({}, LayoutOptions(gap_rule=True))
     assert calls == [(True, pipeline.RULE_LARGER), (False, None)] and pipeline.RULE_LARGER == 0
     assert figures["gap_rule"].startswith("not held")

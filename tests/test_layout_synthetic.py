@@ -101,11 +101,12 @@ def test_size_auto_tries_the_next_size_up_when_its_size_leaves_problems(monkeypa
     """The choice itself, with the layouts faked: a size that leaves a warning is followed by the
     next standard size up, kept when its checks find less; a clean first size lays out once; a
     fixed size or a pinned station never tries another."""
-    from mapkit.layout import pipeline
+    from mapkit.layout import LayoutOptions, pipeline
 
     calls = []
 
-    def fake(data, *, style, size, seed, keep, geo_anchor=None):
+    def fake(data, opts, refine=None):
+        size = opts.size
         calls.append(size)
         board = (841, 1189) if size == "auto" else size
         warnings = data["warnings_on"].get(board, 0)
@@ -114,20 +115,20 @@ def test_size_auto_tries_the_next_size_up_when_its_size_leaves_problems(monkeypa
 
     monkeypatch.setattr(pipeline, "layout_once", fake)
     data = {"stations": [{"id": "a"}], "warnings_on": {(841, 1189): 1}}
-    _, _, figures, problems = pipeline.layout_board_impl(data, style="geographic", size="auto", seed=0, keep=frozenset())
+    _, _, figures, problems = pipeline.layout_board_impl(data, LayoutOptions(gap_rule=False))
     assert calls == ["auto", (1000, 1400)] and problems == [] and figures["board_mm"] == [1000, 1400]
     assert figures["auto_sizes_tried"] == "841x1189 0 error(s), 1 warning(s); 1000x1400 clean"
     assert figures["size_chosen"] is True
     calls.clear()   # the larger size no better: the first one kept
     data["warnings_on"][(1000, 1400)] = 1
-    _, _, figures, problems = pipeline.layout_board_impl(data, style="geographic", size="auto", seed=0, keep=frozenset())
+    _, _, figures, problems = pipeline.layout_board_impl(data, LayoutOptions(gap_rule=False))
     assert calls == ["auto", (1000, 1400)] and figures["board_mm"] == [841, 1189] and problems == ["a warning"]
     for size, stations in (((841, 1189), [{"id": "a"}]), ("auto", [{"id": "a", "pinned": True, "board": {"x": 1, "y": 1}}])):
         calls.clear()
-        pipeline.layout_board_impl({"stations": stations, "warnings_on": data["warnings_on"]}, style="geographic",
-                                   size=size, seed=0, keep=frozenset())
+        pipeline.layout_board_impl({"stations": stations, "warnings_on": data["warnings_on"]},
+                                   LayoutOptions(size=size, gap_rule=False))
         assert calls == [size]
     calls.clear()
     data["warnings_on"] = {}
-    _, _, figures, _ = pipeline.layout_board_impl(data, style="geographic", size="auto", seed=0, keep=frozenset())
+    _, _, figures, _ = pipeline.layout_board_impl(data, LayoutOptions(gap_rule=False))
     assert calls == ["auto"] and "auto_sizes_tried" not in figures

@@ -22,6 +22,7 @@ from mapkit.layout.flights import route_flights
 from mapkit.layout.octilinear import octilinear
 from mapkit.layout.network import GAP_MARGIN_MM, MAX_GAP_MM, build_network, drawn_mm_at_gap
 from mapkit.layout.optimize import Drawing, Weights, run_rounds
+from mapkit.layout.options import LayoutOptions
 from mapkit.layout.project import initial_positions
 from mapkit.layout.stress import majorize
 from mapkit.layout.judge import geometry_problems
@@ -45,8 +46,6 @@ REPAIRS = 4  # rounds of real checks and targeted repairs
 GAP_RULE_REPAIRS = 2  # more of them with the gap rule: each relaxes the gaps of routes still touching (relax_gaps)
 REPAIR_TRIES = 700  # local moves judged by the checks at most (mapkit.layout.repair)
 REPAIR_TRIES_PER_STATION = 25
-TIGHTEN_AGAIN = True  # the tightening once more after the label step: about a third of the routes it leaves over 6 mm drawn in
-GEO_ANCHOR = 0.0  # the stress drawing's pull towards the real map (share of a station's stress weight)
 AUTO_LARGER = 1  # --size auto: larger standard sizes tried after one that leaves problems
 SHRINK_STEP = 0.95  # a network too big for its board is shrunk by about this factor at a time
 
@@ -90,27 +89,23 @@ def check_refine(data: dict) -> None:
 RULE_LARGER = 0  # larger sizes the rule tries before the soft layout (which tries AUTO_LARGER)
 
 
-def layout_board_impl(data: dict, *, style: str, size, seed: int, keep: frozenset, geo_anchor: float | None = None,
-                      gap_rule: bool = False, refine: bool = False):
-    """The layout (layout_rule_or_soft). refine: from the file's drawing (every station's board
+def layout_board_impl(data: dict, opts: LayoutOptions):
+    """The layout (layout_rule_or_soft). opts.refine: from the file's drawing (every station's board
     position) on the board's own size (with --size auto), first by the local steps alone
     ("local": the repairs, the tightening, the labels; layout_once), and where they
     leave a problem once more with the optimization's rounds too ("rounds"), the one whose checks
     find less kept (figure refined)."""
-    if not refine:
-        return layout_rule_or_soft(data, style=style, size=size, seed=seed, keep=keep, geo_anchor=geo_anchor,
-                                   gap_rule=gap_rule)
+    if not opts.refine:
+        return layout_rule_or_soft(data, opts)
     check_refine(data)
-    if size == "auto":   # the drawing's own board (a file may leave the size to its default)
+    if opts.size == "auto":   # the drawing's own board (a file may leave the size to its default)
         ph = build_board(data).physical
-        size = (ph.width_mm, ph.height_mm)
-    out = layout_rule_or_soft(data, style=style, size=size, seed=seed, keep=keep, geo_anchor=geo_anchor,
-                              gap_rule=gap_rule, refine="local")
+        opts = replace(opts, size=(ph.width_mm, ph.height_mm))
+    out = layout_rule_or_soft(data, opts, refine="local")
     out[2]["refined"] = "local steps"
     if tally(out) == (0, 0):
         return out
-    again = layout_rule_or_soft(data, style=style, size=size, seed=seed, keep=keep, geo_anchor=geo_anchor,
-                                gap_rule=gap_rule, refine="rounds")
+    again = layout_rule_or_soft(data, opts, refine="rounds")
     if tally(again) < tally(out):
         again[2]["refined"] = f"with the optimization's rounds (the local steps left {said(out)})"
         return again
@@ -127,25 +122,21 @@ def said(res) -> str:
     return f"{res[2]['errors']} error(s), {res[2]['warnings']} warning(s)"
 
 
-def layout_rule_or_soft(data: dict, *, style: str, size, seed: int, keep: frozenset, geo_anchor: float | None = None,
-                        gap_rule: bool = False, refine: str | None = None):
+def layout_rule_or_soft(data: dict, opts: LayoutOptions, refine: str | None = None):
     """The layout (layout_sizes); with the gap rule, where it leaves a geometry problem on every size
     tried, the layout once more without it (gaps only preferred, the default layout) and that one kept if its checks find less: a board that holds its gaps but does not pass the
     checks is of no use to a designer, and which boards the rule leaves a knot on is the luck of the
     floating point (docs/layout-gaps.md). The figure gap_rule says which was kept."""
-    if not gap_rule:
-        return layout_sizes(data, style=style, size=size, seed=seed, keep=keep, geo_anchor=geo_anchor, gap_rule=False,
-                            refine=refine)
+    if not opts.gap_rule:
+        return layout_sizes(data, opts, refine=refine)
     # with the fallback, the rule gets one size (RULE_LARGER more): a layout the rule leaves a
     # problem on costs several times a clean one (its uncrossing and finishing spend their budgets),
     # and the soft layout after it tries the larger size anyway
-    out = layout_sizes(data, style=style, size=size, seed=seed, keep=keep, geo_anchor=geo_anchor, gap_rule=True,
-                       larger=RULE_LARGER, refine=refine)
+    out = layout_sizes(data, opts, larger=RULE_LARGER, refine=refine)
     out[2]["gap_rule"] = "held"
     if tally(out) == (0, 0):
         return out
-    soft = layout_sizes(data, style=style, size=size, seed=seed, keep=keep, geo_anchor=geo_anchor, gap_rule=False,
-                        refine=refine)
+    soft = layout_sizes(data, replace(opts, gap_rule=False), refine=refine)
     if tally(soft) < tally(out):
         soft[2]["gap_rule"] = f"not held: with it {said(out)} left; without it less"
         return soft
@@ -153,20 +144,16 @@ def layout_rule_or_soft(data: dict, *, style: str, size, seed: int, keep: frozen
     return out
 
 
-def layout_sizes(data: dict, *, style: str, size, seed: int, keep: frozenset, geo_anchor: float | None = None,
-                 gap_rule: bool = False, larger: int | None = None, refine: str | None = None):
+def layout_sizes(data: dict, opts: LayoutOptions, larger: int | None = None, refine: str | None = None):
     """The layout; with --size auto, a size that leaves problems is followed by the next standard
     size up (AUTO_LARGER times at most), and the first clean one (or the least bad) is kept: the
     smallest size that holds the routes' lengths may still leave a knot the larger one has not
     (Seattle on 841 x 1189 mm keeps its TIBS-Renton route stretched round Tukwila, the unfolding
     leaving 1 mm² where the Sounder crosses; on 1000 x 1400 mm the unfolding clears it). A board
     the smallest size gets clean lays out once; the price is a second layout where it does not."""
-    check_keep(data, keep)
-    rule = {"gap_rule": True} if gap_rule else {}   # (passed only when asked: layout_once as it was otherwise)
-    if refine:
-        rule["refine"] = refine
-    out = layout_once(data, style=style, size=size, seed=seed, keep=keep, geo_anchor=geo_anchor, **rule)
-    if size != "auto" or keep or any(s.get("pinned") for s in data["stations"]):
+    check_keep(data, opts.keep)
+    out = layout_once(data, opts, refine=refine)
+    if opts.size != "auto" or opts.keep or any(s.get("pinned") for s in data["stations"]):
         return out   # pinned stations fix the scale: a larger board would not give them more room
     def status(res) -> str:
         f = res[2]
@@ -182,7 +169,7 @@ def layout_sizes(data: dict, *, style: str, size, seed: int, keep: frozenset, ge
         bigger = fit.next_size(*last[2]["board_mm"]) if worse(last) != (0, 0) else None
         if bigger is None:
             break
-        last = layout_once(data, style=style, size=bigger, seed=seed, keep=keep, geo_anchor=geo_anchor, **rule)
+        last = layout_once(data, replace(opts, size=bigger), refine=refine)
         tried.append(status(last))
         if worse(last) < worse(out):
             out = last
@@ -193,9 +180,8 @@ def layout_sizes(data: dict, *, style: str, size, seed: int, keep: frozenset, ge
     return new, changes, figures, problems
 
 
-def layout_once(data: dict, *, style: str, size, seed: int, keep: frozenset, geo_anchor: float | None = None,
-                gap_rule: bool = False, refine: str | None = None):
-    """One layout on one size ("auto": the smallest standard size that holds the network).
+def layout_once(data: dict, opts: LayoutOptions, refine: str | None = None):
+    """One layout on one size (opts.size; "auto": the smallest standard size that holds the network).
 
     refine ("local" or "rounds"): the first drawing is the file's (its board positions, and its
     routes' waypoints given in mm), not the stress drawing from the real map, neither centred nor
@@ -211,8 +197,9 @@ def layout_once(data: dict, *, style: str, size, seed: int, keep: frozenset, geo
     station, comes out elsewhere (Seattle, White Center pinned south-east of Alaska Junction as
     `mapkit layout` advised: every free station moved, median 61 mm, and Alaska Junction drawn
     round it, the same route 90° off again)."""
-    rng = np.random.default_rng(seed)
-    net = build_network(data, keep, gap_rule)
+    style, size, gap_rule = opts.style, opts.size, opts.gap_rule
+    rng = np.random.default_rng(opts.seed)
+    net = build_network(data, opts.keep, gap_rule)
     pos0, _ = initial_positions(net)
     # a tiny seeded jitter breaks exact ties (stations at the same spot, collinear lines)
     jitter = rng.normal(0.0, 0.05, pos0.shape)
@@ -227,7 +214,7 @@ def layout_once(data: dict, *, style: str, size, seed: int, keep: frozenset, geo
         # by 0.05 mm can touch where it held by less (a route 0.05 mm short)
         pos0 = net.given.copy()
     else:
-        pos0 = majorize(ground, pos0 + jitter, anchor=stress_anchor(ground, GEO_ANCHOR if geo_anchor is None else geo_anchor))
+        pos0 = majorize(ground, pos0 + jitter, anchor=stress_anchor(ground, opts.anchor_share))
     dr = Drawing(pos0, n, [[b.a, b.b] for b in net.bundles], ~net.fixed.copy(), anchor=pos0.copy())
     for k, line in enumerate(dr.lines):
         for wp in net.bundles[k].fixed_waypoints:
@@ -382,16 +369,15 @@ def layout_once(data: dict, *, style: str, size, seed: int, keep: frozenset, geo
                      **tighten(rp, w, style, sides=not refine)}   # (with the figures after it, the layout's last, below)
         # (the label step's slides lengthen routes: it tightens again the same way after them)
         lacking = label_repair(rp, retighten=(w, style), sides=not refine)
-        if TIGHTEN_AGAIN:
-            # a second pass where the first one and the label step left the board: its targets from
-            # this board, its slides tried again, no point banned (docs/layout-gaps.md);
-            # every label size's room kept, as after the label step's slides. The figure's lists
-            # get the counts before it: [before the first pass, before the second, at the end]
-            left = gap_figures(rp.full_data())
-            if left["routes_over_gap"]:
-                for key in ("routes_over_gap", "largest_gap_mm"):
-                    tightened[key].append(left[key])
-                tightened["again"] = tighten(rp, w, style, sizes=ROOM_SIZES, sides=not refine)
+        # a second pass where the first one and the label step left the board: its targets from
+        # this board, its slides tried again, no point banned; every label size's room kept, as
+        # after the label step's slides. The figure's lists get the counts before it: [before the
+        # first pass, before the second, at the end]
+        left = gap_figures(rp.full_data())
+        if left["routes_over_gap"]:
+            for key in ("routes_over_gap", "largest_gap_mm"):
+                tightened[key].append(left[key])
+            tightened["again"] = tighten(rp, w, style, sizes=ROOM_SIZES, sides=not refine)
         if found:
             found = rp.full()   # the same count, maybe other words (a warning's figures moved)
     if style == "schematic" and not refine and rp is not None:
