@@ -9,7 +9,7 @@ import math
 import numpy as np
 
 from mapkit.errors import Problem
-from mapkit.geometry import even_spread
+from mapkit.layout.judge import even_problems, geometry_problems
 from mapkit.layout import LayoutOptions, pipeline
 from mapkit.layout.network import MAX_GAP_MM, build_network
 from mapkit.layout.optimize import Drawing
@@ -43,16 +43,15 @@ def _crossing(a, b):
 def test_memo_kept_apart_for_the_even_spread_and_the_needs():
     # the same points: what the even spread's checks found is not what the needs' checks are told
     net, dr = _drawing()
-    rp = Repair(net, dr, None, pipeline.geometry_problems)
-    with even_spread():
-        rp.full()
-        memo = rp._memo("full-board")
-        for key in memo:
-            memo[key] = ["the even spread's findings"]
+    even = Repair(net, dr, None, even_problems)
+    even.full()
+    memo = even._memo("full-board")
+    for key in memo:
+        memo[key] = ["the even spread's findings"]
+    rp = Repair(net, dr, None, geometry_problems)
     assert rp._memo("full-board") is not memo
     assert "the even spread's findings" not in rp.full()
-    with even_spread():
-        assert rp.full() == ["the even spread's findings"]
+    assert even.full() == ["the even spread's findings"]
 
 
 def test_a_persisting_crossing_lifts_the_rule_from_its_routes_only():

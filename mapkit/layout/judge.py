@@ -80,12 +80,25 @@ def _station_names(p) -> list[str]:
     return _named(p, "station", ("space-on-station", "station-overlap"))
 
 
-def geometry_problems(data: dict):
-    """What `mapkit validate` says of the drawing (the geometry checks, on the real shapes)."""
+def geometry_problems(data: dict, even: bool = False):
+    """What `mapkit validate` says of the drawing (the geometry checks, on the real shapes); even:
+    with every route's spaces spread evenly (mapkit.geometry.Layout's even), as even_problems."""
     from mapkit.boardfile import build_board
     from mapkit.checks import check_geometry
+    from mapkit.geometry import Layout
 
-    return list(check_geometry(build_board(data)))
+    board = build_board(data)
+    return list(check_geometry(board, Layout(board, even=True) if even else None))
+
+
+def even_problems(data: dict):
+    """geometry_problems of the drawing with every route's spaces spread evenly (no end given its
+    need): how the layout's checked repairs judge a drawing, their models and moves being made for
+    the even spread. A step given this check judges every board, part and flight path so."""
+    return geometry_problems(data, even=True)
+
+
+OWN_CHECKS = (geometry_problems, even_problems)   # the layout's own checks (the repair's fast paths know them)
 
 
 def fill_kept(dr, span_before) -> bool:

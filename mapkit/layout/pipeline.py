@@ -25,10 +25,9 @@ from mapkit.layout.optimize import Drawing, Weights, run_rounds
 from mapkit.layout.options import LayoutOptions
 from mapkit.layout.project import initial_positions
 from mapkit.layout.stress import majorize
-from mapkit.layout.judge import geometry_problems
+from mapkit.layout.judge import even_problems, geometry_problems
 from mapkit.layout.labelroom import ROOM_SIZES
 from mapkit.layout.labels import label_repair
-from mapkit.geometry import even_spread
 from mapkit.layout.figures import gap_figures
 from mapkit.layout.polish import polish
 from mapkit.layout.judge import score
@@ -281,15 +280,16 @@ def layout_once(data: dict, opts: LayoutOptions, refine: str | None = None):
     route_flights(net, dr, size_out)
     crowded_out: list[int] = []   # the errors each time the knot steps were left out (too_many)
 
-    def fix(found):
-        """The local steps, from the repair to the finishing, on what the checks find."""
+    def fix(found, check):
+        """The local steps, from the repair to the finishing, on what the checks find (check:
+        judge.even_problems or geometry_problems, the spread they judge the spaces by)."""
         # what the smooth terms cannot undo (a station on a neighbour's route): local moves, judged by the checks
         # (tries bounded by the board's size, so that a board too small to hold it gives up soon)
-        found = repair(net, dr, size_out, geometry_problems, max_tries=min(REPAIR_TRIES, REPAIR_TRIES_PER_STATION * n))
+        found = repair(net, dr, size_out, check, max_tries=min(REPAIR_TRIES, REPAIR_TRIES_PER_STATION * n))
         if any(net.bundles[k].flight for k in problem_bundles(net, found)):
             # the repair moved stations under a flight: a new path, and the repair once more
-            route_flights(net, dr, size_out)
-            found = repair(net, dr, size_out, geometry_problems, max_tries=min(REPAIR_TRIES, REPAIR_TRIES_PER_STATION * n) // 2)
+            route_flights(net, dr, size_out, even=check is even_problems)
+            found = repair(net, dr, size_out, check, max_tries=min(REPAIR_TRIES, REPAIR_TRIES_PER_STATION * n) // 2)
         if too_many(found, net):
             # errors on a good share of the routes after the repair: the board is too small for the
             # network, not knotted. The steps below undo a few local knots each (their budgets are
@@ -299,18 +299,18 @@ def layout_once(data: dict, opts: LayoutOptions, refine: str | None = None):
             return found
         if found:
             # a knot no single move undoes: kicks with a local re-optimization, then the repair once more
-            found = untangle(net, dr, size_out, geometry_problems, found, w, style)
+            found = untangle(net, dr, size_out, check, found, w, style)
             if found:
-                found = repair(net, dr, size_out, geometry_problems, max_tries=min(REPAIR_TRIES, REPAIR_TRIES_PER_STATION * n))
+                found = repair(net, dr, size_out, check, max_tries=min(REPAIR_TRIES, REPAIR_TRIES_PER_STATION * n))
         if found:
             # a route stretched round a station the real map has on its other side: that station across (unfold.py)
-            found = unfold(net, dr, size_out, geometry_problems, found, w, style)
+            found = unfold(net, dr, size_out, check, found, w, style)
         if any(p.code == "crossing" for p in found):
             # two routes crossing on a planar network: a bend round the wrong side, a station across a route
-            found = uncross(net, dr, size_out, geometry_problems, found, w, style)
+            found = uncross(net, dr, size_out, check, found, w, style)
         if found:
             # the leftovers the steps above leave by the luck of the floating point (1 mm short, 2 mm²)
-            found = finish(net, dr, size_out, geometry_problems, found, w, style)
+            found = finish(net, dr, size_out, check, found, w, style)
         return found
 
     # the steps up to the finishing judge the board with every route's spaces spread evenly (their
@@ -319,38 +319,37 @@ def layout_once(data: dict, opts: LayoutOptions, refine: str | None = None):
     # (--refine's local steps: the designer's drawing judged as printed, spaces placed by their ends'
     # needs: spread evenly, a clean board can have problems the repairs would move stations for)
     if refine != "local":
-        with even_spread():
-            # the real checks, and the repairs they point at: a bend where a route is still too short
-            for attempt in range(REPAIRS + (GAP_RULE_REPAIRS if gap_rule else 0)):
-                new, changes = build_result(net, dr, size_out)
-                found = geometry_problems(new)
-                short = {p.subject[len("route "):] for p in found if p.code == "route-too-short"}
-                if not found:
-                    break
-                widen(net, dr, found)
-                if attempt >= RELAX_FROM:  # still touching after widenings asked for a wider angle: wider gaps too
-                    if gap_rule:
-                        relax_gaps(net, found, dr)
-                if attempt:  # still covering a station after more room was asked: go round it
-                    short |= {p.subject[len("route "):] for p in found if p.code == "space-on-station"}
-                bend = [k for k, b in enumerate(net.bundles)
-                        if any(net.route_ids[r] in short for r in b.routes) and len(dr.lines[k]) == 2 and not b.flight]
-                for k in bend:
-                    b = net.bundles[k]
-                    dr.add_waypoint(k, bend_point(dr.pos, b.a, b.b, b.lpref, n))
-                if attempt >= 1:  # neighbours at a station still touching after more room was asked: bend one away
-                    for k, j in shared_overlaps(net, found):
-                        if len(dr.lines[k]) == 2 and k not in bend and not net.bundles[k].flight:
-                            b, o = net.bundles[k], net.bundles[j]
-                            far = o.b if o.a in (b.a, b.b) else o.a
-                            dr.add_waypoint(k, bend_point(dr.pos, b.a, b.b, min(b.lsoft, b.lpref * 1.1), n, away=dr.pos[far]))
-                run_rounds(net, dr, replace(w, geo=w.geo / 3, bearing=w.bearing / 3), style, rounds=2, escalate=3.0,
-                           start=2)
-                route_flights(net, dr, size_out)
-            found = fix(found)
+        # the real checks, and the repairs they point at: a bend where a route is still too short
+        for attempt in range(REPAIRS + (GAP_RULE_REPAIRS if gap_rule else 0)):
+            new, changes = build_result(net, dr, size_out)
+            found = even_problems(new)
+            short = {p.subject[len("route "):] for p in found if p.code == "route-too-short"}
+            if not found:
+                break
+            widen(net, dr, found)
+            if attempt >= RELAX_FROM:  # still touching after widenings asked for a wider angle: wider gaps too
+                if gap_rule:
+                    relax_gaps(net, found, dr)
+            if attempt:  # still covering a station after more room was asked: go round it
+                short |= {p.subject[len("route "):] for p in found if p.code == "space-on-station"}
+            bend = [k for k, b in enumerate(net.bundles)
+                    if any(net.route_ids[r] in short for r in b.routes) and len(dr.lines[k]) == 2 and not b.flight]
+            for k in bend:
+                b = net.bundles[k]
+                dr.add_waypoint(k, bend_point(dr.pos, b.a, b.b, b.lpref, n))
+            if attempt >= 1:  # neighbours at a station still touching after more room was asked: bend one away
+                for k, j in shared_overlaps(net, found):
+                    if len(dr.lines[k]) == 2 and k not in bend and not net.bundles[k].flight:
+                        b, o = net.bundles[k], net.bundles[j]
+                        far = o.b if o.a in (b.a, b.b) else o.a
+                        dr.add_waypoint(k, bend_point(dr.pos, b.a, b.b, min(b.lsoft, b.lpref * 1.1), n, away=dr.pos[far]))
+            run_rounds(net, dr, replace(w, geo=w.geo / 3, bearing=w.bearing / 3), style, rounds=2, escalate=3.0,
+                       start=2)
+            route_flights(net, dr, size_out, even=True)
+        found = fix(found, even_problems)
     found = geometry_problems(build_result(net, dr, size_out)[0])
     if found:
-        found = fix(found)
+        found = fix(found, geometry_problems)
     lacking = tightened = resized = reseated = octilinear_moves = rp = None
     if not any(p.severity == "error" for p in found):
         # labels as obstacles: stations left no room for their name move a little, where the checks

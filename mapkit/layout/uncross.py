@@ -159,7 +159,7 @@ def uncross(net, dr, size_out, check, found, w, style):
             saved = (dr.pos.copy(), dr.free.copy(), [list(line) for line in dr.lines])
             _apply(dr, moves)
             relax(rp, w, style, np.array([xy for _, xy in moves]))
-            route_flights(net, dr, size_out)   # stations moved: the flights' paths round them again
+            route_flights(net, dr, size_out, even=rp.even)   # stations moved: the flights' paths round them again
             rp.tries, rp.max_tries = 0, REPAIR_TRIES
             new = rp.run()
             if rank(new) < current:
