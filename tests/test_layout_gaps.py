@@ -1,7 +1,7 @@
 """Gaps between spaces held to about 6 mm (network.MAX_GAP_MM) as the layout's own rule (--gap-rule;
 the default, --no-gap-rule, only prefers it: docs/design/layout.md says why), except where a crowded station
 needs its first spaces farther out (crowding.py) or first spaces still touching asked for more
-(pipeline.relax_gaps); the figure that counts routes over it; the fill note and --size auto's
+(repairs.relax_gaps); the figure that counts routes over it; the fill note and --size auto's
 preference for a size the network fills."""
 
 from __future__ import annotations
@@ -19,12 +19,13 @@ from mapkit.layout import layout_board
 from click.testing import CliRunner
 
 from mapkit.cli import main
-from mapkit.layout import LayoutOptions, pipeline
+from mapkit.layout import LayoutOptions, first, pipeline
 from mapkit.layout.crowding import ANGLE_CLEAR, HALF_EXTRA_MM, circle_need, need_of, pair_gap, station_gap
 from mapkit.layout.figures import measure
 from mapkit.layout.fit import FILL, pick_size
 from mapkit.layout.network import GAP_MARGIN_MM, MAX_GAP_MM, build_network
-from mapkit.layout.pipeline import cycle_gaps, fill_note
+from mapkit.layout.repairs import cycle_gaps
+from mapkit.layout.report import fill_note
 
 BOARDS = Path(__file__).resolve().parent.parent / "boards"
 RADIUS = 7.0
@@ -95,8 +96,8 @@ def _drawn_gaps(data: dict) -> dict:
 
 def test_with_the_rule_a_small_board_comes_out_with_its_gaps_held(monkeypatch):
     nets = []
-    build = pipeline.build_network
-    monkeypatch.setattr(pipeline, "build_network", lambda *a, **k: nets.append(build(*a, **k)) or nets[-1])
+    build = first.build_network
+    monkeypatch.setattr(first, "build_network", lambda *a, **k: nets.append(build(*a, **k)) or nets[-1])
     res = layout_board(layout_board_data(14, seed=3), seed=0, gap_rule=True)
     assert nets and all(net.gap_rule for net in nets)
     assert res.figures["errors"] == 0 and res.figures["warnings"] == 0
@@ -202,7 +203,7 @@ def test_a_too_short_route_widens_the_cycle_that_holds_its_ends():
 def test_first_spaces_touching_get_wider_gaps_only_where_their_angle_is_too_narrow(degrees, widened):
     from types import SimpleNamespace
     from mapkit.layout.optimize import Drawing
-    from mapkit.layout.pipeline import GAP_JUMP_MM, relax_gaps
+    from mapkit.layout.repairs import GAP_JUMP_MM, relax_gaps
 
     net = build_network(layout_board_data(8, seed=1), gap_rule=True)
     s = next(i for i in range(net.n) if len(net.at_station(i)) >= 2)

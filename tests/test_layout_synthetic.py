@@ -14,7 +14,7 @@ from mapkit.layout import layout_board
 from mapkit.errors import Problem
 from mapkit.layout.bench import format_layout_bench, run_layout_bench
 from mapkit.layout.network import build_network
-from mapkit.layout.pipeline import fit_report
+from mapkit.layout.report import fit_report
 
 
 def laid_out_clean(stations: int, seed: int):

@@ -101,6 +101,17 @@ def even_problems(data: dict):
 OWN_CHECKS = (geometry_problems, even_problems)   # the layout's own checks (the repair's fast paths know them)
 
 
+def problem_bundles(net, found) -> set[int]:
+    """The bundles the problems name (as subject or in their message)."""
+    bundle_of = {net.route_ids[r]: k for k, b in enumerate(net.bundles) for r in b.routes}
+    out = set()
+    for p in found:
+        for rid in [p.subject.split(" ", 1)[-1]] + re.findall(r"route '([^']+)'", p.message):
+            if rid in bundle_of:
+                out.add(bundle_of[rid])
+    return out
+
+
 def fill_kept(dr, span_before) -> bool:
     """The stations' bounding box still spans what the board asks (dr.fill_box), or no less than it
     did: a local move must not undo the fill the optimization reached."""
