@@ -25,7 +25,7 @@ from mapkit.layout.labelboxes import candidate_boxes
 from mapkit.layout.labelroom import LABEL_PT, label_bounds, without_room
 from mapkit.layout.network import build_network
 from mapkit.layout.judge import geometry_problems
-from mapkit.layout.polish import POLISH_STEPS_MM, Costs, _cost
+from mapkit.layout.bearings import POLISH_STEPS_MM, Costs, _cost
 from mapkit.layout.repair import Repair
 from mapkit.layout.result import build_result
 from mapkit.render import labels as render_labels

@@ -39,7 +39,7 @@ def test_synthetic_board_comes_out_clean(stations, seed):
     (20, 1), (20, 2), (40, 0), (40, 2), (60, 0), (60, 1), (60, 2), (100, 0), (100, 1), (100, 2),
     (200, 0), (200, 1),
     # a network that wants about 1872 x 1246 mm, shrunk to 89 % on the largest standard size: the
-    # earlier steps leave a double 8 mm short (or its overlaps); the finishing step (finish.py) clears it
+    # earlier steps leave a double 8 mm short (or its overlaps); the finishing step (knots/leftovers.py) clears it
     (200, 2)])
 def test_large_synthetic_board_comes_out_clean(stations, seed):
     """Which leftovers the earlier steps hand to the finishing step depends on the machine's

@@ -57,7 +57,7 @@ def layout_board(data: dict, *, style: str = "geographic", size="auto", seed: in
     the labels' room, the fill and the directions allow (tighten.py, figure tightened; once more
     after the label step, tightened.again), and in the geographic style stations of one or two
     neighbours drawn across them are first seated on their bearings, and branches drawn turned round
-    their station turned back (reseat.py, figure reseated).
+    their station turned back (seats.py, figure reseated).
     Measured on 18 cases (docs/layout-gaps.md): the rule leaves about a quarter as many
     routes over 6 mm (114 against 445 of 3094, seed 0), every case clean, at about 1.2 times the
     CPU (the 60-station bench board: about 9.5 s against 7.9 s; `mapkit bench --only layout`).

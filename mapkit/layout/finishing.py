@@ -2,9 +2,9 @@
 room and its directions seen to, with no more problems than the knot steps left (the clean board
 stays clean, a warning they could not remove may stay).
 
-On output, in turn: the polish (geographic, not refined: stations nudged towards their routes' real
-bearings, polish.py), the seats (not refined: stations of one or two neighbours drawn across them seated
-on their bearings, branches turned back, reseat.py), the tightening (routes whose gaps between
+On output, in turn: the bearings (geographic, not refined: stations nudged towards their routes' real
+bearings, bearings.py), the seats (not refined: stations of one or two neighbours drawn across them seated
+on their bearings, branches turned back, seats.py), the tightening (routes whose gaps between
 spaces are over 6 mm drawn in where the checks, the label room, the fill and the directions allow,
 tighten.py), the label step (stations without room for their name moved or given room by sliding a
 line, labels.py), the tightening once more where routes are still over 6 mm, and in the schematic
@@ -24,9 +24,9 @@ from mapkit.layout.judge import geometry_problems, score
 from mapkit.layout.labelroom import ROOM_SIZES
 from mapkit.layout.labels import label_repair
 from mapkit.layout.octilinear import octilinear
-from mapkit.layout.polish import polish
+from mapkit.layout.bearings import polish
 from mapkit.layout.repair import Repair
-from mapkit.layout.reseat import reseat
+from mapkit.layout.seats import reseat
 from mapkit.layout.tighten import tighten
 
 

@@ -6,10 +6,10 @@ what holds on its output:
 
 first.py (the network and its first drawing, from the real map or the file's), onboard.py (the
 optimization, the board size, the drawing on it), repairs.py (the rounds of checks and targeted
-repairs, spaces spread evenly), knots.py (local moves judged by the checks: repair, untangle,
-unfold, uncross, finish), the same knot steps on the drawing as printed (spaces placed by their
-ends' needs), finishing.py (on a board without errors: polish, seats, tightening, labels, 45°),
-resize.py (--size auto: the smallest standard board that holds the finished drawing) and
+repairs, spaces spread evenly), knots/ (local moves judged by the checks: the repair, then kicks,
+folds, crossings and leftovers), the same knot steps on the drawing as printed (spaces placed by
+their ends' needs), finishing.py (on a board without errors: bearings, seats, tightening, labels,
+45°), board_size.py (--size auto: the smallest standard board that holds the finished drawing) and
 report.py (the board dict, its figures and the problems left). layout_once is that row on one
 size; layout_sizes, layout_rule_or_soft and layout_board_impl choose among such layouts (the next
 size up, the soft layout, the file's drawing refined by the local steps or the rounds)."""
@@ -29,7 +29,7 @@ from mapkit.layout.onboard import onto_board
 from mapkit.layout.options import LayoutOptions
 from mapkit.layout.repairs import checked_repairs
 from mapkit.layout.report import layout_result
-from mapkit.layout.resize import smaller_board
+from mapkit.layout.board_size import smaller_board
 from mapkit.layout.result import build_result
 
 
@@ -187,7 +187,7 @@ def layout_once(data: dict, opts: LayoutOptions, refine: str | None = None):
     if not any(p.severity == "error" for p in d.found):
         finish_board(d)
     if opts.size == "auto" and not d.any_fixed and not d.found:
-        # the finished drawing is often smaller than the first one its size was picked from (resize.py)
+        # the finished drawing is often smaller than the first one its size was picked from (board_size.py)
         first = d.size_out
         d.size_out = smaller_board(d.net, d.dr, first, geometry_problems)
         if d.size_out != first:

@@ -3,7 +3,7 @@ and the problems left, in the designer's words.
 
 The figures: size_chosen, bends, routes_gap_widened (gap rule), labels_without_room_10pt and
 polished, tightened, reseated, octilinear (where the finishing ran), figures.measure's (errors,
-warnings, gaps, fill, label room, directions), smaller_board (resize.py) and fill_note (gap rule,
+warnings, gaps, fill, label room, directions), smaller_board (board_size.py) and fill_note (gap rule,
 a board the stations do not fill). The problems: the notes (a shrink) where something is left,
 what does not fit and by how much (fit_report), and why the knot steps were left out
 (too_many_note).
@@ -47,7 +47,7 @@ def layout_result(d: Draft):
         for key in ("routes_over_gap", "largest_gap_mm"):
             tightened[key].append(figures[key])
     if d.resized:
-        figures["smaller_board"] = d.resized   # the finished drawing moved onto a smaller board (resize.py)
+        figures["smaller_board"] = d.resized   # the finished drawing moved onto a smaller board (board_size.py)
     note = fill_note(figures, net.board.physical.margin_mm) if gap_rule else None
     if note:
         figures["fill_note"] = note

@@ -7,22 +7,22 @@ local moves (repair.py; tries bounded by the board's size), the flights' paths a
 stations under one (and the repair once more), and where problems are left, unless they are errors
 on more than KNOT_SHARE of the routes (the board too small for the network rather than knotted:
 those counted in draft.crowded_out and the steps below left out), the untangling (kicks with a
-local re-optimization, untangle.py) and the repair once more, the unfolding (a station across a
-route stretched round it, unfold.py), the uncrossing (uncross.py, for crossings) and the finishing
-(finish.py: the leftovers of 1 mm or 2 mm²). No step leaves the drawing worse by the checks than
-it found it.
+local re-optimization, kicks.py) and the repair once more, the unfolding (a station across a
+route stretched round it, folds.py), the uncrossing (crossings.py, for crossings) and the
+finishing (leftovers.py: the leftovers of 1 mm or 2 mm²). No step leaves the drawing worse by the
+checks than it found it.
 """
 
 from __future__ import annotations
 
 from mapkit.layout.draft import Draft
-from mapkit.layout.finish import finish
 from mapkit.layout.flights import route_flights
 from mapkit.layout.judge import even_problems, problem_bundles
+from mapkit.layout.knots.crossings import uncross
+from mapkit.layout.knots.folds import unfold
+from mapkit.layout.knots.kicks import untangle
+from mapkit.layout.knots.leftovers import finish
 from mapkit.layout.repair import repair
-from mapkit.layout.uncross import uncross
-from mapkit.layout.unfold import unfold
-from mapkit.layout.untangle import untangle
 
 REPAIR_TRIES = 700  # local moves judged by the checks at most (mapkit.layout.repair)
 REPAIR_TRIES_PER_STATION = 25
@@ -51,7 +51,7 @@ def untie_knots(d: Draft, check) -> None:
         if found:
             found = repair(net, dr, size_out, check, max_tries=min(REPAIR_TRIES, REPAIR_TRIES_PER_STATION * n))
     if found:
-        # a route stretched round a station the real map has on its other side: that station across (unfold.py)
+        # a route stretched round a station the real map has on its other side: that station across (knots/folds.py)
         found = unfold(net, dr, size_out, check, found, w, style)
     if any(p.code == "crossing" for p in found):
         # two routes crossing on a planar network: a bend round the wrong side, a station across a route

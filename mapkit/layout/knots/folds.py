@@ -19,7 +19,7 @@ import shapely
 from mapkit.layout.flights import route_flights
 from mapkit.layout.overpass import overpass_gaps, rank
 from mapkit.layout.repair import Repair
-from mapkit.layout.untangle import RELAX_ROUNDS, Untangle
+from mapkit.layout.knots.kicks import RELAX_ROUNDS, Untangle
 
 REPAIR_TRIES = 200   # the repair after an unfolding: local moves judged by the checks, at most
 UNFOLD_ROUNDS = RELAX_ROUNDS  # of the local re-optimization after it

@@ -31,7 +31,7 @@ import shapely
 from mapkit.layout.flights import route_flights
 from mapkit.layout.overpass import _insert as insert, rank
 from mapkit.layout.repair import Repair
-from mapkit.layout.unfold import _flip, relax
+from mapkit.layout.knots.folds import _flip, relax
 
 REPAIR_TRIES = 200   # the repair after a move: local moves judged by the checks, at most
 MAX_MOVES = 24       # moves (each with its re-optimization and repair) over one uncrossing

@@ -1,5 +1,5 @@
 """--size auto, last step: the finished drawing moved onto the smallest standard board that holds it
-(mapkit/layout/resize.py)."""
+(mapkit/layout/board_size.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from mapkit.layout import judge, layout_board, pipeline
 from mapkit.layout.labelroom import ROOM_SIZES, without_room
 from mapkit.layout.network import build_network
 from mapkit.layout.optimize import Drawing
-from mapkit.layout.resize import smaller_board
+from mapkit.layout.board_size import smaller_board
 from mapkit.layout.result import build_result
 from mapkit.layout.synthetic import layout_board_data
 
