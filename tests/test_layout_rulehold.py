@@ -1,7 +1,7 @@
 """The gap rule holding (docs/design/layout.md, "The gap rule"): the repair's memo kept
 apart for the even spread and the placement by needs, the rule lifted from the routes of a problem
-that persists from one round of repairs to the next (repairs.release_gaps), and the first rounds
-run without the rule (onboard.first_rounds). Small boards, each test a few seconds."""
+that persists from one round of repairs to the next (checked_repairs._release_gaps), and the first rounds
+run without the rule (onboard._first_rounds). Small boards, each test a few seconds."""
 from __future__ import annotations
 
 import math
@@ -10,7 +10,7 @@ import numpy as np
 
 from mapkit.errors import Problem
 from mapkit.layout.judge import even_problems, geometry_problems
-from mapkit.layout import LayoutOptions, first, onboard, pipeline, repairs
+from mapkit.layout import LayoutOptions, checked_repairs, first, onboard, pipeline
 from mapkit.layout.network import MAX_GAP_MM, build_network
 from mapkit.layout.optimize import Drawing
 from mapkit.layout.repair import Repair
@@ -60,9 +60,9 @@ def test_a_persisting_crossing_lifts_the_rule_from_its_routes_only():
     k_cd = next(k for k, b in enumerate(net.bundles) if {net.ids[b.a], net.ids[b.b]} == {"c", "d"})
     before = [(b.gap_max, b.lsoft) for b in net.bundles]
     found = [_crossing("a-b", "c-d")]
-    assert repairs.release_gaps(net, found, dr) == set()      # first seen: the rule holds
+    assert checked_repairs._release_gaps(net, found, dr) == set()      # first seen: the rule holds
     assert [(b.gap_max, b.lsoft) for b in net.bundles] == before
-    assert repairs.release_gaps(net, found, dr) == {k_ab, k_cd}   # seen again: lifted from both
+    assert checked_repairs._release_gaps(net, found, dr) == {k_ab, k_cd}   # seen again: lifted from both
     for k, b in enumerate(net.bundles):
         if k in (k_ab, k_cd):
             assert math.isinf(b.gap_max) and b.lsoft == b.lmax
@@ -72,18 +72,18 @@ def test_a_persisting_crossing_lifts_the_rule_from_its_routes_only():
 
 def test_a_problem_that_went_away_and_came_back_is_not_persisting():
     net, dr = _drawing()
-    repairs.release_gaps(net, [_crossing("a-b", "c-d")], dr)
-    repairs.release_gaps(net, [], dr)
-    assert repairs.release_gaps(net, [_crossing("a-b", "c-d")], dr) == set()
+    checked_repairs._release_gaps(net, [_crossing("a-b", "c-d")], dr)
+    checked_repairs._release_gaps(net, [], dr)
+    assert checked_repairs._release_gaps(net, [_crossing("a-b", "c-d")], dr) == set()
     assert all(b.gap_max <= MAX_GAP_MM + 5 for b in net.bundles)
 
 
 def test_relax_gaps_leaves_released_routes_unbounded():
     net, dr = _drawing()
     found = [_crossing("a-b", "c-d")]
-    repairs.relax_gaps(net, found, dr)
-    repairs.relax_gaps(net, found, dr)
-    repairs.relax_gaps(net, found, dr)
+    checked_repairs._relax_gaps(net, found, dr)
+    checked_repairs._relax_gaps(net, found, dr)
+    checked_repairs._relax_gaps(net, found, dr)
     assert sum(math.isinf(b.gap_max) for b in net.bundles) == 2
 
 
@@ -105,14 +105,14 @@ def _first_rounds_spied(monkeypatch, data):
     net = build_network(data, gap_rule=True)
     pos = np.array([[s["lon"] * 1000.0, -s["lat"] * 1000.0] for s in data["stations"]])
     dr = Drawing(pos - pos.min(0) + 50.0, net.n, [[b.a, b.b] for b in net.bundles], np.ones(net.n, dtype=bool))
-    onboard.first_rounds(net, dr, first.weights_for("geographic"), "geographic")
+    onboard._first_rounds(net, dr, first._weights_for("geographic"), "geographic")
     return seen, net, dr
 
 
 def test_first_rounds_without_crossings_keep_the_rule(monkeypatch):
     data, _ = _board()
     seen, net, dr = _first_rounds_spied(monkeypatch, data)
-    assert not onboard.crossings(net, dr)
+    assert not onboard._crossings(net, dr)
     assert seen == [True]        # the rule's rounds left no crossing: the soft ones never run
 
 
@@ -127,11 +127,11 @@ def test_first_rounds_with_crossings_try_them_without_the_rule(monkeypatch):
     net = build_network(data, gap_rule=True)
     start = Drawing(np.array([[100.0, 100.0], [300.0, 100.0], [300.0, 300.0], [100.0, 300.0]]), net.n,
                     [[b.a, b.b] for b in net.bundles], np.ones(net.n, dtype=bool))
-    assert onboard.crossings(net, start)
+    assert onboard._crossings(net, start)
     seen = _spy_rounds(monkeypatch)
-    onboard.first_rounds(net, start, first.weights_for("geographic"), "geographic")
+    onboard._first_rounds(net, start, first._weights_for("geographic"), "geographic")
     # the soft rounds ran (without the rule) unless the rule's own rounds took the crossing out
-    assert seen == [True, False] or (seen == [True] and not onboard.crossings(net, start))
+    assert seen == [True, False] or (seen == [True] and not onboard._crossings(net, start))
 
 
 def test_the_rule_holds_on_a_small_synthetic_board():

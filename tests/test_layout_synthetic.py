@@ -14,7 +14,7 @@ from mapkit.layout import layout_board
 from mapkit.errors import Problem
 from mapkit.layout.bench import format_layout_bench, run_layout_bench
 from mapkit.layout.network import build_network
-from mapkit.layout.report import fit_report
+from mapkit.layout.report import _fit_report
 
 
 def laid_out_clean(stations: int, seed: int):
@@ -61,13 +61,13 @@ def test_what_is_left_says_why_the_crowded_station_and_a_larger_board():
     found = [Problem("error", "space-overlap", f"spaces overlap route '{mine[1]}' (2 mm²)", subject=f"route {mine[0]}"),
              Problem("error", "route-too-short", "2 spaces need 48 mm but the route is drawn 48 mm long",
                      subject=f"route {mine[1]}")]
-    lines = fit_report(found, net, (800, 530))
+    lines = _fit_report(found, net, (800, 530))
     degree = sum(at in (b.a, b.b) for b in net.bundles)
     assert f"station '{hub}' ({degree} routes leave it" in lines[0], lines
     assert "short by less than 1 mm" in lines[1], lines
     assert lines[-1] == "2 problems left that the repair's moves could not undo on 800 x 530 mm; a larger board " \
         "(--size 841x594) gives the stations more room", lines
-    assert fit_report([], net, (800, 530)) == []
+    assert _fit_report([], net, (800, 530)) == []
 
 
 @pytest.mark.slow  # tests/test_layout.py has a fast one on 8 stations

@@ -36,9 +36,9 @@ def test_errors_on_more_than_a_third_of_the_routes_are_too_many():
     err = Problem("error", "route-too-short", "short", subject="route x")
     warn = Problem("warning", "crossing", "crosses", subject="route x")
     third = int(routes * knots.KNOT_SHARE)
-    assert not knots.too_many([err] * third, net)
-    assert knots.too_many([err] * (third + 1), net)
-    assert not knots.too_many([err] * third + [warn] * routes, net)   # warnings are not counted
+    assert not knots._too_many([err] * third, net)
+    assert knots._too_many([err] * (third + 1), net)
+    assert not knots._too_many([err] * third + [warn] * routes, net)   # warnings are not counted
 
 
 def test_a_board_far_too_small_leaves_the_knot_steps_out_and_says_so(monkeypatch):

@@ -44,7 +44,7 @@ def first_drawing(data: dict, opts: LayoutOptions, refine: str | None = None) ->
         # by 0.05 mm can touch where it held by less (a route 0.05 mm short)
         pos0 = net.given.copy()
     else:
-        pos0 = majorize(ground, pos0 + jitter, anchor=stress_anchor(ground, opts.anchor_share))
+        pos0 = majorize(ground, pos0 + jitter, anchor=_stress_anchor(ground, opts.anchor_share))
     dr = Drawing(pos0, n, [[b.a, b.b] for b in net.bundles], ~net.fixed.copy(), anchor=pos0.copy())
     for k, line in enumerate(dr.lines):
         for wp in net.bundles[k].fixed_waypoints:
@@ -65,7 +65,7 @@ def first_drawing(data: dict, opts: LayoutOptions, refine: str | None = None) ->
     for k in (k for k in needs_bend(net) if k not in drawn):
         b = net.bundles[k]
         dr.add_waypoint(k, bend_point(dr.pos, b.a, b.b, b.lpref, n))
-    w = weights_for(opts.style)
+    w = _weights_for(opts.style)
     if refine:
         # the drawing the designer has is the anchor: held much harder than the real map is (geo)
         w = replace(w, geo=REFINE_GEO)
@@ -73,13 +73,13 @@ def first_drawing(data: dict, opts: LayoutOptions, refine: str | None = None) ->
     return Draft(data, opts, refine, net, dr, w, any_fixed=any_fixed)
 
 
-def weights_for(style: str) -> Weights:
+def _weights_for(style: str) -> Weights:
     if style == "schematic":
         return Weights(geo=0.01, bearing=2.0, octilinear=10.0)
     return Weights()
 
 
-def stress_anchor(net, share: float) -> float:
+def _stress_anchor(net, share: float) -> float:
     """The pull towards the real map in the stress drawing, as a share of a typical station's stress
     weight (the weights are 1/d², so an absolute number would mean nothing across boards)."""
     if share <= 0:

@@ -1,7 +1,7 @@
 """The second stage of a layout: the drawing optimized and put on its board (onto_board).
 
 On output the drawing has had the optimization's rounds without a board (laid out anew: with the
-gap rule, first_rounds), the board size is chosen (opts.size, or with "auto" the smallest standard
+gap rule, _first_rounds), the board size is chosen (opts.size, or with "auto" the smallest standard
 size that holds the drawing, fit.pick_size; a refined or pinned drawing keeps its own scale on at
 least the file's size), the drawing is centred on the board (shrunk in steps where a fixed size is
 too small, said in draft.notes), held inside its inner area (dr.bounds) and asked to fill it
@@ -31,7 +31,7 @@ def onto_board(d: Draft) -> None:
     size, gap_rule, any_fixed = d.opts.size, d.opts.gap_rule, d.any_fixed
     if not any_fixed:
         if gap_rule:
-            first_rounds(net, dr, w, style)
+            _first_rounds(net, dr, w, style)
         else:
             run_rounds(net, dr, w, style, rounds=3)
     ph = net.board.physical
@@ -58,7 +58,7 @@ def onto_board(d: Draft) -> None:
         centre = np.array([(box[0] + box[2]) / 2, (box[1] + box[3]) / 2])
         dr.anchor = (dr.anchor - (dr.anchor.min(0) + dr.anchor.max(0)) / 2) * s + centre
         if s < 0.999:
-            shrink_gradually(net, dr, w, style, s, c, centre, box)
+            _shrink_gradually(net, dr, w, style, s, c, centre, box)
         else:
             dr.pos = (dr.pos - c) * s + centre
     dr.bounds = box
@@ -70,7 +70,7 @@ def onto_board(d: Draft) -> None:
     d.size_out, d.board_mm, d.picked = size_out, (W, H), picked
 
 
-def first_rounds(net, dr, w, style) -> None:
+def _first_rounds(net, dr, w, style) -> None:
     """The first rounds of the optimization (before the board) with the gap rule; where they leave
     routes crossing, the same rounds from the same drawing with the rule's limits lifted (the network
     as the soft layout has it: each route held only by the checks' stretch limit, its 6 mm gaps a
@@ -82,21 +82,21 @@ def first_rounds(net, dr, w, style) -> None:
     rounds on either way; the board's size is picked from the drawing kept."""
     start = dr.pos.copy()
     run_rounds(net, dr, w, style, rounds=3)
-    held = crossings(net, dr)
+    held = _crossings(net, dr)
     if not held:
         return
     ruled, dr.pos = dr.pos, start
     run_rounds(replace(net, gap_rule=False), dr, w, style, rounds=3)
-    if len(crossings(net, dr)) >= len(held):
+    if len(_crossings(net, dr)) >= len(held):
         dr.pos = ruled
 
 
-def crossings(net, dr) -> list:
+def _crossings(net, dr) -> list:
     """The crossings the checks find in the drawing as it is (on the file's board: no size yet)."""
     return [p for p in geometry_problems(build_result(net, dr, None)[0]) if p.code == "crossing"]
 
 
-def shrink_gradually(net, dr, w, style, s, c, centre, box) -> None:
+def _shrink_gradually(net, dr, w, style, s, c, centre, box) -> None:
     """A network too big for the board, taken down to its size in steps of about SHRINK_STEP with a
     round of the optimization after each, inside a box that closes in on the board's: shrunk at
     once, every route is too short together and the rules pull the map into knots (Seattle's north

@@ -5,14 +5,20 @@ what holds on its output:
         -> untie_knots (as printed) -> finish_board -> smaller_board -> layout_result
 
 first.py (the network and its first drawing, from the real map or the file's), onboard.py (the
-optimization, the board size, the drawing on it), repairs.py (the rounds of checks and targeted
+optimization, the board size, the drawing on it), checked_repairs.py (the rounds of checks and targeted
 repairs, spaces spread evenly), knots/ (local moves judged by the checks: the repair, then kicks,
 folds, crossings and leftovers), the same knot steps on the drawing as printed (spaces placed by
 their ends' needs), finishing.py (on a board without errors: bearings, seats, tightening, labels,
 45°), board_size.py (--size auto: the smallest standard board that holds the finished drawing) and
 report.py (the board dict, its figures and the problems left). layout_once is that row on one
 size; layout_sizes, layout_rule_or_soft and layout_board_impl choose among such layouts (the next
-size up, the soft layout, the file's drawing refined by the local steps or the rounds)."""
+size up, the soft layout, the file's drawing refined by the local steps or the rounds).
+
+The three bundled boards laid out anew, and the 60-station bench network (mapkit.layout.synthetic,
+seed 0), come out with no geometry problem (`mapkit layout boards/seattle.json --out OUT` exits 0;
+likewise portland, north-america, portland --style schematic, --no-gap-rule, --size 600x900 and
+--refine). `python bench/structure_identity.py record DIR layouts more-layouts` before a change and
+`... check DIR layouts more-layouts` after it compare those layouts byte for byte (one machine)."""
 
 from __future__ import annotations
 
@@ -27,7 +33,7 @@ from mapkit.layout.judge import even_problems, geometry_problems
 from mapkit.layout.knots import untie_knots
 from mapkit.layout.onboard import onto_board
 from mapkit.layout.options import LayoutOptions
-from mapkit.layout.repairs import checked_repairs
+from mapkit.layout.checked_repairs import checked_repairs
 from mapkit.layout.report import layout_result
 from mapkit.layout.board_size import smaller_board
 from mapkit.layout.result import build_result

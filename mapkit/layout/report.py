@@ -5,8 +5,8 @@ The figures: size_chosen, bends, routes_gap_widened (gap rule), labels_without_r
 polished, tightened, reseated, octilinear (where the finishing ran), figures.measure's (errors,
 warnings, gaps, fill, label room, directions), smaller_board (board_size.py) and fill_note (gap rule,
 a board the stations do not fill). The problems: the notes (a shrink) where something is left,
-what does not fit and by how much (fit_report), and why the knot steps were left out
-(too_many_note).
+what does not fit and by how much (_fit_report), and why the knot steps were left out
+(_too_many_note).
 """
 
 from __future__ import annotations
@@ -27,10 +27,10 @@ def layout_result(d: Draft):
     W, H = d.board_mm
     notes, crowded_out, picked = d.notes, d.crowded_out, d.picked
     new, changes = build_result(net, dr, size_out)
-    problems = (notes if found else []) + fit_report(found, net, size_out or (W, H))
+    problems = (notes if found else []) + _fit_report(found, net, size_out or (W, H))
     if found and crowded_out:
-        problems.insert(len(notes), too_many_note(crowded_out, net, picked if size != "auto" and picked != (W, H) else None))
-    # routes allowed gaps wider than MAX_GAP_MM: at a crowded station (crowding.py) or relaxed (repairs.relax_gaps)
+        problems.insert(len(notes), _too_many_note(crowded_out, net, picked if size != "auto" and picked != (W, H) else None))
+    # routes allowed gaps wider than MAX_GAP_MM: at a crowded station (crowding.py) or relaxed (checked_repairs._relax_gaps)
     widened = {"routes_gap_widened": sum(len(b.routes) for b in net.bundles if b.gap_max > MAX_GAP_MM
                                          and not b.flight)} if gap_rule else {}
     # labels_without_room_10pt: the stations the layout's label-room model (labelroom.py) finds no room
@@ -48,13 +48,13 @@ def layout_result(d: Draft):
             tightened[key].append(figures[key])
     if d.resized:
         figures["smaller_board"] = d.resized   # the finished drawing moved onto a smaller board (board_size.py)
-    note = fill_note(figures, net.board.physical.margin_mm) if gap_rule else None
+    note = _fill_note(figures, net.board.physical.margin_mm) if gap_rule else None
     if note:
         figures["fill_note"] = note
     return new, changes, figures, problems
 
 
-def fill_note(figures: dict, margin: float) -> str | None:
+def _fill_note(figures: dict, margin: float) -> str | None:
     """A board the stations do not fill FILL each way, said with the size they would fill (figure
     fill_note, beside fill_w and fill_h): the routes' gaps are held to network.MAX_GAP_MM, so a network
     too small for its board is not stretched to it. Not a problem of the geometry: the board is valid."""
@@ -69,7 +69,7 @@ def fill_note(figures: dict, margin: float) -> str | None:
             " filled, or lengthen routes")
 
 
-def too_many_note(errors: list[int], net, auto=None) -> str:
+def _too_many_note(errors: list[int], net, auto=None) -> str:
     """The line that says the knot steps were left out, and why; with a fixed size, the size
     --size auto would start from (auto), when it is another."""
     pick = f"; --size auto would start from {auto[0]:g} x {auto[1]:g} mm" if auto else ""
@@ -78,7 +78,7 @@ def too_many_note(errors: list[int], net, auto=None) -> str:
             f" were left out{pick}")
 
 
-def fit_report(found, net=None, board_mm=None) -> list[str]:
+def _fit_report(found, net=None, board_mm=None) -> list[str]:
     """What does not fit, in the designer's words, with by how much where the check measured it,
     which station is crowded where two routes leave it too close together, and (problems left)
     what would give the stations more room."""
@@ -94,7 +94,7 @@ def fit_report(found, net=None, board_mm=None) -> list[str]:
             short = f"short by {need - drawn:.0f} mm" if need - drawn >= 1 else "short by less than 1 mm"
             out.append(f"{p.subject}: its spaces need {need:g} mm, drawn {drawn:g} mm ({short})")
         elif p.code in ("space-overlap", "space-on-station", "station-overlap", "off-board"):
-            out.append(f"{p.subject}: {p.message}{crowded(p, routes_at)}")
+            out.append(f"{p.subject}: {p.message}{_crowded(p, routes_at)}")
         elif p.severity == "warning":
             out.append(f"{p.subject}: {p.message} (warning)")
     if found and board_mm is not None:
@@ -105,7 +105,7 @@ def fit_report(found, net=None, board_mm=None) -> list[str]:
     return out
 
 
-def crowded(p, routes_at) -> str:
+def _crowded(p, routes_at) -> str:
     """For two routes' spaces overlapping at the station they share: that station and how many
     routes (and doubles) leave it, the reason their first spaces cannot clear each other."""
     if p.code != "space-overlap" or not routes_at:

@@ -26,7 +26,7 @@ from mapkit.layout.repair import repair
 
 REPAIR_TRIES = 700  # local moves judged by the checks at most (mapkit.layout.repair)
 REPAIR_TRIES_PER_STATION = 25
-KNOT_SHARE = 1 / 3   # errors on more than this share of the routes after the repair: the board is too small (too_many)
+KNOT_SHARE = 1 / 3   # errors on more than this share of the routes after the repair: the board is too small (_too_many)
 
 
 def untie_knots(d: Draft, check) -> None:
@@ -38,7 +38,7 @@ def untie_knots(d: Draft, check) -> None:
         # the repair moved stations under a flight: a new path, and the repair once more
         route_flights(net, dr, size_out, even=check is even_problems)
         found = repair(net, dr, size_out, check, max_tries=min(REPAIR_TRIES, REPAIR_TRIES_PER_STATION * n) // 2)
-    if too_many(found, net):
+    if _too_many(found, net):
         # errors on a good share of the routes after the repair: the board is too small for the
         # network, not knotted. The steps below undo a few local knots each (their budgets are
         # per problem); the fit report says what does not fit without them
@@ -62,7 +62,7 @@ def untie_knots(d: Draft, check) -> None:
     d.found = found
 
 
-def too_many(found, net) -> bool:
+def _too_many(found, net) -> bool:
     """Whether the repair left errors on more than KNOT_SHARE of the routes: then the board is too
     small for the network, and the knot steps (untangling, unfolding, uncrossing, finishing), each
     made to undo a few local knots with a budget per problem, are left out. On the 18 test cases

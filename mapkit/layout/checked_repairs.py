@@ -4,9 +4,9 @@ steps after it are made for the even spread).
 
 Up to REPAIRS rounds (GAP_RULE_REPAIRS more with the gap rule), each while the checks find
 something: the pairs of routes whose spaces touch asked for a wider angle or more clearance in the
-optimization (widen); with the gap rule, from round RELAX_FROM, wider gaps for the routes whose
+optimization (_widen); with the gap rule, from round RELAX_FROM, wider gaps for the routes whose
 first spaces still touch at their station and the rule lifted from those a crossing or a space
-over a station names twice (relax_gaps, release_gaps); a bend in each straight route still too
+over a station names twice (_relax_gaps, _release_gaps); a bend in each straight route still too
 short, or (from the second round) still over a station or touching its neighbour at their
 station; two rounds of the optimization with the real map's pull a third as strong; the flights'
 paths anew. On output draft.found is what the even spread's checks still find (the knot steps,
@@ -29,8 +29,8 @@ from mapkit.layout.optimize import run_rounds
 from mapkit.layout.result import build_result
 
 REPAIRS = 4  # rounds of real checks and targeted repairs
-GAP_RULE_REPAIRS = 2  # more of them with the gap rule: each relaxes the gaps of routes still touching (relax_gaps)
-RELAX_FROM = 1  # the repair attempt from which those routes get wider gaps (relax_gaps)
+GAP_RULE_REPAIRS = 2  # more of them with the gap rule: each relaxes the gaps of routes still touching (_relax_gaps)
+RELAX_FROM = 1  # the round of repairs from which those routes get wider gaps (_relax_gaps)
 GAP_RELAX_MM = 1.0  # a route whose first space still touches a neighbour's at their station: this much wider a gap
 GAP_JUMP_MM = 2.0   # ... or up to this much, where the drawn angle asks for it (crowding.pair_gap)
 
@@ -38,25 +38,25 @@ GAP_JUMP_MM = 2.0   # ... or up to this much, where the drawn angle asks for it 
 def checked_repairs(d: Draft) -> None:
     """The rounds of checks and targeted repairs (see the module docstring)."""
     net, dr, w, style, n, size_out, gap_rule = d.net, d.dr, d.w, d.style, d.n, d.size_out, d.opts.gap_rule
-    for attempt in range(REPAIRS + (GAP_RULE_REPAIRS if gap_rule else 0)):
+    for rnd in range(REPAIRS + (GAP_RULE_REPAIRS if gap_rule else 0)):
         new, changes = build_result(net, dr, size_out)
         found = even_problems(new)
         short = {p.subject[len("route "):] for p in found if p.code == "route-too-short"}
         if not found:
             break
-        widen(net, dr, found)
-        if attempt >= RELAX_FROM:  # still touching after widenings asked for a wider angle: wider gaps too
+        _widen(net, dr, found)
+        if rnd >= RELAX_FROM:  # still touching after widenings asked for a wider angle: wider gaps too
             if gap_rule:
-                relax_gaps(net, found, dr)
-        if attempt:  # still covering a station after more room was asked: go round it
+                _relax_gaps(net, found, dr)
+        if rnd:  # still covering a station after more room was asked: go round it
             short |= {p.subject[len("route "):] for p in found if p.code == "space-on-station"}
         bend = [k for k, b in enumerate(net.bundles)
                 if any(net.route_ids[r] in short for r in b.routes) and len(dr.lines[k]) == 2 and not b.flight]
         for k in bend:
             b = net.bundles[k]
             dr.add_waypoint(k, bend_point(dr.pos, b.a, b.b, b.lpref, n))
-        if attempt >= 1:  # neighbours at a station still touching after more room was asked: bend one away
-            for k, j in shared_overlaps(net, found):
+        if rnd >= 1:  # neighbours at a station still touching after more room was asked: bend one away
+            for k, j in _shared_overlaps(net, found):
                 if len(dr.lines[k]) == 2 and k not in bend and not net.bundles[k].flight:
                     b, o = net.bundles[k], net.bundles[j]
                     far = o.b if o.a in (b.a, b.b) else o.a
@@ -67,7 +67,7 @@ def checked_repairs(d: Draft) -> None:
     d.found = found
 
 
-def widen(net, dr, found) -> None:
+def _widen(net, dr, found) -> None:
     """Where the real check still finds spaces touching, ask those pairs for more room."""
     bundle_of = {net.route_ids[r]: k for k, b in enumerate(net.bundles) for r in b.routes}
     station_of = {sid: i for i, sid in enumerate(net.ids)}
@@ -91,7 +91,7 @@ def widen(net, dr, found) -> None:
                 station[(s, k)] = station.get((s, k), 0.0) + 1.5
 
 
-def shared_overlaps(net, found) -> list[tuple[int, int]]:
+def _shared_overlaps(net, found) -> list[tuple[int, int]]:
     """(longer bundle, other) of each space overlap between two routes that share a station."""
     bundle_of = {net.route_ids[r]: k for k, b in enumerate(net.bundles) for r in b.routes}
     out = []
@@ -107,17 +107,17 @@ def shared_overlaps(net, found) -> list[tuple[int, int]]:
     return out
 
 
-def relax_gaps(net, found, dr) -> None:
+def _relax_gaps(net, found, dr) -> None:
     """Where two routes' first spaces still overlap at the station they share, let both be drawn
     with wider gaps (GAP_RELAX_MM more, or at once the gap their drawn angle needs,
     crowding.pair_gap; within the checks' stretch limit): the gaps are held to 6 mm as a rule, but
     a station whose routes leave it close together may need its first spaces farther out
     (crowding.py reckons that for evenly spread routes; the drawing's real angles can ask for more).
     A route still too short whose ends the routes of a cycle hold too close (each at its widest):
-    those routes get GAP_RELAX_MM more (cycle_gaps)."""
+    those routes get GAP_RELAX_MM more (_cycle_gaps)."""
     named: dict[int, float] = {}
-    released = release_gaps(net, found, dr)
-    for k, j in shared_overlaps(net, found):
+    released = _release_gaps(net, found, dr)
+    for k, j in _shared_overlaps(net, found):
         if k in released or j in released:
             continue   # no gap limit left to widen
         need = drawn_pair_gap(net, dr, k, j)
@@ -125,20 +125,20 @@ def relax_gaps(net, found, dr) -> None:
             continue   # the drawn angle already clears their first spaces: they touch farther out, not a gap's doing
         for i in (k, j):   # once per round however many of its neighbours it touches
             named[i] = max(named.get(i, 0.0), need)
-    for i in cycle_gaps(net, found):
+    for i in _cycle_gaps(net, found):
         named.setdefault(i, 0.0)
     for i in sorted(set(named) - released):
         b = net.bundles[i]
         if not b.flight:
             # at most GAP_JUMP_MM at once: a narrow drawn angle would ask for far wider gaps than the
             # optimization needs once the angle term opens it a little (Portland's largest gap 7 -> 17 mm)
-            set_gap_max(net, b, max(b.gap_max + GAP_RELAX_MM, min(named[i], b.gap_max + GAP_JUMP_MM)))
+            _set_gap_max(net, b, max(b.gap_max + GAP_RELAX_MM, min(named[i], b.gap_max + GAP_JUMP_MM)))
 
 
-RELEASE_CODES = ("crossing", "space-on-station")   # the problems wider gaps (relax_gaps) do not address
+RELEASE_CODES = ("crossing", "space-on-station")   # the problems wider gaps (_relax_gaps) do not address
 
 
-def release_gaps(net, found, dr) -> set[int]:
+def _release_gaps(net, found, dr) -> set[int]:
     """The bundles named by a crossing or a space over a station that the round before found too
     (the same problem, by its code and the routes and station it names): the gap rule lifted from
     them, drawn as long as the checks' stretch limit allows (gap_max unbounded, lsoft = lmax), as the
@@ -164,14 +164,14 @@ def release_gaps(net, found, dr) -> set[int]:
     return set(out)
 
 
-def set_gap_max(net, b, gap: float) -> None:
+def _set_gap_max(net, b, gap: float) -> None:
     """A bundle's widest gap, and the longest drawing (lsoft) it allows, no shorter than before and
     inside the checks' stretch limit (lmax)."""
     b.gap_max = gap
     b.lsoft = min(b.lmax, max(b.lsoft, drawn_mm_at_gap(b.length, net.board.physical, gap - GAP_MARGIN_MM)))
 
 
-def cycle_gaps(net, found) -> list[int]:
+def _cycle_gaps(net, found) -> list[int]:
     """For each route still too short (not a flight): the bundles of the shortest other path between
     its ends at their widest drawings (lsoft), the cycle that holds its ends too close."""
     bundle_of = {net.route_ids[r]: k for k, b in enumerate(net.bundles) for r in b.routes}
