@@ -19,7 +19,7 @@ sys.path.insert(0, str(ROOT))
 
 from mapkit.layout import layout_board  # noqa: E402
 from mapkit.layout.figures import measure  # noqa: E402
-from mapkit.layout.pipeline import geometry_problems  # noqa: E402
+from mapkit.layout.judge import geometry_problems  # noqa: E402
 from mapkit.outputs import atomic_write_text  # noqa: E402
 from mapkit.textpatch import patch_text  # noqa: E402
 

@@ -11,6 +11,10 @@ It records, each as one file in DIR:
   60-station synthetic bench network (mapkit.layout.synthetic, seed 0),
 - `mapkit report portland --games 40 --seed 0 --format json` (stdout, report.json and report.md).
 
+Asked for by name only (`record DIR more-layouts`, `check DIR more-layouts`; several minutes of CPU), the
+layouts the layout's tests lean on: seattle and north-america, portland schematic, --no-gap-rule, on a
+fixed size and --refine from its own drawing, and synthetic networks of 14, 20 and 40 stations.
+
 Layouts and games are the same for the same seed on one machine only (floating point differs between CPUs
 and numpy builds), so compare records made on the same machine. About a minute of CPU in all.
 """
@@ -70,6 +74,34 @@ def record_layouts(out: dict, cwd: Path) -> None:
         out[f"layout/{name}.json"] = dest.read_text(encoding="utf-8") if dest.exists() else "(not written)"
 
 
+MORE_LAYOUTS = (
+    ("seattle", "boards/seattle.json", []),
+    ("north-america", "boards/north-america.json", []),
+    ("portland-schematic", "boards/portland.json", ["--style", "schematic"]),
+    ("portland-soft", "boards/portland.json", ["--no-gap-rule"]),
+    ("portland-size", "boards/portland.json", ["--size", "600x900"]),
+    ("portland-refine", "boards/portland.json", ["--refine"]),
+    ("synthetic14-3", (14, 3), []),
+    ("synthetic20-0", (20, 0), []),
+    ("synthetic40-1", (40, 1), ["--no-gap-rule"]),
+)
+
+
+def record_more_layouts(out: dict, cwd: Path) -> None:
+    from mapkit.layout.synthetic import layout_board_data
+
+    for name, src, extra in MORE_LAYOUTS:
+        if isinstance(src, tuple):
+            path = cwd / f"{name}.json"
+            path.write_text(json.dumps(layout_board_data(src[0], seed=src[1]), indent=2), encoding="utf-8")
+            src = str(path)
+        else:
+            src = str(ROOT / src)
+        dest = cwd / f"{name}.laid.json"
+        out[f"layout/{name}.stdout.txt"] = _run(["layout", src, "--out", str(dest), "--format", "json"] + extra, cwd)
+        out[f"layout/{name}.json"] = dest.read_text(encoding="utf-8") if dest.exists() else "(not written)"
+
+
 def record_report(out: dict, cwd: Path) -> None:
     rep = cwd / "report"
     out["report/stdout.txt"] = _run(["report", "portland", "--games", "40", "--seed", "0", "--format", "json",
@@ -84,9 +116,10 @@ def record(only: set[str] | None = None) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         cwd = Path(tmp)
         steps = {"help": lambda: record_help(out, cwd), "digests": lambda: record_digests(out),
-                 "layouts": lambda: record_layouts(out, cwd), "report": lambda: record_report(out, cwd)}
+                 "layouts": lambda: record_layouts(out, cwd), "report": lambda: record_report(out, cwd),
+                 "more-layouts": lambda: record_more_layouts(out, cwd)}
         for name, step in steps.items():
-            if only is None or name in only:
+            if (only is None and name != "more-layouts") or (only is not None and name in only):
                 step()
     # temporary paths differ from run to run: name them the same way
     return {k: v.replace(tmp, "<tmp>") for k, v in out.items()}
@@ -116,7 +149,8 @@ def main(argv: list[str]) -> int:
             bad += 1
     if only is None:
         for old in sorted(where.rglob("*")):
-            if old.is_file() and str(old.relative_to(where)) not in out:
+            if old.is_file() and str(old.relative_to(where)) not in out and not any(
+                    str(old.relative_to(where)) == f"layout/{n}.{e}" for n, _, _ in MORE_LAYOUTS for e in ("json", "stdout.txt")):
                 print(f"GONE  {old.relative_to(where)}")
                 bad += 1
     print(f"{len(out) - bad} of {len(out)} identical" if bad else f"all {len(out)} identical")

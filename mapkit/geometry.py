@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import itertools
 import math
-from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -32,20 +31,6 @@ WIDEST_END_GAP_MM = 30.0   # an end that would need more than this gets no more 
 # neighbours' routes a little, and their other ends' neighbours' spaces should not all move with it
 # (the layout's repair judges a move on the part of the board near it)
 NEED_STEP_MM = 1.0
-_EVEN = [False]   # set by even_spread()
-
-
-@contextmanager
-def even_spread():
-    """Every route's spaces spread evenly (no end given its need) inside the block: the layout's
-    earlier steps, whose models and moves were made for the even spread, run so; the tightening and
-    the board as written get the placement by needs (docs/board-format.md)."""
-    was = _EVEN[0]
-    _EVEN[0] = True
-    try:
-        yield
-    finally:
-        _EVEN[0] = was
 
 
 def projector(board: Board):
@@ -100,12 +85,15 @@ class Layout:
     one-at-a-time version made, in the same order, so the findings are identical
     (tests/test_geometry_fast.py compares them with tests/geometry_plain.py)."""
 
-    def __init__(self, board: Board, needs: dict | None = None):
+    def __init__(self, board: Board, needs: dict | None = None, even: bool = False):
         """needs: {route id: (need at its a, need at its b)} where the board is a part of a larger
         one (the layout's repair judges parts): the needs the whole board gives its routes, which
-        the part's own stations, missing some of their routes, would not (end_needs otherwise)."""
+        the part's own stations, missing some of their routes, would not (end_needs otherwise).
+        even: every route's spaces spread evenly, no end given its need (the layout's repairs judge
+        the drawing so: their models and moves are made for the even spread); the board as
+        written, checked and printed has the placement by needs (docs/board-format.md)."""
         self.board = board
-        self._finish(*self._route_keys(needs))
+        self._finish(*self._route_keys(needs, even))
 
     def _finish(self, todo: list, keys: list, found: list | None = None) -> None:
         """The route shapes of a Layout whose positions and route keys are known (_route_keys);
@@ -152,7 +140,7 @@ class Layout:
         layout's boards have none such)."""
         return projector(self.board)
 
-    def _route_keys(self, given: dict | None = None) -> tuple[list, list]:
+    def _route_keys(self, given: dict | None = None, even: bool = False) -> tuple[list, list]:
         """self.positions, and (the routes drawn, each one's key in _SHAPES); given: the routes'
         end needs where known (Layout)."""
         board = self.board
@@ -185,7 +173,7 @@ class Layout:
             if len(out) == 1:   # both ends at one spot: keep a degenerate but valid line
                 out.append((a[0] + 1e-6, a[1]))
             allpts.append(tuple(out))
-        if _EVEN[0]:
+        if even:
             needs = [(0.0, 0.0)] * len(todo)
         else:
             needs = end_needs(todo, allpts, offsets, ph) if given is None else [given[r.id] for r in todo]
@@ -440,21 +428,22 @@ _AREAS: dict = {}    # (space, space) or (marker, space) -> the area they share,
 _SERIAL = itertools.count()  # a new number for each shape built, so a rebuilt shape is never taken for an old one
 
 
-def layouts_of(boards, needs: list | None = None, clip: bool = True) -> list[Layout]:
+def layouts_of(boards, needs: list | None = None, clip: bool = True, even: bool = False) -> list[Layout]:
     """Layout(board) of each board, the route shapes, station markers and clipped lines none of
     them finds in the caches built first for all of them, in one array call each: the repair judges
     a hundred boards that each differ from the one before in a point, and one call per board cost
     several times a route's own share (about 0.4 ms a call against 0.1 ms a route). The shapes are
     the ones each Layout would build (the same keys, the same functions), so what the checks find
     is unchanged. needs: each board's Layout needs (or None); clip: False to leave the clipped
-    lines to each Layout's crossings (the repair stops judging most of its moves before those)."""
+    lines to each Layout's crossings (the repair stops judging most of its moves before those);
+    even: Layout's even, for every board."""
     # each key looked up once (hashing the keys' nested tuples is a good part of a warm Layout's
     # time): its entry kept with the board, the keys not found built and then given to theirs
     shapes, discs, made = {}, {}, []
     for n, board in enumerate(boards):
         lay = Layout.__new__(Layout)
         lay.board = board
-        todo, keys = lay._route_keys(None if needs is None else needs[n])
+        todo, keys = lay._route_keys(None if needs is None else needs[n], even)
         found = [_SHAPES.get(key) for key in keys]
         made.append((lay, todo, keys, found))
         for key, sh in zip(keys, found):

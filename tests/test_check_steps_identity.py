@@ -217,7 +217,7 @@ def _plain_score_until(self, enough, ranked=False):
 def test_polish_moves_as_with_whole_checks(monkeypatch):
     """The polish (its moves' parts checked only until worse than before) keeps the moves it
     keeps with every part checked whole."""
-    from mapkit.layout.polish import polish
+    from mapkit.layout.bearings import polish
 
     out = []
     for plain_judge in (True, False):

@@ -240,7 +240,7 @@ def test_candidate_boxes_the_renderers_bit_for_bit():
         assert got.shape == want.shape and got.tobytes() == want.tobytes()
 
 
-def test_remembered_room_follows_moves(monkeypatch):
+def test_remembered_room_follows_moves():
     """board_without_room's remembered answers (labels._ROOM: a station's boxes, the label bounds
     and the markers and spaces near them) against the test without them, as stations move onto
     and next to each other and back, at each size, with and without skipped boxes; and they are used."""
@@ -260,9 +260,7 @@ def test_remembered_room_follows_moves(monkeypatch):
             if after is not None:   # (room_counts asks a smaller size of the stations without room at the larger)
                 only = set(L.board_without_room(board, layout, None, after))
             before = len(L._ROOM)
-            with monkeypatch.context() as m:
-                m.setattr(L, "ROOM_MEMO", False)
-                want = L.board_without_room(board, Layout(board), only, size, after)
+            want = L.board_without_room(board, Layout(board), only, size, after, memo=False)
             got = L.board_without_room(board, layout, only, size, after)
             used += len(L._ROOM) == before
             assert got == want == _plain_without_room(board, layout, only, size)

@@ -1,7 +1,7 @@
 """Gaps between spaces held to about 6 mm (network.MAX_GAP_MM) as the layout's own rule (--gap-rule;
 the default, --no-gap-rule, only prefers it: docs/design/layout.md says why), except where a crowded station
 needs its first spaces farther out (crowding.py) or first spaces still touching asked for more
-(pipeline.relax_gaps); the figure that counts routes over it; the fill note and --size auto's
+(checked_repairs._relax_gaps); the figure that counts routes over it; the fill note and --size auto's
 preference for a size the network fills."""
 
 from __future__ import annotations
@@ -19,12 +19,13 @@ from mapkit.layout import layout_board
 from click.testing import CliRunner
 
 from mapkit.cli import main
-from mapkit.layout import pipeline
+from mapkit.layout import LayoutOptions, first, pipeline
 from mapkit.layout.crowding import ANGLE_CLEAR, HALF_EXTRA_MM, circle_need, need_of, pair_gap, station_gap
 from mapkit.layout.figures import measure
 from mapkit.layout.fit import FILL, pick_size
 from mapkit.layout.network import GAP_MARGIN_MM, MAX_GAP_MM, build_network
-from mapkit.layout.pipeline import cycle_gaps, fill_note
+from mapkit.layout.checked_repairs import _cycle_gaps
+from mapkit.layout.report import _fill_note
 
 BOARDS = Path(__file__).resolve().parent.parent / "boards"
 RADIUS = 7.0
@@ -95,8 +96,8 @@ def _drawn_gaps(data: dict) -> dict:
 
 def test_with_the_rule_a_small_board_comes_out_with_its_gaps_held(monkeypatch):
     nets = []
-    build = pipeline.build_network
-    monkeypatch.setattr(pipeline, "build_network", lambda *a, **k: nets.append(build(*a, **k)) or nets[-1])
+    build = first.build_network
+    monkeypatch.setattr(first, "build_network", lambda *a, **k: nets.append(build(*a, **k)) or nets[-1])
     res = layout_board(layout_board_data(14, seed=3), seed=0, gap_rule=True)
     assert nets and all(net.gap_rule for net in nets)
     assert res.figures["errors"] == 0 and res.figures["warnings"] == 0
@@ -143,13 +144,13 @@ def test_the_gap_rule_is_the_default_and_no_gap_rule_gives_the_soft_layout(tmp_p
 def test_where_the_rule_leaves_problems_the_soft_layout_is_kept_if_cleaner(monkeypatch, rule_left, soft_left, kept):
     calls = []
 
-    def fake(data, *, gap_rule, **kw):
+    def fake(data, opts, larger=None, refine=None):
+        gap_rule = opts.gap_rule
         calls.append(gap_rule)
         left = rule_left if gap_rule else (soft_left or (0, 0))
         return {"rule" if gap_rule else "soft": 1}, {}, {"errors": left[0], "warnings": left[1]}, []
     monkeypatch.setattr(pipeline, "layout_sizes", fake)
-    new, _, figures, _ = pipeline.layout_board_impl({}, style="geographic", size="auto", seed=0, keep=frozenset(),
-                                                    gap_rule=True)
+    new, _, figures, _ = pipeline.layout_board_impl({}, LayoutOptions(gap_rule=True))
     assert kept in new
     assert calls == ([True] if soft_left is None else [True, False])   # the soft layout only where the rule left something
     if kept == "soft":
@@ -158,8 +159,7 @@ def test_where_the_rule_leaves_problems_the_soft_layout_is_kept_if_cleaner(monke
         assert figures["gap_rule"].startswith("held")
     # without the rule: one layout, no figure
     calls.clear()
-    _, _, figures, _ = pipeline.layout_board_impl({}, style="geographic", size="auto", seed=0, keep=frozenset(),
-                                                  gap_rule=False)
+    _, _, figures, _ = pipeline.layout_board_impl({}, LayoutOptions(gap_rule=False))
     assert calls == [False] and "gap_rule" not in figures
 
 
@@ -188,7 +188,7 @@ def test_a_too_short_route_widens_the_cycle_that_holds_its_ends():
     b = net.bundles[k]
     rid = net.route_ids[b.routes[0]]
     found = [SimpleNamespace(code="route-too-short", subject=f"route {rid}", message="")]
-    path = cycle_gaps(net, found)
+    path = _cycle_gaps(net, found)
     assert path and k not in path
     # the bundles named join the route's two ends: a path round the cycle
     ends = {}
@@ -196,14 +196,14 @@ def test_a_too_short_route_widens_the_cycle_that_holds_its_ends():
         for s in (net.bundles[i].a, net.bundles[i].b):
             ends[s] = ends.get(s, 0) + 1
     assert {s for s, c in ends.items() if c == 1} == {b.a, b.b}
-    assert cycle_gaps(net, [SimpleNamespace(code="space-overlap", subject=f"route {rid}", message="")]) == []
+    assert _cycle_gaps(net, [SimpleNamespace(code="space-overlap", subject=f"route {rid}", message="")]) == []
 
 
 @pytest.mark.parametrize("degrees, widened", [(25, True), (150, False)])
 def test_first_spaces_touching_get_wider_gaps_only_where_their_angle_is_too_narrow(degrees, widened):
     from types import SimpleNamespace
     from mapkit.layout.optimize import Drawing
-    from mapkit.layout.pipeline import GAP_JUMP_MM, relax_gaps
+    from mapkit.layout.checked_repairs import GAP_JUMP_MM, _relax_gaps
 
     net = build_network(layout_board_data(8, seed=1), gap_rule=True)
     s = next(i for i in range(net.n) if len(net.at_station(i)) >= 2)
@@ -218,7 +218,7 @@ def test_first_spaces_touching_get_wider_gaps_only_where_their_angle_is_too_narr
     dr = Drawing(pos, net.n, [[b.a, b.b] for b in net.bundles], np.ones(net.n, dtype=bool))
     before = {m: (net.bundles[m].gap_max, net.bundles[m].lsoft) for m in (k, j)}
     rk, rj = (net.route_ids[net.bundles[m].routes[0]] for m in (k, j))
-    relax_gaps(net, [SimpleNamespace(code="space-overlap", subject=f"route {rk}", message=f"spaces overlap route '{rj}' (4 mm²)")], dr)
+    _relax_gaps(net, [SimpleNamespace(code="space-overlap", subject=f"route {rk}", message=f"spaces overlap route '{rj}' (4 mm²)")], dr)
     for m in (k, j):
         b = net.bundles[m]
         if widened:
@@ -230,13 +230,13 @@ def test_first_spaces_touching_get_wider_gaps_only_where_their_angle_is_too_narr
 
 def test_a_board_not_filled_says_which_size_would_be():
     figures = {"board_mm": [800, 530], "fill_w": 0.71, "fill_h": 0.64}
-    note = fill_note(figures, 25.0)
+    note = _fill_note(figures, 25.0)
     assert note.startswith("the stations fill 71% x 64% of 800 x 530 mm at gaps between spaces of at most 6 mm")
     # 71 % of 750 mm is 532 mm of stations: filled FILL on a board of 532 / 0.8 + 50 = 715 mm, 10 mm down
     assert "a 710 x 430 mm board would be filled, or lengthen routes" in note
-    assert fill_note({"board_mm": [800, 530], "fill_w": FILL, "fill_h": 0.9}, 25.0) is None
+    assert _fill_note({"board_mm": [800, 530], "fill_w": FILL, "fill_h": 0.9}, 25.0) is None
     # filled one way only: that side keeps its size
-    assert "a 800 x 430 mm board" in fill_note({"board_mm": [800, 530], "fill_w": 0.9, "fill_h": 0.64}, 25.0)
+    assert "a 800 x 430 mm board" in _fill_note({"board_mm": [800, 530], "fill_w": 0.9, "fill_h": 0.64}, 25.0)
 
 
 def test_size_auto_prefers_a_size_the_network_fills():

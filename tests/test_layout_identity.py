@@ -25,7 +25,7 @@ from mapkit.layout.labelboxes import candidate_boxes
 from mapkit.layout.labelroom import LABEL_PT, label_bounds, without_room
 from mapkit.layout.network import build_network
 from mapkit.layout.judge import geometry_problems
-from mapkit.layout.polish import POLISH_STEPS_MM, Costs, _cost
+from mapkit.layout.bearings import POLISH_STEPS_MM, Costs, _cost
 from mapkit.layout.repair import Repair
 from mapkit.layout.result import build_result
 from mapkit.render import labels as render_labels
@@ -312,14 +312,10 @@ def test_a_part_board_is_build_board_of_its_dict():
         assert rp.view(part).board is None and rp.view(part).problems() == geometry_problems(rp.part_data(part))
 
 
-@pytest.mark.parametrize("prepare", [16])
-def test_the_repair_on_part_boards_is_the_repair_on_dicts(tangled, prepare, monkeypatch):
+def test_the_repair_on_part_boards_is_the_repair_on_dicts(tangled):
     """The repair with its part boards and prepared shapes (Repair.view, Repair._prepare) makes the
     same moves, tries and findings as with the checks on part_data dicts (any check other than the
     pipeline's takes that path)."""
-    from mapkit.layout import repair as R
-
-    monkeypatch.setattr(R, "PREPARE", prepare)
     net, given = tangled
     rp, dr = _repair(net, given, 300)
     fast = rp.run()

@@ -108,7 +108,7 @@ def test_polish_turns_routes_towards_their_bearings_and_keeps_the_board_clean():
     from mapkit.layout.network import build_network
     from mapkit.layout.optimize import Drawing
     from mapkit.layout.judge import geometry_problems
-    from mapkit.layout.polish import _cost, polish
+    from mapkit.layout.bearings import _cost, polish
     from mapkit.layout.repair import Repair
     from mapkit.layout.result import station_positions
 

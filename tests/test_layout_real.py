@@ -79,7 +79,7 @@ def _stripped(name: str) -> dict:
 def test_seattle_computed_layout_is_strict_clean():
     """Laid out from lat/lon alone on the hand layout's 600 x 900 mm: no error and no warning.
     The first drawing puts Tukwila north of the TIBS-Renton line (the real map has it south), so
-    the route is bent round it and stretched 2x until the unfolding (mapkit/layout/unfold.py) puts
+    the route is bent round it and stretched 2x until the unfolding (mapkit/layout/knots/folds.py) puts
     Tukwila across and the Sounder overpass gets a gap of its spaces where it crosses."""
     from mapkit.layout import layout_board
 

@@ -154,10 +154,10 @@ def test_where_the_local_steps_leave_a_problem_the_rounds_run_and_the_cleaner_is
 
     real, modes = pipeline.layout_rule_or_soft, []
 
-    def spy(data, **kw):
-        modes.append(kw["refine"])
-        out = real(data, **kw)
-        if kw["refine"] == "local":
+    def spy(data, opts, refine=None):
+        modes.append(refine)
+        out = real(data, opts, refine=refine)
+        if refine == "local":
             out[2]["errors"] = 1
         return out
 

@@ -14,7 +14,7 @@ from mapkit.layout import layout_board
 from mapkit.errors import Problem
 from mapkit.layout.bench import format_layout_bench, run_layout_bench
 from mapkit.layout.network import build_network
-from mapkit.layout.pipeline import fit_report
+from mapkit.layout.report import _fit_report
 
 
 def laid_out_clean(stations: int, seed: int):
@@ -39,7 +39,7 @@ def test_synthetic_board_comes_out_clean(stations, seed):
     (20, 1), (20, 2), (40, 0), (40, 2), (60, 0), (60, 1), (60, 2), (100, 0), (100, 1), (100, 2),
     (200, 0), (200, 1),
     # a network that wants about 1872 x 1246 mm, shrunk to 89 % on the largest standard size: the
-    # earlier steps leave a double 8 mm short (or its overlaps); the finishing step (finish.py) clears it
+    # earlier steps leave a double 8 mm short (or its overlaps); the finishing step (knots/leftovers.py) clears it
     (200, 2)])
 def test_large_synthetic_board_comes_out_clean(stations, seed):
     """Which leftovers the earlier steps hand to the finishing step depends on the machine's
@@ -61,13 +61,13 @@ def test_what_is_left_says_why_the_crowded_station_and_a_larger_board():
     found = [Problem("error", "space-overlap", f"spaces overlap route '{mine[1]}' (2 mm²)", subject=f"route {mine[0]}"),
              Problem("error", "route-too-short", "2 spaces need 48 mm but the route is drawn 48 mm long",
                      subject=f"route {mine[1]}")]
-    lines = fit_report(found, net, (800, 530))
+    lines = _fit_report(found, net, (800, 530))
     degree = sum(at in (b.a, b.b) for b in net.bundles)
     assert f"station '{hub}' ({degree} routes leave it" in lines[0], lines
     assert "short by less than 1 mm" in lines[1], lines
     assert lines[-1] == "2 problems left that the repair's moves could not undo on 800 x 530 mm; a larger board " \
         "(--size 841x594) gives the stations more room", lines
-    assert fit_report([], net, (800, 530)) == []
+    assert _fit_report([], net, (800, 530)) == []
 
 
 @pytest.mark.slow  # tests/test_layout.py has a fast one on 8 stations
@@ -101,11 +101,12 @@ def test_size_auto_tries_the_next_size_up_when_its_size_leaves_problems(monkeypa
     """The choice itself, with the layouts faked: a size that leaves a warning is followed by the
     next standard size up, kept when its checks find less; a clean first size lays out once; a
     fixed size or a pinned station never tries another."""
-    from mapkit.layout import pipeline
+    from mapkit.layout import LayoutOptions, pipeline
 
     calls = []
 
-    def fake(data, *, style, size, seed, keep, geo_anchor=None):
+    def fake(data, opts, refine=None):
+        size = opts.size
         calls.append(size)
         board = (841, 1189) if size == "auto" else size
         warnings = data["warnings_on"].get(board, 0)
@@ -114,20 +115,20 @@ def test_size_auto_tries_the_next_size_up_when_its_size_leaves_problems(monkeypa
 
     monkeypatch.setattr(pipeline, "layout_once", fake)
     data = {"stations": [{"id": "a"}], "warnings_on": {(841, 1189): 1}}
-    _, _, figures, problems = pipeline.layout_board_impl(data, style="geographic", size="auto", seed=0, keep=frozenset())
+    _, _, figures, problems = pipeline.layout_board_impl(data, LayoutOptions(gap_rule=False))
     assert calls == ["auto", (1000, 1400)] and problems == [] and figures["board_mm"] == [1000, 1400]
     assert figures["auto_sizes_tried"] == "841x1189 0 error(s), 1 warning(s); 1000x1400 clean"
     assert figures["size_chosen"] is True
     calls.clear()   # the larger size no better: the first one kept
     data["warnings_on"][(1000, 1400)] = 1
-    _, _, figures, problems = pipeline.layout_board_impl(data, style="geographic", size="auto", seed=0, keep=frozenset())
+    _, _, figures, problems = pipeline.layout_board_impl(data, LayoutOptions(gap_rule=False))
     assert calls == ["auto", (1000, 1400)] and figures["board_mm"] == [841, 1189] and problems == ["a warning"]
     for size, stations in (((841, 1189), [{"id": "a"}]), ("auto", [{"id": "a", "pinned": True, "board": {"x": 1, "y": 1}}])):
         calls.clear()
-        pipeline.layout_board_impl({"stations": stations, "warnings_on": data["warnings_on"]}, style="geographic",
-                                   size=size, seed=0, keep=frozenset())
+        pipeline.layout_board_impl({"stations": stations, "warnings_on": data["warnings_on"]},
+                                   LayoutOptions(size=size, gap_rule=False))
         assert calls == [size]
     calls.clear()
     data["warnings_on"] = {}
-    _, _, figures, _ = pipeline.layout_board_impl(data, style="geographic", size="auto", seed=0, keep=frozenset())
+    _, _, figures, _ = pipeline.layout_board_impl(data, LayoutOptions(gap_rule=False))
     assert calls == ["auto"] and "auto_sizes_tried" not in figures

@@ -8,7 +8,7 @@ import sys
 SCRIPT = """
 import hashlib, numpy as np
 from mapkit.layout.network import build_network
-from mapkit.layout.pipeline import initial_positions
+from mapkit.layout.project import initial_positions
 from mapkit.layout.stress import majorize
 from mapkit.layout.synthetic import layout_board_data
 net = build_network(layout_board_data(60, seed=0))

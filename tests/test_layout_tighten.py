@@ -57,11 +57,11 @@ def _gaps(net, dr) -> dict[str, float]:
             for rid, s in Layout(board).routes.items()}
 
 
-def _tightened(net, dr):
+def _tightened(net, dr, **moves):
     """The step on a drawing the checks pass; (what it did, how far each station moved)."""
     assert geometry_problems(build_result(net, dr, None)[0]) == []
     start = dr.pos[: net.n].copy()
-    did = tighten(Repair(net, dr, None, geometry_problems))
+    did = tighten(Repair(net, dr, None, geometry_problems), **moves)
     assert geometry_problems(build_result(net, dr, None)[0]) == []   # clean still
     return did, np.linalg.norm(dr.pos[: net.n] - start, axis=1)
 
@@ -86,19 +86,16 @@ def test_a_station_far_out_is_drawn_in_to_6_mm_gaps():
     assert all(moved[net.ids.index(s)] < 1e-9 for s in ("c", "d", "e"))
 
 
-def test_a_move_the_checks_refuse_is_not_kept(monkeypatch):
+def test_a_move_the_checks_refuse_is_not_kept():
     # station f sits just off where b would be with 6 mm gaps: b drawn in all the way would put
     # their markers too close together (station-overlap). The step draws b in only as far as the
     # checks allow: the board stays clean, f stays put, and a-b is shorter than it was. (The
     # slides of a side of the board are left out: one would take b, f and g in together.)
-    import mapkit.layout.tighten as T
-
-    monkeypatch.setattr(T, "CUTS", False)
     stations = {**HUB, "f": (372.0, 262.0), "g": (470.0, 330.0)}
     routes = HUB_ROUTES + [("f", "g", "blue", 4)]
     net, dr = _drawing(stations, routes)
     before = _gaps(net, dr)["a-b"]
-    did, moved = _tightened(net, dr)
+    did, moved = _tightened(net, dr, cuts=False)
     assert did["refused"]["checks"] >= 1
     assert moved[net.ids.index("f")] < 1e-9 and moved[net.ids.index("g")] < 1e-9
     assert _gaps(net, dr)["a-b"] < before - 1.0
@@ -151,24 +148,11 @@ def test_the_layout_reports_the_tightening_and_ends_with_no_more_routes_over():
     counts = f["tightened"]["routes_over_gap"]
     assert counts[-1] == f["routes_over_gap"] and counts[-1] < counts[0]
     assert f["tightened"]["largest_gap_mm"][-1] == f["largest_gap_mm"]
-    # the second pass after the label step (pipeline.TIGHTEN_AGAIN) ran from what was left over
+    # the second pass after the label step ran from what was left over
     # 6 mm and left no more: [before the first pass, before the second, at the end] (how much it
     # draws in depends on the drawing, which another processor's rounding makes otherwise)
     assert counts[1] > 0 and len(counts) == 3 and f["tightened"]["again"]["tries"] > 0
     assert counts[2] <= counts[1] and f["tightened"]["largest_gap_mm"][2] <= f["tightened"]["largest_gap_mm"][1]
-
-
-def test_without_the_second_pass_the_board_keeps_what_the_first_left(monkeypatch):
-    # everything before the second pass is the same: the layout without it ends where the one with
-    # it started its second pass (its middle counts)
-    from mapkit.layout import pipeline
-
-    with_it = layout_board(layout_board_data(24, seed=0), seed=0).figures["tightened"]
-    monkeypatch.setattr(pipeline, "TIGHTEN_AGAIN", False)
-    f = layout_board(layout_board_data(24, seed=0), seed=0).figures
-    assert "again" not in f["tightened"] and len(f["tightened"]["routes_over_gap"]) == 2
-    assert f["routes_over_gap"] == with_it["routes_over_gap"][1] >= with_it["routes_over_gap"][2]
-    assert f["largest_gap_mm"] == with_it["largest_gap_mm"][1]
 
 
 def test_mapkit_layout_prints_and_writes_the_figure(cli, write_board):

@@ -1,5 +1,5 @@
 """A fixed board far too small for its network gives up soon: after the repair, errors on more than
-a third of the routes (pipeline.KNOT_SHARE) mean the board lacks room, not that the drawing has a
+a third of the routes (knots.KNOT_SHARE) mean the board lacks room, not that the drawing has a
 knot, so the steps that undo a few local knots each (untangling, unfolding, uncrossing, finishing)
 are left out and the fit report says so, with the size --size auto would start from. Before, 20
 stations on 300 x 200 mm spent about 65 s of CPU in those steps to undo 3 of 39 errors."""
@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-import mapkit.layout.pipeline as pipeline
+import mapkit.layout.knots as knots
 from layoutgen import layout_board_data
 from mapkit.layout.fit import STANDARD_SIZES
 from mapkit.errors import Problem
@@ -23,10 +23,10 @@ KNOT_STEPS = ("untangle", "unfold", "uncross", "finish")
 def counting(monkeypatch) -> dict:
     calls = dict.fromkeys(KNOT_STEPS, 0)
     for name in KNOT_STEPS:
-        def step(*a, _f=getattr(pipeline, name), _n=name, **k):
+        def step(*a, _f=getattr(knots, name), _n=name, **k):
             calls[_n] += 1
             return _f(*a, **k)
-        monkeypatch.setattr(pipeline, name, step)
+        monkeypatch.setattr(knots, name, step)
     return calls
 
 
@@ -35,10 +35,10 @@ def test_errors_on_more_than_a_third_of_the_routes_are_too_many():
     routes = len(net.route_ids)
     err = Problem("error", "route-too-short", "short", subject="route x")
     warn = Problem("warning", "crossing", "crosses", subject="route x")
-    third = int(routes * pipeline.KNOT_SHARE)
-    assert not pipeline.too_many([err] * third, net)
-    assert pipeline.too_many([err] * (third + 1), net)
-    assert not pipeline.too_many([err] * third + [warn] * routes, net)   # warnings are not counted
+    third = int(routes * knots.KNOT_SHARE)
+    assert not knots._too_many([err] * third, net)
+    assert knots._too_many([err] * (third + 1), net)
+    assert not knots._too_many([err] * third + [warn] * routes, net)   # warnings are not counted
 
 
 def test_a_board_far_too_small_leaves_the_knot_steps_out_and_says_so(monkeypatch):

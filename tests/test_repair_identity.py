@@ -170,7 +170,7 @@ def seen():
             # the memo's answer is the board's own check, and its key tells the boards apart as the
             # plain key did (the waypoints' dataclass repr): one to one over the layout
             board = self._boards.board(whole)
-            count("full", got != list(check_geometry(board)))
+            count("full", got != list(check_geometry(board, G.Layout(board, even=self.even))))
             old_key = hashlib.sha256(repr([[(s.board.x, s.board.y) for s in board.stations],
                                            [r.waypoints for r in board.routes], self.size_out]).encode()).digest()
             keys.add((old_key, R._full_key(board, self.size_out)))

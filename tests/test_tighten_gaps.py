@@ -100,10 +100,6 @@ def test_a_sweep_the_whole_board_refuses_keeps_its_moves_before_the_refused_one(
     # two routes far over 6 mm, apart; the whole board (a stand-in for a problem the part-board
     # judge cannot see) refuses any move of c or d. The sweep that moved a and c is not all undone:
     # a's move is kept, c and d are not moved again, and a-b ends inside 6 mm.
-    import mapkit.layout.tighten as T
-
-    monkeypatch.setattr(T, "CUTS", False)
-    monkeypatch.setattr(T, "SHRINK", ())
     stations = {"a": (150.0, 150.0), "b": (250.0, 150.0), "c": (150.0, 400.0), "d": (250.0, 400.0)}
     net, dr = _drawing(stations, [("a", "b", "red", 2, None), ("c", "d", "blue", 2, None)])
     start = dr.pos[: net.n].copy()
@@ -111,15 +107,14 @@ def test_a_sweep_the_whole_board_refuses_keeps_its_moves_before_the_refused_one(
     confirmed = Tighten._confirmed
     monkeypatch.setattr(Tighten, "_confirmed", lambda self, base, room: confirmed(self, base, room)
                         and np.array_equal(self.dr.pos[cd], start[cd]))
-    did = tighten(Repair(net, dr, None, geometry_problems))
+    did = tighten(Repair(net, dr, None, geometry_problems), cuts=False, shrink=())
     gaps = _gaps(net, dr)
     assert did["undone"] >= 1
     assert np.array_equal(dr.pos[cd], start[cd])
     assert round(gaps["a-b"], 1) <= MAX_GAP_MM < gaps["c-d"]
     # without the bisection the first sweep is undone whole and the step stops there
-    monkeypatch.setattr(T, "BISECT", False)
     net, dr = _drawing(stations, [("a", "b", "red", 2, None), ("c", "d", "blue", 2, None)])
-    tighten(Repair(net, dr, None, geometry_problems))
+    tighten(Repair(net, dr, None, geometry_problems), cuts=False, shrink=(), bisect=False)
     assert _gaps(net, dr)["a-b"] > MAX_GAP_MM
 
 
@@ -136,17 +131,13 @@ def _group_case():
     return net, dr
 
 
-def test_a_group_move_draws_in_a_route_no_single_move_can(monkeypatch):
-    import mapkit.layout.tighten as T
-
-    monkeypatch.setattr(T, "GROUP", False)
+def test_a_group_move_draws_in_a_route_no_single_move_can():
     net, dr = _group_case()
     assert geometry_problems(build_result(net, dr, None)[0]) == []
     assert _gaps(net, dr)["s-t"] > MAX_GAP_MM + 0.5
-    did = tighten(Repair(net, dr, None, geometry_problems))
+    did = tighten(Repair(net, dr, None, geometry_problems), group=False)
     assert did["kinds"]["group"] == 0
     assert round(_gaps(net, dr)["s-t"], 1) > MAX_GAP_MM      # single moves alone leave it over
-    monkeypatch.setattr(T, "GROUP", True)
     runs = []
     for _ in range(2):
         net, dr = _group_case()

@@ -14,9 +14,8 @@ import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+from mapkit.layout.options import STYLES, LayoutOptions
 from mapkit.layout.pipeline import LayoutError, layout_board_impl
-
-STYLES = ("geographic", "schematic")
 
 
 def stripped(data: dict) -> dict:
@@ -58,7 +57,7 @@ def layout_board(data: dict, *, style: str = "geographic", size="auto", seed: in
     the labels' room, the fill and the directions allow (tighten.py, figure tightened; once more
     after the label step, tightened.again), and in the geographic style stations of one or two
     neighbours drawn across them are first seated on their bearings, and branches drawn turned round
-    their station turned back (reseat.py, figure reseated).
+    their station turned back (seats.py, figure reseated).
     Measured on 18 cases (docs/layout-gaps.md): the rule leaves about a quarter as many
     routes over 6 mm (114 against 445 of 3094, seed 0), every case clean, at about 1.2 times the
     CPU (the 60-station bench board: about 9.5 s against 7.9 s; `mapkit bench --only layout`).
@@ -72,9 +71,9 @@ def layout_board(data: dict, *, style: str = "geographic", size="auto", seed: in
     if geo_anchor is not None and not 0 <= geo_anchor <= 10:
         raise LayoutError(f"geo_anchor {geo_anchor}: use a share from 0 to 10")
     with fewer_collections():
-        new, changes, figures, problems = layout_board_impl(data, style=style, size=size, seed=seed,
-                                                            keep=frozenset(keep), geo_anchor=geo_anchor, gap_rule=gap_rule,
-                                                            refine=refine)
+        opts = LayoutOptions(style=style, size=size, seed=seed, keep=frozenset(keep), geo_anchor=geo_anchor,
+                             gap_rule=gap_rule, refine=bool(refine))
+        new, changes, figures, problems = layout_board_impl(data, opts)
     return LayoutResult(new, changes, figures, problems)
 
 
@@ -110,4 +109,4 @@ def fewer_collections():
                 gc.set_threshold(*_GC_DEPTH[1])
 
 
-__all__ = ["layout_board", "LayoutResult", "LayoutError", "STYLES"]
+__all__ = ["layout_board", "LayoutResult", "LayoutError", "LayoutOptions", "STYLES"]

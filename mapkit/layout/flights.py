@@ -61,8 +61,9 @@ def clear_flights(net, dr, ks) -> None:
         dr.lines[k] = [dr.lines[k][0], dr.lines[k][-1]]
 
 
-def route_flights(net, dr, size_out) -> None:
-    """Give every flight of the drawing a path round the rest of the board (in place)."""
+def route_flights(net, dr, size_out, even: bool = False) -> None:
+    """Give every flight of the drawing a path round the rest of the board (in place); even: round
+    the spaces as spread evenly (mapkit.geometry.Layout's even), as the checked repairs judge them."""
     from mapkit.boardfile import build_board
     from mapkit.geometry import Layout
     from mapkit.layout.result import build_result
@@ -77,7 +78,7 @@ def route_flights(net, dr, size_out) -> None:
         skip = {ri for j in ks if j not in routed for ri in net.bundles[j].routes}
         data["routes"] = [r for i, r in enumerate(data["routes"]) if i not in skip]
         data["tickets"] = []
-        layout = Layout(build_board(data))
+        layout = Layout(build_board(data), even=even)
         wps = _best_path(net, dr, k, layout)
         if wps is not None:
             for xy in wps:

@@ -80,12 +80,36 @@ def _station_names(p) -> list[str]:
     return _named(p, "station", ("space-on-station", "station-overlap"))
 
 
-def geometry_problems(data: dict):
-    """What `mapkit validate` says of the drawing (the geometry checks, on the real shapes)."""
+def geometry_problems(data: dict, even: bool = False):
+    """What `mapkit validate` says of the drawing (the geometry checks, on the real shapes); even:
+    with every route's spaces spread evenly (mapkit.geometry.Layout's even), as even_problems."""
     from mapkit.boardfile import build_board
     from mapkit.checks import check_geometry
+    from mapkit.geometry import Layout
 
-    return list(check_geometry(build_board(data)))
+    board = build_board(data)
+    return list(check_geometry(board, Layout(board, even=True) if even else None))
+
+
+def even_problems(data: dict):
+    """geometry_problems of the drawing with every route's spaces spread evenly (no end given its
+    need): how the layout's checked repairs judge a drawing, their models and moves being made for
+    the even spread. A step given this check judges every board, part and flight path so."""
+    return geometry_problems(data, even=True)
+
+
+OWN_CHECKS = (geometry_problems, even_problems)   # the layout's own checks (the repair's fast paths know them)
+
+
+def problem_bundles(net, found) -> set[int]:
+    """The bundles the problems name (as subject or in their message)."""
+    bundle_of = {net.route_ids[r]: k for k, b in enumerate(net.bundles) for r in b.routes}
+    out = set()
+    for p in found:
+        for rid in [p.subject.split(" ", 1)[-1]] + re.findall(r"route '([^']+)'", p.message):
+            if rid in bundle_of:
+                out.add(bundle_of[rid])
+    return out
 
 
 def fill_kept(dr, span_before) -> bool:

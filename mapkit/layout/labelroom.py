@@ -290,10 +290,13 @@ def without_room(data: dict, only=None, size: float = LABEL_PT) -> list[str]:
     return board_without_room(board, Layout(board), only, size)
 
 
-def board_without_room(board, layout: Layout, only=None, size: float = LABEL_PT, after: float | None = None) -> list[str]:
+def board_without_room(board, layout: Layout, only=None, size: float = LABEL_PT, after: float | None = None,
+                       memo: bool = True) -> list[str]:
     """without_room of a built board and its Layout (mapkit.layout.repair.Part: the one its checks used).
     after: a larger size at which every station asked about was found without room on this very
-    board and Layout (room_counts): the boxes of that size, the first of this size's, are not asked again."""
+    board and Layout (room_counts): the boxes of that size, the first of this size's, are not asked again.
+    memo: False to work every station's answer out afresh instead of giving the one remembered under
+    what it depends on (the same answers: tests/test_labelroom_identity.py compares them)."""
     ph = board.physical
     obstacles = _obstacles(board, layout)
     bounds = label_bounds(ph)
@@ -319,7 +322,7 @@ def board_without_room(board, layout: Layout, only=None, size: float = LABEL_PT,
             # the sizes largest first, the same numbers), all of them blocked there
             skip = len(_boxes(s.name, xy, ph.station_radius_mm, s.label, s.hub, after + (1.0 if s.hub else 0.0)))
             boxes = boxes[skip:]
-        near = obstacles.near(env) if ROOM_MEMO else None
+        near = obstacles.near(env) if memo else None
         key = None if near is None else ((s.name, xy, s.label, s.hub, need), skip, where, near)
         got = None if key is None else _ROOM.get(key)
         known.append(got)
@@ -359,8 +362,8 @@ def _obstacles(board, layout) -> Obstacles:
     """The markers, spaces and drawn lines labels must keep clear of (labelroom.Obstacles), made
     once a Layout (room_counts asks its board at up to three sizes)."""
     got = layout.__dict__.get("_label_obstacles")
-    if got is not None and got[0] is board and got[1] == DRAWN_LINES:
-        return got[2]
+    if got is not None and got[0] is board:
+        return got[1]
     ph = board.physical
     centres = list(layout.positions.values())
     if len(layout.routes) == len(layout._shapes):
@@ -371,14 +374,11 @@ def _obstacles(board, layout) -> Obstacles:
     else:
         corners = [c for shape in layout.routes.values() for c in shape.spaces]
         spaces = shapely.polygons(np.asarray(corners, dtype=float).reshape(-1, 4, 2))   # the same rings, in one call
-    lines = _drawn_lines(board, layout) if DRAWN_LINES else []
+    lines = _drawn_lines(board, layout)
     serials = layout._space_serials if len(layout.routes) == len(layout._shapes) else None
     out = Obstacles(centres, ph.station_radius_mm, spaces, lines, serials)
-    layout.__dict__["_label_obstacles"] = (board, DRAWN_LINES, out)
+    layout.__dict__["_label_obstacles"] = (board, out)
     return out
-
-
-DRAWN_LINES = True   # the lines the renderer draws for ferries and aerial trams count as obstacles too
 
 
 def _drawn_lines(board, layout) -> list:
@@ -411,7 +411,6 @@ _LINES: dict = {}     # (kind, centreline, radius) -> the drawn line's outline
 _BOXES: dict = {}     # candidate_boxes arguments -> its (read-only) array
 _MARKERS: dict = {}   # (x, y, radius) -> the marker polygon (quad_segs=8, as the renderer's test uses)
 CACHE_SIZE = 20_000
-ROOM_MEMO = True      # remember each station's answer under what it depends on (board_without_room)
 _ROOM: dict = {}      # (boxes' arguments, boxes skipped, (label bounds, radius), obstacles near) -> has room
 _ENVS: dict = {}      # candidate_boxes arguments -> the envelope of all the boxes
 

@@ -152,7 +152,7 @@ class Problem:
         if len(ki):  # as above: only the pairs of segments really within reach of each other
             sd = T.signed_segments_value(pos[self.sp[ki]], pos[self.sq[ki]], pos[self.sp[kj]], pos[self.sq[kj]])[0]   # (the values only)
             # an overpass may cross another route's line (the checks ask only that its spaces stay
-            # clear, at a gap of it): where a step asks (mapkit.layout.unfold), its crossings are not pushed apart
+            # clear, at a gap of it): where a step asks (mapkit.layout.knots.folds), its crossings are not pushed apart
             over = np.array([b.overpass for b in B], dtype=bool) & bool(dr.extra.get("overpass_crossings"))
             crossing_over = (over[self.sown[ki]] | over[self.sown[kj]]) & (sd < 0)
             near = (sd < reach) & ~crossing_over

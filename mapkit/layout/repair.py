@@ -25,7 +25,7 @@ from dataclasses import fields
 import numpy as np
 
 from mapkit.boardfile import build_board, default_route_ids, route_model, station_model
-from mapkit.layout.judge import _route_names, _size_of, _station_names, geometry_problems, score
+from mapkit.layout.judge import OWN_CHECKS, _route_names, _size_of, _station_names, even_problems, score
 from mapkit.layout.result import _xy, build_result
 from mapkit.model import Board
 
@@ -63,17 +63,19 @@ class Repair:
         return score(self.full()) <= self.baseline
 
     # -- evaluation -------------------------------------------------------------------------
+    @property
+    def even(self) -> bool:
+        """Whether the repair judges the drawing with every route's spaces spread evenly (its check is
+        judge.even_problems): its part boards, their Layouts and the whole board's checks are so."""
+        return self.check is even_problems
+
     def _memo(self, kind: str) -> dict:
         """Results already computed for this drawing, by what they depend on (see full and
         try_problem); kept on the drawing so that the repair after the untangling sees them. Kept
-        apart for the even spread and the placement by needs (geometry.even_spread): the same points
-        give other problems under each, and the finishing after the needs phase must not be told
-        the even spread's (60 stations, seed 0, with the gap rule: a space over a station the needs
-        made was never seen by the repair or the finishing, the memo said the board had only
-        warnings)."""
-        from mapkit.geometry import _EVEN
-
-        return self.dr.extra.setdefault("repair_memo", {}).setdefault((kind, id(self.check), _EVEN[0]), {})
+        apart for each check (the even spread's, even_problems, and the placement by needs'): the
+        same points give other problems under each, and a step with one check is not told what the
+        other found."""
+        return self.dr.extra.setdefault("repair_memo", {}).setdefault((kind, id(self.check)), {})
 
     def full(self):
         """The whole board's checks; a board already checked (the same positions, as written) is
@@ -88,8 +90,9 @@ class Repair:
             key = _full_key(board, self.size_out)
             if key not in memo:
                 from mapkit.checks import check_geometry
+                from mapkit.geometry import Layout
 
-                memo[key] = list(check_geometry(board))
+                memo[key] = list(check_geometry(board, Layout(board, even=True) if self.even else None))
             return list(memo[key])
         data, _ = build_result(self.net, self.dr, self.size_out)
         memo = self._memo("full")
@@ -105,7 +108,7 @@ class Repair:
         bundle (then the routes are in the file's order) and no bundle with the file's own waypoints
         (build_result keeps those as written, lat/lon maybe; the part writes the drawing's points).
         None otherwise."""
-        if self.check is not geometry_problems:
+        if self.check not in OWN_CHECKS:
             return None
         if self._whole_part is None:
             net = self.net
@@ -208,7 +211,7 @@ class Repair:
 
     def view(self, part) -> "Part":
         """That part of the board with the points where they are now, for its checks and label room."""
-        if self.check is not geometry_problems:
+        if self.check not in OWN_CHECKS:
             return Part(self, self.part_data(part), None)
         if self._boards is None:
             self._boards = PartBoards(self)
@@ -404,7 +407,7 @@ class Repair:
         if seen is None:
             parts: dict[float, tuple] = {}
             selected: dict[float, tuple] = {}   # reach -> part (the drawing is the same for every move)
-            fast = self.check is geometry_problems
+            fast = self.check in OWN_CHECKS
             trace, complete = [], True
             ready: dict = {}   # move number or ("base", reach) -> its Part, made ahead (_prepare)
             for n, m in enumerate(moves):
@@ -494,7 +497,7 @@ class Repair:
             boards.append(self._moved(moves[n], lambda: self._boards.board(part, True)))
         # without the crossing test's clipped lines: most moves are found no better before their
         # crossings are asked (score_unless), and a Layout clips its own lines when they are
-        made = layouts_of([b for b, _ in boards], [nd for _, nd in boards], clip=False)
+        made = layouts_of([b for b, _ in boards], [nd for _, nd in boards], clip=False, even=self.even)
         return {key: Part(self, None, board, layout) for key, (board, _), layout in zip(keys, boards, made)}
 
     def _bend_points(self, k, p) -> list[np.ndarray]:
@@ -614,7 +617,7 @@ class Part:
         if self._layout is None:
             from mapkit.geometry import Layout
 
-            self._layout = Layout(self.board, self._needs)
+            self._layout = Layout(self.board, self._needs, even=self.rp.even)
         return self._layout
 
     def problems(self) -> list:
@@ -873,9 +876,7 @@ class PartBoards:
         board.__dict__["stations"], board.__dict__["routes"] = tuple(stations), tuple(routes)
         if not with_needs:
             return board
-        from mapkit.geometry import _EVEN
-
-        if _EVEN[0]:
+        if self.rp.even:
             return board, None   # (every route's spaces spread evenly: no needs to give)
         whole = self.whole_needs(order)
         return board, {rid: whole[ri] for ri, rid in zip(order, ids)}

@@ -40,14 +40,13 @@ A move is kept only when it takes out something (fewer routes over 6 mm, or as m
 excess, `better`), the checks find nothing more on the part of the board it changes (overpass.rank,
 the finishing step's judge: no error traded for anything; the slides on the whole board), the
 stations near what it moves keep room for as many labels as before (labelroom.py: a label is an
-obstacle; at each of 7, 8 and 10 pt, labelroom.ROOM_SIZES, ROOM_ALL: a station already without
+obstacle; at each of 7, 8 and 10 pt, labelroom.ROOM_SIZES: a station already without
 room at 10 pt keeps its room at 7 and 8),
 the stations still fill the board as asked (judge.fill_kept) and the routes it turns
 are no farther from what the style asks (their real bearings, 45° in the schematic style, `turns_ok`).
 Each sweep is confirmed on the whole board (checks and label room); one it refuses keeps its moves
 before the first one it refuses (a bisection over the sweep's moves, BISECT_STEPS whole-board
-judgements), that move's point is not moved again and the sweeps go on (undoing the whole sweep and
-stopping lost 20-40 kept moves on the 200-station boards). Counts bound it
+judgements), that move's point is not moved again and the sweeps go on. Counts bound it
 (MAX_TRIES, TRIES_PER_STATION, SWEEPS, SWEEPS_RETIGHTEN, CUT_TRIES), never time; the order is fixed and a move
 refused is not tried again until something near it has moved: a seed gives one layout.
 
@@ -67,7 +66,7 @@ import numpy as np
 from mapkit.geometry import space_placement, space_placement_arrays, station_fan
 from mapkit.layout.crowding import ANGLE_CLEAR, HALF_EXTRA_MM, need_of
 from mapkit.layout.judge import fill_kept, station_span
-from mapkit.layout.labelroom import LABEL_PT, LABEL_REACH_MM, ROOM_SIZES, room_counts, worse_room
+from mapkit.layout.labelroom import LABEL_REACH_MM, ROOM_SIZES, room_counts, worse_room
 from mapkit.layout.network import MAX_GAP_MM, drawn_mm_at_gap
 from mapkit.layout.optimize import Drawing, run_rounds
 from mapkit.layout.overpass import rank
@@ -87,25 +86,19 @@ TRIES_PER_STATION = 8     # ... and at most this many per station of the board
 MIN_GAIN = 1e-3           # mm of gap excess a move must take out (with as many routes over)
 TURN_SLACK_DEG = 6.0      # geographic style: a move may turn the routes it moves this much farther from their bearings (rms)
 ANCHOR = 0.05             # the weak pull of a point to where it is (per mm), in the target's least squares
-CUTS = True               # slides of one side of the drawing across a line (cut_moves), first
 CUT_DIRECTIONS = (0.0, 90.0, 45.0, 135.0)   # degrees of the slides' directions (cut_moves)
 CUT_DELTAS_MM = (1.0, 2.0, 4.0, 7.0, 11.0, 16.0, 24.0)
 CUT_CLEAR_MM = 4.0        # a cut line this far from the points on either side, and no segment turned past it
 CUT_TRIES = 16            # cut moves judged on the whole board at most
-BISECT = True             # a sweep the whole board refuses: its moves before the first refused one kept (run)
 BISECT_STEPS = 8          # whole-board judgements to find that move at most
 STALE_MM = 80.0           # a kept move makes the refused moves of points this close worth trying again
-GLOBAL = True             # the points' targets from the whole board's optimization too (global_targets)
 GLOBAL_START = 3          # its round's weights (the checks' terms 2.5^3 times their first weight)
 GLOBAL_NFEV = 30          # its evaluations (a direction for the moves, not an answer)
 GN_STEPS = 12             # Gauss-Newton steps of a point's target at most
 ANGLE_WEIGHT = 20.0       # a radian the fan of a station lacks weighs as this many mm of gap
 PULL = 1                  # a point pulled along the widest route over its aim through it (_pulls): how many routes
-TRACKS = True             # a double's gaps read on its longer track (track_extra), as the geometry places its spaces
 MITRE_LIMIT = 3.0         # the tracks' offset curves' mitre limit (mapkit.geometry), in offsets from the bend
 LMIN_WEIGHT = 3.0         # a route drawn too short weighs this much per mm of length, against a gap's mm
-ROOM_ALL = True           # the first tightening keeps the label room at every one of labelroom.ROOM_SIZES too
-GROUP = True              # a station moved with its neighbours by one vector when no single move was kept (_groups)
 GROUP_RADIUS_MM = 30.0    # ... the free bends within this of the station (its routes over: their points left out)
 GROUP_TRIES = 3           # ... judged tries of one station's group moves at most (after its single moves)
 GROUP_FRACTIONS = (1.0, 0.5)   # ... of the vector, tried in this order
@@ -156,15 +149,23 @@ def track_extras(pts: np.ndarray, offset: float) -> tuple[float, float]:
 
 
 class Tighten:
-    def __init__(self, rp, w=None, style: str = "geographic", sizes=None, sides: bool = True):
+    """The tightening of one board (tighten). Its kinds of move, each on unless turned off here (a
+    test takes one out to see what the others do alone): cuts, slides of one side of the drawing
+    across a line (cut_moves), first; shrink, the factors the whole drawing is drawn in by towards
+    its centre (the best kept; () for none); bisect, a sweep the whole board refuses keeps its moves
+    before the first refused one (run; off: the sweep is undone whole and the step stops); group, a
+    station moved with its neighbours by one vector when no single move was kept (_groups)."""
+
+    def __init__(self, rp, w=None, style: str = "geographic", sizes=None, sides: bool = True, *,
+                 cuts: bool = True, shrink: tuple = SHRINK, bisect: bool = True, group: bool = True):
         self.rp, self.net, self.dr = rp, rp.net, rp.dr
         self.sides = sides   # the moves of one side of the board or the whole drawing (cuts, shrink)
-        # the label sizes whose room a move must keep (labelroom.room_counts): LABEL_PT, or after the
-        # label step's slides every one of labelroom.ROOM_SIZES (a label they gave room at 8 pt keeps it)
-        # (the first tightening too keeps every size's room, ROOM_SIZES: a station without room at
-        # 10 pt whose room at 7 or 8 pt a move took was a label the renderer could no longer place)
+        self.cuts, self.shrink_factors, self.bisect, self.group = cuts, tuple(shrink), bisect, group
+        # the label sizes whose room a move must keep (labelroom.room_counts): every one of
+        # labelroom.ROOM_SIZES unless sizes says (a station without room at 10 pt keeps its room at
+        # 7 and 8 pt, where the renderer places it)
         self.retighten = sizes is not None
-        self.sizes = (ROOM_SIZES if ROOM_ALL else (LABEL_PT,)) if sizes is None else tuple(sizes)
+        self.sizes = ROOM_SIZES if sizes is None else tuple(sizes)
         self.w, self.style = w, style
         net = self.net
         ph = net.board.physical
@@ -179,7 +180,7 @@ class Tighten:
         # a double's two tracks are its centreline offset to each side (geometry: shapely's mitred
         # offset curve): at each bend the outer track is longer, and its spaces spread over that
         self.track = {k: ph.space_width_mm / 2 + 1 for k, b in enumerate(net.bundles)
-                      if len(b.routes) == 2 and k in self.aim} if TRACKS else {}
+                      if len(b.routes) == 2 and k in self.aim}
         self._needs_key, self._needs = None, None
         self._fans: dict = {}   # _fresh_needs: a station's bands -> station_fan's needs
         self._nstate = None   # _fresh_needs' state: the positions, lines, bundles' evens and angles, needs
@@ -627,7 +628,7 @@ class Tighten:
                     return True
         if i >= self.net.n and tried < TRIES_PER_POINT and self.tries < self.max_tries:
             return self.try_unbend(i, span)
-        if GROUP and i < self.net.n and self.tries < self.max_tries:
+        if self.group and i < self.net.n and self.tries < self.max_tries:
             return self.try_group(i, ks, [t - old for t in seen], span)
         return False
 
@@ -827,7 +828,7 @@ class Tighten:
         return True
 
     def shrink(self) -> float | None:
-        """The whole drawing drawn in towards the stations' centre by the largest of SHRINK that keeps
+        """The whole drawing drawn in towards the stations' centre by the largest of its factors (SHRINK) that keeps
         every route its spaces' length, the fill, the checks and the label room; the factor or None."""
         rp, dr, net = self.rp, self.dr, self.net
         free = dr.free.copy()
@@ -842,7 +843,7 @@ class Tighten:
         base = rank(rp.full())
         room = self.lacking()
         saved = dr.pos.copy()
-        for f in SHRINK:
+        for f in self.shrink_factors:
             if f < lowest:
                 break
             dr.pos = saved.copy()
@@ -1016,9 +1017,9 @@ class Tighten:
     def run(self) -> dict:
         rp, dr, net = self.rp, self.dr, self.net
         shrunk = self.shrink() if self.sides else None
-        if CUTS and self.sides:
+        if self.cuts and self.sides:
             self.try_cuts()
-        self.targets = self.global_targets() if GLOBAL else None
+        self.targets = self.global_targets()
         base = rank(rp.full())
         room = self.lacking()
         n_sweeps = SWEEPS_RETIGHTEN if self.retighten else SWEEPS
@@ -1046,7 +1047,7 @@ class Tighten:
                     kept += 1
                     span = station_span(dr)
                     self._refresh(before)
-                    if BISECT:
+                    if self.bisect:
                         states.append((dr.pos.copy(), dr.free.copy(), [list(line) for line in dr.lines]))
                         moved.append(q)
                 else:
@@ -1057,7 +1058,7 @@ class Tighten:
             if self._confirmed(base, room):
                 self.kept += kept
                 continue
-            if not BISECT:
+            if not self.bisect:
                 self._restore(snapshot)
                 self.undone += kept
                 break
@@ -1085,11 +1086,12 @@ class Tighten:
                 "undone": self.undone, "sweeps": self.sweeps}
 
 
-def tighten(rp, w=None, style: str = "geographic", sizes=None, sides: bool = True) -> dict:
+def tighten(rp, w=None, style: str = "geographic", sizes=None, sides: bool = True, **moves) -> dict:
     """Draw in the routes of a board the checks pass (rp: its mapkit.layout.repair.Repair); returns
     what it did (moves kept, the whole drawing's shrink factor or None). sides=False (--refine: the
     stations are the designer's): only the points of routes over 6 mm are moved, one at a time (or
     a station with its bends), and a move leaves no other route over 6 mm in their place; no cut
     and no shrink, which move one side of the board or all of it. The stations moved are ends of
-    routes over 6 mm on the board it was given."""
-    return Tighten(rp, w, style, sizes, sides).run()
+    routes over 6 mm on the board it was given. moves: Tighten's kinds of move turned off
+    (cuts, shrink, bisect, group)."""
+    return Tighten(rp, w, style, sizes, sides, **moves).run()

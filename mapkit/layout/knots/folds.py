@@ -19,7 +19,7 @@ import shapely
 from mapkit.layout.flights import route_flights
 from mapkit.layout.overpass import overpass_gaps, rank
 from mapkit.layout.repair import Repair
-from mapkit.layout.untangle import RELAX_ROUNDS, Untangle
+from mapkit.layout.knots.kicks import RELAX_ROUNDS, Untangle
 
 REPAIR_TRIES = 200   # the repair after an unfolding: local moves judged by the checks, at most
 UNFOLD_ROUNDS = RELAX_ROUNDS  # of the local re-optimization after it
@@ -132,7 +132,7 @@ def unfold(net, dr, size_out, check, found, w, style):
                 dr.pos[s] = xy
             centres = np.array([dr.pos[line[0]], dr.pos[line[-1]]] + [xy for _, xy in moves])
             relax(rp, w, style, centres)
-            route_flights(net, dr, size_out)   # stations moved: the flights' paths round them again
+            route_flights(net, dr, size_out, even=rp.even)   # stations moved: the flights' paths round them again
             rp.tries, rp.max_tries = 0, REPAIR_TRIES
             new = rp.run()
             if new:   # an overpass now over the route: a gap of its spaces where it crosses (overpass.py)

@@ -31,7 +31,7 @@ import shapely
 from mapkit.layout.flights import route_flights
 from mapkit.layout.overpass import _insert as insert, rank
 from mapkit.layout.repair import Repair
-from mapkit.layout.unfold import _flip, relax
+from mapkit.layout.knots.folds import _flip, relax
 
 REPAIR_TRIES = 200   # the repair after a move: local moves judged by the checks, at most
 MAX_MOVES = 24       # moves (each with its re-optimization and repair) over one uncrossing
@@ -159,7 +159,7 @@ def uncross(net, dr, size_out, check, found, w, style):
             saved = (dr.pos.copy(), dr.free.copy(), [list(line) for line in dr.lines])
             _apply(dr, moves)
             relax(rp, w, style, np.array([xy for _, xy in moves]))
-            route_flights(net, dr, size_out)   # stations moved: the flights' paths round them again
+            route_flights(net, dr, size_out, even=rp.even)   # stations moved: the flights' paths round them again
             rp.tries, rp.max_tries = 0, REPAIR_TRIES
             new = rp.run()
             if rank(new) < current:

@@ -1,4 +1,4 @@
-"""The uncrossing after the unfolding (mapkit/layout/uncross.py), on a small hand-made drawing: a
+"""The uncrossing after the unfolding (mapkit/layout/knots/crossings.py), on a small hand-made drawing: a
 route bent round the wrong side of a station, so that the station's own route crosses it, gets its
 bend flipped; a station on the wrong side of a route it crosses is a move to try early."""
 from __future__ import annotations
@@ -10,7 +10,7 @@ from mapkit.layout.optimize import Drawing, Weights
 from mapkit.layout.overpass import rank
 from mapkit.layout.judge import geometry_problems
 from mapkit.layout.repair import Repair
-from mapkit.layout.uncross import _end_moves, _moves, uncross
+from mapkit.layout.knots.crossings import _end_moves, _moves, uncross
 from conftest import red_blue_board
 
 

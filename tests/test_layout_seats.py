@@ -1,5 +1,5 @@
 """Stations of one or two neighbours drawn across them, seated again where the real map has them
-(mapkit/layout/reseat.py; docs/design/layout.md, "Seats and branches")."""
+(mapkit/layout/seats.py; docs/design/layout.md, "Seats and branches")."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import numpy as np
 from mapkit.layout.network import drawn_mm_at_gap
 from mapkit.layout.judge import geometry_problems
 from mapkit.layout.repair import Repair
-from mapkit.layout.reseat import GAPS_MM, TURNS_DEG, candidates_of, reseat
+from mapkit.layout.seats import GAPS_MM, TURNS_DEG, candidates_of, reseat
 from mapkit.layout.tighten import Tighten
 from conftest import red_blue_board
 from test_layout_tighten import drawing_of
@@ -146,7 +146,7 @@ def test_a_branch_drawn_turned_round_its_station_is_turned_back_as_one_piece():
     # c and e hang on a as a chain (a - c - e); the real map has the chain running south of a, the
     # drawing north-west of it (both routes about 135° off their bearings): turned round a as one
     # piece (the seats would move e round c first, then c: the branch's shape is lost on the way)
-    from mapkit.layout.reseat import turn_branches
+    from mapkit.layout.seats import turn_branches
 
     L = drawn_mm_at_gap(3, _ph(), 5.0)
     geo = {**HUB, "c": (300.0, 260.0 + L), "e": (300.0, 260.0 + 2 * L)}

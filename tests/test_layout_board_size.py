@@ -1,15 +1,15 @@
 """--size auto, last step: the finished drawing moved onto the smallest standard board that holds it
-(mapkit/layout/resize.py)."""
+(mapkit/layout/board_size.py)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from mapkit.layout import layout_board, pipeline
+from mapkit.layout import judge, layout_board, pipeline
 from mapkit.layout.labelroom import ROOM_SIZES, without_room
 from mapkit.layout.network import build_network
 from mapkit.layout.optimize import Drawing
-from mapkit.layout.resize import smaller_board
+from mapkit.layout.board_size import smaller_board
 from mapkit.layout.result import build_result
 from mapkit.layout.synthetic import layout_board_data
 
@@ -37,14 +37,14 @@ def _on_a_larger_board(size=(1189, 841)):
 def test_a_drawing_on_too_large_a_board_moves_to_a_smaller_one_clean_with_its_labels():
     res, net, dr, size = _on_a_larger_board()
     shape_before = np.diff(dr.pos, axis=0)
-    assert not pipeline.geometry_problems(build_result(net, dr, size)[0])
-    new = smaller_board(net, dr, size, pipeline.geometry_problems)
+    assert not judge.geometry_problems(build_result(net, dr, size)[0])
+    new = smaller_board(net, dr, size, judge.geometry_problems)
     assert new[0] * new[1] < size[0] * size[1]
     # the same drawing (only moved), clean on the new board, no label with less room
     assert np.allclose(np.diff(dr.pos, axis=0), shape_before)
     data = build_result(net, dr, new)[0]
     assert (data["physical"]["width_mm"], data["physical"]["height_mm"]) == new
-    assert not pipeline.geometry_problems(data)
+    assert not judge.geometry_problems(data)
     before = build_result(net, _on_a_larger_board()[2], size)[0]
     for pt in ROOM_SIZES:
         assert len(without_room(data, size=pt)) <= len(without_room(before, size=pt))

@@ -44,9 +44,9 @@ import numpy as np
 from mapkit.layout.overpass import rank
 from mapkit.layout.judge import _route_names, _station_names
 from mapkit.layout.repair import DIRECTIONS, REACH_MM, Repair
-from mapkit.layout.uncross import _moves as uncross_moves
-from mapkit.layout.unfold import _flip
-from mapkit.layout.untangle import Untangle
+from mapkit.layout.knots.crossings import _moves as uncross_moves
+from mapkit.layout.knots.folds import _flip
+from mapkit.layout.knots.kicks import Untangle
 
 SMALL_STEPS_MM = (1.0, 2.5)          # the generic steps of every point a problem names
 EXTRA_MM = (0.6, 1.5, 3.0)           # a short route lengthened by what is missing and this much more

@@ -1,4 +1,4 @@
-"""The unfolding after the untangling (mapkit/layout/unfold.py) and an overpass's crossings in the
+"""The unfolding after the untangling (mapkit/layout/knots/folds.py) and an overpass's crossings in the
 optimizer (mapkit/layout/optimize.py), on a small hand-made drawing: a station the first drawing
 put on the wrong side of a bent route goes back to the real map's side, a bend over a station is
 put on the chord's other side, and an overpass may cross only where a step asks for it."""
@@ -8,7 +8,7 @@ import numpy as np
 
 from mapkit.layout.network import build_network
 from mapkit.layout.optimize import Drawing, Problem, Weights
-from mapkit.layout.unfold import _across, _flip, _loop_stations
+from mapkit.layout.knots.folds import _across, _flip, _loop_stations
 from conftest import red_blue_board
 
 

@@ -1,4 +1,4 @@
-"""The finishing step (mapkit/layout/finish.py) on small hand-made drawings, one per kind of
+"""The finishing step (mapkit/layout/knots/leftovers.py) on small hand-made drawings, one per kind of
 leftover the earlier steps leave by the luck of the floating point: a route about 1 mm too short,
 a space over the edge of a station, two routes' first spaces overlapping at the station they
 leave. Each drawing is built so that the real checks find exactly that problem; the step must
@@ -9,7 +9,7 @@ import re
 
 import numpy as np
 
-from mapkit.layout.finish import finish
+from mapkit.layout.knots.leftovers import finish
 from mapkit.layout.network import build_network
 from mapkit.layout.optimize import Drawing
 from mapkit.layout.judge import geometry_problems
