@@ -110,6 +110,10 @@ def _trust_lines() -> list[str]:
             "other agents are weaker than the expert: a verdict about how people would play rests on that.", ""]
 
 
+def _and(ns: list[int]) -> str:
+    return ", ".join(map(str, ns[:-1])) + f" and {ns[-1]}" if len(ns) > 1 else str(ns[0])
+
+
 def _reference_lines(r: dict) -> list[str]:
     ref = r.get("reference")
     if not ref:
@@ -121,10 +125,14 @@ def _reference_lines(r: dict) -> list[str]:
     scaled = [(n, here.get(n), b["trains"]) for n, b in ref["bands"].items()
               if b.get("trains") and here.get(n) and here.get(n) != b["trains"]]
     if scaled:
-        n, mine, theirs = scaled[0]
-        out += [f"A ticket is compared with published tickets needing the same share of a player's trains: here "
-                f"{mine} trains a player ({n} players) against the published {theirs}, so a ticket of p points is "
-                f"judged as one of p × {theirs} / {mine} published points.", ""]
+        counts: dict[tuple, list[int]] = {}
+        for n, mine, theirs in scaled:
+            counts.setdefault((mine, theirs), []).append(int(n))
+        said = "; ".join(f"at {_and(sorted(ns))} players {mine} trains a player against the published {theirs}, so a "
+                         f"ticket of p points is judged as one of p × {theirs} / {mine} published points"
+                         for (mine, theirs), ns in sorted(counts.items(), key=lambda kv: min(kv[1])))
+        out += [f"A ticket is compared with published tickets needing the same share of a player's trains: {said}.",
+                ""]
     out += ["| players | published tickets: completion at 6 / 12 / 20 points | first seat edge | least claimed "
             "route | least claimed color vs all |", "|---|---|---|---|---|"]
     for n, b in sorted(ref["bands"].items(), key=lambda kv: int(kv[0])):

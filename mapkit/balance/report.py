@@ -585,8 +585,10 @@ __all__ = ["balance_report", "format_markdown", "write_report", "available_track
 
 
 def write_report(r: dict, out_dir: Path, board: Optional[Board] = None) -> dict:
-    """Write report.md and report.json (and, where the figures modules exist, the PNGs and
-    report.html) into out_dir; return the paths written."""
+    """Write report.md and report.json into out_dir, and with the board the figures (PNGs) and the
+    self-contained report.html; return the paths written."""
+    from mapkit.balance import figures, html
+
     out_dir.mkdir(parents=True, exist_ok=True)
     md = out_dir / "report.md"
     js = out_dir / "report.json"
@@ -594,24 +596,11 @@ def write_report(r: dict, out_dir: Path, board: Optional[Board] = None) -> dict:
     _atomic_write(md, markdown)
     _atomic_write(js, json.dumps(r, indent=2) + "\n")
     files = {"markdown": str(md), "json": str(js)}
-    # ---- the figures: PNGs and the self-contained report.html ---------------------------------
-    # mapkit.balance.figures.write_figures(report, board, out_dir) and
-    # mapkit.balance.html.write_html(report, board, out_dir, markdown); called when they exist.
     if board is not None:
-        try:
-            from mapkit.balance import figures, html
-        except ImportError:
-            figures = html = None
-        if figures is not None:
-            made = figures.write_figures(r, board, out_dir)
-            if isinstance(made, dict):
-                files.update({k: str(v) for k, v in made.items()})
-            else:  # a list of the PNGs, named by what they show
-                files.update({Path(v).name: str(v) for v in made})
-            page = html.write_html(r, board, out_dir, markdown)
-            if page is not None:
-                files["html"] = str(page)
-    # ---------------------------------------------------------------------------------------------
+        files.update({Path(v).name: str(v) for v in figures.write_figures(r, board, out_dir)})
+        page = html.write_html(r, board, out_dir, markdown)
+        if page is not None:
+            files["html"] = str(page)
     return files
 
 
