@@ -58,7 +58,7 @@ def layout_board(data: dict, *, style: str = "geographic", size="auto", seed: in
     after the label step, tightened.again), and in the geographic style stations of one or two
     neighbours drawn across them are first seated on their bearings, and branches drawn turned round
     their station turned back (seats.py, figure reseated).
-    Measured on 18 cases (docs/layout-gaps.md): the rule leaves about a quarter as many
+    Measured on 18 cases (`python bench/layout_cases.py`): the rule leaves about a quarter as many
     routes over 6 mm (114 against 445 of 3094, seed 0), every case clean, at about 1.2 times the
     CPU (the 60-station bench board: about 9.5 s against 7.9 s; `mapkit bench --only layout`).
 
@@ -84,7 +84,7 @@ def layout_board(data: dict, *, style: str = "geographic", size="auto", seed: in
 # collection every GC_THRESHOLD0 allocations instead: the same objects are freed (by reference
 # counting, as before, or by a later collection: nothing of the layout depends on when), the
 # results are the same (mapkit keys no cache by id() of an object that could be freed), and the
-# bench board takes about 5 % less CPU (docs/layout-speed.md).
+# bench board takes about 5 % less CPU (docs/design/speed.md).
 GC_THRESHOLD0 = 10_000
 _GC_LOCK = threading.Lock()
 _GC_DEPTH = [0, None]   # layouts running in this process, the threshold they found

@@ -368,7 +368,7 @@ class Problem:
 
 # evaluations per round: each round's solution is only the next round's start (the penalty weights
 # grow between rounds), so a round need not converge; 30 instead of 60 halves the optimization's
-# time and leaves synthetic 20-60 station boards and Portland as clean (docs/layout-speed.md)
+# time and leaves synthetic 20-60 station boards and Portland as clean (docs/design/speed.md)
 ROUND_NFEV = 30
 
 

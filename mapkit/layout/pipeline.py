@@ -109,7 +109,7 @@ def layout_rule_or_soft(data: dict, opts: LayoutOptions, refine: str | None = No
     """The layout (layout_sizes); with the gap rule, where it leaves a geometry problem on every size
     tried, the layout once more without it (gaps only preferred, the default layout) and that one kept if its checks find less: a board that holds its gaps but does not pass the
     checks is of no use to a designer, and which boards the rule leaves a knot on is the luck of the
-    floating point (docs/layout-gaps.md). The figure gap_rule says which was kept."""
+    floating point (docs/design/layout.md). The figure gap_rule says which was kept."""
     if not opts.gap_rule:
         return layout_sizes(data, opts, refine=refine)
     # with the fallback, the rule gets one size (RULE_LARGER more): a layout the rule leaves a

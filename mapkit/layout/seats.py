@@ -26,7 +26,7 @@ routes come nearer their bearings by RESEAT_GAIN_DEG (rms) with no more routes o
 more gap excess (beyond EXCESS_SLACK_MM), or with fewer over 6 mm and no farther from their
 bearings. The order is the stations' (worst first, then index): a seed gives one layout.
 Stations of three or more neighbours are held by them: a seat by least squares for those seated
-one station in the 36 layouts of docs/layout-gaps.md and was taken out. A branch of
+one station in 36 layouts (`python bench/layout_cases.py`) and was taken out. A branch of
 stations hanging on one station is turned round it as one piece instead (turn_branches).
 """
 

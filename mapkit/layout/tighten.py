@@ -1,8 +1,8 @@
 """The last step of a clean layout: routes drawn longer than their spaces need, drawn in.
 
-The optimization only prefers gaps between spaces of at most 6 mm (network.MAX_GAP_MM, the issue's
-"a route reads as one line"): its clearances grow heavier each round and a longer route always eases
-them, so a clean board comes out with many routes stretched past that (docs/layout-gaps.md).
+The optimization only prefers gaps between spaces of at most 6 mm (network.MAX_GAP_MM: a route
+reads as one line): its clearances grow heavier each round and a longer route always eases
+them, so a clean board comes out with many routes stretched past that (docs/design/layout.md).
 Holding the gaps as a rule during the optimization (--gap-rule) fights those clearances and costs
 label room and time. Here the board already passes the checks; each route's gap between spaces
 above its aim (GAP_AIM_MM) is its excess — the gap between spaces as mapkit.geometry places them: an

@@ -1,4 +1,4 @@
-"""The plain planner's turn in one pass (docs/sim-speed.md).
+"""The plain planner's turn in one pass (docs/design/speed.md).
 
 `PlannerAgent.act` is a dozen overridable steps (plan, plan_claim, spend, block_claim, draw,
 wanted_colors, ...), each reading the view again; at 4 players their Python calls were most of a

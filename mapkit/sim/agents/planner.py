@@ -2,7 +2,7 @@
 seat, the plan of its tickets (cheapest connections, mapkit/sim/paths.py), keeping tickets, and the
 turn it plays. How it pays and draws is in moves.py; the other playstyles in playstyles.py.
 
-Speed (docs/sim-speed.md; every change keeps the games the same, tests/test_game_identity.py):
+Speed (docs/design/speed.md; every change keeps the games the same, tests/test_game_identity.py):
 - the seat's route costs are kept up to date claim by claim, the plan is not rechecked while
   nothing was claimed, the untouched board's searches come from the tables, and its own searches
   use the int queue (`cheapest_path(..., whole=True)`);

@@ -59,7 +59,7 @@ from mapkit.sim.tables import GRAY
 # planning weight of a route: its trains plus a claim turn (in trains), less a quarter of its
 # points, so a path of fewer, longer routes is preferred to one of about the same length in short
 # hops: more points per train and fewer turns (a 6-train route weighs about a 4-train one).
-# Measured (docs/expert.md): claim turn 3.0 best of 0.6–6; the points term 0.25 best of 0.15–0.35
+# Measured (docs/design/expert.md): claim turn 3.0 best of 0.6–6; the points term 0.25 best of 0.15–0.35
 # (with face-up wilds left: +2 points of win share against route-focus, within the noise, and
 # half a turn a seat shorter in 4-player self-play)
 CLAIM_TURN = 3.0
@@ -83,18 +83,18 @@ class ExpertAgent(ClaimOrderMixin, SpareMixin, EndgameMixin, TrunkMixin, TicketC
     # decides: TicketDrawMixin.draw_ev_min, draw_ev_trains)
     # ... at two players only with this many trains: the expert is the seat that ends a two-player
     # game (0.6 trains left at the end against route-focus's 6.7), so a done plan is better spent
-    # ending it on long routes than on tickets drawn with few trains (measured, docs/expert.md:
+    # ending it on long routes than on tickets drawn with few trains (measured, docs/design/expert.md:
     # +2 points of win share against route-focus; at four players it costs 11 winner points)
     more_tickets_trains_two = 25
     cash_out_turns = 1.5             # turns left below which the hand is spent on the best claims
     # choosing tickets, the plan's route points count: + credit × (its points − base × its
     # trains). A plan along long routes scores on the way (2–2.5 points a train, a 1-train hop 1);
     # trains below `base` a train cost a little, as they are not spent on long routes elsewhere.
-    # Measured (docs/expert.md): 0.5 and 2.0 best of 0.25–1 and 1.6–2.5; 0: no credit
+    # Measured (docs/design/expert.md): 0.5 and 2.0 best of 0.25–1 and 1.6–2.5; 0: no credit
     keep_route_credit = 0.5
     keep_route_base = 2.0
     # one ticket more than the best keep when it adds at most this many trains to the plan (a
-    # ticket kept now saves the turn of a later draw), at setup and after a draw; 0 turns it off. Measured (docs/expert.md): with the draw by expected
+    # ticket kept now saves the turn of a later draw), at setup and after a draw; 0 turns it off. Measured (docs/design/expert.md): with the draw by expected
     # value (ticket_draws.py) +1.4 / +0.4 winner points, +0.17 / +0.14 tickets (seeds 23 / 29);
     # 5 trains lost 2.3 winner points, and 5-7 at setup alone gave nothing
     extra_keep_trains = 3
@@ -203,7 +203,7 @@ class ExpertAgent(ClaimOrderMixin, SpareMixin, EndgameMixin, TrunkMixin, TicketC
         trains). A plan of shortest connections one ticket after another depends on the order (a
         ticket planned later reuses the routes planned before it); trying the reverse order too is
         a cheap step towards the cheapest network over all the tickets' ends (a Steiner tree).
-        Measured (docs/expert.md): +3 winner points in 4-player self-play, 0.1 tickets more,
+        Measured (docs/design/expert.md): +3 winner points in 4-player self-play, 0.1 tickets more,
         and +1 point of win share against route-focus; about 15 % of the agent's speed."""
         # complete tickets are skipped by the plan: with fewer than two open ones both orders
         # give the same plan

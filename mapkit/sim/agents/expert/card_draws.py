@@ -20,7 +20,7 @@ open routes that score the most points a turn from the hand as it is (points ove
 the missing cards take, plus the claim's turn), the `spare_routes` best, so the draws gather one
 color the hand already leans to. Near the end more than half the seats have no planned route left
 (4-player self-play, seed 23: 58 % of the seats on their last turn). Measured against drawing for
-the three longest open routes whatever the hand (docs/expert.md): against route-focus at two
+the three longest open routes whatever the hand (docs/design/expert.md): against route-focus at two
 players 68.6 % instead of 64.7 % (2,000 games, seed 0); 4-player self-play within the noise.
 """
 
@@ -138,7 +138,7 @@ class ScarceColorMixin:
         """Is a face-up wild worth its turn (a first draw)? The hand is big (the seat is waiting for
         a color, not short of cards) and the route nearest to a claim lacks at most
         `stuck_wild_missing` cards (`target` and `_target_missing`, from the expert's
-        `wanted_colors`). Measured (docs/expert.md): +2 winner points and +2 seat
+        `wanted_colors`). Measured (docs/design/expert.md): +2 winner points and +2 seat
         points in 4-player self-play, games 0.4-0.7 turns a seat longer."""
         return (self.stuck_wild_hand is not None and target is not None and view.phase != DRAW2
                 and view.players >= self.stuck_wild_players

@@ -1,4 +1,4 @@
-"""The expert's last two turns as a small exact search (docs/expert.md).
+"""The expert's last two turns as a small exact search (docs/design/expert.md).
 
 A seat that does not end the game reaches its last turn with about 6.5 trains and 5.5 cards it
 cannot lay together (4-player self-play: the seats that do not trigger the end leave 5.9 trains
@@ -21,7 +21,7 @@ costs a few hundred look-ups; the search runs about 4 times a seat-game.
 Not when the seat itself is that close to the trigger (it may be the one that ends the game: two
 low seats each drawing for a last turn the other was to start made games 0.16 turns a seat
 longer), and not in the final round (the last turn is agent.py's cash-out: the best claim).
-Measured (4-player self-play, docs/expert.md): winner +2.6 / +1.9 points (seeds 23 / 29), the
+Measured (4-player self-play, docs/design/expert.md): winner +2.6 / +1.9 points (seeds 23 / 29), the
 mean seat +1.8 / +2.0, turns a seat +0.02 / +0.03; the last claim lays 2.8 trains instead of 1.9.
 """
 
@@ -38,7 +38,7 @@ class EndgameMixin:
     # search the last two turns exactly when the next turn is surely the last (False: no search)
     endgame_search = True
     # "surely": an opponent holds at most end trigger + this many trains (measured, seed 23, 200
-    # games, docs/expert.md: 3 gave 129.35 winner points against 129.16, within the
+    # games, docs/design/expert.md: 3 gave 129.35 winner points against 129.16, within the
     # noise; 1 lost 1.5 points in the first version)
     endgame_margin = 2
     # ... and this seat more than end trigger + this many (None: whatever it holds, 129.61 winner

@@ -1,5 +1,5 @@
 """Is a ticket draw worth its turn? The `expert`'s answer once its plan is done, from three players
-(docs/expert.md).
+(docs/design/expert.md).
 
 A ticket draw is the one turn that can score without spending trains, and whether it pays depends
 on what the draw can offer: tickets whose ends lie on or near the network the seat has built are
