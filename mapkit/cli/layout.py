@@ -43,6 +43,9 @@ def _load(path: Path):
     return data
 
 
+OWN_NOTE = " (the file's size; --size auto picks the smallest standard size that fits)"
+
+
 def _path_text(path: tuple) -> str:
     out = "$"
     for part in path:
@@ -56,8 +59,10 @@ def _path_text(path: tuple) -> str:
 @click.option("--write", is_flag=True, help="Change the positions and waypoints in BOARD itself (the rest stays byte for byte).")
 @click.option("--style", type=click.Choice(["geographic", "schematic"]), default="geographic", show_default=True,
               help="geographic stays close to the real map; schematic prefers 0/45/90° directions.")
-@click.option("--size", type=Size(), default="auto", show_default=True,
-              help="auto: the smallest standard board size that fits (and says so); or WIDTHxHEIGHT in mm.")
+@click.option("--size", type=Size(), default=None,
+              help="auto: the smallest standard board size that fits (and says so); or WIDTHxHEIGHT in mm. "
+                   "Default: a board the file already draws keeps its size (physical width_mm and height_mm); "
+                   "one not drawn yet gets auto.")
 @click.option("--keep", default="", metavar="ID,...", help="Stations that stay where the file has them (as \"pinned\": true does).")
 @click.option("--seed", type=SEED, default=0, show_default=True)
 @click.option("--geo-anchor", "geo_anchor", type=click.FloatRange(0, 10), default=None, metavar="SHARE",
@@ -93,6 +98,7 @@ def layout(board, out, write, style, size, keep, seed, geo_anchor, gap_rule, ref
     """
     from mapkit.errors import UsageError
     from mapkit.layout import layout_board
+    from mapkit.layout.fit import drawn_size
     from mapkit.layout.figures import loose_routes, measure, routes_across
     from mapkit.outputs import atomic_write_text, check_output, refuse_input_paths
     from mapkit.writer import dump_board_json, write_patches
@@ -104,6 +110,9 @@ def layout(board, out, write, style, size, keep, seed, geo_anchor, gap_rule, ref
         check_output(out)
     keep_ids = frozenset(k.strip() for k in keep.split(",") if k.strip())
     data = _load(board)
+    own = size is None and not refine and drawn_size(data)
+    if size is None:
+        size = own or "auto"
     res = layout_board(data, style=style, size=size, seed=seed, keep=keep_ids, geo_anchor=geo_anchor,
                        gap_rule=gap_rule, refine=refine)
     figures = {**res.figures, **measure(res.data)}  # with the label figures (the renderer's placement)
@@ -130,7 +139,7 @@ def layout(board, out, write, style, size, keep, seed, geo_anchor, gap_rule, ref
         wps = [p for p in res.changes if p[0] == "routes"]
         click.echo(f"{data['id']}: {moved} station positions, {len(wps)} route waypoint changes"
                    + (f", board {figures['board_mm'][0]:g} x {figures['board_mm'][1]:g} mm"
-                      f"{_auto_note(figures) if size == 'auto' and not refine else ''}"))
+                      f"{_auto_note(figures) if size == 'auto' and not refine else ''}{OWN_NOTE if own else ''}"))
         for line in figure_lines(figures):
             click.echo(printable(f"  {line}"))
         _echo_loose(loose)

@@ -26,14 +26,18 @@ _DELETE_TAG = {"$delete": True}   # writer.DELETE in a reply (JSON has no such v
 
 def run(request: dict) -> dict:
     """In the child: {"data", "style", "seed"[, "refine"]} → {"data", "changes", "figures", "problems"} or
-    {"error"}. refine: from the board as drawn, on its own size (mapkit layout --refine)."""
+    {"error"}. A board the file already draws keeps its size, one not drawn yet gets the smallest
+    standard size that fits (as `mapkit layout`); refine: from the board as drawn, on its own size
+    (mapkit layout --refine)."""
     from mapkit.errors import MapkitError
     from mapkit.layout import layout_board
+    from mapkit.layout.fit import drawn_size
     from mapkit.writer import DELETE
 
+    refine = bool(request.get("refine"))
     try:
-        res = layout_board(request["data"], style=request["style"], size="auto", seed=request["seed"],
-                           refine=bool(request.get("refine")))
+        res = layout_board(request["data"], style=request["style"], seed=request["seed"], refine=refine,
+                           size=(None if refine else drawn_size(request["data"])) or "auto")
     except MapkitError as exc:
         return {"error": f"layout could not run: {exc}"}
     except Exception as exc:  # noqa: BLE001 - reported on the page, the server carries on

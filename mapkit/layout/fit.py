@@ -7,6 +7,8 @@ fan maps, each either way round.
 
 from __future__ import annotations
 
+from mapkit.model import Physical
+
 STANDARD_SIZES = ((420, 297), (594, 420), (800, 530), (841, 594), (900, 600), (1000, 700), (1189, 841),
                   (1400, 1000), (1682, 1189))
 EDGE_MM = 12.0  # station centres this far inside the inner area: a double's spaces reach 11 mm aside
@@ -66,6 +68,17 @@ def next_size(width: float, height: float) -> tuple[float, float] | None:
         if w * h > width * height and W >= width and H >= height:
             return W, H
     return None
+
+
+def drawn_size(data: dict) -> tuple[float, float] | None:
+    """The size of a board the file already draws (every station has a board position): its
+    physical width_mm and height_mm, or their defaults; None for a board not drawn yet. A new
+    layout of a drawn board keeps this size unless asked for another."""
+    stations = data.get("stations") or []
+    if not stations or not all("board" in s_ for s_ in stations):
+        return None
+    ph = data.get("physical") or {}
+    return (float(ph.get("width_mm", Physical.width_mm)), float(ph.get("height_mm", Physical.height_mm)))
 
 
 def parse_size(text: str) -> tuple[float, float] | str:
