@@ -1,4 +1,4 @@
-"""The agents play like people a designer would recognize (issue 8 §2): hand-built positions where
+"""The agents play like people a designer would recognize: hand-built positions where
 one move is right, and small runs on the standard map whose figures say how each playstyle plays."""
 
 import gc

@@ -1,5 +1,5 @@
 """The strong agent: legal on every board and ruleset, deterministic, stronger than route-focus, and
-playing like people (the issue 8 targets) on the standard map."""
+playing like people on the standard map."""
 
 import math
 
@@ -90,7 +90,7 @@ def test_expert_wins_sixty_percent(na):
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="issue 8 targets not met yet: the winner scores 129.8 (≥ 150) and holds"
+@pytest.mark.xfail(strict=True, reason="the expert does not yet play like expert people: the winner scores 129.8 (≥ 150) and holds"
                                        " 5.41 tickets (≥ 6) over 1,000 games (seed 0); 36.8 turns a seat,"
                                        " 4.2 cards left and no final-turn draws meet theirs")
 def test_expert_self_play_targets(na):

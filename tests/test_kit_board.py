@@ -1,4 +1,4 @@
-"""The drawn board of the bundled boards, measured in the scene (issue 9, items 11 and 15).
+"""The drawn board of the bundled boards, measured in the scene.
 
 A scene is built once per board per test session (conftest's bundled_scene, about 4–11 s each, shared
 with test_kit_tiles); nothing here writes a PDF.

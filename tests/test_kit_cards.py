@@ -1,4 +1,4 @@
-"""What a printed game needs, and card sheets that are right when followed (issue 9, items 14 and 16)."""
+"""What a printed game needs, and card sheets that are right when followed."""
 
 import math
 import re

@@ -1,4 +1,4 @@
-"""A flight is drawn clear of other routes, or render says it could not be (issue 9, item 11)."""
+"""A flight is drawn clear of other routes, or render says it could not be."""
 
 import pytest
 from shapely.geometry import LineString, Polygon

@@ -1,4 +1,4 @@
-"""Route ends read as reaching their stations (issue 29, section 3): on the shipped north-america,
+"""Route ends read as reaching their stations: on the shipped north-america,
 Chicago–Pittsburgh's spaces stopped 27 mm short of Chicago with bare board between. A station where
 routes leave close together needs their first spaces farther out (geometry.end_needs: the checks'
 placement, unchanged here), so such an end gets its line drawn across the gap (scene.leads). The

@@ -1,4 +1,4 @@
-"""Every printed sheet as a printer and a player see it (issue 29, section 3): the foot of the rules
+"""Every printed sheet as a printer and a player see it: the foot of the rules
 pages, the assembly page on portrait and landscape paper with a long board name, one back for the
 tickets shuffled into one pile, the stamp on every sheet, the cards' size on the card sheets.
 

@@ -1,4 +1,4 @@
-"""Tiled sheets that assemble as the assembly page says (issue 9, item 12)."""
+"""Tiled sheets that assemble as the assembly page says."""
 
 import pytest
 from shapely.geometry import LineString, box

@@ -1,4 +1,4 @@
-"""Scenario tests for the rules in every combination (issue 8 §1): each builds a position by hand,
+"""Scenario tests for the rules in every combination: each builds a position by hand,
 applies an action and checks the rule's result. The readings they pin are in RuleSet's docstring."""
 
 import itertools
@@ -353,7 +353,7 @@ def test_second_tie_break_between_seats_without_the_bonus():
     assert winners(s, rows) == [0]
 
 
-# ---------------------------------------------------------------- keeping tickets (issue 9 item 1)
+# ---------------------------------------------------------------- keeping tickets
 
 def test_keep_is_checked_directly_from_the_mask(monkeypatch):
     t, s = started()

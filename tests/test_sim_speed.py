@@ -1,4 +1,4 @@
-"""The speed work of issue 9 item 18 changes how the simulator computes, never what: each shortcut
+"""The simulator's fast paths change how it computes, never what: each shortcut
 here is checked against the plain computation it replaced, on positions of real games (the whole
 games are checked by tests/test_game_identity.py)."""
 

@@ -10,7 +10,7 @@ import time
 from mapkit.layout import layout_board
 from mapkit.layout.synthetic import layout_board_data
 
-SIZES = ((60, 10.0), (200, 60.0))  # stations, the target in seconds
+SIZES = ((60, 10.0), (200, 60.0))  # stations, and the seconds a layout of that size should take at most
 
 
 def run_layout_bench(seed: int = 0, sizes=SIZES, rules=(True, False)) -> list[dict]:

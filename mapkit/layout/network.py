@@ -17,7 +17,7 @@ from mapkit.layout.crowding import station_gaps
 from mapkit.model import Board
 
 # gaps between spaces a route reads best with: at least the board's smallest gap plus a safety
-# margin for the rounding of the drawn line, at most about 6 mm (the "reads as one line")
+# margin for the rounding of the drawn line, at most about 6 mm (a route reads as one line)
 PREFERRED_GAP_MM = 3.0
 MAX_GAP_MM = 6.0
 SAFETY_MM = 0.8

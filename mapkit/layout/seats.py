@@ -42,7 +42,7 @@ from mapkit.layout.overpass import rank
 from mapkit.layout.judge import station_span
 from mapkit.layout.tighten import GAP_AIM_MM, LMIN_MARGIN_MM, Tighten
 
-RESEAT_DEG = 45.0          # a route this far off its real bearing makes its station a candidate (the 45°)
+RESEAT_DEG = 45.0          # a route this far off its real bearing makes its station a candidate
 RESEAT_GAIN_DEG = 10.0     # a seat kept for the bearings must bring its routes this much nearer (rms)
 EXCESS_SLACK_MM = 0.5      # ... with at most this much more gap excess (and no more routes over 6 mm)
 RESEAT_TRIES = 6           # candidates judged per station at most

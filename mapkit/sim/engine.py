@@ -149,7 +149,7 @@ def shuffle(rng: random.Random, x: list) -> None:
     """`rng.shuffle(x)` written out for a plain `random.Random`: the same calls of `getrandbits`
     in the same order (CPython's `shuffle` and `_randbelow_with_getrandbits`), so the same order,
     without a Python call per card (a game shuffles about 250 cards and tickets: 1 % of a
-    4-player route-focus game; issue 9 item 18, seventh round). Any other generator shuffles
+    4-player route-focus game). Any other generator shuffles
     itself; tests/test_sim_speed.py compares the two."""
     if type(rng) is not random.Random or random.Random._randbelow is not random.Random._randbelow_with_getrandbits:
         rng.shuffle(x)
