@@ -165,13 +165,17 @@ def _slid(candidates) -> list[Candidate]:
 def place(requests, obstacles, bounds: Polygon, clearance: float = CLEARANCE_MM) -> Placement:
     """Place every request's label (see the module docstring)."""
     tight = clearance * TIGHT
-    geoms = np.concatenate([_geoms_of(req.candidates) for req in requests]) if requests else _as_geoms([])
+    groups = [req.candidates for req in requests]
+    geoms = np.concatenate([_geoms_of(c) for c in groups]) if requests else _as_geoms([])
     outside = _outside_costs(geoms, bounds)
     # the obstacles grown by the clearance and by the tight one (the nudge asks the same)
-    grown = {clearance: _buffered(obstacles, clearance), tight: _buffered(obstacles, tight)}
-    free_mask = _free_of(geoms, outside, grown[clearance])
+    keys = _keys(obstacles)
+    grown = {clearance: _grown(obstacles, keys, clearance), tight: _grown(obstacles, keys, tight)}
+    free_mask = (outside == 0) & ~_TOUCHES.touching(groups, geoms, keys, grown[clearance], clearance,
+                                                  np.ones(len(geoms), dtype=bool))
     # a box clear of the obstacles grown by the clearance is clear of them grown by less
-    tight_costs = _LazyCosts(geoms, outside, grown[tight], ~free_mask)
+    tight_costs = _LazyCosts(geoms, outside, grown[tight], np.zeros(len(geoms), dtype=bool))
+    tight_costs.free &= ~_TOUCHES.touching(groups, geoms, keys, grown[tight], tight, ~free_mask)
     nearly_mask = tight_costs.free
 
     scored, k = [], 0
@@ -294,13 +298,84 @@ def _outside_costs(geoms, bounds: Polygon) -> np.ndarray:
     return cost
 
 
-def _free_of(geoms, outside: np.ndarray, obstacles) -> np.ndarray:
-    """Each box's cost is 0: nothing outside bounds and no obstacle touched
-    (every touch costs at least 1e-3)."""
-    free = outside == 0
-    if obstacles:
-        free[STRtree(obstacles).query(geoms, predicate="intersects")[0]] = False
-    return free
+def _keys(obstacles) -> list[bytes]:
+    """Each obstacle's exact identity (its WKB: every coordinate's bits)."""
+    return shapely.to_wkb(np.asarray(list(obstacles), dtype=object)).tolist() if len(obstacles) else []
+
+
+_GROWN: dict = {}   # (obstacle key, distance) → the obstacle grown: a drag changes a few obstacles
+
+
+def _grown(obstacles, keys: list[bytes], distance: float) -> list:
+    """`_buffered(obstacles, distance)`, each obstacle grown once for all calls (the same
+    deterministic buffer of the same geometry)."""
+    if not distance:
+        return list(obstacles)
+    obstacles = list(obstacles)
+    missing = [i for i, k in enumerate(keys) if (k, distance) not in _GROWN]
+    if missing:
+        if len(_GROWN) + len(missing) > 20_000:
+            _GROWN.clear()
+            missing = list(range(len(keys)))
+        for i, g in zip(missing, _buffered([obstacles[i] for i in missing], distance)):
+            _GROWN[(keys[i], distance)] = g
+    return [_GROWN[(k, distance)] for k in keys]
+
+
+def _touch_pairs(geoms, obstacles) -> tuple[np.ndarray, np.ndarray]:
+    """(box index, obstacle index) of every box touching an obstacle: each obstacle (a drawn line's
+    outline is a long complex polygon) prepared once and asked against a tree of the boxes."""
+    if not len(obstacles) or not len(geoms):
+        return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp)
+    obs, box_i = STRtree(geoms).query(np.asarray(obstacles, dtype=object), predicate="intersects")
+    return box_i, obs
+
+
+class _Touches:
+    """Which candidate boxes touch an obstacle (grown by a clearance), remembered from the last
+    call with that clearance. `mapkit edit` places the labels again after every drag, when most
+    candidates and obstacles are as they were. A box touches the obstacles when it touches one of
+    them, a yes or no of the two exact shapes; so a box whose candidates are the same tuple as last
+    time and that touches none of the obstacles gone since keeps its answer, or-ed with whether it
+    touches one of the new ones; the other boxes are asked against all of them. The answers are
+    the ones asking every box would give (tests/test_edit_speed_labels.py compares them)."""
+
+    def __init__(self):
+        self.last: dict = {}   # clearance → (obstacle keys → grown obstacle, {id(candidates): (candidates, touch, known)})
+
+    def touching(self, groups, geoms, keys: list[bytes], grown: list, clearance: float, ask: np.ndarray) -> np.ndarray:
+        """For each box: it touches an obstacle (False where not asked). groups: the candidates
+        tuples the boxes come from, in order; keys: the obstacles' `_keys`; grown: the obstacles
+        grown by clearance."""
+        touch, known = np.zeros(len(geoms), dtype=bool), np.zeros(len(geoms), dtype=bool)
+        prev_obs, prev_groups = self.last.get(clearance, ({}, {}))
+        now = dict(zip(keys, grown))
+        spans, k = [], 0
+        for cands in groups:
+            n = len(cands)
+            found = prev_groups.get(id(cands))
+            if found is not None and found[0] is cands:   # the entry keeps the tuple alive: ids are not reused
+                touch[k:k + n], known[k:k + n] = found[1], found[2]
+            spans.append((cands, k, k + n))
+            k += n
+        if known.any():
+            gone = [g for key, g in prev_obs.items() if key not in now]
+            new = [g for key, g in now.items() if key not in prev_obs]
+            if gone:   # a box that touched an obstacle since gone is asked again
+                known[_touch_pairs(geoms, gone)[0]] = False
+            touch &= known
+            if new:
+                idx = _touch_pairs(geoms, new)[0]
+                touch[idx[known[idx]]] = True
+        todo = np.flatnonzero(ask & ~known)
+        if len(todo):
+            touch[todo[_touch_pairs(geoms[todo], grown)[0]]] = True
+            known[todo] = True
+        self.last[clearance] = (now, {id(c): (c, touch[lo:hi].copy(), known[lo:hi].copy()) for c, lo, hi in spans})
+        return touch & ask
+
+
+_TOUCHES = _Touches()
 
 
 class _LazyCosts:
