@@ -105,3 +105,28 @@ def test_a_drag_places_the_labels_as_a_fresh_placement(portland_place_arguments,
         assert kept.placed == fresh.placed and kept.unplaced == fresh.unplaced
         if args is not portland_place_arguments[0]:
             assert sum(calls) < asked_fresh / 4   # most boxes kept their answer
+
+
+def plain_first_free(boxes, obstacles, bounds, clearance=labels.CLEARANCE_MM):
+    """labels.first_free asking every box at once."""
+    geoms = labels._as_geoms(boxes)
+    free = np.array([bounds.contains(g) for g in geoms], dtype=bool)
+    free &= ~plain_touching(geoms, obstacles, clearance) if obstacles else True
+    idx = np.flatnonzero(free)
+    return tuple(boxes[idx[0]]) if len(idx) else None
+
+
+@pytest.mark.parametrize("clearance", [labels.CLEARANCE_MM, 0.0])
+def test_first_free_asked_a_chunk_at_a_time_is_the_plain_answer(clearance):
+    rng = np.random.default_rng(5)
+    bounds = box(0, 0, 200, 120)
+    obstacles = [Point(p).buffer(rng.uniform(3, 9), quad_segs=8) for p in rng.uniform(0, 200, size=(60, 2))]
+    found = set()
+    for w, h in ((20, 10), (60, 40), (90, 70), (150, 100), (199.5, 119.5)):
+        boxes = labels.scan_boxes(w, h, (0.5, 0.5, 199.5, 119.5), step=3.0)
+        frame = box(0, 0, 200, 120).difference(box(30, 30, 170, 90))   # the board's edges taken
+        for obs in (obstacles, obstacles[:10], [], obstacles[:5] + [frame]):
+            got = labels.first_free(boxes, obs, bounds, clearance)
+            assert got == plain_first_free(boxes, obs, bounds, clearance)
+            found.add(None if got is None else boxes.index(got) > 64)
+    assert found == {None, True, False}   # none free, found in the first chunk, found later

@@ -510,13 +510,29 @@ def collisions(placement: Placement, obstacles, bounds: Polygon) -> list[str]:
 
 
 def first_free(boxes, obstacles, bounds: Polygon, clearance: float = CLEARANCE_MM) -> Box | None:
-    """The first of boxes inside bounds that touches no obstacle, or None."""
+    """The first of boxes inside bounds that touches no obstacle, or None. The boxes are asked a
+    chunk at a time (64, then twice as many each time), so a free box early in the list stops the
+    search early; the answer is the one asking every box gives."""
     if not boxes:
         return None
-    grown = list(shapely.buffer(np.asarray(list(obstacles), dtype=object), clearance, quad_segs=2)) if obstacles else []
-    free = _free_mask(boxes, grown, bounds)
-    idx = np.flatnonzero(free)
-    return tuple(boxes[idx[0]]) if len(idx) else None
+    obstacles = list(obstacles)
+    if not obstacles:
+        grown = []
+    elif clearance:
+        grown = _grown(obstacles, _keys(obstacles), clearance)
+    else:
+        grown = list(shapely.buffer(np.asarray(obstacles, dtype=object), clearance, quad_segs=2))
+    prepared = _prepared(bounds)
+    lo, n = 0, 64
+    while lo < len(boxes):
+        geoms = _as_geoms(boxes[lo:lo + n])
+        free = shapely.contains(prepared, geoms)
+        free[_touch_pairs(geoms, grown)[0]] = False
+        idx = np.flatnonzero(free)
+        if len(idx):
+            return tuple(boxes[lo + int(idx[0])])
+        lo, n = lo + n, 2 * n
+    return None
 
 
 def _as_geoms(boxes):
