@@ -22,6 +22,7 @@ from mapkit.render import flights
 NUDGE_REACH_MM = 3 * (12.0 + 6.0 + 3.0) * math.sqrt(2)   # flights._nudged: 3 rounds of steps 12, 6, 3 mm each way
 _ORIGINAL = flights.reroute
 _KEPT: dict = {}   # flight ids → (key, result)
+_TRIALS = flights.Trials()   # the search's path costs, for a search that must run again
 
 
 def _reach(board, layout, routes, flight) -> tuple:
@@ -79,7 +80,7 @@ def reroute(board, layout, routes=None):
         out = dict(given)
         out.update({rid: moved[rid] for rid in ids})
         return out, dict(drawn), list(warnings)
-    result = _ORIGINAL(board, layout, routes)
+    result = _ORIGINAL(board, layout, routes, _TRIALS)
     current, keys = dict(given), []
     for r in fl:
         keys.append(_reach(board, layout, current, r))

@@ -317,7 +317,9 @@ def _grown(obstacles, keys: list[bytes], distance: float) -> list:
         if len(_GROWN) + len(missing) > 20_000:
             _GROWN.clear()
             missing = list(range(len(keys)))
-        for i, g in zip(missing, _buffered([obstacles[i] for i in missing], distance)):
+        made = _buffered([obstacles[i] for i in missing], distance)
+        shapely.prepare(np.asarray(made, dtype=object))   # kept prepared: asked against thousands of boxes
+        for i, g in zip(missing, made):
             _GROWN[(keys[i], distance)] = g
     return [_GROWN[(k, distance)] for k in keys]
 
@@ -445,15 +447,21 @@ def _nudged(req: LabelRequest, grown: dict, bounds: Polygon, placed: list[Box]) 
     near = np.asarray(placed, dtype=float).reshape(-1, 4)
     prepared = _prepared(bounds)
     for gap, obstacles in grown.items():
+        obs = np.asarray(list(obstacles), dtype=object)
+        obs_tree = STRtree(obs) if len(obs) else None
         for lo in range(0, len(boxes), NUDGE_CHUNK):
             # each candidate of the chunk with every shift, candidate-major (its order of preference)
             moved = (boxes[lo:lo + NUDGE_CHUNK, None, :] + quad[None, :, :]).reshape(-1, 4)
             geoms = _as_geoms(moved)
             free = shapely.contains(prepared, geoms)
-            if obstacles:
+            if obs_tree is not None:
                 # the obstacles (a drawn line's outline is a long complex polygon) asked against a tree
-                # of the boxes, not the boxes against a tree of them: each obstacle is prepared once
-                free[STRtree(geoms).query(obstacles, predicate="intersects")[1]] = False
+                # of the boxes, not the boxes against a tree of them: each obstacle is prepared once;
+                # only those whose envelope meets the chunk's can touch one of its boxes
+                lo_xy, hi_xy = moved[:, :2].min(axis=0), moved[:, 2:].max(axis=0)
+                near_obs = obs_tree.query(box(lo_xy[0], lo_xy[1], hi_xy[0], hi_xy[1]))
+                if len(near_obs):
+                    free[STRtree(geoms).query(obs[near_obs], predicate="intersects")[1]] = False
             if len(near):
                 idx = np.flatnonzero(free)
                 m, o = moved[idx][:, None, :], near[None, :, :]
