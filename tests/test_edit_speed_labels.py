@@ -55,7 +55,7 @@ def test_touches_remembered_across_changes_are_the_plain_answers():
         for clearance in (labels.CLEARANCE_MM, labels.CLEARANCE_MM * labels.TIGHT):
             ask = rng.uniform(size=len(geoms)) < (1.0 if clearance == labels.CLEARANCE_MM else 0.5)
             grown = labels._grown(obstacles, keys, clearance)
-            got = memo.touching(groups, geoms, keys, grown, clearance, ask)
+            got = memo.touching([(g, len(g)) for g in groups], geoms, keys, grown, clearance, ask)
             want = plain_touching(geoms, obstacles, clearance) & ask
             assert np.array_equal(got, want), f"step {step}: {np.flatnonzero(got != want)[:5]}"
         asked.append(len(geoms))

@@ -171,11 +171,12 @@ def place(requests, obstacles, bounds: Polygon, clearance: float = CLEARANCE_MM)
     # the obstacles grown by the clearance and by the tight one (the nudge asks the same)
     keys = _keys(obstacles)
     grown = {clearance: _grown(obstacles, keys, clearance), tight: _grown(obstacles, keys, tight)}
-    free_mask = (outside == 0) & ~_TOUCHES.touching(groups, geoms, keys, grown[clearance], clearance,
+    runs = [(c, len(c)) for c in groups]
+    free_mask = (outside == 0) & ~_TOUCHES.touching(runs, geoms, keys, grown[clearance], clearance,
                                                   np.ones(len(geoms), dtype=bool))
     # a box clear of the obstacles grown by the clearance is clear of them grown by less
     tight_costs = _LazyCosts(geoms, outside, grown[tight], np.zeros(len(geoms), dtype=bool))
-    tight_costs.free &= ~_TOUCHES.touching(groups, geoms, keys, grown[tight], tight, ~free_mask)
+    tight_costs.free &= ~_TOUCHES.touching(runs, geoms, keys, grown[tight], tight, ~free_mask)
     nearly_mask = tight_costs.free
 
     scored, k = [], 0
@@ -220,7 +221,8 @@ def raised(placement: Placement, requests, obstacles, bounds: Polygon, clearance
     if not small:
         return placement
     tight = clearance * TIGHT
-    grown = {clearance: _buffered(obstacles, clearance), tight: _buffered(obstacles, tight)}
+    keys = _keys(obstacles)
+    grown = {clearance: _grown(obstacles, keys, clearance), tight: _grown(obstacles, keys, tight)}
     for req in small:
         choice = next(iter(normal_boxes(placement, req, grown, bounds, clearance)), None)
         if choice is not None:
@@ -326,58 +328,105 @@ def _grown(obstacles, keys: list[bytes], distance: float) -> list:
 
 def _touch_pairs(geoms, obstacles) -> tuple[np.ndarray, np.ndarray]:
     """(box index, obstacle index) of every box touching an obstacle: each obstacle (a drawn line's
-    outline is a long complex polygon) prepared once and asked against a tree of the boxes."""
+    outline is a long complex polygon) that comes within the boxes' envelope asked against a tree of
+    the boxes (prepared once, not each box against it)."""
+    none = np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp)
     if not len(obstacles) or not len(geoms):
-        return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp)
-    obs, box_i = STRtree(geoms).query(np.asarray(obstacles, dtype=object), predicate="intersects")
-    return box_i, obs
+        return none
+    obstacles = np.asarray(obstacles, dtype=object)
+    gb, ob = shapely.bounds(geoms), shapely.bounds(obstacles)
+    lo, hi = np.nanmin(gb[:, :2], axis=0), np.nanmax(gb[:, 2:], axis=0)
+    near = np.flatnonzero((ob[:, 0] <= hi[0]) & (ob[:, 2] >= lo[0]) & (ob[:, 1] <= hi[1]) & (ob[:, 3] >= lo[1]))
+    if not len(near):
+        return none
+    obs, box_i = STRtree(geoms).query(obstacles[near], predicate="intersects")
+    return box_i, near[obs]
 
 
 class _Touches:
-    """Which candidate boxes touch an obstacle (grown by a clearance), remembered from the last
-    call with that clearance. `mapkit edit` places the labels again after every drag, when most
-    candidates and obstacles are as they were. A box touches the obstacles when it touches one of
-    them, a yes or no of the two exact shapes; so a box whose candidates are the same tuple as last
-    time and that touches none of the obstacles gone since keeps its answer, or-ed with whether it
-    touches one of the new ones; the other boxes are asked against all of them. The answers are
-    the ones asking every box would give (tests/test_edit_speed_labels.py compares them)."""
+    """Which boxes touch an obstacle (grown by a clearance), remembered for each run of boxes (a
+    request's candidates, a chunk of nudged boxes) with the obstacles it was asked against.
+    `mapkit edit` places the labels again after every drag, when most candidates and obstacles are
+    as they were. A box touches the obstacles when it touches one of them, a yes or no of the two
+    exact shapes; so a box of a run asked before that touches none of the obstacles gone since
+    keeps its answer, or-ed with whether it touches one of the new ones; the other boxes are asked
+    against all of them. The answers are the ones asking every box would give
+    (tests/test_edit_speed_labels.py compares them)."""
+
+    LIMIT = 8192   # runs kept; all are forgotten past it
 
     def __init__(self):
-        self.last: dict = {}   # clearance → (obstacle keys → grown obstacle, {id(candidates): (candidates, touch, known)})
+        self.kept: dict = {}   # (id(run), clearance) → (run, {obstacle key: grown obstacle}, touch, known)
 
-    def touching(self, groups, geoms, keys: list[bytes], grown: list, clearance: float, ask: np.ndarray) -> np.ndarray:
-        """For each box: it touches an obstacle (False where not asked). groups: the candidates
-        tuples the boxes come from, in order; keys: the obstacles' `_keys`; grown: the obstacles
-        grown by clearance."""
+    def touching(self, runs, geoms, keys: list, grown: list, clearance: float, ask: np.ndarray) -> np.ndarray:
+        """For each box: it touches an obstacle (False where not asked). runs: (run, n) for each run
+        of boxes in order, run an object that stands for exactly those n boxes while it lives
+        (the candidates tuple, a `_Chunk`); keys: each obstacle's exact identity (`_keys`);
+        grown: the obstacles grown by clearance."""
         touch, known = np.zeros(len(geoms), dtype=bool), np.zeros(len(geoms), dtype=bool)
-        prev_obs, prev_groups = self.last.get(clearance, ({}, {}))
         now = dict(zip(keys, grown))
+        before: dict = {}   # id(obstacles asked before) → (those obstacles, the box ranges)
         spans, k = [], 0
-        for cands in groups:
-            n = len(cands)
-            found = prev_groups.get(id(cands))
-            if found is not None and found[0] is cands:   # the entry keeps the tuple alive: ids are not reused
-                touch[k:k + n], known[k:k + n] = found[1], found[2]
-            spans.append((cands, k, k + n))
+        for run, n in runs:
+            found = self.kept.get((id(run), clearance))
+            if found is not None and found[0] is run:   # the entry keeps the run alive: ids are not reused
+                touch[k:k + n], known[k:k + n] = found[2], found[3]
+                before.setdefault(id(found[1]), (found[1], []))[1].append((k, k + n))
+            spans.append((run, k, k + n))
             k += n
-        if known.any():
-            gone = [g for key, g in prev_obs.items() if key not in now]
-            new = [g for key, g in now.items() if key not in prev_obs]
+        for prev, ranges in before.values():
+            idx = np.concatenate([np.arange(lo, hi) for lo, hi in ranges])
+            gone = [g for key, g in prev.items() if key not in now]
+            new = [g for key, g in now.items() if key not in prev]
             if gone:   # a box that touched an obstacle since gone is asked again
-                known[_touch_pairs(geoms, gone)[0]] = False
-            touch &= known
+                known[idx[_touch_pairs(geoms[idx], gone)[0]]] = False
+            touch[idx] &= known[idx]
             if new:
-                idx = _touch_pairs(geoms, new)[0]
-                touch[idx[known[idx]]] = True
+                hit = idx[_touch_pairs(geoms[idx], new)[0]]
+                touch[hit[known[hit]]] = True
         todo = np.flatnonzero(ask & ~known)
         if len(todo):
             touch[todo[_touch_pairs(geoms[todo], grown)[0]]] = True
             known[todo] = True
-        self.last[clearance] = (now, {id(c): (c, touch[lo:hi].copy(), known[lo:hi].copy()) for c, lo, hi in spans})
+        if len(self.kept) + len(spans) > self.LIMIT:
+            self.kept.clear()
+        for run, lo, hi in spans:
+            self.kept[(id(run), clearance)] = (run, now, touch[lo:hi].copy(), known[lo:hi].copy())
         return touch & ask
 
 
-_TOUCHES = _Touches()
+_TOUCHES = _Touches()          # the requests' candidates (place)
+_NUDGE_TOUCHES = _Touches()    # the chunks of nudged boxes (_nudged)
+
+
+class _Chunk:
+    """NUDGE_CHUNK candidates' boxes, each with every nudge (candidate-major), as numbers and as
+    shapes (made when first asked)."""
+
+    def __init__(self, moved: np.ndarray):
+        self.moved = moved
+        self._geoms = None
+
+    @property
+    def geoms(self):
+        if self._geoms is None:
+            self._geoms = _as_geoms(self.moved)
+        return self._geoms
+
+
+_CHUNKS: dict = {}   # candidates tuple → its chunks: the same label is nudged again after a drag elsewhere
+
+
+def _chunks(candidates: tuple, quad: np.ndarray) -> list[_Chunk]:
+    found = _CHUNKS.get(candidates)
+    if found is None:
+        if len(_CHUNKS) >= 1024:
+            _CHUNKS.clear()
+        boxes = np.asarray([c.box for c in candidates], dtype=float).reshape(-1, 4)
+        found = [_Chunk((boxes[lo:lo + NUDGE_CHUNK, None, :] + quad[None, :, :]).reshape(-1, 4))
+                 for lo in range(0, len(boxes), NUDGE_CHUNK)]
+        _CHUNKS[candidates] = found
+    return found
 
 
 class _LazyCosts:
@@ -442,26 +491,18 @@ def _nudged(req: LabelRequest, grown: dict, bounds: Polygon, placed: list[Box]) 
     shifts = np.asarray(_nudges(), dtype=float).reshape(-1, 2)
     if not req.candidates or not len(shifts):
         return None
-    boxes = np.asarray([c.box for c in req.candidates], dtype=float)
     quad = np.concatenate([shifts, shifts], axis=1)
+    chunks = _chunks(tuple(req.candidates), quad)
     near = np.asarray(placed, dtype=float).reshape(-1, 4)
     prepared = _prepared(bounds)
     for gap, obstacles in grown.items():
-        obs = np.asarray(list(obstacles), dtype=object)
-        obs_tree = STRtree(obs) if len(obs) else None
-        for lo in range(0, len(boxes), NUDGE_CHUNK):
-            # each candidate of the chunk with every shift, candidate-major (its order of preference)
-            moved = (boxes[lo:lo + NUDGE_CHUNK, None, :] + quad[None, :, :]).reshape(-1, 4)
-            geoms = _as_geoms(moved)
+        obstacles = list(obstacles)
+        keys = _keys(obstacles)
+        for lo, chunk in zip(range(0, len(req.candidates), NUDGE_CHUNK), chunks):
+            moved, geoms = chunk.moved, chunk.geoms
             free = shapely.contains(prepared, geoms)
-            if obs_tree is not None:
-                # the obstacles (a drawn line's outline is a long complex polygon) asked against a tree
-                # of the boxes, not the boxes against a tree of them: each obstacle is prepared once;
-                # only those whose envelope meets the chunk's can touch one of its boxes
-                lo_xy, hi_xy = moved[:, :2].min(axis=0), moved[:, 2:].max(axis=0)
-                near_obs = obs_tree.query(box(lo_xy[0], lo_xy[1], hi_xy[0], hi_xy[1]))
-                if len(near_obs):
-                    free[STRtree(geoms).query(obs[near_obs], predicate="intersects")[1]] = False
+            free &= ~_NUDGE_TOUCHES.touching([(chunk, len(moved))], geoms, keys, obstacles, gap,
+                                             np.ones(len(moved), dtype=bool))
             if len(near):
                 idx = np.flatnonzero(free)
                 m, o = moved[idx][:, None, :], near[None, :, :]
