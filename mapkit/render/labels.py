@@ -501,14 +501,14 @@ def _nudged(req: LabelRequest, grown: dict, bounds: Polygon, placed: list[Box]) 
         for lo, chunk in zip(range(0, len(req.candidates), NUDGE_CHUNK), chunks):
             moved, geoms = chunk.moved, chunk.geoms
             free = shapely.contains(prepared, geoms)
-            free &= ~_NUDGE_TOUCHES.touching([(chunk, len(moved))], geoms, keys, obstacles, gap,
-                                             np.ones(len(moved), dtype=bool))
             if len(near):
                 idx = np.flatnonzero(free)
                 m, o = moved[idx][:, None, :], near[None, :, :]
                 hit = ((m[..., 0] < o[..., 2] + gap) & (o[..., 0] < m[..., 2] + gap)
                        & (m[..., 1] < o[..., 3] + gap) & (o[..., 1] < m[..., 3] + gap)).any(axis=1)
                 free[idx[hit]] = False
+            # the obstacles asked last, only for the boxes inside bounds and clear of the labels placed
+            free &= ~_NUDGE_TOUCHES.touching([(chunk, len(moved))], geoms, keys, obstacles, gap, free)
             found = np.flatnonzero(free)
             if len(found):
                 i = int(found[0])
