@@ -6,8 +6,10 @@ every path the search tries lies near the flight (its own line, the arcs of `fli
 between its ends, and those nudged by at most `NUDGE_REACH_MM`), and the cost of a path counts only
 what lies under it. So the result is kept with everything within `reach` of those paths (the
 other routes' spaces, the stations, the board's size) and handed back when all of that is
-unchanged; anything else runs the search again. The same inputs give the same result, so the
-drawing is the one `mapkit render` makes (tests/test_edit_make.py compares them).
+unchanged; anything else runs the search again, handing it the path costs it measured last
+time (`flights.Trials`: each kept while nothing near that path changed, so most of a search after
+a drag is not measured again). The same inputs give the same result, so the drawing is the one
+`mapkit render` makes (tests/test_edit_make.py and tests/test_edit_speed_flights.py compare them).
 
 `install()` puts the remembering search in place of `flights.reroute` for the process it runs in:
 the editor's drawing process (`edit.worker`) calls it, nothing else does.
