@@ -593,9 +593,7 @@ def _free_mask(boxes, obstacles, bounds: Polygon) -> np.ndarray:
     """For each box: inside bounds and touching no obstacle."""
     geoms = _as_geoms(boxes)
     free = shapely.contains(_prepared(bounds), geoms)
-    if obstacles:
-        hit = STRtree(obstacles).query(geoms, predicate="intersects")[0]
-        free[hit] = False
+    free[_touch_pairs(geoms, list(obstacles))[0]] = False
     return free
 
 
