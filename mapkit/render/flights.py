@@ -95,13 +95,24 @@ class Blockers:
         """The groups geom touches, in the groups' order."""
         return sorted(self.tree.query(geom, predicate="intersects").tolist())
 
-    def area_under(self, geom, hits: list[int] | None = None) -> float:
-        """The area of geom ∩ the union of the polygons (hits: `hits(geom)`, when known)."""
+    def area_under(self, geom, hits: list[int] | None = None, bound: tuple | None = None) -> float | None:
+        """The area of geom ∩ the union of the polygons (hits: `hits(geom)`, when known), summed
+        group by group in the groups' order. bound: (base, scale, stop): None as soon as
+        base + scale × the sum so far reaches stop (the areas are not negative, so the whole sum
+        would too; the groups after are not measured)."""
         hits = self.hits(geom) if hits is None else hits
         total = 0.0
-        if hits:
+        if not hits:
+            return total
+        if bound is None:
             for a in shapely.area(shapely.intersection(self.parts[hits], geom)).tolist():
                 total += a
+            return total
+        base, scale, stop = bound
+        for j in hits:
+            total += float(shapely.area(shapely.intersection(self.parts[j], geom)))
+            if base + scale * total >= stop:
+                return None
         return total
 
     def areas_under(self, geoms) -> list[float]:
@@ -115,8 +126,10 @@ def _cost(coords, spaces, spaces_b: Blockers, stations_b: Blockers, inner: Polyg
     area, the same under its path buffered, stations counting 5 times: a line through a station
     reads as a stop); (0, 0) means clear. ends_cut: what of the path is not counted (the end
     stations' markers, grown a little). beat: a cost to compare with; when the spaces alone show
-    that this path is not `_better`, the line is not measured and counts as infinite. seen: given,
-    gets the groups of each Blockers the measure read ({Blockers: set of group indexes})."""
+    that this path is not `_better`, the line is not measured and counts as infinite, and so when
+    the part of the line measured so far shows it (`Blockers.area_under`'s bound). seen: given,
+    gets the groups of each Blockers the measure read ({Blockers: set of group indexes}) and, when
+    the line's measure stopped so, what it measures at least ("least")."""
     own = unary_union([Polygon(c) for c in spaces])
     hs, ht = spaces_b.hits(own), stations_b.hits(own)
     if seen is not None:
@@ -130,7 +143,22 @@ def _cost(coords, spaces, spaces_b: Blockers, stations_b: Blockers, inner: Polyg
     if seen is not None:
         seen[spaces_b].update(hs)
         seen[stations_b].update(ht)
-    over = line.difference(inner).area + spaces_b.area_under(line, hs) + 5 * stations_b.area_under(line, ht)
+    outside = line.difference(inner).area
+    if beat is not None and under <= 1e-6 and beat[0] <= 1e-6:
+        # both clear under their spaces: this path is `_better` only if its line measures less than
+        # beat's by 1e-6, so measuring stops once the part summed reaches that (as with the spaces)
+        stop = beat[1] - 1e-6
+        on_spaces = on_stations = None
+        if outside < stop:
+            on_spaces = spaces_b.area_under(line, hs, (outside, 1.0, stop))
+        if on_spaces is not None:
+            on_stations = stations_b.area_under(line, ht, (outside + on_spaces, 5.0, stop))
+        if on_stations is None:
+            if seen is not None:
+                seen["least"] = stop   # the line measures at least this much
+            return under, math.inf
+        return under, outside + on_spaces + 5 * on_stations
+    over = outside + spaces_b.area_under(line, hs) + 5 * stations_b.area_under(line, ht)
     return under, over
 
 
@@ -169,7 +197,7 @@ class _TrialsView:
         self.before, self.now, self.fresh = before, {}, None
 
     def _valid(self, coords, entry) -> bool:
-        for b, keys in ((self.spaces_b, entry[2]), (self.stations_b, entry[3])):
+        for b, keys in ((self.spaces_b, entry[3]), (self.stations_b, entry[4])):
             ranks = [b.rank.get(k, -1) for k in keys]
             if any(r < 0 for r in ranks) or any(x >= y for x, y in zip(ranks, ranks[1:])):
                 return False
@@ -184,15 +212,17 @@ class _TrialsView:
             if entry is None or not self._valid(coords, entry):
                 return None
             self.now[coords] = entry
-        under, over = entry[0], entry[1]
+        under, over, least = entry[0], entry[1], entry[2]
         if beat is not None and under > 1e-6 and (beat[0] <= 1e-6 or under > beat[0]):
             return under, math.inf
+        if beat is not None and under <= 1e-6 and beat[0] <= 1e-6 and (least if over is None else over) >= beat[1] - 1e-6:
+            return under, math.inf   # `_cost` stops measuring such a line
         return None if over is None else (under, over)
 
     def keep(self, coords, cost, seen: dict) -> None:
         def keys(b):
             return tuple(b.keys[j] for j in sorted(seen.get(b, ())))
-        self.now[coords] = (cost[0], None if cost[1] == math.inf else cost[1],
+        self.now[coords] = (cost[0], None if cost[1] == math.inf else cost[1], seen.get("least", 0.0),
                             keys(self.spaces_b), keys(self.stations_b))
 
 
