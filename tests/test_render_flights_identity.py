@@ -29,8 +29,8 @@ BOARDS = Path(__file__).resolve().parent.parent / "boards"
 class PlainBlockers(flights.Blockers):
     """Blockers that also keep the whole union, for plain_cost."""
 
-    def __init__(self, polys):
-        super().__init__(polys)
+    def __init__(self, polys, keys=None):
+        super().__init__(polys, keys)
         self.union = unary_union(polys)
 
 

@@ -6,8 +6,10 @@ every path the search tries lies near the flight (its own line, the arcs of `fli
 between its ends, and those nudged by at most `NUDGE_REACH_MM`), and the cost of a path counts only
 what lies under it. So the result is kept with everything within `reach` of those paths (the
 other routes' spaces, the stations, the board's size) and handed back when all of that is
-unchanged; anything else runs the search again. The same inputs give the same result, so the
-drawing is the one `mapkit render` makes (tests/test_edit_make.py compares them).
+unchanged; anything else runs the search again, handing it the path costs it measured last
+time (`flights.Trials`: each kept while nothing near that path changed, so most of a search after
+a drag is not measured again). The same inputs give the same result, so the drawing is the one
+`mapkit render` makes (tests/test_edit_make.py and tests/test_edit_speed_flights.py compare them).
 
 `install()` puts the remembering search in place of `flights.reroute` for the process it runs in:
 the editor's drawing process (`edit.worker`) calls it, nothing else does.
@@ -22,6 +24,7 @@ from mapkit.render import flights
 NUDGE_REACH_MM = 3 * (12.0 + 6.0 + 3.0) * math.sqrt(2)   # flights._nudged: 3 rounds of steps 12, 6, 3 mm each way
 _ORIGINAL = flights.reroute
 _KEPT: dict = {}   # flight ids → (key, result)
+_TRIALS = flights.Trials()   # the search's path costs, for a search that must run again
 
 
 def _reach(board, layout, routes, flight) -> tuple:
@@ -79,7 +82,7 @@ def reroute(board, layout, routes=None):
         out = dict(given)
         out.update({rid: moved[rid] for rid in ids})
         return out, dict(drawn), list(warnings)
-    result = _ORIGINAL(board, layout, routes)
+    result = _ORIGINAL(board, layout, routes, _TRIALS)
     current, keys = dict(given), []
     for r in fl:
         keys.append(_reach(board, layout, current, r))

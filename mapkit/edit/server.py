@@ -22,6 +22,7 @@ Safety (see docs/design/editor.md):
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import secrets
@@ -291,5 +292,9 @@ def serve(session: Session, port: int = 0, report: Path | None = None, **options
     idle_timeout and max_connections."""
     server = EditServer(session, port, report, **options)
     session.start()
+    # what the server made so far (the board, its checks and drawing, the imports) lives as long as
+    # it does: frozen out of the full collections, which a drag would otherwise pay now and then
+    gc.collect()
+    gc.freeze()
     threading.Thread(target=server.serve_forever, name="mapkit-edit-http", daemon=True).start()
     return server

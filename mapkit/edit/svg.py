@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from html import escape
 
 from matplotlib.colors import to_hex
+from shapely.geometry import Point, Polygon
 
 from mapkit.geometry import Layout
 from mapkit.model import Board
@@ -167,7 +168,7 @@ def carried_labels(board: Board, layout: Layout, last: LastPrint, routes: dict) 
     again (the print's own `labels.place`, against the stations, the spaces and the labels kept),
     so the quick drawing overlaps nothing the print would not. Returns key → Candidate."""
     from shapely import STRtree
-    from shapely.geometry import LineString, Point, Polygon, box as shp_box
+    from shapely.geometry import LineString, box as shp_box
 
     ph = board.physical
     moved = {sid for sid, xy in layout.positions.items() if last.positions.get(sid) != xy}
@@ -201,8 +202,8 @@ def carried_labels(board: Board, layout: Layout, last: LastPrint, routes: dict) 
             st = names[key]
             requests.append(labels.LabelRequest(key, labels.station_candidates(
                 st.name, layout.positions[key], ph.station_radius_mm, st.label, st.hub)))
-    obstacles = [Point(xy).buffer(ph.station_radius_mm, quad_segs=8) for xy in layout.positions.values()]
-    obstacles += [Polygon(c) for shape in routes.values() for c in shape.spaces]
+    obstacles = [_shape(("disc", xy, ph.station_radius_mm)) for xy in layout.positions.values()]
+    obstacles += [_shape(("space", c)) for shape in routes.values() for c in shape.spaces]
     sym = symbols.assign_symbols(board)
     by_id = {r.id: r for r in board.routes}
     for rid, shape in routes.items():  # a drawn line (water, cable, flight) is in a label's way, as in the print
@@ -214,6 +215,19 @@ def carried_labels(board: Board, layout: Layout, last: LastPrint, routes: dict) 
     bounds = shp_box(inset, inset, ph.width_mm - inset, ph.height_mm - inset)
     placed = labels.place(requests, obstacles, bounds).placed
     return {**keep, **placed}
+
+
+_SHAPES: dict = {}   # a marker's disc or a space's polygon, by what it is made of: a drag moves a few
+
+
+def _shape(key: tuple):
+    """("disc", centre, radius): the marker's disc as the print makes it; ("space", corners): the space."""
+    found = _SHAPES.get(key)
+    if found is None:
+        if len(_SHAPES) >= 50_000:
+            _SHAPES.clear()
+        found = _SHAPES[key] = (Point(key[1]).buffer(key[2], quad_segs=8) if key[0] == "disc" else Polygon(key[1]))
+    return found
 
 
 def board_svg(board: Board, layout: Layout, scene=None, routes=None, last: LastPrint | None = None) -> str:

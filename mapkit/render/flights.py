@@ -15,6 +15,8 @@ import math
 
 import numpy as np
 import shapely
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
 from shapely import STRtree
 from shapely.geometry import LineString, Point, Polygon
 from shapely.ops import unary_union
@@ -63,37 +65,165 @@ def spaces_along(coords, n: int, length: float, width: float, radius: float) -> 
 
 
 class Blockers:
-    """What a flight's path should keep off: a union of polygons held as its parts (whose interiors
-    are disjoint, so areas under them add up) in a tree, to measure what one shape covers of the
-    union from the few parts near it."""
+    """What a flight's path should keep off: the polygons in groups that touch (the connected parts
+    of their union), each group's union made of its own polygons in their given order, so that a
+    group's shape depends on its polygons alone; held in a tree, to measure what one shape covers
+    of the union from the few groups near it, summed in the groups' order (that of their first
+    polygon). keys: each polygon's exact identity (default its WKB); a group's key is its
+    polygons' keys in order."""
 
-    def __init__(self, polys):
-        self.parts = np.asarray(shapely.get_parts(unary_union(polys)), dtype=object)
+    def __init__(self, polys, keys=None):
+        polys = list(polys)
+        if keys is None:
+            keys = shapely.to_wkb(np.asarray(polys, dtype=object)).tolist() if polys else []
+        groups = []
+        if polys:
+            arr = np.asarray(polys, dtype=object)
+            a, b = STRtree(arr).query(arr, predicate="intersects")
+            n = len(polys)
+            _, label = connected_components(coo_matrix((np.ones(len(a)), (a, b)), shape=(n, n)), directed=False)
+            members: dict = {}
+            for i, g in enumerate(label.tolist()):
+                members.setdefault(g, []).append(i)
+            groups = sorted(members.values(), key=lambda m: m[0])
+        self.parts = np.asarray([unary_union([polys[i] for i in m]) for m in groups], dtype=object)
+        self.keys = [tuple(keys[i] for i in m) for m in groups]
+        self.rank = {k: j for j, k in enumerate(self.keys)}
         self.tree = STRtree(self.parts)
+
+    def hits(self, geom) -> list[int]:
+        """The groups geom touches, in the groups' order."""
+        return sorted(self.tree.query(geom, predicate="intersects").tolist())
+
+    def area_under(self, geom, hits: list[int] | None = None, bound: tuple | None = None) -> float | None:
+        """The area of geom ∩ the union of the polygons (hits: `hits(geom)`, when known), summed
+        group by group in the groups' order. bound: (base, scale, stop): None as soon as
+        base + scale × the sum so far reaches stop (the areas are not negative, so the whole sum
+        would too; the groups after are not measured)."""
+        hits = self.hits(geom) if hits is None else hits
+        total = 0.0
+        if not hits:
+            return total
+        if bound is None:
+            for a in shapely.area(shapely.intersection(self.parts[hits], geom)).tolist():
+                total += a
+            return total
+        base, scale, stop = bound
+        for j in hits:
+            total += float(shapely.area(shapely.intersection(self.parts[j], geom)))
+            if base + scale * total >= stop:
+                return None
+        return total
 
     def areas_under(self, geoms) -> list[float]:
         """The area of each geometry ∩ the union of the polygons."""
-        src, hit = self.tree.query(geoms, predicate="intersects")
-        areas = shapely.area(shapely.intersection(self.parts[hit], np.asarray(geoms, dtype=object)[src]))
-        return np.bincount(src, weights=areas, minlength=len(geoms)).tolist()
+        return [self.area_under(g) for g in geoms]
 
 
 def _cost(coords, spaces, spaces_b: Blockers, stations_b: Blockers, inner: Polygon, ends_cut,
-          beat=None) -> tuple[float, float]:
+          beat=None, seen: dict | None = None) -> tuple[float, float]:
     """(area of other spaces and stations under the flight's spaces plus what leaves the playing
     area, the same under its path buffered, stations counting 5 times: a line through a station
     reads as a stop); (0, 0) means clear. ends_cut: what of the path is not counted (the end
     stations' markers, grown a little). beat: a cost to compare with; when the spaces alone show
-    that this path is not `_better`, the line is not measured and counts as infinite."""
+    that this path is not `_better`, the line is not measured and counts as infinite, and so when
+    the part of the line measured so far shows it (`Blockers.area_under`'s bound). seen: given,
+    gets the groups of each Blockers the measure read ({Blockers: set of group indexes}) and, when
+    the line's measure stopped so, what it measures at least ("least")."""
     own = unary_union([Polygon(c) for c in spaces])
-    own_s, own_t = spaces_b.areas_under([own]) + stations_b.areas_under([own])
-    under = own.difference(inner).area + own_s + own_t
+    hs, ht = spaces_b.hits(own), stations_b.hits(own)
+    if seen is not None:
+        seen.setdefault(spaces_b, set()).update(hs)
+        seen.setdefault(stations_b, set()).update(ht)
+    under = own.difference(inner).area + spaces_b.area_under(own, hs) + stations_b.area_under(own, ht)
     if beat is not None and under > 1e-6 and (beat[0] <= 1e-6 or under > beat[0]):
         return under, math.inf
     line = LineString(coords).difference(ends_cut).buffer(LINE_CLEAR_MM, quad_segs=2)
-    (line_s,), (line_t,) = spaces_b.areas_under([line]), stations_b.areas_under([line])
-    over = line.difference(inner).area + line_s + 5 * line_t
+    hs, ht = spaces_b.hits(line), stations_b.hits(line)
+    if seen is not None:
+        seen[spaces_b].update(hs)
+        seen[stations_b].update(ht)
+    outside = line.difference(inner).area
+    if beat is not None and under <= 1e-6 and beat[0] <= 1e-6:
+        # both clear under their spaces: this path is `_better` only if its line measures less than
+        # beat's by 1e-6, so measuring stops once the part summed reaches that (as with the spaces)
+        stop = beat[1] - 1e-6
+        on_spaces = on_stations = None
+        if outside < stop:
+            on_spaces = spaces_b.area_under(line, hs, (outside, 1.0, stop))
+        if on_spaces is not None:
+            on_stations = stations_b.area_under(line, ht, (outside + on_spaces, 5.0, stop))
+        if on_stations is None:
+            if seen is not None:
+                seen["least"] = stop   # the line measures at least this much
+            return under, math.inf
+        return under, outside + on_spaces + 5 * on_stations
+    over = outside + spaces_b.area_under(line, hs) + 5 * stations_b.area_under(line, ht)
     return under, over
+
+
+class Trials:
+    """A flight search's path costs, remembered from one search to the next (`mapkit edit` draws
+    the board again after every drag, and most paths the search tries lie nowhere near the move).
+
+    A path's cost is a function of its corners, the flight's length and ends, the board's sizes and
+    the groups of `Blockers` it touches. A cost is handed back when every group it read is still
+    there (the same polygons, in the same order) and no group that is new since lies within
+    `reach` of the path (every point of its spaces and of its buffered line is nearer than that);
+    then the path touches exactly the groups it touched, of the same shapes, and the cost is the
+    one measuring it again gives, bit for bit."""
+
+    def __init__(self):
+        self.last: dict = {}   # flight key → (spaces group keys, stations group keys, {corners: entry})
+
+    def begin(self, key, spaces_b: Blockers, stations_b: Blockers, reach: float) -> "_TrialsView":
+        before = self.last.get(key)
+        view = _TrialsView(key, spaces_b, stations_b, reach, before[2] if before else {})
+        if before is not None:
+            fresh = [p for k, p in zip(spaces_b.keys, spaces_b.parts) if k not in before[0]]
+            fresh += [p for k, p in zip(stations_b.keys, stations_b.parts) if k not in before[1]]
+            view.fresh = STRtree(fresh) if fresh else None
+        return view
+
+    def end(self, views: list) -> None:
+        self.last = {v.key: (set(v.spaces_b.keys), set(v.stations_b.keys), v.now) for v in views}
+
+
+class _TrialsView:
+    """One flight's search of one drawing: the costs kept from the last and those measured now."""
+
+    def __init__(self, key, spaces_b, stations_b, reach, before):
+        self.key, self.spaces_b, self.stations_b, self.reach = key, spaces_b, stations_b, reach
+        self.before, self.now, self.fresh = before, {}, None
+
+    def _valid(self, coords, entry) -> bool:
+        for b, keys in ((self.spaces_b, entry[3]), (self.stations_b, entry[4])):
+            ranks = [b.rank.get(k, -1) for k in keys]
+            if any(r < 0 for r in ranks) or any(x >= y for x, y in zip(ranks, ranks[1:])):
+                return False
+        return self.fresh is None or not len(self.fresh.query(LineString(coords), predicate="dwithin",
+                                                              distance=self.reach))
+
+    def cost(self, coords, beat):
+        """The kept cost of these corners (as `_cost` with beat gives it), or None."""
+        entry = self.now.get(coords)
+        if entry is None:
+            entry = self.before.get(coords)
+            if entry is None or not self._valid(coords, entry):
+                return None
+            self.now[coords] = entry
+        under, over, least = entry[0], entry[1], entry[2]
+        if beat is not None and under > 1e-6 and (beat[0] <= 1e-6 or under > beat[0]):
+            return under, math.inf
+        if beat is not None and under <= 1e-6 and beat[0] <= 1e-6 and (least if over is None else over) >= beat[1] - 1e-6:
+            return under, math.inf   # `_cost` stops measuring such a line
+        return None if over is None else (under, over)
+
+    def keep(self, coords, cost, seen: dict) -> None:
+        def keys(b):
+            return tuple(b.keys[j] for j in sorted(seen.get(b, ())))
+        self.now[coords] = (cost[0], None if cost[1] == math.inf else cost[1], seen.get("least", 0.0),
+                            keys(self.spaces_b), keys(self.stations_b))
 
 
 def _better(a, b) -> bool:
@@ -135,11 +265,12 @@ def pieces(coords, spaces, blockers, radius: float, ends) -> tuple:
     return tuple(tuple(p.coords) for p in parts if not p.is_empty and p.length > 1.0)
 
 
-def reroute(board: Board, layout: Layout, routes: dict[str, RouteShape] | None = None
-            ) -> tuple[dict[str, RouteShape], dict[str, tuple], list[str]]:
+def reroute(board: Board, layout: Layout, routes: dict[str, RouteShape] | None = None,
+            trials: Trials | None = None) -> tuple[dict[str, RouteShape], dict[str, tuple], list[str]]:
     """The route shapes to draw (routes, default the layout's, with flights moved clear where they
     can be), each flight's line as the pieces to draw, and a warning for each flight whose spaces
-    still cover something."""
+    still cover something. trials: path costs kept from the last search (`Trials`); the result is
+    the same with or without."""
     ph = board.physical
     routes = dict(layout.routes if routes is None else routes)
     drawn: dict[str, tuple] = {}
@@ -149,17 +280,36 @@ def reroute(board: Board, layout: Layout, routes: dict[str, RouteShape] | None =
         return routes, drawn, warnings
     m = ph.margin_mm
     inner = Polygon([(m, m), (ph.width_mm - m, m), (ph.width_mm - m, ph.height_mm - m), (m, ph.height_mm - m)])
+    views = []
+    # every point of a path's spaces and of its buffered line lies within this of the path
+    reach = max(math.hypot(ph.space_length_mm / 2, ph.space_width_mm / 2), LINE_CLEAR_MM) + 1.0
     for r in flights:
         ends = (layout.positions[r.a], layout.positions[r.b])
-        polys = [Polygon(c) for rid, s in routes.items() if rid != r.id for c in s.spaces]
-        discs = [Point(xy).buffer(ph.station_radius_mm + 1.0) for sid, xy in layout.positions.items()
-                 if sid not in (r.a, r.b)]
-        spaces_b, stations_b = Blockers(polys), Blockers(discs)
+        space_keys = [c for rid, s in routes.items() if rid != r.id for c in s.spaces]
+        polys = [Polygon(c) for c in space_keys]
+        disc_keys = [(xy, ph.station_radius_mm + 1.0) for sid, xy in layout.positions.items() if sid not in (r.a, r.b)]
+        discs = [Point(xy).buffer(radius) for xy, radius in disc_keys]
+        spaces_b, stations_b = Blockers(polys, space_keys), Blockers(discs, disc_keys)
         ends_cut = unary_union([Point(e).buffer(ph.station_radius_mm + 0.5) for e in ends])
+        view = None
+        if trials is not None:
+            view = trials.begin((r.id, r.length, ends, ph.width_mm, ph.height_mm, m, ph.space_length_mm,
+                                 ph.space_width_mm, ph.station_radius_mm), spaces_b, stations_b, reach)
+            views.append(view)
 
-        def score(coords, beat=None):
+        def score(coords, beat=None, r=r, spaces_b=spaces_b, stations_b=stations_b, ends_cut=ends_cut, view=view):
+            if view is not None:
+                coords = tuple(coords)
+                kept = view.cost(coords, beat)
+                if kept is not None:
+                    return kept
             spaces = spaces_along(coords, r.length, ph.space_length_mm, ph.space_width_mm, ph.station_radius_mm)
-            return _cost(coords, spaces, spaces_b, stations_b, inner, ends_cut, beat)
+            if view is None:
+                return _cost(coords, spaces, spaces_b, stations_b, inner, ends_cut, beat)
+            seen: dict = {}
+            cost = _cost(coords, spaces, spaces_b, stations_b, inner, ends_cut, beat, seen)
+            view.keep(coords, cost, seen)
+            return cost
 
         own = routes[r.id]
         best = None
@@ -195,4 +345,6 @@ def reroute(board: Board, layout: Layout, routes: dict[str, RouteShape] | None =
                 warnings.append(f"the flight '{r.id}' passes over station{'s' if len(near) > 1 else ''} "
                                 f"{', '.join(near)} on every path tried; its line is broken there, but give it "
                                 "waypoints around them")
+    if trials is not None:
+        trials.end(views)
     return routes, drawn, warnings

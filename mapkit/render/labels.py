@@ -165,13 +165,18 @@ def _slid(candidates) -> list[Candidate]:
 def place(requests, obstacles, bounds: Polygon, clearance: float = CLEARANCE_MM) -> Placement:
     """Place every request's label (see the module docstring)."""
     tight = clearance * TIGHT
-    geoms = np.concatenate([_geoms_of(req.candidates) for req in requests]) if requests else _as_geoms([])
+    groups = [req.candidates for req in requests]
+    geoms = np.concatenate([_geoms_of(c) for c in groups]) if requests else _as_geoms([])
     outside = _outside_costs(geoms, bounds)
     # the obstacles grown by the clearance and by the tight one (the nudge asks the same)
-    grown = {clearance: _buffered(obstacles, clearance), tight: _buffered(obstacles, tight)}
-    free_mask = _free_of(geoms, outside, grown[clearance])
+    keys = _keys(obstacles)
+    grown = {clearance: _grown(obstacles, keys, clearance), tight: _grown(obstacles, keys, tight)}
+    runs = [(c, len(c)) for c in groups]
+    free_mask = (outside == 0) & ~_TOUCHES.touching(runs, geoms, keys, grown[clearance], clearance,
+                                                  np.ones(len(geoms), dtype=bool))
     # a box clear of the obstacles grown by the clearance is clear of them grown by less
-    tight_costs = _LazyCosts(geoms, outside, grown[tight], ~free_mask)
+    tight_costs = _LazyCosts(geoms, outside, grown[tight], np.zeros(len(geoms), dtype=bool))
+    tight_costs.free &= ~_TOUCHES.touching(runs, geoms, keys, grown[tight], tight, ~free_mask)
     nearly_mask = tight_costs.free
 
     scored, k = [], 0
@@ -216,7 +221,8 @@ def raised(placement: Placement, requests, obstacles, bounds: Polygon, clearance
     if not small:
         return placement
     tight = clearance * TIGHT
-    grown = {clearance: _buffered(obstacles, clearance), tight: _buffered(obstacles, tight)}
+    keys = _keys(obstacles)
+    grown = {clearance: _grown(obstacles, keys, clearance), tight: _grown(obstacles, keys, tight)}
     for req in small:
         choice = next(iter(normal_boxes(placement, req, grown, bounds, clearance)), None)
         if choice is not None:
@@ -294,13 +300,133 @@ def _outside_costs(geoms, bounds: Polygon) -> np.ndarray:
     return cost
 
 
-def _free_of(geoms, outside: np.ndarray, obstacles) -> np.ndarray:
-    """Each box's cost is 0: nothing outside bounds and no obstacle touched
-    (every touch costs at least 1e-3)."""
-    free = outside == 0
-    if obstacles:
-        free[STRtree(obstacles).query(geoms, predicate="intersects")[0]] = False
-    return free
+def _keys(obstacles) -> list[bytes]:
+    """Each obstacle's exact identity (its WKB: every coordinate's bits)."""
+    return shapely.to_wkb(np.asarray(list(obstacles), dtype=object)).tolist() if len(obstacles) else []
+
+
+_GROWN: dict = {}   # (obstacle key, distance) → the obstacle grown: a drag changes a few obstacles
+
+
+def _grown(obstacles, keys: list[bytes], distance: float) -> list:
+    """`_buffered(obstacles, distance)`, each obstacle grown once for all calls (the same
+    deterministic buffer of the same geometry)."""
+    if not distance:
+        return list(obstacles)
+    obstacles = list(obstacles)
+    missing = [i for i, k in enumerate(keys) if (k, distance) not in _GROWN]
+    if missing:
+        if len(_GROWN) + len(missing) > 20_000:
+            _GROWN.clear()
+            missing = list(range(len(keys)))
+        made = _buffered([obstacles[i] for i in missing], distance)
+        shapely.prepare(np.asarray(made, dtype=object))   # kept prepared: asked against thousands of boxes
+        for i, g in zip(missing, made):
+            _GROWN[(keys[i], distance)] = g
+    return [_GROWN[(k, distance)] for k in keys]
+
+
+def _touch_pairs(geoms, obstacles) -> tuple[np.ndarray, np.ndarray]:
+    """(box index, obstacle index) of every box touching an obstacle: each obstacle (a drawn line's
+    outline is a long complex polygon) that comes within the boxes' envelope asked against a tree of
+    the boxes (prepared once, not each box against it)."""
+    none = np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp)
+    if not len(obstacles) or not len(geoms):
+        return none
+    obstacles = np.asarray(obstacles, dtype=object)
+    gb, ob = shapely.bounds(geoms), shapely.bounds(obstacles)
+    lo, hi = np.nanmin(gb[:, :2], axis=0), np.nanmax(gb[:, 2:], axis=0)
+    near = np.flatnonzero((ob[:, 0] <= hi[0]) & (ob[:, 2] >= lo[0]) & (ob[:, 1] <= hi[1]) & (ob[:, 3] >= lo[1]))
+    if not len(near):
+        return none
+    obs, box_i = STRtree(geoms).query(obstacles[near], predicate="intersects")
+    return box_i, near[obs]
+
+
+class _Touches:
+    """Which boxes touch an obstacle (grown by a clearance), remembered for each run of boxes (a
+    request's candidates, a chunk of nudged boxes) with the obstacles it was asked against.
+    `mapkit edit` places the labels again after every drag, when most candidates and obstacles are
+    as they were. A box touches the obstacles when it touches one of them, a yes or no of the two
+    exact shapes; so a box of a run asked before that touches none of the obstacles gone since
+    keeps its answer, or-ed with whether it touches one of the new ones; the other boxes are asked
+    against all of them. The answers are the ones asking every box would give
+    (tests/test_edit_speed_labels.py compares them)."""
+
+    LIMIT = 8192   # runs kept; all are forgotten past it
+
+    def __init__(self):
+        self.kept: dict = {}   # (id(run), clearance) → (run, {obstacle key: grown obstacle}, touch, known)
+
+    def touching(self, runs, geoms, keys: list, grown: list, clearance: float, ask: np.ndarray) -> np.ndarray:
+        """For each box: it touches an obstacle (False where not asked). runs: (run, n) for each run
+        of boxes in order, run an object that stands for exactly those n boxes while it lives
+        (the candidates tuple, a `_Chunk`); keys: each obstacle's exact identity (`_keys`);
+        grown: the obstacles grown by clearance."""
+        touch, known = np.zeros(len(geoms), dtype=bool), np.zeros(len(geoms), dtype=bool)
+        now = dict(zip(keys, grown))
+        before: dict = {}   # id(obstacles asked before) → (those obstacles, the box ranges)
+        spans, k = [], 0
+        for run, n in runs:
+            found = self.kept.get((id(run), clearance))
+            if found is not None and found[0] is run:   # the entry keeps the run alive: ids are not reused
+                touch[k:k + n], known[k:k + n] = found[2], found[3]
+                before.setdefault(id(found[1]), (found[1], []))[1].append((k, k + n))
+            spans.append((run, k, k + n))
+            k += n
+        for prev, ranges in before.values():
+            idx = np.concatenate([np.arange(lo, hi) for lo, hi in ranges])
+            gone = [g for key, g in prev.items() if key not in now]
+            new = [g for key, g in now.items() if key not in prev]
+            if gone:   # a box that touched an obstacle since gone is asked again
+                known[idx[_touch_pairs(geoms[idx], gone)[0]]] = False
+            touch[idx] &= known[idx]
+            if new:
+                hit = idx[_touch_pairs(geoms[idx], new)[0]]
+                touch[hit[known[hit]]] = True
+        todo = np.flatnonzero(ask & ~known)
+        if len(todo):
+            touch[todo[_touch_pairs(geoms[todo], grown)[0]]] = True
+            known[todo] = True
+        if len(self.kept) + len(spans) > self.LIMIT:
+            self.kept.clear()
+        for run, lo, hi in spans:
+            self.kept[(id(run), clearance)] = (run, now, touch[lo:hi].copy(), known[lo:hi].copy())
+        return touch & ask
+
+
+_TOUCHES = _Touches()          # the requests' candidates (place)
+_NUDGE_TOUCHES = _Touches()    # the chunks of nudged boxes (_nudged)
+
+
+class _Chunk:
+    """NUDGE_CHUNK candidates' boxes, each with every nudge (candidate-major), as numbers and as
+    shapes (made when first asked)."""
+
+    def __init__(self, moved: np.ndarray):
+        self.moved = moved
+        self._geoms = None
+
+    @property
+    def geoms(self):
+        if self._geoms is None:
+            self._geoms = _as_geoms(self.moved)
+        return self._geoms
+
+
+_CHUNKS: dict = {}   # candidates tuple → its chunks: the same label is nudged again after a drag elsewhere
+
+
+def _chunks(candidates: tuple, quad: np.ndarray) -> list[_Chunk]:
+    found = _CHUNKS.get(candidates)
+    if found is None:
+        if len(_CHUNKS) >= 1024:
+            _CHUNKS.clear()
+        boxes = np.asarray([c.box for c in candidates], dtype=float).reshape(-1, 4)
+        found = [_Chunk((boxes[lo:lo + NUDGE_CHUNK, None, :] + quad[None, :, :]).reshape(-1, 4))
+                 for lo in range(0, len(boxes), NUDGE_CHUNK)]
+        _CHUNKS[candidates] = found
+    return found
 
 
 class _LazyCosts:
@@ -365,26 +491,24 @@ def _nudged(req: LabelRequest, grown: dict, bounds: Polygon, placed: list[Box]) 
     shifts = np.asarray(_nudges(), dtype=float).reshape(-1, 2)
     if not req.candidates or not len(shifts):
         return None
-    boxes = np.asarray([c.box for c in req.candidates], dtype=float)
     quad = np.concatenate([shifts, shifts], axis=1)
+    chunks = _chunks(tuple(req.candidates), quad)
     near = np.asarray(placed, dtype=float).reshape(-1, 4)
     prepared = _prepared(bounds)
     for gap, obstacles in grown.items():
-        for lo in range(0, len(boxes), NUDGE_CHUNK):
-            # each candidate of the chunk with every shift, candidate-major (its order of preference)
-            moved = (boxes[lo:lo + NUDGE_CHUNK, None, :] + quad[None, :, :]).reshape(-1, 4)
-            geoms = _as_geoms(moved)
+        obstacles = list(obstacles)
+        keys = _keys(obstacles)
+        for lo, chunk in zip(range(0, len(req.candidates), NUDGE_CHUNK), chunks):
+            moved, geoms = chunk.moved, chunk.geoms
             free = shapely.contains(prepared, geoms)
-            if obstacles:
-                # the obstacles (a drawn line's outline is a long complex polygon) asked against a tree
-                # of the boxes, not the boxes against a tree of them: each obstacle is prepared once
-                free[STRtree(geoms).query(obstacles, predicate="intersects")[1]] = False
             if len(near):
                 idx = np.flatnonzero(free)
                 m, o = moved[idx][:, None, :], near[None, :, :]
                 hit = ((m[..., 0] < o[..., 2] + gap) & (o[..., 0] < m[..., 2] + gap)
                        & (m[..., 1] < o[..., 3] + gap) & (o[..., 1] < m[..., 3] + gap)).any(axis=1)
                 free[idx[hit]] = False
+            # the obstacles asked last, only for the boxes inside bounds and clear of the labels placed
+            free &= ~_NUDGE_TOUCHES.touching([(chunk, len(moved))], geoms, keys, obstacles, gap, free)
             found = np.flatnonzero(free)
             if len(found):
                 i = int(found[0])
@@ -435,13 +559,29 @@ def collisions(placement: Placement, obstacles, bounds: Polygon) -> list[str]:
 
 
 def first_free(boxes, obstacles, bounds: Polygon, clearance: float = CLEARANCE_MM) -> Box | None:
-    """The first of boxes inside bounds that touches no obstacle, or None."""
+    """The first of boxes inside bounds that touches no obstacle, or None. The boxes are asked a
+    chunk at a time (64, then twice as many each time), so a free box early in the list stops the
+    search early; the answer is the one asking every box gives."""
     if not boxes:
         return None
-    grown = list(shapely.buffer(np.asarray(list(obstacles), dtype=object), clearance, quad_segs=2)) if obstacles else []
-    free = _free_mask(boxes, grown, bounds)
-    idx = np.flatnonzero(free)
-    return tuple(boxes[idx[0]]) if len(idx) else None
+    obstacles = list(obstacles)
+    if not obstacles:
+        grown = []
+    elif clearance:
+        grown = _grown(obstacles, _keys(obstacles), clearance)
+    else:
+        grown = list(shapely.buffer(np.asarray(obstacles, dtype=object), clearance, quad_segs=2))
+    prepared = _prepared(bounds)
+    lo, n = 0, 64
+    while lo < len(boxes):
+        geoms = _as_geoms(boxes[lo:lo + n])
+        free = shapely.contains(prepared, geoms)
+        free[_touch_pairs(geoms, grown)[0]] = False
+        idx = np.flatnonzero(free)
+        if len(idx):
+            return tuple(boxes[lo + int(idx[0])])
+        lo, n = lo + n, 2 * n
+    return None
 
 
 def _as_geoms(boxes):
@@ -453,9 +593,7 @@ def _free_mask(boxes, obstacles, bounds: Polygon) -> np.ndarray:
     """For each box: inside bounds and touching no obstacle."""
     geoms = _as_geoms(boxes)
     free = shapely.contains(_prepared(bounds), geoms)
-    if obstacles:
-        hit = STRtree(obstacles).query(geoms, predicate="intersects")[0]
-        free[hit] = False
+    free[_touch_pairs(geoms, list(obstacles))[0]] = False
     return free
 
 

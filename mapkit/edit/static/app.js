@@ -69,9 +69,17 @@ function status(text) { $("status").textContent = text; }
 
 async function load(reason) {
   const t0 = performance.now();
-  const [st, text] = await Promise.all([api("/api/state"), api("/api/svg")]);
+  const pending = api("/api/svg");
+  pending.catch(() => {});  // (awaited below: a failure is thrown there)
+  const st = await api("/api/state");
   state = st;
   rev = st.rev;
+  // the problems first, listed and marked on the drawing on show, while the new drawing comes
+  renderHeader();
+  renderProblems();
+  drawProblems();
+  window.mapkit.problems = { version: st.version, ms: performance.now() - t0 };
+  const text = await pending;
   if (!preview) drawBoard(text);
   renderHeader();
   renderProblems();
