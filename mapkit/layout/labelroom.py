@@ -78,7 +78,7 @@ class Obstacles:
             cross = e[:, :, 0] * f[:, :, 1] - e[:, :, 1] * f[:, :, 0]
             if not ((cross >= 0).all(1) | (cross <= 0).all(1)).all():
                 q = None
-        self.nm = nm = len(self.c)
+        self.nm = len(self.c)
         self.nq = nq if q is not None else 0
         r = self.radius
         env = [np.concatenate([self.c - r, self.c + r], axis=1)]

@@ -889,7 +889,6 @@ class Tighten:
         sb = np.array([b for _, _, b in segs], dtype=int)
         sm = np.array([m for m, _, _ in segs], dtype=int)
         L = np.array([self.length(k) for k in self.ks])
-        base = np.array([2 * self.r + net.bundles[k].length * self.sl for k in self.ks])
         aim = np.array([self.aim[k] for k in self.ks])
         # no route shorter than its spaces' length and the margin (one already nearer: no shorter)
         floor = np.minimum(np.array([net.bundles[k].lmin + LMIN_MARGIN_MM for k in self.ks]),
@@ -1015,7 +1014,7 @@ class Tighten:
 
     # -- the sweeps -------------------------------------------------------------------------------
     def run(self) -> dict:
-        rp, dr, net = self.rp, self.dr, self.net
+        rp, dr = self.rp, self.dr
         shrunk = self.shrink() if self.sides else None
         if self.cuts and self.sides:
             self.try_cuts()
