@@ -33,6 +33,19 @@ WIDEST_END_GAP_MM = 30.0   # an end that would need more than this gets no more 
 NEED_STEP_MM = 1.0
 
 
+def continuous_lon(lons):
+    """lon -> the same longitude on one continuous scale for these stations: where taking the
+    western longitudes (below 0) as +360 makes them span less (a network around ±180°: Fiji's
+    177.5 to −178.5 spans 4°, not 356°), those are taken +360 so the network is one piece; for any
+    other network lon itself, unchanged to the last bit."""
+    lons = list(lons)
+    if lons and max(lons) - min(lons) > 180:
+        east = [x + 360.0 if x < 0 else x for x in lons]
+        if max(east) - min(east) < max(lons) - min(lons):
+            return lambda lon: lon + 360.0 if lon < 0 else lon
+    return lambda lon: lon
+
+
 def projector(board: Board):
     """A function (lat, lon) → (x, y) mm fitting every station into the board's inner area.
 
@@ -41,7 +54,8 @@ def projector(board: Board):
     ph = board.physical
     lat0 = sum(s.lat for s in board.stations) / len(board.stations)
     k = math.cos(math.radians(lat0))
-    xs = [s.lon * k for s in board.stations]
+    east = continuous_lon(s.lon for s in board.stations)
+    xs = [east(s.lon) * k for s in board.stations]
     ys = [s.lat for s in board.stations]
     pad = ph.margin_mm + ph.station_radius_mm
     avail_w, avail_h = ph.width_mm - 2 * pad, ph.height_mm - 2 * pad
@@ -52,7 +66,7 @@ def projector(board: Board):
     cx, cy = (max(xs) + min(xs)) / 2, (max(ys) + min(ys)) / 2
 
     def project(lat: float, lon: float) -> XY:
-        return (ph.width_mm / 2 + (lon * k - cx) * scale, ph.height_mm / 2 - (lat - cy) * scale)
+        return (ph.width_mm / 2 + (east(lon) * k - cx) * scale, ph.height_mm / 2 - (lat - cy) * scale)
 
     return project
 

@@ -18,7 +18,7 @@ import re
 import unicodedata
 from typing import Any
 
-from mapkit.geometry import Layout
+from mapkit.geometry import Layout, continuous_lon
 from mapkit.model import Board
 from mapkit.textpatch import DELETE
 
@@ -95,7 +95,8 @@ def latlon_at(board: Board, x: float, y: float) -> tuple[float, float]:
     st = board.stations
     if st:
         k = math.cos(math.radians(sum(s.lat for s in st) / len(st)))
-        us, vs = [s.lon * k for s in st], [s.lat for s in st]
+        east = continuous_lon(s.lon for s in st)
+        us, vs = [east(s.lon) * k for s in st], [s.lat for s in st]
         if any(s.board is None for s in st):
             pad = ph.margin_mm + ph.station_radius_mm
             span_x, span_y = max(us) - min(us), max(vs) - min(vs)
@@ -115,12 +116,16 @@ def latlon_at(board: Board, x: float, y: float) -> tuple[float, float]:
                 return _clamp(mv - (y - my) / scale, (mu + (x - mx) / scale) / k)
             s0 = st[0]
             return _clamp(s0.lat - (y - s0.board.y) / MM_PER_DEGREE,
-                          s0.lon + (x - s0.board.x) / (MM_PER_DEGREE * max(0.2, k)))
+                          east(s0.lon) + (x - s0.board.x) / (MM_PER_DEGREE * max(0.2, k)))
     return _clamp(-(y - ph.height_mm / 2) / MM_PER_DEGREE, (x - ph.width_mm / 2) / MM_PER_DEGREE)
 
 
 def _clamp(lat: float, lon: float) -> tuple[float, float]:
-    return round(max(-89.9, min(89.9, lat)), 6), round(max(-179.9, min(179.9, lon)), 6)
+    """lat held inside ±89.9, lon brought back into [−180, 180) (a network around ±180° is worked on
+    with continuous longitudes: geometry.continuous_lon), both to 6 decimals."""
+    if not -180.0 <= lon < 180.0:
+        lon = (lon + 180.0) % 360.0 - 180.0
+    return round(max(-89.9, min(89.9, lat)), 6), round(lon, 6)
 
 
 # ---------------------------------------------------------------- stations

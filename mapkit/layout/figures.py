@@ -42,7 +42,7 @@ from shapely.ops import unary_union
 
 from mapkit.boardfile import build_board
 from mapkit.checks import check_geometry
-from mapkit.geometry import Layout, space_placement
+from mapkit.geometry import Layout, continuous_lon, space_placement
 from mapkit.layout.network import MAX_GAP_MM
 from mapkit.layout.order import cyclic_order
 from mapkit.render.sides import chains, keep_sides, track_side
@@ -95,11 +95,12 @@ def bearing_errors(board, layout) -> list[tuple[object, float]]:
     """(route, degrees between its drawn direction, station to station, and its real bearing) of
     every route whose stations are apart on both (the figures direction_error_deg_*)."""
     lat0 = math.radians(sum(s.lat for s in board.stations) / len(board.stations))
+    east = continuous_lon(s.lon for s in board.stations)
     st = {s.id: s for s in board.stations}
     out = []
     for r in board.routes:
         a, b = st[r.a], st[r.b]
-        gx, gy = (b.lon - a.lon) * math.cos(lat0), -(b.lat - a.lat)
+        gx, gy = (east(b.lon) - east(a.lon)) * math.cos(lat0), -(b.lat - a.lat)
         pa, pb = layout.positions[r.a], layout.positions[r.b]
         bx, by = pb[0] - pa[0], pb[1] - pa[1]
         if math.hypot(gx, gy) == 0 or math.hypot(bx, by) == 0:
@@ -123,6 +124,7 @@ def routes_across(data: dict, board=None, layout=None) -> list[dict]:
         board = build_board(data)
         layout = Layout(board)
     lat0 = math.radians(sum(s.lat for s in board.stations) / len(board.stations))
+    east = continuous_lon(s.lon for s in board.stations)
     st = {s.id: s for s in board.stations}
     degree = {}
     for r in board.routes:
@@ -137,7 +139,7 @@ def routes_across(data: dict, board=None, layout=None) -> list[dict]:
         pm, po = layout.positions[move], layout.positions[other]
         out.append({"route": r.id, "a": r.a, "b": r.b, "off_deg": round(off, 1), "move": move,
                     "drawn": _compass(pm[0] - po[0], pm[1] - po[1]),
-                    "real": _compass((m.lon - o.lon) * math.cos(lat0), -(m.lat - o.lat))})
+                    "real": _compass((east(m.lon) - east(o.lon)) * math.cos(lat0), -(m.lat - o.lat))})
     return sorted(out, key=lambda x: (-x["off_deg"], x["route"]))
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from mapkit.boardfile import build_board, default_route_ids
+from mapkit.geometry import continuous_lon
 from mapkit.layout.crowding import station_gaps
 from mapkit.model import Board
 
@@ -104,7 +105,8 @@ def build_network(data: dict, keep: frozenset = frozenset(), gap_rule: bool = Fa
     ids = [s["id"] for s in data["stations"]]
     index = {sid: i for i, sid in enumerate(ids)}
     lat0 = math.radians(sum(s["lat"] for s in data["stations"]) / len(ids))
-    geo = np.array([[s["lon"] * math.cos(lat0), -s["lat"]] for s in data["stations"]], dtype=float)
+    east = continuous_lon(s["lon"] for s in data["stations"])
+    geo = np.array([[east(s["lon"]) * math.cos(lat0), -s["lat"]] for s in data["stations"]], dtype=float)
     given = np.array([[s["board"]["x"], s["board"]["y"]] if "board" in s else [np.nan, np.nan]
                       for s in data["stations"]], dtype=float)
     fixed = np.array([bool(s.get("pinned")) or s["id"] in keep for s in data["stations"]])

@@ -20,6 +20,8 @@ import math
 
 import numpy as np
 
+from mapkit.geometry import continuous_lon
+
 ORDER_MAX_GAP = math.radians(150)   # wider real gaps are nearly straight on: either side reads right
 ORDER_MIN_SIN = 0.12                # the board gap kept at least about 7° on the right side
 
@@ -28,7 +30,8 @@ def _geo_xy(data: dict) -> dict[str, tuple[float, float]]:
     """lat/lon in board axes (x east, y south), equirectangular at the board's mean latitude."""
     st = data["stations"]
     lat0 = math.radians(sum(s["lat"] for s in st) / len(st))
-    return {s["id"]: (s["lon"] * math.cos(lat0), -s["lat"]) for s in st}
+    east = continuous_lon(s["lon"] for s in st)
+    return {s["id"]: (east(s["lon"]) * math.cos(lat0), -s["lat"]) for s in st}
 
 
 def _leaving(data: dict) -> dict[str, dict[str, tuple[float, float]]]:
