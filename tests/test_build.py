@@ -25,6 +25,11 @@ def test_build_makes_the_kit_without_touching_the_board(cli, tmp_path):
     assert board.read_text() == original
     completed = json.loads((out / "board.json").read_text())
     assert sum(completed["deck"]["counts"].values()) + completed["deck"]["wild"] == completed["deck"]["total"]
+    # the sheets carry the hash of the completed board.json written beside them
+    from pypdf import PdfReader
+
+    from mapkit.render import content_hash
+    assert content_hash(out / "board.json") in PdfReader(out / "rules.pdf").pages[0].extract_text()
 
 
 def test_build_stops_on_a_broken_board(cli, in_repo, tmp_path):

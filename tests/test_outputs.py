@@ -173,6 +173,7 @@ def test_build_on_a_disk_full_after_the_first_pdf_keeps_the_previous_kit_whole(c
     out = tmp_path / "kit"
     out.mkdir()
     old = {name: f"old {name}".encode() for name in KIT_FILES if name.endswith(".pdf")}
+    old["board.json"] = b"{} old completed board"    # tiny has no deck: build derives board.json
     for name, data in old.items():
         (out / name).write_bytes(data)
     real = outputs._fsync

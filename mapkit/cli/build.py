@@ -63,7 +63,7 @@ def build(board, out_dir, paper, games, seed, jobs, fmt):
     from mapkit.outputs import atomic_write_text, make_folder, refuse_input_paths
     from mapkit.render import RenderOptions, render_kit
     from mapkit.balance.report import balance_report, write_report
-    from mapkit.render.kit import KIT_FILES
+    from mapkit.render.kit import KIT_FILES, content_hash
     from mapkit.sim.rules import rules_for_board
 
     path = board or resolve_board("portland")
@@ -82,12 +82,13 @@ def build(board, out_dir, paper, games, seed, jobs, fmt):
     if derived:
         refuse_input_paths([out / "board.json"], [path])
     make_folder(out)
-    source = path
+    source = out / "board.json" if derived else path
+    # the completed board.json is written once its kit is whole: a failure leaves both as they were
+    result = render_kit(path, b, out, RenderOptions(paper=paper),
+                        file_hash=content_hash(text.encode("utf-8")) if derived else None)
     if derived:
-        source = out / "board.json"
         atomic_write_text(source, text)
         click.echo(f"derived {' and '.join(derived)}; the completed board is {source}", err=True)
-    result = render_kit(source, b, out, RenderOptions(paper=paper))
     for w in result.warnings:
         click.echo(f"warning: {w}", err=True)
     files = {name: str(p) for name, p in result.files.items()}

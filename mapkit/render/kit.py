@@ -68,14 +68,18 @@ class RenderResult:
                 "route_ends": dict(self.route_ends)}
 
 
-def content_hash(path: Path) -> str:
-    """First 8 hex digits of the SHA-256 of the board file's bytes (printed on the board)."""
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:8]
+def content_hash(path: Path | bytes) -> str:
+    """First 8 hex digits of the SHA-256 of the board file's bytes, or of the bytes given (printed
+    on the board)."""
+    data = path if isinstance(path, bytes) else Path(path).read_bytes()
+    return hashlib.sha256(data).hexdigest()[:8]
 
 
-def render_kit(path: Path, board: Board, out_dir: Path, options: RenderOptions = RenderOptions()) -> RenderResult:
+def render_kit(path: Path, board: Board, out_dir: Path, options: RenderOptions = RenderOptions(),
+               file_hash: str | None = None) -> RenderResult:
     """Write the kit of the board read from path into out_dir (created if missing): all of its
-    files, or, on a failure, none (the previous kit stays whole)."""
+    files, or, on a failure, none (the previous kit stays whole). The sheets carry the board file's
+    hash: `file_hash` where the file is yet to be written (content_hash of its bytes), else path's."""
     options.check()
     _check_decks(board, options.decks)
     make_folder(out_dir)
@@ -85,7 +89,7 @@ def render_kit(path: Path, board: Board, out_dir: Path, options: RenderOptions =
     stage = None
     try:
         with staged_folder(out_dir) as stage:
-            _render(path, board, stage, options, result)
+            _render(file_hash or content_hash(path), board, stage, options, result)
     except OutputError as exc:
         # a file written into the stage is named by its place in the kit folder
         raise OutputError(str(exc).replace(str(stage), str(out_dir)) if stage else str(exc)) from exc
@@ -108,10 +112,9 @@ def _check_decks(board: Board, names: tuple[str, ...] | None) -> None:
         raise UsageError(f"--deck: the board has no ticket deck {which}; decks: {decks}, or 'all'")
 
 
-def _render(path: Path, board: Board, out: Path, opt: RenderOptions, result: RenderResult) -> None:
+def _render(file_hash: str, board: Board, out: Path, opt: RenderOptions, result: RenderResult) -> None:
     """Write the kit's files into `out` (the stage); `result.files` names them in result.out_dir."""
     layout = Layout(board)
-    file_hash = content_hash(path)
     stamp = marks.Stamp(board.name, board.version, file_hash)
     scene = build_scene(board, layout, file_hash)
     # the flight is drawn where the scene put it: the assembly overview and the tickets' mini-maps
