@@ -51,7 +51,7 @@ report.json (one shape; the figures and the HTML page read it):
                    "against" (see verdicts.py), "by_agent": {agent: estimate}, "finding", "estimate",
                    "low", "high", "confidence" (of that interval), "cutoff", "games", "games_needed", "text"}],
      "deck_warnings": [...],
-     "source", "players", "preset", "variants" (how it was made: report.md's Regenerate line),
+     "source", "players", "preset", "variants" (the options of the run: report.md's Regenerate line),
      "decision": {"fdr", "seat_level", "games_cap"}, "reference" (reference.py, or null),
      "bands": {players: what this board itself spans, the shape a reference keeps},
      "causes": [{"kind", "subjects", "players", "change", "why", "robust",

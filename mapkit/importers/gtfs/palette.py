@@ -264,7 +264,7 @@ class DeckColors:
     palette: list           # CardColor, in deck order
     tracks: list            # per plan: the color id of each of its tracks ('gray' for gray routes)
     notes: list
-    grouping: list          # per card color: how it was made (for the summary)
+    grouping: list          # per line family: its lines and the card colors it got (for the summary)
 
 
 def deck_color_count(families: int, tracks: int, asked: int | None) -> tuple[int, str]:
