@@ -8,8 +8,8 @@ played (tested=0) and no strategy tables. Its verdicts and causes are those of `
 {"progress": [games done, games in all]} as games finish, then {"report": ...} or {"error": ...};
 it exits when its stdin closes (the server gone), even mid-run.
 
-`BalanceJob` starts it in its own process group, reads its frames in a thread and estimates the
-time left from the games done; `cancel` kills the group at once and waits for it.
+`BalanceJob` (an `edit.child_job.ChildJob`) follows it and estimates the time left from the games
+done; `cancel` kills its process group at once and waits for it.
 
 `findings(report, board, ticket_paths)` is what the page lists and draws: each cause of the report
 with its change, its verdicts in the report's words (their intervals, and whether they depend on
@@ -20,14 +20,12 @@ players disagree (the report's "agents-disagree"), and how many are not yet deci
 from __future__ import annotations
 
 import os
-import secrets
-import signal
-import subprocess
 import sys
 import threading
 import time
 
-from mapkit.edit.worker import child_command, child_env, receive, send
+from mapkit.edit.child_job import ChildJob
+from mapkit.edit.worker import receive, send
 
 DEFAULT_GAMES = 100     # per player count: a few hundred games in all (400 on Portland), seconds of CPU
 PROGRESS_BATCH = 40     # games between two progress calls of the report
@@ -92,97 +90,31 @@ def main() -> None:
     emit(run(request, emit))
 
 
-class BalanceJob:
+class BalanceJob(ChildJob):
     """One quick balance running in a child process. `finish(report)` (given by the caller) turns
     the child's report into what the page shows; it runs in the job's own thread."""
 
+    module, what = "mapkit.edit.balance_job", "balance"
+
     def __init__(self, data: dict, digest: str, players: list[int], games: int, seed: int, finish, source: str = ""):
-        self.id = secrets.token_hex(8)
         self.digest, self.players, self.games, self.seed = digest, players, games, seed
-        self.started = time.monotonic()
-        self.seconds = 0.0
         self.first_progress: float | None = None
         self.done, self.total = 0, 0
-        self.state = "running"            # running, done, failed, cancelled
-        self.result: dict | None = None
-        self.error = ""
         self._finish = finish
-        self._lock = threading.Lock()
-        self._cancelling = False
-        self.proc = subprocess.Popen(child_command("mapkit.edit.balance_job"), stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=child_env(),
-                                     start_new_session=True)   # its own process group: cancel ends it whole
-        self.pid = self.proc.pid
-        request = {"data": data, "players": players, "games": games, "seed": seed, "source": source}
-        threading.Thread(target=self._follow, args=(request,), name="mapkit-edit-balance", daemon=True).start()
+        super().__init__({"data": data, "players": players, "games": games, "seed": seed, "source": source})
 
-    def _follow(self, request: dict) -> None:
-        reply = None
-        try:
-            send(self.proc.stdin, request)   # stdin stays open: closing it tells the child to stop
-            while (frame := receive(self.proc.stdout)) is not None:
-                if "progress" in frame:
-                    with self._lock:
-                        self.done, self.total = frame["progress"]
-                        if self.first_progress is None:
-                            self.first_progress = time.monotonic() - self.started
-                    continue
-                reply = frame
-                break
-        except (OSError, ValueError):
-            reply = None
-        self._close()
-        with self._lock:
-            if self._cancelling:
-                return
-        if reply is None:
-            self._end("failed", error="the balance process stopped without a result")
-        elif "error" in reply:
-            self._end("failed", error=reply["error"])
-        else:
-            try:
-                result = self._finish(reply["report"])
-            except Exception as exc:  # noqa: BLE001 - reported on the page
-                self._end("failed", error=getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}")
-                return
-            self._end("done", result=result)
+    def progress(self, frame: dict) -> None:
+        self.done, self.total = frame["progress"]
+        if self.first_progress is None:
+            self.first_progress = time.monotonic() - self.started
 
-    def _close(self) -> None:
-        try:
-            self.proc.stdin.close()
-        except OSError:
-            pass
-        self.proc.wait()
-
-    def _end(self, state: str, result: dict | None = None, error: str = "") -> None:
-        with self._lock:
-            if self.state != "running":
-                return
-            self.state, self.result, self.error = state, result, error
-            self.seconds = time.monotonic() - self.started
-
-    def cancel(self) -> bool:
-        """Kill the child and wait for it; False when the job had ended. The job says "cancelled"
-        only once its process is gone."""
-        with self._lock:
-            if self.state != "running" or self._cancelling:
-                return False
-            self._cancelling = True
-        try:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        self.proc.wait()
-        with self._lock:
-            if self.state == "running":   # (a run that had just ended keeps its result)
-                self.state = "cancelled"
-                self.seconds = time.monotonic() - self.started
-        return True
+    def finished(self, reply: dict) -> dict:
+        return self._finish(reply["report"])
 
     def status(self, current_digest: str | None = None) -> dict:
         """State, games done of all, seconds run and (once games finish) about how many are left."""
         with self._lock:
-            elapsed = self.seconds if self.state != "running" else time.monotonic() - self.started
+            elapsed = self.elapsed()
             left = None
             if self.state == "running" and self.done and self.first_progress is not None:
                 rate = (elapsed - self.first_progress) / self.done if elapsed > self.first_progress else 0

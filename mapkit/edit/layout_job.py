@@ -11,15 +11,11 @@ written by a job: its result is a preview, written only by `layout_apply`.
 
 from __future__ import annotations
 
-import secrets
-import os
-import signal
-import subprocess
 import sys
-import threading
 import time
 
-from mapkit.edit.worker import child_command, child_env, receive, send
+from mapkit.edit.child_job import ChildJob
+from mapkit.edit.worker import receive, send
 
 _DELETE_TAG = {"$delete": True}   # writer.DELETE in a reply (JSON has no such value)
 
@@ -59,84 +55,33 @@ _LAST_SECONDS: dict = {}
 _PER_STATION: dict = {}   # seconds a station of the last layout of any file, by (style, refine): a first run's estimate
 
 
-class LayoutJob:
-    """One layout preview running in a child process. `finish(reply)` (given by the caller) turns
-    the child's reply into the preview the page shows; it runs in the job's own thread."""
+class LayoutJob(ChildJob):
+    """One layout preview running in a child process. `finish(job, reply)` (given by the caller)
+    turns the child's reply into the preview the page shows; it runs in the job's own thread."""
+
+    module, what = "mapkit.edit.layout_job", "layout"
 
     def __init__(self, data: dict, digest: str, style: str, seed: int, finish, refine: bool = False):
-        self.id = secrets.token_hex(8)
         self.digest, self.style, self.seed, self.refine = digest, style, seed, refine
         self.name = f"{style} (refined)" if refine else style   # as the page and the undo history say it
-        self.started = time.monotonic()
-        self.seconds = 0.0
-        self.state = "running"            # running, done, failed, cancelled
-        self.result: dict | None = None
-        self.error = ""
         self.stations = len(data.get("stations") or [])
         self.expected = _LAST_SECONDS.get((digest, style, refine))
         self.estimated = self.expected is None and (style, refine) in _PER_STATION
         if self.estimated:  # another board (or this one before a change): scaled by its stations
             self.expected = _PER_STATION[(style, refine)] * max(1, self.stations)
         self._finish = finish
-        self._lock = threading.Lock()
-        # its own process group, so that cancelling ends it with anything it started
-        self.proc = subprocess.Popen(child_command("mapkit.edit.layout_job"), stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=child_env(),
-                                     start_new_session=True)
-        self.pid = self.proc.pid
-        threading.Thread(target=self._wait, args=(data,), name="mapkit-edit-layout", daemon=True).start()
+        super().__init__({"data": data, "style": style, "seed": seed, "refine": refine})
 
-    def _wait(self, data: dict) -> None:
-        try:
-            send(self.proc.stdin, {"data": data, "style": self.style, "seed": self.seed, "refine": self.refine})
-            self.proc.stdin.close()
-            reply = receive(self.proc.stdout)
-        except (OSError, ValueError):
-            reply = None
-        self.proc.wait()
-        with self._lock:
-            if self.state == "cancelled":
-                return
-        if reply is None:
-            self._end("failed", error="the layout process stopped without a result")
-        elif "error" in reply:
-            self._end("failed", error=reply["error"])
-        else:
-            try:
-                result = self._finish(self, reply)
-            except Exception as exc:  # noqa: BLE001 - reported on the page
-                self._end("failed", error=getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}")
-                return
-            took = time.monotonic() - self.started
-            _LAST_SECONDS[(self.digest, self.style, self.refine)] = took
-            _PER_STATION[(self.style, self.refine)] = took / max(1, self.stations)
-            self._end("done", result=result)
-
-    def _end(self, state: str, result: dict | None = None, error: str = "") -> None:
-        with self._lock:
-            if self.state != "running":
-                return
-            self.state, self.result, self.error = state, result, error
-            self.seconds = time.monotonic() - self.started
-
-    def cancel(self) -> bool:
-        """Kill the child (nothing was written, nothing will be); False when the job had ended."""
-        with self._lock:
-            if self.state != "running":
-                return False
-            self.state = "cancelled"
-            self.seconds = time.monotonic() - self.started
-        try:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        self.proc.wait()
-        return True
+    def finished(self, reply: dict) -> dict:
+        result = self._finish(self, reply)
+        took = time.monotonic() - self.started
+        _LAST_SECONDS[(self.digest, self.style, self.refine)] = took
+        _PER_STATION[(self.style, self.refine)] = took / max(1, self.stations)
+        return result
 
     def status(self) -> dict:
         with self._lock:
-            elapsed = self.seconds if self.state != "running" else time.monotonic() - self.started
-            out = {"job": self.id, "state": self.state, "elapsed": round(elapsed, 2), "style": self.name,
+            out = {"job": self.id, "state": self.state, "elapsed": round(self.elapsed(), 2), "style": self.name,
                    "expected": round(self.expected, 1) if self.expected else None, "pid": self.pid,
                    "estimated": self.estimated}
             if self.state == "done":
