@@ -61,6 +61,21 @@ def call(server, path, body=None, token=True, headers=None):
         return exc.code, json.loads(exc.read())
 
 
+def open_editor(path):
+    """(session, server, post): an editor on the file at path; post(endpoint, expect=200, **body)
+    sends the body with the current hash and asserts the status."""
+    session = Session(path, str(path), print_labels=False)
+    server = serve(session)
+
+    def post(endpoint, expect=200, **body):
+        body["hash"] = call(server, "/api/state")[1]["hash"]
+        code, reply = call(server, endpoint, body)
+        assert code == expect, reply
+        return reply
+
+    return session, server, post
+
+
 def digest(path):
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 

@@ -15,7 +15,7 @@ from mapkit.edit import Session, serve
 from mapkit.textpatch import append_item
 from mapkit.validate import validate_file
 
-from test_edit import REPO, TINY, call
+from test_edit import REPO, TINY, call, open_editor
 
 
 @pytest.fixture
@@ -23,15 +23,7 @@ def make(tmp_path):
     """(server, file, do): an editor on an empty file; do(path, **body) posts with the current hash."""
     path = tmp_path / "new.json"
     path.write_bytes(b"")
-    session = Session(path, str(path), print_labels=False)
-    server = serve(session)
-
-    def do(endpoint, expect=200, **body):
-        body["hash"] = call(server, "/api/state")[1]["hash"]
-        code, reply = call(server, endpoint, body)
-        assert code == expect, reply
-        return reply
-
+    session, server, do = open_editor(path)
     yield server, path, do
     server.shutdown()
     session.stop()

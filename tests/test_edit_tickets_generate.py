@@ -11,14 +11,13 @@ import shutil
 import pytest
 
 from mapkit.boardfile import load_board
-from mapkit.edit import Session, serve
 from mapkit.textpatch import DELETE, patch_text
 from mapkit.ticket_deck import format_generated, generate
 from mapkit.validate import validate_file
 from mapkit.writer import dump_board_json
 
 from boardgen import grid_board_data
-from test_edit import TINY, call
+from test_edit import TINY, call, open_editor
 
 
 def small_board(path):
@@ -29,19 +28,6 @@ def small_board(path):
                                          {"from": "s3", "to": "s8", "points": 7}]}
     path.write_text(dump_board_json(data), encoding="utf-8")
     return path
-
-
-def open_editor(path):
-    session = Session(path, str(path), print_labels=False)
-    server = serve(session)
-
-    def post(endpoint, expect=200, **body):
-        body["hash"] = call(server, "/api/state")[1]["hash"]
-        code, reply = call(server, endpoint, body)
-        assert code == expect, reply
-        return reply
-
-    return session, server, post
 
 
 @pytest.fixture
