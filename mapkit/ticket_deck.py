@@ -278,12 +278,68 @@ def evaluate(deck: list[TicketScore], targets: Targets, coverable: set[str]) -> 
     return penalty, figures
 
 
+END_ROUNDS = 3   # decks made again at most so that every line's end station is on a ticket
+
+
 def generate(board: Board, style: str = "standard", count: int | None = None, seed: int = 0,
              required: list[tuple[str, str]] = (), adjust=False, trains: int | None = None,
              iterations: int = 6000, progress: Callable | None = None) -> GeneratedDeck:
     """A deck for the board; `adjust` as TicketScorer's (default: points = shortest length).
     `progress(phase, done, total)` is called as the work advances (phases: candidates, search,
-    scoring), for a progress bar."""
+    scoring), for a progress bar.
+
+    A line's end station (a station of one neighbour) is a destination riders know: where the deck
+    leaves one on no ticket, it gets one (`line_ends_uncovered`) and the deck is made again round
+    it, at most END_ROUNDS times, keeping the deck that leaves the fewest out (not in the cities
+    style, whose tickets each touch a hub). figures["ends_added"] names those tickets."""
+    args = (board, style, count, seed, adjust, trains, iterations, progress)
+    g = _generate(*args, required=list(required))
+    added: list[tuple[str, str]] = []
+    left = line_ends_uncovered(board, g) if style != "cities" else []
+    for _ in range(END_ROUNDS):
+        if not left:
+            break
+        try:
+            again = _generate(*args, required=list(required) + added + left)
+        except MapkitError:
+            break
+        now = line_ends_uncovered(board, again)
+        if len(now) > len(left):
+            break
+        added += left
+        g, left = again, now
+    g.figures["ends_added"] = [f"{a}-{b}" for a, b in added if any({t.a, t.b} == {a, b} for t in g.tickets)]
+    return g
+
+
+def line_ends_uncovered(board: Board, deck: GeneratedDeck) -> list[tuple[str, str]]:
+    """A ticket for each end station of a line (a station of one neighbour) that `deck` leaves on
+    no ticket: (end, partner), the partner at a shortest distance within the deck's length ranges,
+    nearest the middle of its middle range (another uncovered end first, then the nearest, then by
+    id); none where no station is at such a distance."""
+    g = station_graph(board)
+    uncovered = set(deck.figures["uncovered"])
+    ends = sorted(v for v in uncovered if g.degree(v) == 1)
+    m_lo, m_hi, _ = deck.targets.buckets[len(deck.targets.buckets) // 2]
+    mid = (m_lo + m_hi) / 2
+    lo, hi = deck.targets.buckets[0][0], deck.targets.buckets[-1][1]
+    out, taken = [], set()
+    for end in ends:
+        if end in taken:
+            continue
+        dist = nx.single_source_dijkstra_path_length(g, end, cutoff=hi, weight="length")
+        fits = [(v, d) for v, d in dist.items() if lo <= d <= hi and v not in taken and not g.has_edge(end, v)]
+        if not fits:
+            continue
+        partner, _ = min(fits, key=lambda vd: (vd[0] not in uncovered or g.degree(vd[0]) != 1, abs(vd[1] - mid), vd[0]))
+        out.append((end, partner))
+        taken |= {end, partner}
+    return out
+
+
+def _generate(board: Board, style: str, count: int | None, seed: int, adjust, trains: int | None,
+              iterations: int, progress: Callable | None, required: list[tuple[str, str]]) -> GeneratedDeck:
+    """One search for a deck (generate's, without the line ends' rounds)."""
     if style not in STYLES:
         raise MapkitError(f"unknown style '{style}'; styles: {', '.join(STYLES)}")
     from mapkit.sim.rules import board_rules
@@ -449,6 +505,8 @@ def format_generated(g: GeneratedDeck) -> str:
         "  busiest connections: " + ", ".join(f"{r['connection']} {r['tickets']}" for r in f["route_load"]),
         "  most shared paths: " + ", ".join(f"{s['tickets'][0]} / {s['tickets'][1]} {s['shared']:.0%}" for s in f["shared_paths"]),
     ]
+    if f.get("ends_added"):
+        lines.append("  line ends given a ticket: " + ", ".join(f["ends_added"]))
     if f["length_misses"]:
         lines.append("warning: the deck misses its length targets: " + "; ".join(_miss_text(m) for m in f["length_misses"])
                      + "; try another --seed, --require the pairs you want, or a --count the board's pairs allow")

@@ -186,7 +186,7 @@ def test_playtest_adds_cards_when_the_deck_runs_out_and_reports_the_rest(tmp_pat
     r = import_feed(subway_feed(color2="0019A8").folder(tmp_path / "feed"), stations=20)
     data = json.loads(json.dumps(r.data))
     board = _board(data)
-    deck, _ = deck_with_room(board, total=24, wild=2)
+    deck, _ = deck_with_room(board, total=20, wild=2)
     data["deck"] = deck.deck_json()
     import dataclasses
 
@@ -196,12 +196,12 @@ def test_playtest_adds_cards_when_the_deck_runs_out_and_reports_the_rest(tmp_pat
     res = playtest(data, games=20, seed=1)
     assert res.by_players and all(r["games"] == 20 for r in res.by_players.values())
     grew = [f for f in res.fixes if "more train cards" in f]
-    assert grew and res.data["deck"]["total"] > 24
+    assert grew and res.data["deck"]["total"] > 20
     for p, r in res.by_players.items():
         if p <= res.data.get("rules", {}).get("overrides", {}).get("max_players", 5):
             assert r["gaps"].get("cards_exhausted", 0) <= 0.05 * r["games"] or any(f"{p} players" in x for x in res.left)
     # the input is not changed
-    assert data["deck"]["total"] == 24
+    assert data["deck"]["total"] == 20
 
 
 def test_board_sizes_from_the_published_maps_size_up(tmp_path):

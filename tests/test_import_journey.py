@@ -294,22 +294,3 @@ def test_stop_times_in_two_passes_over_every_trip_read_whole(tmp_path):
         feed.close()
     assert len(got) == 1200 and set(got.values()) == {tuple(ids), tuple(ids[::-1])}
 
-
-def test_an_end_station_left_off_the_deck_gets_a_ticket_of_the_middle_length():
-    from types import SimpleNamespace
-
-    from conftest import red_blue_board
-
-    from mapkit.boardfile import build_board
-    from mapkit.importers.gtfs.board import line_ends_uncovered
-
-    stations = [{"id": f"s{i}", "name": f"S{i}", "lat": 45.0, "lon": -122.0 + 0.01 * i} for i in range(10)]
-    routes = [{"from": f"s{i}", "to": f"s{i + 1}", "color": "red", "length": 1} for i in range(9)]
-    board = build_board(red_blue_board(stations, routes))
-    deck = SimpleNamespace(figures={"uncovered": ["s0", "s4"]}, targets=SimpleNamespace(buckets=((3, 4, 10), (5, 6, 14), (7, 8, 6))))
-    # s0 is a line's end (s4 is not): its partner is 5 or 6 spaces away, the nearer to 5.5 by id
-    assert line_ends_uncovered(board, deck) == [("s0", "s5")]
-    # two ends left off, within range of each other: one ticket between them
-    deck.figures["uncovered"] = ["s0", "s9"]
-    deck.targets = SimpleNamespace(buckets=((3, 4, 10), (5, 6, 14), (7, 9, 6)))
-    assert line_ends_uncovered(board, deck) == [("s0", "s9")]

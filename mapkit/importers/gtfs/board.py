@@ -471,35 +471,6 @@ def credits_text(agency_names, agencies, info, feed, day) -> str:
     return " ".join(parts)
 
 
-def line_ends_uncovered(board, deck) -> list[tuple[str, str]]:
-    """A ticket for each end station of a line (a station of one neighbour) that `deck` (a generated
-    deck) leaves on no ticket: (end, partner), the partner at a shortest distance within the deck's
-    length ranges, nearest the middle of its middle range (another uncovered end first, then the
-    nearest, then by id); none where no station is at such a distance."""
-    import networkx as nx
-
-    from mapkit.graph import station_graph
-
-    g = station_graph(board)
-    uncovered = set(deck.figures["uncovered"])
-    ends = sorted(v for v in uncovered if g.degree(v) == 1)
-    m_lo, m_hi, _ = deck.targets.buckets[len(deck.targets.buckets) // 2]
-    mid = (m_lo + m_hi) / 2
-    lo, hi = deck.targets.buckets[0][0], deck.targets.buckets[-1][1]
-    out, taken = [], set()
-    for end in ends:
-        if end in taken:
-            continue
-        dist = nx.single_source_dijkstra_path_length(g, end, cutoff=hi, weight="length")
-        fits = [(v, d) for v, d in dist.items() if lo <= d <= hi and v not in taken and not g.has_edge(end, v)]
-        if not fits:
-            continue
-        partner, _ = min(fits, key=lambda vd: (vd[0] not in uncovered or g.degree(vd[0]) != 1, abs(vd[1] - mid), vd[0]))
-        out.append((end, partner))
-        taken |= {end, partner}
-    return out
-
-
 @dataclass
 class Finished:
     data: dict
@@ -551,26 +522,8 @@ def finish_board(data: dict, *, seed: int = 0, style: str = "geographic", source
         except MapkitError:
             if count == 5:
                 raise
-    # a line's end station is a destination riders know: each one the deck leaves out gets a ticket
-    # near the deck's middle length, the rest of the deck made round them (again while the new
-    # deck leaves other ends out, at most three times; the deck leaving the fewest out is kept)
-    required: list[tuple[str, str]] = []
-    left = line_ends_uncovered(board, tickets)
-    for _ in range(3):
-        if not left:
-            break
-        required += left
-        try:
-            again = generate(board, seed=seed, count=len(tickets.tickets), required=required)
-        except MapkitError:
-            break
-        now = line_ends_uncovered(board, again)
-        if len(now) > len(left):
-            break
-        tickets, left = again, now
-    kept = [p for p in required if any({t.a, t.b} == set(p) for t in tickets.tickets)]
-    if kept:
-        notes.append("tickets: " + ", ".join(f"{a}-{b}" for a, b in kept) + " added so that every line's end "
+    if tickets.figures["ends_added"]:
+        notes.append("tickets: " + ", ".join(tickets.figures["ends_added"]) + " added so that every line's end "
                      "station is on a ticket")
     laid["ticket_decks"] = {"standard": tickets.deck_json()}
     same = set(one_place_tickets(laid))
