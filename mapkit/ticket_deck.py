@@ -91,7 +91,7 @@ def _nonempty(buckets: tuple) -> tuple:
     kept = [list(b) for b in buckets if b[0] <= b[1]]
     if not kept:
         return ((buckets[0][0], buckets[-1][1], sum(b[2] for b in buckets)),)
-    for i, b in enumerate(buckets):
+    for b in buckets:
         if b[0] > b[1]:
             nearest = min(kept, key=lambda k: (abs(k[0] - b[0]), k[0]))
             nearest[2] += b[2]
